@@ -1,0 +1,90 @@
+"""Where Enyal keeps things. Light on purpose: clients import it on every start.
+
+ENYAL_HOME moves everything (database, socket, logs, config) under one folder,
+which is how tests isolate themselves. Without it the platform's own places are
+used (platformdirs). ENYAL_SOCKET overrides the socket alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+APP = "enyal"
+DB_NAME = "enyal.db"
+SOCKET_NAME = "enyal.sock"
+
+# sun_path is 104 bytes on macOS and the BSDs, 108 on Linux, NUL included.
+SOCKET_PATH_MAX = 103 if sys.platform == "darwin" else 107
+
+
+@dataclass(frozen=True)
+class Paths:
+    home: Path | None
+    data_dir: Path
+    runtime_dir: Path
+    log_dir: Path
+    config_dir: Path
+    socket: Path
+
+    @property
+    def db(self) -> Path:
+        return self.data_dir / DB_NAME
+
+    @property
+    def log_file(self) -> Path:
+        return self.log_dir / "enyal.log"
+
+    @property
+    def pid_file(self) -> Path:
+        return self.runtime_dir / "enyal.pid"
+
+    @property
+    def spawn_lock(self) -> Path:
+        return self.runtime_dir / "spawn.lock"
+
+    @property
+    def config_file(self) -> Path:
+        return self.config_dir / "config.toml"
+
+
+def short_socket_path(key: str) -> Path:
+    """A socket path that fits in sun_path whatever the home's depth."""
+    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
+    return Path(tempfile.gettempdir()) / f"enyal-{os.getuid()}" / f"{digest}.sock"
+
+
+def resolve(environ: dict[str, str] | None = None) -> Paths:
+    env = os.environ if environ is None else environ
+    home_env = env.get("ENYAL_HOME")
+    if home_env:
+        home = Path(home_env).expanduser().absolute()
+        data_dir, runtime_dir = home, home / "run"
+        log_dir, config_dir = home / "logs", home
+    else:
+        import platformdirs
+
+        home = None
+        data_dir = Path(platformdirs.user_data_dir(APP, appauthor=False))
+        log_dir = Path(platformdirs.user_log_dir(APP, appauthor=False))
+        config_dir = Path(platformdirs.user_config_dir(APP, appauthor=False))
+        runtime_dir = Path(platformdirs.user_runtime_dir(APP, appauthor=False))
+    socket_env = env.get("ENYAL_SOCKET")
+    if socket_env:
+        socket = Path(socket_env).expanduser().absolute()
+    else:
+        socket = runtime_dir / SOCKET_NAME
+        if len(os.fsencode(socket)) > SOCKET_PATH_MAX:
+            socket = short_socket_path(str(runtime_dir))
+    return Paths(home, data_dir, runtime_dir, log_dir, config_dir, socket)
+
+
+def ensure_private_dir(path: Path) -> None:
+    """Create a directory only its owner can enter (the socket's and runtime dir)."""
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if path.stat().st_mode & 0o077:
+        path.chmod(0o700)

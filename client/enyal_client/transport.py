@@ -1,0 +1,154 @@
+"""Talking to the daemon: one Unix socket, newline-delimited JSON-RPC 2.0.
+
+If nobody answers, the client starts the daemon itself: under an exclusive lock
+on spawn.lock it tries once more (another client may have just started one),
+and only then spawns `python -m enyal_daemon` in a new session, logging to the
+log dir, and waits for the socket. Many clients starting at once make one daemon.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import itertools
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import msgspec
+
+from . import protocol as p
+from .paths import Paths, ensure_private_dir, resolve
+
+SPAWN_WAIT_SECONDS = 60.0
+
+
+class ClientError(Exception):
+    """Base of what a client can raise."""
+
+
+class DaemonUnavailable(ClientError):
+    """No daemon answers and none could be started."""
+
+
+class RpcError(ClientError):
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+
+    def __str__(self) -> str:
+        return self.message
+
+
+_encoder = msgspec.json.Encoder()
+_response_decoder = msgspec.json.Decoder(p.Response)
+
+
+class Connection:
+    """One socket to the daemon; calls are sequential on it."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self._sock = sock
+        self._file = sock.makefile("rb")
+        self._ids = itertools.count(1)
+
+    def close(self) -> None:
+        self._file.close()
+        self._sock.close()
+
+    def call_raw(self, method: str, params: Any) -> bytes:
+        """Send one request, return the result's raw JSON; raise RpcError on an error object."""
+        req_id = next(self._ids)
+        body = params if isinstance(params, msgspec.Raw) else msgspec.Raw(_encoder.encode(params))
+        frame = _encoder.encode(p.Request(jsonrpc="2.0", method=method, params=body, id=req_id))
+        self._sock.sendall(frame + b"\n")
+        line = self._file.readline(p.MAX_FRAME_BYTES * 64)
+        if not line:
+            raise DaemonUnavailable("the daemon closed the connection")
+        resp = _response_decoder.decode(line)
+        if not isinstance(resp.error, msgspec.UnsetType):
+            raise RpcError(resp.error.code, resp.error.message, resp.error.data)
+        if isinstance(resp.result, msgspec.UnsetType):
+            raise ClientError("the daemon sent a response with neither result nor error")
+        return bytes(resp.result)
+
+    def call(self, method: str, params: Any, result_type: Any = Any) -> Any:
+        return msgspec.json.decode(self.call_raw(method, params), type=result_type)
+
+
+def try_connect(path: os.PathLike[str] | str, timeout: float | None = None) -> socket.socket | None:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(timeout)
+    try:
+        sock.connect(os.fspath(path))
+    except (FileNotFoundError, ConnectionRefusedError):
+        sock.close()
+        return None
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def spawn_daemon(paths: Paths) -> subprocess.Popen[bytes]:
+    paths.log_dir.mkdir(parents=True, exist_ok=True)
+    log = (paths.log_dir / "spawn.log").open("ab")
+    with log:
+        return subprocess.Popen(
+            [sys.executable, "-m", "enyal_daemon", "--log-file"],
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            start_new_session=True,
+            close_fds=True,
+        )
+
+
+@contextlib.contextmanager
+def _spawn_lock(paths: Paths) -> Iterator[None]:
+    ensure_private_dir(paths.runtime_dir)
+    with paths.spawn_lock.open("a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def connect(paths: Paths | None = None, *, autostart: bool = True) -> Connection:
+    paths = paths or resolve()
+    sock = try_connect(paths.socket)
+    if sock is not None:
+        return Connection(sock)
+    if not autostart:
+        raise DaemonUnavailable(f"no daemon answers on {paths.socket}")
+    with _spawn_lock(paths):
+        sock = try_connect(paths.socket)
+        if sock is None:
+            proc = spawn_daemon(paths)
+            sock = _wait_for_socket(paths, proc)
+    return Connection(sock)
+
+
+def _wait_for_socket(paths: Paths, proc: subprocess.Popen[bytes]) -> socket.socket:
+    deadline = time.monotonic() + SPAWN_WAIT_SECONDS
+    delay = 0.01
+    while time.monotonic() < deadline:
+        sock = try_connect(paths.socket)
+        if sock is not None:
+            return sock
+        code = proc.poll()
+        if code is not None:
+            raise DaemonUnavailable(
+                f"the daemon exited with status {code} while starting; see {paths.log_file}"
+                f" and {paths.log_dir / 'spawn.log'}"
+            )
+        time.sleep(delay)
+        delay = min(delay * 2, 0.1)
+    raise DaemonUnavailable(f"the daemon did not open {paths.socket} within {SPAWN_WAIT_SECONDS:.0f}s")

@@ -1,0 +1,81 @@
+"""all-MiniLM-L6-v2 on onnxruntime: tokenize, run, mean-pool, L2-normalise.
+
+Choices (measured, see docs/ARCHITECTURE.md):
+- one intra-op thread and no spinning: the daemon runs two inferences at once on
+  two cores instead of one inference fighting itself for both;
+- the CPU memory arena off: with it, 256-token batches grow the process by a GB
+  and keep it;
+- no padding for a single text (a 12-token query is 4x faster than at 128), and
+  dynamic padding to the longest text in a batch, batches sorted by length.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+import onnxruntime as ort
+from tokenizers import Tokenizer
+
+from .model_files import DIM, ModelFiles
+
+MAX_TOKENS = 256
+BATCH_SIZE = 32
+
+Vectors = npt.NDArray[np.float32]
+
+
+class Embedder:
+    dim = DIM
+
+    def __init__(self, files: ModelFiles) -> None:
+        self.files = files
+        self._tokenizer = Tokenizer.from_file(str(files.tokenizer))
+        self._tokenizer.no_padding()
+        self._tokenizer.enable_truncation(max_length=MAX_TOKENS)
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = 1
+        opts.inter_op_num_threads = 1
+        opts.enable_cpu_mem_arena = False
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        self._session = ort.InferenceSession(
+            str(files.model), sess_options=opts, providers=["CPUExecutionProvider"]
+        )
+        self._input_names = {i.name for i in self._session.get_inputs()}
+
+    def embed(self, text: str) -> Vectors:
+        """One text -> a (384,) unit vector."""
+        enc = self._tokenizer.encode(text)
+        ids = np.asarray([enc.ids], dtype=np.int64)
+        mask = np.asarray([enc.attention_mask], dtype=np.int64)
+        return self._run(ids, mask)[0]
+
+    def embed_many(self, texts: list[str]) -> Vectors:
+        """Many texts -> (n, 384), in input order; batched with dynamic padding."""
+        out = np.empty((len(texts), DIM), dtype=np.float32)
+        if not texts:
+            return out
+        encodings = self._tokenizer.encode_batch(texts)
+        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+        for start in range(0, len(order), BATCH_SIZE):
+            chunk = order[start : start + BATCH_SIZE]
+            width = max(len(encodings[i].ids) for i in chunk)
+            ids = np.zeros((len(chunk), width), dtype=np.int64)
+            mask = np.zeros((len(chunk), width), dtype=np.int64)
+            for row, i in enumerate(chunk):
+                n = len(encodings[i].ids)
+                ids[row, :n] = encodings[i].ids
+                mask[row, :n] = 1
+            out[chunk] = self._run(ids, mask)
+        return out
+
+    def _run(self, ids: npt.NDArray[np.int64], mask: npt.NDArray[np.int64]) -> Vectors:
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._input_names:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        (hidden,) = self._session.run(["last_hidden_state"], feeds)
+        m = mask[:, :, None].astype(np.float32)
+        pooled = (hidden * m).sum(axis=1) / np.clip(m.sum(axis=1), 1e-9, None)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        result: Vectors = (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+        return result

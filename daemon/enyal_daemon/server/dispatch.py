@@ -1,0 +1,85 @@
+"""JSON-RPC 2.0: bytes of one frame in, bytes of one response out (or none).
+
+Decoding is typed end to end: the envelope with one reused Decoder, the params
+with the Struct the method table names. Every failure becomes an error object
+here, in one place; nothing a client sends can raise out of this module.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from concurrent.futures import Executor
+from typing import Any
+
+import msgspec
+
+from enyal_client import protocol as p
+
+from ..errors import EnyalError
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[[Any], Any]
+
+_request_decoder = msgspec.json.Decoder(p.Request)
+_encoder = msgspec.json.Encoder()
+_params_decoders = {name: msgspec.json.Decoder(m.params) for name, m in p.METHODS.items()}
+
+
+def error_frame(req_id: p.RequestId, code: int, message: str, data: Any = None) -> bytes:
+    err = p.ErrorObject(code=code, message=message, data=data)
+    return _encoder.encode(p.Response(id=req_id, error=err)) + b"\n"
+
+
+def result_frame(req_id: p.RequestId, result: Any) -> bytes:
+    return _encoder.encode(p.Response(id=req_id, result=msgspec.Raw(_encoder.encode(result)))) + b"\n"
+
+
+class Dispatcher:
+    def __init__(self, handlers: dict[str, Handler], executor: Executor) -> None:
+        missing = set(p.METHODS) - set(handlers)
+        if missing:
+            raise RuntimeError(f"no handler for {sorted(missing)}")
+        self._handlers = handlers
+        self._executor = executor
+
+    async def handle(self, frame: bytes) -> bytes | None:
+        """One frame -> one response frame, or None for a notification."""
+        try:
+            frame.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return error_frame(None, p.PARSE_ERROR, f"frame is not valid UTF-8: {exc.reason} at byte {exc.start}")
+        try:
+            req = _request_decoder.decode(frame)
+        except msgspec.ValidationError as exc:
+            return error_frame(None, p.INVALID_REQUEST, f"not a JSON-RPC 2.0 request: {exc}")
+        except msgspec.DecodeError as exc:
+            return error_frame(None, p.PARSE_ERROR, f"malformed JSON: {exc}")
+        req_id: p.RequestId = None if req.id is msgspec.UNSET else req.id
+        notification = req.id is msgspec.UNSET
+        if req.jsonrpc != "2.0":
+            return error_frame(req_id, p.INVALID_REQUEST, 'jsonrpc must be "2.0"')
+        decoder = _params_decoders.get(req.method)
+        handler = self._handlers.get(req.method)
+        if decoder is None or handler is None:
+            if notification:
+                return None
+            return error_frame(req_id, p.METHOD_NOT_FOUND, f"unknown method {req.method!r}")
+        try:
+            raw = b"{}" if req.params is msgspec.UNSET else bytes(req.params)
+            params = decoder.decode(raw)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            return error_frame(req_id, p.INVALID_PARAMS, f"invalid params for {req.method}: {exc}")
+        try:
+            loop = asyncio.get_running_loop()
+            result = await loop.run_in_executor(self._executor, handler, params)
+        except EnyalError as exc:
+            return None if notification else error_frame(req_id, exc.code, exc.message, exc.data)
+        except Exception as exc:
+            log.exception("%s failed", req.method)
+            if notification:
+                return None
+            return error_frame(req_id, p.INTERNAL_ERROR, f"{req.method} failed: {exc}")
+        return None if notification else result_frame(req_id, result)

@@ -1,0 +1,471 @@
+"""The memory engine: remember, recall, get, update, forget, restore, stats.
+
+The one place where policy lives (scopes, dedup, scoring). It composes the
+store (SQL), the index (vectors in memory, keywords in FTS5) and the embedder.
+Every method is synchronous and thread-safe: the server calls them from worker
+threads; reads run on per-thread connections, writes go through the one Writer.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import apsw
+import msgspec
+
+from enyal_client import protocol as p
+
+from ..embedder.model_files import ModelFiles
+from ..embedder.onnx import Embedder, Vectors
+from ..errors import InvalidValue, ModelUnavailable, NotFound, TooLarge
+from ..index import keywords
+from ..index.vectors import VectorIndex
+from ..store import db, entries, meta
+from ..store.writer import Tx, Writer
+from . import scopes, scoring
+from .clock import now_iso
+
+log = logging.getLogger(__name__)
+
+MAX_CONTENT_BYTES = 64 * 1024
+MAX_METADATA_BYTES = 64 * 1024
+EMBED_CONCURRENCY = 2  # one inference per core; more only queues inside onnxruntime
+
+
+@dataclass
+class Filter:
+    """A WHERE clause over context_entries (alias e) and how to weigh each hit."""
+
+    where: list[str] = field(default_factory=list)
+    args: list[Any] = field(default_factory=list)
+    include_deprecated: bool = False
+    weights: dict[tuple[str, str | None], float] | None = None  # (level, path) -> weight
+
+    def add(self, clause: str, *args: Any) -> None:
+        self.where.append(clause)
+        self.args.extend(args)
+
+    def sql(self) -> str:
+        clauses = list(self.where)
+        if not self.include_deprecated:
+            clauses.append("e.is_deprecated = 0")
+        return " AND ".join(clauses) if clauses else "1"
+
+    def weight(self, level: str, path: str | None) -> float:
+        return 1.0 if self.weights is None else self.weights.get((level, path), 0.0)
+
+
+def check_content(content: str) -> None:
+    if not content.strip():
+        raise InvalidValue("content is empty")
+    if "\x00" in content:
+        raise InvalidValue("content must not contain NUL bytes")
+    size = len(content.encode("utf-8", "surrogatepass"))
+    if size > MAX_CONTENT_BYTES:
+        raise TooLarge(f"content is {size} bytes; the limit is {MAX_CONTENT_BYTES}")
+    try:
+        content.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidValue("content is not valid Unicode (lone surrogate)") from None
+
+
+def check_metadata(metadata: dict[str, Any]) -> None:
+    if len(msgspec.json.encode(metadata)) > MAX_METADATA_BYTES:
+        raise TooLarge(f"metadata is larger than {MAX_METADATA_BYTES} bytes")
+
+
+class Memory:
+    def __init__(self, db_path: Path, embedder: Embedder) -> None:
+        self.db_path = db_path
+        self.embedder = embedder
+        self.index = VectorIndex(embedder.dim)
+        self._local = threading.local()
+        self._readers: list[apsw.Connection] = []
+        self._readers_lock = threading.Lock()
+        self._embed_slots = threading.BoundedSemaphore(EMBED_CONCURRENCY)
+        self._touched: dict[int, str] = {}
+        self._touched_lock = threading.Lock()
+        conn = db.connect(db_path, writer=True)
+        try:
+            self._check_model(conn, embedder.files)
+        except Exception:
+            conn.close()
+            raise
+        self.writer = Writer(conn)
+        self.index.load(entries.iter_vectors(self.reader()))
+
+    # --- plumbing ---------------------------------------------------------------
+
+    def close(self) -> None:
+        self.flush_touches()
+        self.writer.close()
+        with self._readers_lock:
+            for conn in self._readers:
+                conn.close()
+            self._readers.clear()
+
+    def reader(self) -> apsw.Connection:
+        conn: apsw.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = db.connect(self.db_path, writer=False)
+            self._local.conn = conn
+            with self._readers_lock:
+                self._readers.append(conn)
+        return conn
+
+    def embed(self, text: str) -> Vectors:
+        with self._embed_slots:
+            return self.embedder.embed(text)
+
+    def embed_many(self, texts: list[str]) -> Vectors:
+        with self._embed_slots:
+            return self.embedder.embed_many(texts)
+
+    @staticmethod
+    def _check_model(conn: apsw.Connection, files: ModelFiles) -> None:
+        """The vectors in a database are only comparable with the model that made them."""
+        recorded = meta.get(conn, "model_id")
+        if recorded is None:
+            with conn:
+                meta.put(conn, "model_id", files.model_id)
+                meta.put(conn, "model_dim", str(384))
+                meta.put(conn, "model_sha256", files.model_sha256)
+        elif recorded != files.model_id:
+            raise ModelUnavailable(
+                f"this database was embedded with {recorded}, but the model found is "
+                f"{files.model_id}; run `enyal reindex` to re-embed it"
+            )
+
+    def _row(self, entry_id: str, conn: apsw.Connection | None = None) -> tuple[Any, ...]:
+        row = entries.get_row(conn or self.reader(), entry_id)
+        if row is None:
+            raise NotFound(f"no entry with id {entry_id!r}")
+        return row
+
+    # --- remember -----------------------------------------------------------------
+
+    def remember(self, params: p.RememberParams) -> p.RememberResult:
+        check_content(params.content)
+        check_metadata(params.metadata)
+        scope_path = scopes.resolve_scope_path(params.scope, params.scope_path, params.cwd)
+        digest = entries.content_hash(params.content)
+        vec = self.embed(params.content)
+        now = now_iso()
+        entry = p.Entry(
+            id=str(uuid.uuid4()),
+            content=params.content,
+            content_type=params.content_type,
+            scope_level=params.scope,
+            scope_path=scope_path,
+            confidence=params.confidence,
+            created_at=now,
+            updated_at=now,
+            accessed_at=None,
+            access_count=0,
+            source_type=params.source_type,
+            source_ref=params.source_ref,
+            tags=list(dict.fromkeys(params.tags)),
+            metadata=params.metadata,
+            is_deprecated=False,
+            content_hash=digest,
+        )
+
+        def job(tx: Tx) -> p.RememberResult:
+            # Both dedup checks run on the writer, so two racing writes cannot both miss.
+            same = entries.find_by_hash(tx.conn, digest, params.scope, scope_path)
+            if same is not None:
+                return p.RememberResult(
+                    id=same[1], action="existing", entry=entries.row_to_entry(same)
+                )
+            similarity: float | None = None
+            similar: tuple[Any, ...] | None = None
+            if params.dedup != "off":
+                similar, similarity = self._nearest_in_scope(tx.conn, vec, params.scope, scope_path)
+            if similar is not None and similarity is not None:
+                if similarity >= params.dedup_threshold and params.dedup == "reject":
+                    return p.RememberResult(
+                        id=similar[1],
+                        action="rejected",
+                        similarity=similarity,
+                        duplicate_of=similar[1],
+                        entry=entries.row_to_entry(similar),
+                    )
+                if similarity >= params.dedup_threshold and params.dedup == "merge":
+                    merged = self._replace_content(tx, similar, params.content, digest, vec, now)
+                    return p.RememberResult(
+                        id=merged.id,
+                        action="merged",
+                        similarity=similarity,
+                        duplicate_of=merged.id,
+                        entry=merged,
+                    )
+            rid = entries.insert(tx.conn, entry, vec.tobytes())
+            tx.after_commit.append(lambda: self.index.add(rid, vec))
+            dup = similar is not None and similarity is not None
+            above = dup and similarity is not None and similarity >= params.dedup_threshold
+            return p.RememberResult(
+                id=entry.id,
+                action="stored" if above else "created",
+                similarity=similarity,
+                duplicate_of=similar[1] if above and similar is not None else None,
+                entry=entry,
+            )
+
+        return self.writer.run(job)
+
+    def _nearest_in_scope(
+        self, conn: apsw.Connection, vec: Vectors, level: str, path: str | None
+    ) -> tuple[tuple[Any, ...] | None, float | None]:
+        hits = self.index.search(vec, 20)
+        rows = entries.rows_by_rid(conn, [rid for rid, _ in hits])
+        for rid, sim in hits:
+            row = rows.get(rid)
+            if row is not None and row[4] == level and row[5] == path and not row[15]:
+                return row, sim
+        return None, None
+
+    def _replace_content(
+        self, tx: Tx, row: tuple[Any, ...], content: str, digest: str, vec: Vectors, now: str
+    ) -> p.Entry:
+        rid = int(row[0])
+        entries.update_fields(
+            tx.conn, rid, {"content": content, "content_hash": digest, "updated_at": now}
+        )
+        entries.replace_vector(tx.conn, rid, vec.tobytes())
+        tx.after_commit.append(lambda: self.index.add(rid, vec, active=not row[15]))
+        return entries.row_to_entry(self._row(row[1], tx.conn))
+
+    # --- recall ---------------------------------------------------------------------
+
+    def recall(self, params: p.RecallParams) -> p.RecallResult:
+        f = Filter(include_deprecated=params.include_deprecated)
+        if params.scope is not None:
+            f.add("e.scope_level = ?", params.scope)
+            path = scopes.resolve_scope_path(params.scope, params.scope_path, params.cwd)
+            if params.scope != "global":
+                f.add("e.scope_path = ?", path)
+        elif params.scope_path is not None:
+            f.add("e.scope_path = ?", scopes.absolute(params.scope_path, params.cwd))
+        if params.content_type is not None:
+            f.add("e.content_type = ?", params.content_type)
+        for tag in params.tags:
+            f.add("EXISTS (SELECT 1 FROM json_each(e.tags) WHERE value = ?)", tag)
+        hits = self._search(params.query, params.limit, params.min_confidence, f)
+        return p.RecallResult(results=hits)
+
+    def recall_by_scope(self, params: p.RecallByScopeParams) -> p.RecallByScopeResult:
+        chain = scopes.chain(params.file_path, params.cwd)
+        f = Filter(weights={(level, path): w for level, path, w in chain})
+        f.add(
+            "(" + " OR ".join("(e.scope_level = ? AND e.scope_path IS ?)" for _ in chain) + ")",
+            *[x for level, path, _ in chain for x in (level, path)],
+        )
+        if params.content_type is not None:
+            f.add("e.content_type = ?", params.content_type)
+        hits = self._search(params.query, params.limit, params.min_confidence, f)
+        return p.RecallByScopeResult(
+            results=hits,
+            scopes=[p.ScopeRef(level=level, path=path, weight=w) for level, path, w in chain],
+        )
+
+    def _search(self, query: str, limit: int, min_confidence: float, f: Filter) -> list[p.Hit]:
+        if "\x00" in query:
+            raise InvalidValue("query must not contain NUL bytes")
+        conn = self.reader()
+        qvec = self.embed(query)
+        k = max(limit * 5, 50)
+        where = f.sql()
+        restricted = bool(f.where)
+        allowed: list[int] | None = None
+        if restricted:
+            allowed = [
+                int(r[0])
+                for r in conn.execute(f"SELECT e.rid FROM context_entries e WHERE {where}", f.args)
+            ]
+        semantic = dict(
+            self.index.search(qvec, k, only=allowed, active_only=not f.include_deprecated)
+        )
+        keyword = dict(self._keyword(conn, query, k, where, f.args))
+        missing = [rid for rid in keyword if rid not in semantic]
+        semantic.update(self.index.similarity(qvec, missing))
+        rows = entries.rows_by_rid(conn, semantic.keys() | keyword.keys())
+        now = datetime.now(UTC)
+        hits: list[p.Hit] = []
+        for rid, row in rows.items():
+            if row[15] and not f.include_deprecated:
+                continue
+            eff = scoring.effective_confidence(row[6], row[3], row[8], row[10], now)
+            if eff < min_confidence:
+                continue
+            weight = f.weight(row[4], row[5])
+            sem, kw, rec = semantic.get(rid, 0.0), keyword.get(rid, 0.0), scoring.recency(row[8], now)
+            entry = entries.row_to_entry(row)
+            hits.append(
+                p.Hit(
+                    **msgspec.structs.asdict(entry),
+                    score=scoring.combine(sem, kw, rec, eff, weight),
+                    semantic=max(0.0, sem),
+                    keyword=kw,
+                    recency=rec,
+                    effective_confidence=eff,
+                    scope_weight=weight,
+                )
+            )
+        hits.sort(key=lambda h: h.score, reverse=True)
+        hits = hits[:limit]
+        returned = {h.id for h in hits}
+        self._touch(rid for rid, row in rows.items() if row[1] in returned)
+        return hits
+
+    @staticmethod
+    def _keyword(
+        conn: apsw.Connection, query: str, k: int, where: str, args: Sequence[Any]
+    ) -> list[tuple[int, float]]:
+        fts = keywords.literal_query(query)
+        if fts is None:
+            return []
+        cur = conn.execute(
+            "SELECT f.rowid, bm25(context_fts) FROM context_fts f "
+            f"JOIN context_entries e ON e.rid = f.rowid WHERE context_fts MATCH ? AND {where} "
+            "ORDER BY rank LIMIT ?",
+            (fts, *args, k),
+        )
+        return [(int(rid), keywords.bm25_to_unit(float(s))) for rid, s in cur]
+
+    def _touch(self, rids: Iterable[int]) -> None:
+        """Access bookkeeping is batched: it is not an acknowledged write, so a crash may
+        lose a few seconds of access counts but never a memory."""
+        now = now_iso()
+        with self._touched_lock:
+            for rid in rids:
+                self._touched[rid] = now
+
+    def flush_touches(self) -> None:
+        with self._touched_lock:
+            pending, self._touched = self._touched, {}
+        if not pending:
+            return
+        by_time: dict[str, list[int]] = {}
+        for rid, when in pending.items():
+            by_time.setdefault(when, []).append(rid)
+
+        def job(tx: Tx) -> None:
+            for when, rids in by_time.items():
+                entries.touch(tx.conn, rids, when)
+
+        self.writer.run(job)
+
+    # --- single entries --------------------------------------------------------------
+
+    def get(self, params: p.GetParams) -> p.Entry:
+        return entries.row_to_entry(self._row(params.id))
+
+    def update(self, params: p.UpdateParams) -> p.Entry:
+        fields: dict[str, Any] = {}
+        vec: Vectors | None = None
+        if params.content is not None:
+            check_content(params.content)
+            vec = self.embed(params.content)
+            fields["content"] = params.content
+            fields["content_hash"] = entries.content_hash(params.content)
+        if params.content_type is not None:
+            fields["content_type"] = params.content_type
+        if params.confidence is not None:
+            fields["confidence"] = params.confidence
+        if params.tags is not None:
+            fields["tags"] = msgspec.json.encode(list(dict.fromkeys(params.tags))).decode()
+        if params.metadata is not None:
+            check_metadata(params.metadata)
+            fields["metadata"] = msgspec.json.encode(params.metadata).decode()
+        if not fields:
+            raise InvalidValue("nothing to update: give content, content_type, confidence, tags or metadata")
+        fields["updated_at"] = now_iso()
+
+        def job(tx: Tx) -> p.Entry:
+            row = self._row(params.id, tx.conn)
+            rid = int(row[0])
+            entries.update_fields(tx.conn, rid, fields)
+            if vec is not None:
+                entries.replace_vector(tx.conn, rid, vec.tobytes())
+                tx.after_commit.append(lambda: self.index.add(rid, vec, active=not row[15]))
+            return entries.row_to_entry(self._row(params.id, tx.conn))
+
+        return self.writer.run(job)
+
+    def forget(self, params: p.ForgetParams) -> p.ForgetResult:
+        def job(tx: Tx) -> p.ForgetResult:
+            rid = int(self._row(params.id, tx.conn)[0])
+            if params.hard:
+                entries.delete(tx.conn, rid)
+                tx.after_commit.append(lambda: self.index.remove(rid))
+                return p.ForgetResult(id=params.id, action="deleted")
+            entries.update_fields(tx.conn, rid, {"is_deprecated": 1})
+            tx.after_commit.append(lambda: self.index.set_active(rid, False))
+            return p.ForgetResult(id=params.id, action="deprecated")
+
+        return self.writer.run(job)
+
+    def restore(self, params: p.RestoreParams) -> p.Entry:
+        def job(tx: Tx) -> p.Entry:
+            rid = int(self._row(params.id, tx.conn)[0])
+            entries.update_fields(tx.conn, rid, {"is_deprecated": 0})
+            tx.after_commit.append(lambda: self.index.set_active(rid, True))
+            return entries.row_to_entry(self._row(params.id, tx.conn))
+
+        return self.writer.run(job)
+
+    # --- stats ---------------------------------------------------------------------------
+
+    def stats(self, params: p.StatsParams | None = None) -> p.Stats:
+        conn = self.reader()
+        (total, active, oldest, newest) = conn.execute(
+            "SELECT count(*), coalesce(sum(is_deprecated = 0), 0), min(created_at), "
+            "max(created_at) FROM context_entries"
+        ).fetchone()
+        by_type = dict.fromkeys(p.CONTENT_TYPES, 0)
+        by_type.update(
+            conn.execute(
+                "SELECT content_type, count(*) FROM context_entries WHERE is_deprecated = 0 "
+                "GROUP BY content_type"
+            )
+        )
+        by_scope = dict.fromkeys(p.SCOPE_LEVELS, 0)
+        by_scope.update(
+            conn.execute(
+                "SELECT scope_level, count(*) FROM context_entries WHERE is_deprecated = 0 "
+                "GROUP BY scope_level"
+            )
+        )
+        confidence = {"high (>=0.7)": 0, "medium (0.3-0.7)": 0, "low (<0.3)": 0}
+        for band, n in conn.execute(
+            "SELECT CASE WHEN confidence >= 0.7 THEN 'high (>=0.7)' "
+            "WHEN confidence >= 0.3 THEN 'medium (0.3-0.7)' ELSE 'low (<0.3)' END, count(*) "
+            "FROM context_entries WHERE is_deprecated = 0 GROUP BY 1"
+        ):
+            confidence[band] = n
+        size = sum(
+            f.stat().st_size
+            for f in (self.db_path, self.db_path.with_name(self.db_path.name + "-wal"))
+            if f.exists()
+        )
+        return p.Stats(
+            total=total,
+            active=active,
+            deprecated=total - active,
+            by_type=by_type,
+            by_scope=by_scope,
+            confidence=confidence,
+            db_bytes=size,
+            oldest=oldest,
+            newest=newest,
+        )
+
+    def count(self) -> int:
+        return entries.count(self.reader())

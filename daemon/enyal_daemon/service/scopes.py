@@ -1,0 +1,71 @@
+"""Scopes: which file, project and workspace a path belongs to.
+
+A project is the nearest ancestor holding a project marker (.git first, then
+pyproject.toml and the other build files); its workspace is the folder that
+holds it. A path with no project above it is its own project, so an agent in
+a scratch folder still gets memories scoped to that folder.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from enyal_client.protocol import ScopeLevel
+
+from ..errors import InvalidValue
+from .scoring import SCOPE_WEIGHTS
+
+PROJECT_MARKERS = (".git", "pyproject.toml", "package.json", "Cargo.toml", "go.mod", ".hg")
+
+
+def absolute(path: str, cwd: str | None) -> str:
+    if "\x00" in path:
+        raise InvalidValue("a path must not contain NUL bytes")
+    p = os.path.expanduser(path)
+    if not os.path.isabs(p):
+        if cwd is None:
+            raise InvalidValue(f"relative path {path!r} needs the client's cwd")
+        p = os.path.join(cwd, p)
+    return os.path.normpath(p)
+
+
+def project_root(path: str) -> str:
+    start = Path(path)
+    here = start if start.is_dir() else start.parent
+    for d in (here, *here.parents):
+        if any((d / marker).exists() for marker in PROJECT_MARKERS):
+            return str(d)
+    return str(here)
+
+
+def workspace_of(project: str) -> str:
+    return str(Path(project).parent)
+
+
+def resolve_scope_path(level: ScopeLevel, scope_path: str | None, cwd: str | None) -> str | None:
+    """The scope_path an entry is stored (or filtered) under."""
+    if level == "global":
+        if scope_path is not None:
+            raise InvalidValue("global scope takes no scope_path")
+        return None
+    if scope_path is not None:
+        return absolute(scope_path, cwd)
+    if level == "file":
+        raise InvalidValue("file scope needs scope_path (the file)")
+    if cwd is None:
+        raise InvalidValue(f"{level} scope needs scope_path or the client's cwd")
+    project = project_root(absolute(cwd, None))
+    return project if level == "project" else workspace_of(project)
+
+
+def chain(file_path: str, cwd: str | None) -> list[tuple[ScopeLevel, str | None, float]]:
+    """file -> project -> workspace -> global, each with its weight."""
+    f = absolute(file_path, cwd)
+    project = project_root(f)
+    return [
+        ("file", f, SCOPE_WEIGHTS["file"]),
+        ("project", project, SCOPE_WEIGHTS["project"]),
+        ("workspace", workspace_of(project), SCOPE_WEIGHTS["workspace"]),
+        ("global", None, SCOPE_WEIGHTS["global"]),
+    ]

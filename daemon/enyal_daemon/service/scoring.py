@@ -1,0 +1,49 @@
+"""How much an entry is worth to a query: meaning, words, recency, and trust.
+
+    score = (0.6 * semantic + 0.3 * keyword + 0.1 * recency)
+            * effective_confidence * scope_weight
+
+semantic is the cosine similarity (clipped at 0), keyword the BM25 score mapped
+into [0, 1), recency halves every 30 days since the last update. Effective
+confidence decays the stored confidence with a 90-day half-life scaled by the
+entry's type (conventions age slowly, facts fast) and adds up to 0.2 for use.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime
+
+from .clock import days_between
+
+W_SEMANTIC, W_KEYWORD, W_RECENCY = 0.6, 0.3, 0.1
+HALF_LIFE_DAYS = 90.0
+RECENCY_HALF_LIFE_DAYS = 30.0
+
+DECAY_RATES: dict[str, float] = {
+    "fact": 1.0,
+    "preference": 0.5,
+    "decision": 0.3,
+    "convention": 0.2,
+    "pattern": 0.4,
+}
+
+SCOPE_WEIGHTS: dict[str, float] = {"file": 1.0, "project": 0.9, "workspace": 0.8, "global": 0.7}
+
+
+def effective_confidence(
+    confidence: float, content_type: str, updated_at: str, access_count: int, now: datetime
+) -> float:
+    days = days_between(updated_at, now) * DECAY_RATES.get(content_type, 1.0)
+    decay = math.pow(0.5, days / HALF_LIFE_DAYS)
+    boost = min(0.2, math.log1p(access_count) * 0.05)
+    return min(1.0, confidence * decay + boost)
+
+
+def recency(updated_at: str, now: datetime) -> float:
+    return math.pow(0.5, days_between(updated_at, now) / RECENCY_HALF_LIFE_DAYS)
+
+
+def combine(semantic: float, keyword: float, recent: float, eff_conf: float, weight: float) -> float:
+    base = W_SEMANTIC * max(0.0, semantic) + W_KEYWORD * keyword + W_RECENCY * recent
+    return base * eff_conf * weight

@@ -1,0 +1,18 @@
+"""Facts about the database itself (enyal_meta): the model its vectors came from."""
+
+from __future__ import annotations
+
+import apsw
+
+
+def get(conn: apsw.Connection, key: str) -> str | None:
+    row = conn.execute("SELECT value FROM enyal_meta WHERE key = ?", (key,)).fetchone()
+    return str(row[0]) if row else None
+
+
+def put(conn: apsw.Connection, key: str, value: str) -> None:
+    conn.execute(
+        "INSERT INTO enyal_meta(key, value) VALUES (?, ?) "
+        "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        (key, value),
+    )

@@ -1,0 +1,98 @@
+"""Schema migrations: small named functions, applied in order when the writer opens.
+
+Each runs in its own transaction together with the bump of `schema_version`, so
+a crash leaves the database at one version or the next, never between. Later
+features append a function to MIGRATIONS; existing ones never change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import apsw
+
+EMBED_DIM = 384
+
+
+def m001_entries(conn: apsw.Connection) -> None:
+    conn.execute(
+        f"""
+        CREATE TABLE context_entries (
+            rid INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            content TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            content_type TEXT NOT NULL CHECK (content_type IN
+                ('fact', 'preference', 'decision', 'convention', 'pattern')),
+            scope_level TEXT NOT NULL CHECK (scope_level IN
+                ('global', 'workspace', 'project', 'file')),
+            scope_path TEXT,
+            confidence REAL NOT NULL DEFAULT 1.0 CHECK (confidence >= 0 AND confidence <= 1),
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            accessed_at TEXT,
+            access_count INTEGER NOT NULL DEFAULT 0,
+            source_type TEXT CHECK (source_type IN
+                ('conversation', 'file', 'commit', 'manual')),
+            source_ref TEXT,
+            tags TEXT NOT NULL DEFAULT '[]',
+            metadata TEXT NOT NULL DEFAULT '{{}}',
+            is_deprecated INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE INDEX idx_entries_hash ON context_entries(content_hash, scope_level, scope_path);
+        CREATE INDEX idx_entries_scope ON context_entries(scope_level, scope_path);
+        CREATE INDEX idx_entries_type ON context_entries(content_type);
+        CREATE INDEX idx_entries_updated ON context_entries(updated_at);
+
+        -- rowid = context_entries.rid: the vector of an entry is found without a join key.
+        CREATE VIRTUAL TABLE context_vectors USING vec0(embedding float[{EMBED_DIM}]);
+
+        CREATE VIRTUAL TABLE context_fts USING fts5(
+            content, content='context_entries', content_rowid='rid',
+            tokenize='porter unicode61'
+        );
+        CREATE TRIGGER context_fts_insert AFTER INSERT ON context_entries BEGIN
+            INSERT INTO context_fts(rowid, content) VALUES (new.rid, new.content);
+        END;
+        CREATE TRIGGER context_fts_delete AFTER DELETE ON context_entries BEGIN
+            INSERT INTO context_fts(context_fts, rowid, content)
+                VALUES ('delete', old.rid, old.content);
+        END;
+        CREATE TRIGGER context_fts_update AFTER UPDATE OF content ON context_entries BEGIN
+            INSERT INTO context_fts(context_fts, rowid, content)
+                VALUES ('delete', old.rid, old.content);
+            INSERT INTO context_fts(rowid, content) VALUES (new.rid, new.content);
+        END;
+        CREATE TRIGGER context_vectors_delete AFTER DELETE ON context_entries BEGIN
+            DELETE FROM context_vectors WHERE rowid = old.rid;
+        END;
+        """
+    )
+
+
+def m002_meta(conn: apsw.Connection) -> None:
+    # Facts about the database itself: the model its vectors came from, first of all.
+    conn.execute("CREATE TABLE enyal_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+
+
+Migration = Callable[[apsw.Connection], None]
+MIGRATIONS: list[Migration] = [m001_entries, m002_meta]
+
+
+def current_version(conn: apsw.Connection) -> int:
+    conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+    row = conn.execute("SELECT max(version) FROM schema_version").fetchone()
+    return int(row[0]) if row and row[0] is not None else 0
+
+
+def migrate(conn: apsw.Connection, upto: int | None = None) -> int:
+    """Bring the schema to `upto` (default: the newest). Returns the version reached."""
+    target = len(MIGRATIONS) if upto is None else upto
+    version = current_version(conn)
+    while version < target:
+        step = MIGRATIONS[version]
+        with conn:  # one transaction per migration
+            step(conn)
+            version += 1
+            conn.execute("INSERT INTO schema_version(version) VALUES (?)", (version,))
+    return version
