@@ -77,7 +77,9 @@ class Hit(Entry, kw_only=True):
 
 
 class RememberParams(Params, kw_only=True):
-    content: Annotated[str, Meta(min_length=1, description="The memory, as one self-contained statement.")]
+    content: Annotated[
+        str, Meta(min_length=1, description="The memory, as one self-contained statement.")
+    ]
     content_type: Annotated[ContentType, Meta(description="What kind of memory this is.")] = "fact"
     scope: Annotated[
         ScopeLevel,
@@ -147,7 +149,8 @@ class RecallResult(Struct, kw_only=True):
 class RecallByScopeParams(Params, kw_only=True):
     query: Query
     file_path: Annotated[
-        str, Meta(min_length=1, description="The file being worked on; scopes are resolved from it.")
+        str,
+        Meta(min_length=1, description="The file being worked on; scopes are resolved from it."),
     ]
     limit: Limit = 10
     content_type: ContentType | None = None
@@ -185,7 +188,8 @@ class UpdateParams(Params, kw_only=True):
 class ForgetParams(Params, kw_only=True):
     id: EntryId
     hard: Annotated[
-        bool, Meta(description="Delete for good (entry, vector, text index) instead of deprecating.")
+        bool,
+        Meta(description="Delete for good (entry, vector, text index) instead of deprecating."),
     ] = False
 
 

@@ -151,4 +151,6 @@ def _wait_for_socket(paths: Paths, proc: subprocess.Popen[bytes]) -> socket.sock
             )
         time.sleep(delay)
         delay = min(delay * 2, 0.1)
-    raise DaemonUnavailable(f"the daemon did not open {paths.socket} within {SPAWN_WAIT_SECONDS:.0f}s")
+    raise DaemonUnavailable(
+        f"the daemon did not open {paths.socket} within {SPAWN_WAIT_SECONDS:.0f}s"
+    )

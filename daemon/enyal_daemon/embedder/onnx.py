@@ -48,7 +48,8 @@ class Embedder:
         enc = self._tokenizer.encode(text)
         ids = np.asarray([enc.ids], dtype=np.int64)
         mask = np.asarray([enc.attention_mask], dtype=np.int64)
-        return self._run(ids, mask)[0]
+        vec: Vectors = self._run(ids, mask)[0]
+        return vec
 
     def embed_many(self, texts: list[str]) -> Vectors:
         """Many texts -> (n, 384), in input order; batched with dynamic padding."""

@@ -55,7 +55,9 @@ def lock_pidfile(path: Path) -> IO[str]:
         f.seek(0)
         other = f.read().strip() or "?"
         f.close()
-        raise AlreadyRunning(f"another enyal daemon (pid {other}) already serves {path.parent}") from None
+        raise AlreadyRunning(
+            f"another enyal daemon (pid {other}) already serves {path.parent}"
+        ) from None
     f.seek(0)
     f.truncate()
     f.write(f"{os.getpid()}\n")
@@ -168,7 +170,8 @@ class Daemon:
                 except asyncio.LimitOverrunError:
                     writer.write(
                         error_frame(
-                            None, p.INVALID_REQUEST,
+                            None,
+                            p.INVALID_REQUEST,
                             f"frame larger than {p.MAX_FRAME_BYTES} bytes; closing the connection",
                         )
                     )
@@ -213,7 +216,9 @@ class Daemon:
             flusher = asyncio.create_task(self.flush_touches_forever())
             log.info("enyal %s ready on %s (pid %d)", __version__, self.paths.socket, os.getpid())
             await self.stop.wait()
-            log.info("stopping: no new connections; finishing %d in-flight requests", len(self._tasks))
+            log.info(
+                "stopping: no new connections; finishing %d in-flight requests", len(self._tasks)
+            )
             server.close()
             if self._tasks:
                 await asyncio.wait(set(self._tasks), timeout=30)

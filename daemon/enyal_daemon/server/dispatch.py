@@ -34,7 +34,9 @@ def error_frame(req_id: p.RequestId, code: int, message: str, data: Any = None) 
 
 
 def result_frame(req_id: p.RequestId, result: Any) -> bytes:
-    return _encoder.encode(p.Response(id=req_id, result=msgspec.Raw(_encoder.encode(result)))) + b"\n"
+    return (
+        _encoder.encode(p.Response(id=req_id, result=msgspec.Raw(_encoder.encode(result)))) + b"\n"
+    )
 
 
 class Dispatcher:
@@ -50,7 +52,9 @@ class Dispatcher:
         try:
             frame.decode("utf-8")
         except UnicodeDecodeError as exc:
-            return error_frame(None, p.PARSE_ERROR, f"frame is not valid UTF-8: {exc.reason} at byte {exc.start}")
+            return error_frame(
+                None, p.PARSE_ERROR, f"frame is not valid UTF-8: {exc.reason} at byte {exc.start}"
+            )
         try:
             req = _request_decoder.decode(frame)
         except msgspec.ValidationError as exc:

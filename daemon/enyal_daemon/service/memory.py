@@ -305,7 +305,11 @@ class Memory:
             if eff < min_confidence:
                 continue
             weight = f.weight(row[4], row[5])
-            sem, kw, rec = semantic.get(rid, 0.0), keyword.get(rid, 0.0), scoring.recency(row[8], now)
+            sem, kw, rec = (
+                semantic.get(rid, 0.0),
+                keyword.get(rid, 0.0),
+                scoring.recency(row[8], now),
+            )
             entry = entries.row_to_entry(row)
             hits.append(
                 p.Hit(
@@ -385,7 +389,9 @@ class Memory:
             check_metadata(params.metadata)
             fields["metadata"] = msgspec.json.encode(params.metadata).decode()
         if not fields:
-            raise InvalidValue("nothing to update: give content, content_type, confidence, tags or metadata")
+            raise InvalidValue(
+                "nothing to update: give content, content_type, confidence, tags or metadata"
+            )
         fields["updated_at"] = now_iso()
 
         def job(tx: Tx) -> p.Entry:
@@ -425,18 +431,20 @@ class Memory:
 
     def stats(self, params: p.StatsParams | None = None) -> p.Stats:
         conn = self.reader()
-        (total, active, oldest, newest) = conn.execute(
+        row = conn.execute(
             "SELECT count(*), coalesce(sum(is_deprecated = 0), 0), min(created_at), "
             "max(created_at) FROM context_entries"
         ).fetchone()
-        by_type = dict.fromkeys(p.CONTENT_TYPES, 0)
+        assert row is not None  # an aggregate always returns a row
+        total, active, oldest, newest = row
+        by_type: dict[str, int] = dict.fromkeys(p.CONTENT_TYPES, 0)
         by_type.update(
             conn.execute(
                 "SELECT content_type, count(*) FROM context_entries WHERE is_deprecated = 0 "
                 "GROUP BY content_type"
             )
         )
-        by_scope = dict.fromkeys(p.SCOPE_LEVELS, 0)
+        by_scope: dict[str, int] = dict.fromkeys(p.SCOPE_LEVELS, 0)
         by_scope.update(
             conn.execute(
                 "SELECT scope_level, count(*) FROM context_entries WHERE is_deprecated = 0 "

@@ -44,6 +44,8 @@ def recency(updated_at: str, now: datetime) -> float:
     return math.pow(0.5, days_between(updated_at, now) / RECENCY_HALF_LIFE_DAYS)
 
 
-def combine(semantic: float, keyword: float, recent: float, eff_conf: float, weight: float) -> float:
+def combine(
+    semantic: float, keyword: float, recent: float, eff_conf: float, weight: float
+) -> float:
     base = W_SEMANTIC * max(0.0, semantic) + W_KEYWORD * keyword + W_RECENCY * recent
     return base * eff_conf * weight

@@ -103,7 +103,9 @@ def _store_one(memory: Memory, tx: Tx, number: int, entry: p.Entry, vec: Any) ->
     if entries.get_row(tx.conn, entry.id) is not None:
         return p.ImportLine(line=number, status="existing", id=entry.id)
     if not entry.is_deprecated:
-        same = entries.find_by_hash(tx.conn, entry.content_hash, entry.scope_level, entry.scope_path)
+        same = entries.find_by_hash(
+            tx.conn, entry.content_hash, entry.scope_level, entry.scope_path
+        )
         if same is not None:
             return p.ImportLine(line=number, status="existing", id=same[1])
     rid = entries.insert(tx.conn, entry, vec.tobytes())

@@ -82,7 +82,9 @@ def insert(conn: apsw.Connection, entry: Entry, vector: bytes) -> int:
 
 
 def get_row(conn: apsw.Connection, entry_id: str) -> tuple[Any, ...] | None:
-    row = conn.execute(f"SELECT {COLUMNS} FROM context_entries WHERE id = ?", (entry_id,)).fetchone()
+    row = conn.execute(
+        f"SELECT {COLUMNS} FROM context_entries WHERE id = ?", (entry_id,)
+    ).fetchone()
     return tuple(row) if row else None
 
 
@@ -126,8 +128,7 @@ def delete(conn: apsw.Connection, rid: int) -> None:
 
 def touch(conn: apsw.Connection, rids: Sequence[int], when: str) -> None:
     conn.executemany(
-        "UPDATE context_entries SET accessed_at = ?, access_count = access_count + 1 "
-        "WHERE rid = ?",
+        "UPDATE context_entries SET accessed_at = ?, access_count = access_count + 1 WHERE rid = ?",
         [(when, rid) for rid in rids],
     )
 

@@ -1,0 +1,1 @@
+"""The CLI's verbs, one module per family; each module has a `register(registry)`."""

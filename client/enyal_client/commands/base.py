@@ -1,0 +1,100 @@
+"""What every verb module shares: the registry it adds verbs to, and argument types.
+
+A verb's handler takes a Context (which connects to the daemon only when asked,
+so verbs like `doctor` or `service` work without one) and the parsed args, and
+returns (result for --json, text for people).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from ..transport import Connection, connect
+
+Args = argparse.Namespace
+
+
+class UsageError(Exception):
+    """A mistake in the command line that argparse cannot see (exit code 2)."""
+
+
+@dataclass
+class Context:
+    autostart: bool = True
+    _conn: Connection | None = None
+
+    def connection(self) -> Connection:
+        if self._conn is None:
+            self._conn = connect(autostart=self.autostart)
+        return self._conn
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+
+Result = tuple[Any, str]
+Handler = Callable[[Context, Args], Result]
+
+
+def on_daemon(fn: Callable[[Connection, Args], Result]) -> Handler:
+    """Adapt a verb that only talks to the daemon."""
+
+    def handler(ctx: Context, args: Args) -> Result:
+        return fn(ctx.connection(), args)
+
+    return handler
+
+
+@dataclass
+class Registry:
+    sub: Any  # argparse's _SubParsersAction, which typeshed keeps private
+    common: argparse.ArgumentParser
+    handlers: dict[str, Handler] = field(default_factory=dict)
+
+    def verb(self, name: str, help: str, handler: Handler) -> argparse.ArgumentParser:
+        self.handlers[name] = handler
+        parser: argparse.ArgumentParser = self.sub.add_parser(
+            name, help=help, description=help, parents=[self.common]
+        )
+        return parser
+
+
+def drop_none(d: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in d.items() if v is not None}
+
+
+def json_object(text: str) -> Any:
+    try:
+        value = msgspec.json.decode(text)
+    except msgspec.DecodeError as exc:
+        raise argparse.ArgumentTypeError(f"not JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError("must be a JSON object")
+    return value
+
+
+def unit(text: str) -> float:
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.0 <= x <= 1.0:
+        raise argparse.ArgumentTypeError("must be between 0 and 1")
+    return x
+
+
+def limit(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if not 1 <= n <= 100:
+        raise argparse.ArgumentTypeError("must be between 1 and 100")
+    return n

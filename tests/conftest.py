@@ -1,0 +1,158 @@
+"""Shared fixtures. Every test gets its own ENYAL_HOME; nothing touches the real one.
+
+Everything is real: SQLite with sqlite-vec, the ONNX model, the daemon as a
+subprocess on a Unix socket, the CLI and the MCP shim as the executables a user
+runs.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from enyal_client import paths as enyal_paths
+from enyal_client import transport
+
+BIN = Path(sys.executable).parent
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    h = tmp_path / "home"
+    monkeypatch.setenv("ENYAL_HOME", str(h))
+    monkeypatch.delenv("ENYAL_SOCKET", raising=False)
+    monkeypatch.delenv("ENYAL_MODEL_DIR", raising=False)
+    return h
+
+
+@pytest.fixture(scope="session")
+def embedder() -> Any:
+    from enyal_daemon.embedder.model_files import locate
+    from enyal_daemon.embedder.onnx import Embedder
+
+    return Embedder(locate(Path("/nonexistent")))
+
+
+@pytest.fixture
+def memory(home: Path, embedder: Any) -> Iterator[Any]:
+    from enyal_daemon.service.memory import Memory
+
+    m = Memory(home / "enyal.db", embedder)
+    yield m
+    m.close()
+
+
+@dataclass
+class DaemonProc:
+    proc: subprocess.Popen[bytes]
+    paths: enyal_paths.Paths
+
+    def connect(self) -> transport.Connection:
+        return transport.connect(self.paths, autostart=False)
+
+    def call(self, method: str, params: dict[str, Any] | None = None) -> Any:
+        conn = self.connect()
+        try:
+            return conn.call(method, params or {})
+        finally:
+            conn.close()
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 30) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        return self.proc.wait(timeout)
+
+
+def start_daemon(env: dict[str, str] | None = None, timeout: float = 60) -> DaemonProc:
+    environ = dict(os.environ if env is None else env)
+    paths = enyal_paths.resolve(environ)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "enyal_daemon"],
+        env=environ,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        sock = transport.try_connect(paths.socket)
+        if sock is not None:
+            sock.close()
+            return DaemonProc(proc, paths)
+        if proc.poll() is not None:
+            err = proc.stderr.read().decode() if proc.stderr else ""
+            raise RuntimeError(f"daemon exited with {proc.returncode}: {err}")
+        time.sleep(0.02)
+    proc.kill()
+    raise TimeoutError("daemon did not start")
+
+
+@pytest.fixture
+def daemon(home: Path) -> Iterator[DaemonProc]:
+    d = start_daemon()
+    yield d
+    if d.alive():
+        d.stop()
+    if d.proc.stderr:
+        d.proc.stderr.close()
+
+
+@dataclass
+class CliResult:
+    code: int
+    out: str
+    err: str
+
+    def json(self) -> Any:
+        import json
+
+        return json.loads(self.out)
+
+
+def run_cli(
+    *args: str, input: str | None = None, cwd: Path | None = None, timeout: float = 120
+) -> CliResult:
+    p = subprocess.run(
+        [str(BIN / "enyal"), *args],
+        input=input,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=timeout,
+    )
+    return CliResult(p.returncode, p.stdout, p.stderr)
+
+
+def stop_daemon_of_home() -> None:
+    """Stop a daemon that a client auto-started for the current ENYAL_HOME."""
+    paths = enyal_paths.resolve()
+    sock = transport.try_connect(paths.socket)
+    if sock is None:
+        return
+    sock.close()
+    conn = transport.connect(paths, autostart=False)
+    try:
+        conn.call("shutdown", {})
+    finally:
+        conn.close()
+    deadline = time.monotonic() + 30
+    while paths.pid_file.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+@pytest.fixture
+def autostarted(home: Path) -> Iterator[None]:
+    """For tests whose first client call starts a daemon: stop it afterwards."""
+    yield
+    stop_daemon_of_home()
