@@ -292,7 +292,7 @@ class Memory:
         semantic = dict(
             self.index.search(qvec, k, only=allowed, active_only=not f.include_deprecated)
         )
-        keyword = dict(self._keyword(conn, query, k, where, f.args))
+        keyword = dict(keywords.search(conn, query, k, where, f.args))
         missing = [rid for rid in keyword if rid not in semantic]
         semantic.update(self.index.similarity(qvec, missing))
         rows = entries.rows_by_rid(conn, semantic.keys() | keyword.keys())
@@ -327,21 +327,6 @@ class Memory:
         returned = {h.id for h in hits}
         self._touch(rid for rid, row in rows.items() if row[1] in returned)
         return hits
-
-    @staticmethod
-    def _keyword(
-        conn: apsw.Connection, query: str, k: int, where: str, args: Sequence[Any]
-    ) -> list[tuple[int, float]]:
-        fts = keywords.literal_query(query)
-        if fts is None:
-            return []
-        cur = conn.execute(
-            "SELECT f.rowid, bm25(context_fts) FROM context_fts f "
-            f"JOIN context_entries e ON e.rid = f.rowid WHERE context_fts MATCH ? AND {where} "
-            "ORDER BY rank LIMIT ?",
-            (fts, *args, k),
-        )
-        return [(int(rid), keywords.bm25_to_unit(float(s))) for rid, s in cur]
 
     def _touch(self, rids: Iterable[int]) -> None:
         """Access bookkeeping is batched: it is not an acknowledged write, so a crash may

@@ -1,0 +1,39 @@
+"""Docs drift: every daemon method, param, CLI verb and MCP tool is documented."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from enyal_client import cli
+from enyal_client import protocol as p
+
+ROOT = Path(__file__).resolve().parent.parent
+PROTOCOL_MD = (ROOT / "docs" / "PROTOCOL.md").read_text(encoding="utf-8")
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def section(method: str) -> str:
+    m = re.search(rf"^### {re.escape(method)}\n(.*?)(?=^### |\Z)", PROTOCOL_MD, re.S | re.M)
+    assert m, f"docs/PROTOCOL.md has no section '### {method}'"
+    return m.group(1)
+
+
+@pytest.mark.parametrize("method", sorted(p.METHODS))
+def test_every_method_and_param_is_in_protocol_md(method: str) -> None:
+    text = section(method)
+    for field in p.METHODS[method].params.__struct_fields__:
+        assert f"`{field}`" in text, f"{method}: param {field} is undocumented"
+
+
+def test_every_error_code_is_in_protocol_md() -> None:
+    for code in p.ERROR_NAMES:
+        assert f"| {code} |" in PROTOCOL_MD
+
+
+def test_every_cli_verb_is_in_readme() -> None:
+    _, reg = cli.build_parser()
+    for verb in reg.handlers:
+        assert f"`enyal {verb}" in README, f"CLI verb {verb} is not in README.md"
