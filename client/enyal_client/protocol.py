@@ -71,6 +71,38 @@ class Hit(Entry, kw_only=True):
     recency: float
     effective_confidence: float
     scope_weight: float = 1.0
+    is_superseded: bool = False
+    superseded_by: str | None = None
+    has_conflicts: bool = False
+    freshness_score: float = 1.0
+    adjusted_score: float = 0.0
+
+
+# --- the graph -----------------------------------------------------------------
+
+EdgeType = Literal["relates_to", "supersedes", "depends_on", "conflicts_with"]
+EDGE_TYPES: tuple[EdgeType, ...] = ("relates_to", "supersedes", "depends_on", "conflicts_with")
+Direction = Literal["outgoing", "incoming", "both"]
+IdList = Annotated[list[EntryId], Meta(max_length=64)]
+
+
+class Edge(Struct, kw_only=True):
+    id: str
+    source_id: str
+    target_id: str
+    edge_type: EdgeType
+    confidence: float
+    created_at: str
+    metadata: dict[str, Any]
+
+
+class Related(Struct, kw_only=True):
+    """Another entry found similar to one being written, and why it was reported."""
+
+    id: str
+    content: str
+    similarity: float
+    reason: str
 
 
 # --- remember ----------------------------------------------------------------
@@ -88,11 +120,16 @@ class RememberParams(Params, kw_only=True):
     scope_path: Annotated[
         str | None, Meta(description="File or directory the scope refers to (not for global).")
     ] = None
-    tags: Tags = []
-    source_type: SourceType | None = None
-    source_ref: Annotated[str, Meta(max_length=1024)] | None = None
-    metadata: dict[str, Any] = {}
-    confidence: Confidence = 1.0
+    tags: Annotated[Tags, Meta(description="Labels to filter on later, e.g. 'testing'.")] = []
+    source_type: Annotated[SourceType | None, Meta(description="Where it was learned.")] = None
+    source_ref: Annotated[
+        Annotated[str, Meta(max_length=1024)] | None,
+        Meta(description="A pointer to the source: a file path, commit hash or URL."),
+    ] = None
+    metadata: Annotated[
+        dict[str, Any], Meta(description="Free-form JSON object stored with the memory.")
+    ] = {}
+    confidence: Annotated[Confidence, Meta(description="How sure this is, 0 to 1.")] = 1.0
     dedup: Annotated[
         DedupMode,
         Meta(
@@ -102,7 +139,30 @@ class RememberParams(Params, kw_only=True):
             )
         ),
     ] = "off"
-    dedup_threshold: Annotated[float, Meta(ge=0.0, le=1.0)] = 0.85
+    dedup_threshold: Annotated[
+        float,
+        Meta(ge=0.0, le=1.0, description="Similarity from which an entry counts as a duplicate."),
+    ] = 0.85
+    relates_to: Annotated[
+        IdList, Meta(description="Ids of entries this one relates to (relates_to edges).")
+    ] = []
+    supersedes: Annotated[
+        IdList, Meta(description="Ids of entries this one replaces; they become superseded.")
+    ] = []
+    depends_on: Annotated[IdList, Meta(description="Ids of entries this one depends on.")] = []
+    auto_link: Annotated[
+        bool, Meta(description="Link to similar entries automatically (relates_to edges).")
+    ] = False
+    auto_link_threshold: Annotated[float, Meta(ge=0.0, le=1.0)] = 0.75
+    detect_conflicts: Annotated[
+        bool,
+        Meta(
+            description="Report similar entries this one seems to contradict (nothing is linked)."
+        ),
+    ] = False
+    suggest_supersedes: Annotated[
+        bool, Meta(description="Report similar entries this one may replace (nothing is linked).")
+    ] = False
     cwd: Cwd = None
 
 
@@ -123,6 +183,9 @@ class RememberResult(Struct, kw_only=True):
     similarity: float | None = None
     duplicate_of: str | None = None
     entry: Entry
+    edges: list[Edge] = []
+    conflicts: list[Related] = []
+    supersedes_candidates: list[Related] = []
 
 
 # --- recall --------------------------------------------------------------------
@@ -131,14 +194,39 @@ class RememberResult(Struct, kw_only=True):
 class RecallParams(Params, kw_only=True):
     query: Query
     limit: Limit = 10
-    scope: ScopeLevel | None = None
-    scope_path: str | None = None
-    content_type: ContentType | None = None
+    scope: Annotated[
+        ScopeLevel | None,
+        Meta(description="Only this scope level; project/workspace mean the current ones."),
+    ] = None
+    scope_path: Annotated[
+        str | None, Meta(description="Only entries stored under exactly this file or directory.")
+    ] = None
+    content_type: Annotated[ContentType | None, Meta(description="Only this kind.")] = None
     tags: Annotated[Tags, Meta(description="Only entries carrying all of these tags.")] = []
     min_confidence: Annotated[
         float, Meta(ge=0.0, le=1.0, description="Minimum effective (decayed) confidence.")
     ] = 0.3
-    include_deprecated: bool = False
+    include_deprecated: Annotated[
+        bool, Meta(description="Also return forgotten (deprecated) entries.")
+    ] = False
+    exclude_superseded: Annotated[
+        bool, Meta(description="Leave out entries another entry supersedes.")
+    ] = True
+    flag_conflicts: Annotated[
+        bool, Meta(description="Mark entries with conflicts_with edges (and rank them lower).")
+    ] = True
+    freshness_boost: Annotated[
+        float, Meta(ge=0.0, le=1.0, description="How much type-aware freshness moves the ranking.")
+    ] = 0.1
+    as_of: Annotated[
+        str | None,
+        Meta(
+            description=(
+                "ISO date or time: answer with what was believed then (entries that existed and "
+                "were neither superseded nor forgotten, with their content at that time)."
+            )
+        ),
+    ] = None
     cwd: Cwd = None
 
 
@@ -153,8 +241,10 @@ class RecallByScopeParams(Params, kw_only=True):
         Meta(min_length=1, description="The file being worked on; scopes are resolved from it."),
     ]
     limit: Limit = 10
-    content_type: ContentType | None = None
-    min_confidence: Annotated[float, Meta(ge=0.0, le=1.0)] = 0.3
+    content_type: Annotated[ContentType | None, Meta(description="Only this kind.")] = None
+    min_confidence: Annotated[
+        float, Meta(ge=0.0, le=1.0, description="Minimum effective (decayed) confidence.")
+    ] = 0.3
     cwd: Cwd = None
 
 
@@ -179,8 +269,8 @@ class GetParams(Params, kw_only=True):
 class UpdateParams(Params, kw_only=True):
     id: EntryId
     content: Annotated[str | None, Meta(description="New content (re-embedded).")] = None
-    content_type: ContentType | None = None
-    confidence: Confidence | None = None
+    content_type: Annotated[ContentType | None, Meta(description="New kind.")] = None
+    confidence: Annotated[Confidence | None, Meta(description="New confidence, 0 to 1.")] = None
     tags: Annotated[Tags | None, Meta(description="Replaces the tags.")] = None
     metadata: Annotated[dict[str, Any] | None, Meta(description="Replaces the metadata.")] = None
 
@@ -200,6 +290,15 @@ class ForgetResult(Struct, kw_only=True):
 
 class RestoreParams(Params, kw_only=True):
     id: EntryId
+    version: Annotated[
+        int | None,
+        Meta(
+            description=(
+                "Restore the content and fields of this earlier version (a new version is "
+                "written). Without it, restore brings back a forgotten entry."
+            )
+        ),
+    ] = None
 
 
 # --- stats -----------------------------------------------------------------------
@@ -219,6 +318,9 @@ class Stats(Struct, kw_only=True):
     db_bytes: int
     oldest: str | None
     newest: str | None
+    total_edges: int = 0
+    edges_by_type: dict[str, int] = {}
+    connected_entries: int = 0
 
 
 # --- import / export ---------------------------------------------------------------
@@ -273,6 +375,188 @@ class ImportEntry(Struct, kw_only=True, forbid_unknown_fields=True):
     metadata: dict[str, Any] = {}
     is_deprecated: bool = False
     content_hash: str | None = None
+
+
+# --- graph methods ---------------------------------------------------------------------
+
+Depth = Annotated[int, Meta(ge=1, le=4, description="How many hops to follow (1-4).")]
+
+
+class LinkParams(Params, kw_only=True):
+    source_id: EntryId
+    target_id: EntryId
+    edge_type: Annotated[
+        EdgeType,
+        Meta(
+            description=(
+                "relates_to: related; supersedes: source replaces target; depends_on: source "
+                "needs target; conflicts_with: they contradict."
+            )
+        ),
+    ]
+    confidence: Confidence = 1.0
+    metadata: dict[str, Any] = {}
+
+
+class UnlinkParams(Params, kw_only=True):
+    source_id: EntryId
+    target_id: EntryId
+    edge_type: EdgeType
+
+
+class EdgesParams(Params, kw_only=True):
+    id: EntryId
+    direction: Direction = "both"
+    edge_type: EdgeType | None = None
+
+
+class EdgesResult(Struct, kw_only=True):
+    edges: list[Edge]
+
+
+class TraverseParams(Params, kw_only=True):
+    id: Annotated[EntryId | None, Meta(description="Start here; or give query instead.")] = None
+    query: Annotated[
+        Annotated[str, Meta(min_length=1, max_length=4096)] | None,
+        Meta(description="Start from the entry that best matches this text."),
+    ] = None
+    direction: Direction = "outgoing"
+    edge_types: Annotated[
+        list[EdgeType], Meta(max_length=4, description="Follow only these edge types.")
+    ] = []
+    depth: Depth = 2
+
+
+class TraverseNode(Struct, kw_only=True):
+    entry: Entry
+    depth: int
+    via: Edge
+
+
+class TraverseResult(Struct, kw_only=True):
+    start: Entry
+    nodes: list[TraverseNode]
+
+
+class ImpactParams(Params, kw_only=True):
+    id: EntryId
+    depth: Depth = 4
+    related_threshold: Annotated[
+        float, Meta(ge=0.0, le=1.0, description="relates_to confidence that counts as strong.")
+    ] = 0.8
+
+
+class ImpactNode(Struct, kw_only=True):
+    entry: Entry
+    depth: int
+
+
+class RelatedEntry(Struct, kw_only=True):
+    entry: Entry
+    confidence: float
+
+
+class ImpactResult(Struct, kw_only=True):
+    entry: Entry
+    direct: list[Entry]
+    transitive: list[ImpactNode]
+    related: list[RelatedEntry]
+
+
+# --- validity: history, health, review, analytics ------------------------------------------
+
+ChangeType = Literal["created", "updated", "forgotten", "restored", "reverted"]
+
+
+class Version(Struct, kw_only=True):
+    version: int
+    change_type: ChangeType
+    changed_at: str
+    content: str
+    content_type: ContentType
+    confidence: float
+    tags: list[str]
+    metadata: dict[str, Any]
+    is_deprecated: bool
+
+
+class HistoryParams(Params, kw_only=True):
+    id: EntryId
+    limit: Annotated[int, Meta(ge=1, le=1000)] = 100
+
+
+class HistoryResult(Struct, kw_only=True):
+    id: str
+    versions: list[Version]
+    supersedes: list[Entry]
+    superseded_by: list[Entry]
+
+
+class HealthParams(Params, kw_only=True):
+    stale_days: Annotated[int, Meta(ge=1, le=36500)] = 180
+
+
+class HealthIssues(Struct, kw_only=True):
+    superseded_entries: list[str]
+    conflicted_entries: list[str]
+    stale_entries: list[str]
+    orphan_entries: list[str]
+
+
+class Health(Struct, kw_only=True):
+    total_entries: int
+    active_entries: int
+    superseded_count: int
+    conflicts_count: int
+    stale_count: int
+    orphan_count: int
+    health_score: float
+    issues: HealthIssues
+
+
+ReviewKind = Literal["all", "stale", "orphan", "conflicted"]
+
+
+class ReviewParams(Params, kw_only=True):
+    kind: ReviewKind = "all"
+    stale_days: Annotated[int, Meta(ge=1, le=36500)] = 180
+    limit: Limit = 20
+
+
+class ReviewResult(Struct, kw_only=True):
+    stale: list[Entry]
+    orphan: list[Entry]
+    conflicted: list[Entry]
+
+
+EventType = Literal["recall", "update", "link", "impact"]
+
+
+class AnalyticsParams(Params, kw_only=True):
+    entry_id: EntryId | None = None
+    event_type: EventType | None = None
+    days: Annotated[int, Meta(ge=1, le=36500)] = 30
+    limit: Annotated[int, Meta(ge=1, le=1000)] = 100
+
+
+class Event(Struct, kw_only=True):
+    id: int
+    entry_id: str
+    event_type: EventType
+    event_at: str
+    query: str | None
+    result_rank: int | None
+
+
+class AnalyticsSummary(Struct, kw_only=True):
+    total_events: int
+    by_type: dict[str, int]
+    by_entry: dict[str, int]
+
+
+class AnalyticsResult(Struct, kw_only=True):
+    events: list[Event]
+    summary: AnalyticsSummary
 
 
 # --- the daemon itself --------------------------------------------------------------
@@ -334,6 +618,15 @@ METHODS: dict[str, Method] = {
     "stats": Method(StatsParams, Stats, "Counts and sizes."),
     "import": Method(ImportParams, ImportResult, "Store a batch of JSONL lines."),
     "export": Method(ExportParams, ExportResult, "Page through every entry."),
+    "link": Method(LinkParams, Edge, "Create an edge between two entries."),
+    "unlink": Method(UnlinkParams, Edge, "Remove an edge."),
+    "edges": Method(EdgesParams, EdgesResult, "An entry's edges."),
+    "traverse": Method(TraverseParams, TraverseResult, "Walk the graph from an entry."),
+    "impact": Method(ImpactParams, ImpactResult, "What depends on an entry."),
+    "history": Method(HistoryParams, HistoryResult, "Versions and supersession chain."),
+    "health": Method(HealthParams, Health, "Graph health metrics and issue lists."),
+    "review": Method(ReviewParams, ReviewResult, "Entries that need a look."),
+    "analytics": Method(AnalyticsParams, AnalyticsResult, "Usage events and summaries."),
     "status": Method(StatusParams, Status, "The daemon's version, paths and model."),
     "shutdown": Method(ShutdownParams, ShutdownResult, "Stop the daemon gracefully."),
 }

@@ -52,6 +52,8 @@ def _hits_text(hits: list[dict[str, Any]]) -> str:
             f"   {h['id']}  {h['content_type']}  [{scope}]  score {h['score']:.3f} "
             f"(meaning {h['semantic']:.2f}, words {h['keyword']:.2f}, "
             f"recency {h['recency']:.2f}, confidence {h['effective_confidence']:.2f}){tags}"
+            + (f"\n   superseded by {h['superseded_by']}" if h.get("is_superseded") else "")
+            + ("\n   has conflicts (see enyal edges)" if h.get("has_conflicts") else "")
         )
     return "\n".join(out)
 
@@ -89,6 +91,12 @@ def cmd_remember(c: Connection, a: Args) -> tuple[Any, str]:
             "confidence": a.confidence,
             "dedup": a.dedup,
             "dedup_threshold": a.threshold,
+            "relates_to": a.relates_to,
+            "supersedes": a.supersedes,
+            "depends_on": a.depends_on,
+            "auto_link": a.auto_link or None,
+            "detect_conflicts": a.detect_conflicts or None,
+            "suggest_supersedes": a.suggest_supersedes or None,
             "cwd": os.getcwd(),
         }
     )
@@ -101,16 +109,26 @@ def cmd_remember(c: Connection, a: Args) -> tuple[Any, str]:
         "merged": "merged into",
         "stored": "remembered (a similar entry exists)",
     }
-    return r, f"{verbs[r['action']]} {r['id']}{sim}"
+    lines = [f"{verbs[r['action']]} {r['id']}{sim}"]
+    lines += [f"  linked: {e['edge_type']} -> {e['target_id']}" for e in r.get("edges", [])]
+    lines += [
+        f"  may conflict with {x['id']} ({x['reason']}): {x['content']}"
+        for x in r.get("conflicts", [])
+    ]
+    lines += [
+        f"  may supersede {x['id']} ({x['similarity']:.2f}): {x['content']}"
+        for x in r.get("supersedes_candidates", [])
+    ]
+    return r, "\n".join(lines)
 
 
 def cmd_recall(c: Connection, a: Args) -> tuple[Any, str]:
     common = {"query": a.query, "limit": a.limit, "content_type": a.type, "cwd": os.getcwd()}
     if a.path is not None:
-        if a.scope or a.scope_path or a.tag or a.include_deprecated:
+        if a.scope or a.scope_path or a.tag or a.include_deprecated or a.as_of:
             raise UsageError(
                 "--path (scope-aware recall) cannot be combined with "
-                "--scope, --scope-path, --tag or --include-deprecated"
+                "--scope, --scope-path, --tag, --include-deprecated or --as-of"
             )
         params = drop_none({**common, "file_path": a.path, "min_confidence": a.min_confidence})
         r = c.call("recall_by_scope", params)
@@ -123,6 +141,8 @@ def cmd_recall(c: Connection, a: Args) -> tuple[Any, str]:
                 "tags": a.tag or None,
                 "min_confidence": a.min_confidence,
                 "include_deprecated": a.include_deprecated or None,
+                "exclude_superseded": False if a.include_superseded else None,
+                "as_of": a.as_of,
             }
         )
         r = c.call("recall", params)
@@ -160,8 +180,9 @@ def cmd_forget(c: Connection, a: Args) -> tuple[Any, str]:
 
 
 def cmd_restore(c: Connection, a: Args) -> tuple[Any, str]:
-    r = c.call("restore", {"id": a.id})
-    return r, f"restored {r['id']}"
+    r = c.call("restore", drop_none({"id": a.id, "version": a.version}))
+    what = f" to version {a.version}" if a.version is not None else ""
+    return r, f"restored {r['id']}{what}"
 
 
 def cmd_stats(c: Connection, a: Args) -> tuple[Any, str]:
@@ -260,6 +281,11 @@ def register(reg: Registry) -> None:
     r.add_argument("--confidence", type=unit)
     r.add_argument("--dedup", choices=("off", "reject", "merge", "store"))
     r.add_argument("--threshold", type=unit, help="similarity for --dedup (default 0.85)")
+    for edge in ("relates-to", "supersedes", "depends-on"):
+        r.add_argument(f"--{edge}", action="append", metavar="ID", help=f"{edge} ID (repeatable)")
+    r.add_argument("--auto-link", action="store_true", help="link to similar entries")
+    r.add_argument("--detect-conflicts", action="store_true", help="report contradictions")
+    r.add_argument("--suggest-supersedes", action="store_true", help="report replaceable entries")
 
     q = reg.verb("recall", "search memories (meaning + words + recency)", on_daemon(cmd_recall))
     q.add_argument("query")
@@ -273,6 +299,8 @@ def register(reg: Registry) -> None:
     q.add_argument("--tag", action="append", help="only entries with this tag (repeatable)")
     q.add_argument("--min-confidence", type=unit)
     q.add_argument("--include-deprecated", action="store_true")
+    q.add_argument("--include-superseded", action="store_true")
+    q.add_argument("--as-of", metavar="DATE", help="what was believed then (ISO date or time)")
 
     reg.verb("get", "show one entry", on_daemon(cmd_get)).add_argument("id")
 
@@ -288,7 +316,11 @@ def register(reg: Registry) -> None:
     fo.add_argument("id")
     fo.add_argument("--hard", action="store_true", help="delete for good")
 
-    reg.verb("restore", "bring back a forgotten entry", on_daemon(cmd_restore)).add_argument("id")
+    rs = reg.verb(
+        "restore", "bring back a forgotten entry, or an earlier version", on_daemon(cmd_restore)
+    )
+    rs.add_argument("id")
+    rs.add_argument("--version", type=int, help="restore this version's content (see history)")
     reg.verb("stats", "counts and sizes", on_daemon(cmd_stats))
     reg.verb("import", "import JSONL (a file, or - for stdin)", on_daemon(cmd_import)).add_argument(
         "file"

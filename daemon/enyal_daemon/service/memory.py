@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,15 +27,17 @@ from ..embedder.onnx import Embedder, Vectors
 from ..errors import InvalidValue, ModelUnavailable, NotFound, TooLarge
 from ..index import keywords
 from ..index.vectors import VectorIndex
-from ..store import db, entries, meta
+from ..store import db, entries, meta, versions
+from ..store import graph as graph_store
 from ..store.writer import Tx, Writer
-from . import scopes, scoring
+from . import conflicts, graph, scopes, scoring, validity
 from .clock import now_iso
 
 log = logging.getLogger(__name__)
 
 MAX_CONTENT_BYTES = 64 * 1024
 MAX_METADATA_BYTES = 64 * 1024
+MAX_METADATA_DEPTH = 32
 EMBED_CONCURRENCY = 2  # one inference per core; more only queues inside onnxruntime
 
 
@@ -77,8 +79,29 @@ def check_content(content: str) -> None:
 
 
 def check_metadata(metadata: dict[str, Any]) -> None:
+    # Depth first: a value nested near msgspec's recursion limit decodes from a request but
+    # cannot be encoded again inside a bigger response (an export page, a recall), which
+    # would leave every such answer unsendable for good.
+    if _depth(metadata) > MAX_METADATA_DEPTH:
+        raise TooLarge(f"metadata is nested deeper than {MAX_METADATA_DEPTH} levels")
     if len(msgspec.json.encode(metadata)) > MAX_METADATA_BYTES:
         raise TooLarge(f"metadata is larger than {MAX_METADATA_BYTES} bytes")
+
+
+def _depth(value: Any) -> int:
+    """How deeply lists and objects nest in a decoded JSON value (iterative: no recursion)."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        if isinstance(item, list):
+            deepest = max(deepest, level)
+            if level > MAX_METADATA_DEPTH:
+                break
+            stack.extend((child, level + 1) for child in item)
+    return deepest
 
 
 class Memory:
@@ -90,8 +113,9 @@ class Memory:
         self._readers: list[apsw.Connection] = []
         self._readers_lock = threading.Lock()
         self._embed_slots = threading.BoundedSemaphore(EMBED_CONCURRENCY)
-        self._touched: dict[int, str] = {}
-        self._touched_lock = threading.Lock()
+        self._accessed: dict[int, tuple[int, str]] = {}  # rid -> (times, last time)
+        self._events: list[tuple[str, str, str, str | None, int | None]] = []
+        self._pending_lock = threading.Lock()
         conn = db.connect(db_path, writer=True)
         try:
             self._check_model(conn, embedder.files)
@@ -206,7 +230,10 @@ class Memory:
                         duplicate_of=merged.id,
                         entry=merged,
                     )
+            found_conflicts, candidates = self._contradictions(tx.conn, params, scope_path, vec)
             rid = entries.insert(tx.conn, entry, vec.tobytes())
+            versions.record(tx.conn, entry.id, "created", now)
+            edges = graph.remember_edges(self, tx, entry.id, params, vec, now)
             tx.after_commit.append(lambda: self.index.add(rid, vec))
             dup = similar is not None and similarity is not None
             above = dup and similarity is not None and similarity >= params.dedup_threshold
@@ -216,9 +243,29 @@ class Memory:
                 similarity=similarity,
                 duplicate_of=similar[1] if above and similar is not None else None,
                 entry=entry,
+                edges=edges,
+                conflicts=found_conflicts,
+                supersedes_candidates=candidates,
             )
 
         return self.writer.run(job)
+
+    def _contradictions(
+        self, conn: apsw.Connection, params: p.RememberParams, scope_path: str | None, vec: Vectors
+    ) -> tuple[list[p.Related], list[p.Related]]:
+        if not (params.detect_conflicts or params.suggest_supersedes):
+            return [], []
+        hits = self.index.search(vec, conflicts.CANDIDATES)
+        rows = entries.rows_by_rid(conn, [rid for rid, _ in hits])
+        similar = [(rows[rid], sim) for rid, sim in hits if rid in rows]
+        return conflicts.review(
+            params.content,
+            params.content_type,
+            (params.scope, scope_path),
+            similar,
+            params.detect_conflicts,
+            params.suggest_supersedes,
+        )
 
     def _nearest_in_scope(
         self, conn: apsw.Connection, vec: Vectors, level: str, path: str | None
@@ -239,6 +286,7 @@ class Memory:
             tx.conn, rid, {"content": content, "content_hash": digest, "updated_at": now}
         )
         entries.replace_vector(tx.conn, rid, vec.tobytes())
+        versions.record(tx.conn, row[1], "updated", now)
         tx.after_commit.append(lambda: self.index.add(rid, vec, active=not row[15]))
         return entries.row_to_entry(self._row(row[1], tx.conn))
 
@@ -255,9 +303,25 @@ class Memory:
             f.add("e.scope_path = ?", scopes.absolute(params.scope_path, params.cwd))
         if params.content_type is not None:
             f.add("e.content_type = ?", params.content_type)
+        v = validity.Validity(
+            params.exclude_superseded, params.flag_conflicts, params.freshness_boost
+        )
+        if params.as_of is not None:
+            hits = validity.recall_as_of(
+                self,
+                params.query,
+                params.limit,
+                params.min_confidence,
+                f,
+                v,
+                params.content_type,
+                params.tags,
+                params.as_of,
+            )
+            return p.RecallResult(results=hits)
         for tag in params.tags:
             f.add("EXISTS (SELECT 1 FROM json_each(e.tags) WHERE value = ?)", tag)
-        hits = self._search(params.query, params.limit, params.min_confidence, f)
+        hits = self._search(params.query, params.limit, params.min_confidence, f, v)
         return p.RecallResult(results=hits)
 
     def recall_by_scope(self, params: p.RecallByScopeParams) -> p.RecallByScopeResult:
@@ -269,13 +333,17 @@ class Memory:
         )
         if params.content_type is not None:
             f.add("e.content_type = ?", params.content_type)
-        hits = self._search(params.query, params.limit, params.min_confidence, f)
+        hits = self._search(
+            params.query, params.limit, params.min_confidence, f, validity.Validity()
+        )
         return p.RecallByScopeResult(
             results=hits,
             scopes=[p.ScopeRef(level=level, path=path, weight=w) for level, path, w in chain],
         )
 
-    def _search(self, query: str, limit: int, min_confidence: float, f: Filter) -> list[p.Hit]:
+    def _search(
+        self, query: str, limit: int, min_confidence: float, f: Filter, v: validity.Validity
+    ) -> list[p.Hit]:
         if "\x00" in query:
             raise InvalidValue("query must not contain NUL bytes")
         conn = self.reader()
@@ -322,32 +390,46 @@ class Memory:
                     scope_weight=weight,
                 )
             )
-        hits.sort(key=lambda h: h.score, reverse=True)
-        hits = hits[:limit]
+        hits = validity.annotate(self, hits, v, now)[:limit]
         returned = {h.id for h in hits}
         self._touch(rid for rid, row in rows.items() if row[1] in returned)
+        for rank, h in enumerate(hits, 1):
+            self.record_event(h.id, "recall", query, rank)
         return hits
 
     def _touch(self, rids: Iterable[int]) -> None:
         """Access bookkeeping is batched: it is not an acknowledged write, so a crash may
         lose a few seconds of access counts but never a memory."""
         now = now_iso()
-        with self._touched_lock:
+        with self._pending_lock:
             for rid in rids:
-                self._touched[rid] = now
+                count, _ = self._accessed.get(rid, (0, now))
+                self._accessed[rid] = (count + 1, now)
+
+    def record_event(
+        self, entry_id: str, event_type: str, query: str | None = None, rank: int | None = None
+    ) -> None:
+        """Usage analytics, off the request path: buffered like access counts."""
+        with self._pending_lock:
+            self._events.append((entry_id, event_type, now_iso(), query, rank))
 
     def flush_touches(self) -> None:
-        with self._touched_lock:
-            pending, self._touched = self._touched, {}
-        if not pending:
+        """Write buffered access counts and analytics events in one transaction."""
+        with self._pending_lock:
+            accessed, self._accessed = self._accessed, {}
+            events, self._events = self._events, []
+        if not accessed and not events:
             return
-        by_time: dict[str, list[int]] = {}
-        for rid, when in pending.items():
-            by_time.setdefault(when, []).append(rid)
 
         def job(tx: Tx) -> None:
-            for when, rids in by_time.items():
-                entries.touch(tx.conn, rids, when)
+            entries.touch(tx.conn, [(rid, n, when) for rid, (n, when) in accessed.items()])
+            # An entry deleted since the event was recorded takes its events with it.
+            tx.conn.executemany(
+                "INSERT INTO context_analytics (entry_id, event_type, event_at, query, "
+                "result_rank) SELECT ?, ?, ?, ?, ? WHERE EXISTS "
+                "(SELECT 1 FROM context_entries WHERE id = ?)",
+                [(*e, e[0]) for e in events],
+            )
 
         self.writer.run(job)
 
@@ -383,31 +465,73 @@ class Memory:
             row = self._row(params.id, tx.conn)
             rid = int(row[0])
             entries.update_fields(tx.conn, rid, fields)
+            versions.record(tx.conn, params.id, "updated", fields["updated_at"])
             if vec is not None:
                 entries.replace_vector(tx.conn, rid, vec.tobytes())
                 tx.after_commit.append(lambda: self.index.add(rid, vec, active=not row[15]))
             return entries.row_to_entry(self._row(params.id, tx.conn))
 
-        return self.writer.run(job)
+        entry = self.writer.run(job)
+        self.record_event(entry.id, "update")
+        return entry
 
     def forget(self, params: p.ForgetParams) -> p.ForgetResult:
         def job(tx: Tx) -> p.ForgetResult:
-            rid = int(self._row(params.id, tx.conn)[0])
+            row = self._row(params.id, tx.conn)
+            rid = int(row[0])
             if params.hard:
-                entries.delete(tx.conn, rid)
+                entries.delete(tx.conn, rid)  # edges, versions, events go by ON DELETE CASCADE
                 tx.after_commit.append(lambda: self.index.remove(rid))
                 return p.ForgetResult(id=params.id, action="deleted")
-            entries.update_fields(tx.conn, rid, {"is_deprecated": 1})
+            if not row[15]:
+                entries.update_fields(tx.conn, rid, {"is_deprecated": 1})
+                versions.record(tx.conn, params.id, "forgotten", now_iso())
             tx.after_commit.append(lambda: self.index.set_active(rid, False))
             return p.ForgetResult(id=params.id, action="deprecated")
 
         return self.writer.run(job)
 
     def restore(self, params: p.RestoreParams) -> p.Entry:
+        """Un-forget an entry; or, with `version`, bring back that version's content and
+        fields as a new version (history is never rewritten)."""
+        target: p.Version | None = None
+        vec: Vectors | None = None
+        if params.version is not None:
+            target = versions.get(self.reader(), params.id, params.version)
+            if target is None:
+                self._row(params.id)  # NotFound for an unknown entry first
+                raise NotFound(f"entry {params.id} has no version {params.version}")
+            vec = self.embed(target.content)
+
         def job(tx: Tx) -> p.Entry:
-            rid = int(self._row(params.id, tx.conn)[0])
-            entries.update_fields(tx.conn, rid, {"is_deprecated": 0})
-            tx.after_commit.append(lambda: self.index.set_active(rid, True))
+            row = self._row(params.id, tx.conn)
+            rid = int(row[0])
+            now = now_iso()
+            if target is None:
+                if row[15]:
+                    entries.update_fields(tx.conn, rid, {"is_deprecated": 0})
+                    versions.record(tx.conn, params.id, "restored", now)
+                tx.after_commit.append(lambda: self.index.set_active(rid, True))
+            else:
+                assert vec is not None
+                entries.update_fields(
+                    tx.conn,
+                    rid,
+                    {
+                        "content": target.content,
+                        "content_hash": entries.content_hash(target.content),
+                        "content_type": target.content_type,
+                        "confidence": target.confidence,
+                        "tags": msgspec.json.encode(target.tags).decode(),
+                        "metadata": msgspec.json.encode(target.metadata).decode(),
+                        "is_deprecated": int(target.is_deprecated),
+                        "updated_at": now,
+                    },
+                )
+                entries.replace_vector(tx.conn, rid, vec.tobytes())
+                versions.record(tx.conn, params.id, "reverted", now)
+                active = not target.is_deprecated
+                tx.after_commit.append(lambda: self.index.add(rid, vec, active=active))
             return entries.row_to_entry(self._row(params.id, tx.conn))
 
         return self.writer.run(job)
@@ -448,7 +572,11 @@ class Memory:
             for f in (self.db_path, self.db_path.with_name(self.db_path.name + "-wal"))
             if f.exists()
         )
+        edges, edges_by_type, connected = graph_store.counts(conn)
         return p.Stats(
+            total_edges=edges,
+            edges_by_type=edges_by_type,
+            connected_entries=connected,
             total=total,
             active=active,
             deprecated=total - active,

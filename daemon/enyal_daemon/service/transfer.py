@@ -16,7 +16,7 @@ import msgspec
 from enyal_client import protocol as p
 
 from ..errors import EnyalError
-from ..store import entries
+from ..store import entries, versions
 from ..store.writer import Tx
 from .clock import normalize_iso, now_iso
 from .memory import Memory, check_content, check_metadata
@@ -109,6 +109,7 @@ def _store_one(memory: Memory, tx: Tx, number: int, entry: p.Entry, vec: Any) ->
         if same is not None:
             return p.ImportLine(line=number, status="existing", id=same[1])
     rid = entries.insert(tx.conn, entry, vec.tobytes())
+    versions.record(tx.conn, entry.id, "created", entry.created_at)
     active = not entry.is_deprecated
     tx.after_commit.append(lambda: memory.index.add(rid, vec, active=active))
     return p.ImportLine(line=number, status="stored", id=entry.id)

@@ -126,10 +126,11 @@ def delete(conn: apsw.Connection, rid: int) -> None:
     conn.execute("DELETE FROM context_entries WHERE rid = ?", (rid,))
 
 
-def touch(conn: apsw.Connection, rids: Sequence[int], when: str) -> None:
+def touch(conn: apsw.Connection, accessed: Sequence[tuple[int, int, str]]) -> None:
+    """(rid, times accessed, last access time) for each entry."""
     conn.executemany(
-        "UPDATE context_entries SET accessed_at = ?, access_count = access_count + 1 WHERE rid = ?",
-        [(when, rid) for rid in rids],
+        "UPDATE context_entries SET accessed_at = ?, access_count = access_count + ? WHERE rid = ?",
+        [(when, n, rid) for rid, n, when in accessed],
     )
 
 

@@ -75,8 +75,67 @@ def m002_meta(conn: apsw.Connection) -> None:
     conn.execute("CREATE TABLE enyal_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
 
 
+def m003_graph_versions_analytics(conn: apsw.Connection) -> None:
+    """The knowledge graph (seed 004), entry versions and usage analytics (seed 000 §10-11).
+
+    Entries that predate this migration get a version 1 ('created') holding their
+    current state: their earlier contents, if any, were never recorded."""
+    conn.execute(
+        """
+        CREATE TABLE context_edges (
+            id TEXT PRIMARY KEY,
+            source_id TEXT NOT NULL REFERENCES context_entries(id) ON DELETE CASCADE,
+            target_id TEXT NOT NULL REFERENCES context_entries(id) ON DELETE CASCADE,
+            edge_type TEXT NOT NULL CHECK (edge_type IN
+                ('relates_to', 'supersedes', 'depends_on', 'conflicts_with')),
+            confidence REAL NOT NULL DEFAULT 1.0 CHECK (confidence >= 0 AND confidence <= 1),
+            created_at TEXT NOT NULL,
+            metadata TEXT NOT NULL DEFAULT '{}',
+            UNIQUE (source_id, target_id, edge_type),
+            CHECK (source_id <> target_id)
+        );
+        CREATE INDEX idx_edges_target ON context_edges(target_id, edge_type);
+
+        CREATE TABLE context_versions (
+            id INTEGER PRIMARY KEY,
+            entry_id TEXT NOT NULL REFERENCES context_entries(id) ON DELETE CASCADE,
+            version INTEGER NOT NULL,
+            change_type TEXT NOT NULL CHECK (change_type IN
+                ('created', 'updated', 'forgotten', 'restored', 'reverted')),
+            changed_at TEXT NOT NULL,
+            content TEXT NOT NULL,
+            content_type TEXT NOT NULL,
+            confidence REAL NOT NULL,
+            tags TEXT NOT NULL,
+            metadata TEXT NOT NULL,
+            is_deprecated INTEGER NOT NULL,
+            UNIQUE (entry_id, version)
+        );
+        CREATE INDEX idx_versions_time ON context_versions(changed_at);
+
+        CREATE TABLE context_analytics (
+            id INTEGER PRIMARY KEY,
+            entry_id TEXT NOT NULL REFERENCES context_entries(id) ON DELETE CASCADE,
+            event_type TEXT NOT NULL CHECK (event_type IN ('recall', 'update', 'link', 'impact')),
+            event_at TEXT NOT NULL,
+            query TEXT,
+            result_rank INTEGER,
+            metadata TEXT NOT NULL DEFAULT '{}'
+        );
+        CREATE INDEX idx_analytics_time ON context_analytics(event_at);
+        CREATE INDEX idx_analytics_entry ON context_analytics(entry_id, event_at);
+
+        INSERT INTO context_versions (entry_id, version, change_type, changed_at, content,
+            content_type, confidence, tags, metadata, is_deprecated)
+        SELECT id, 1, 'created', created_at, content, content_type, confidence, tags, metadata,
+            is_deprecated
+        FROM context_entries;
+        """
+    )
+
+
 Migration = Callable[[apsw.Connection], None]
-MIGRATIONS: list[Migration] = [m001_entries, m002_meta]
+MIGRATIONS: list[Migration] = [m001_entries, m002_meta, m003_graph_versions_analytics]
 
 
 def current_version(conn: apsw.Connection) -> int:

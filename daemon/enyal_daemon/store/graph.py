@@ -1,0 +1,145 @@
+"""SQL over context_edges. Foreign keys with ON DELETE CASCADE remove an entry's edges
+when it is hard-deleted; the service checks existence first to give clear errors."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import apsw
+import msgspec
+
+from enyal_client.protocol import Edge
+
+EDGE_COLUMNS = "id, source_id, target_id, edge_type, confidence, created_at, metadata"
+CHUNK = 500  # ids per IN (...) list, well under SQLite's variable limit
+
+
+def row_to_edge(row: Sequence[Any]) -> Edge:
+    return Edge(
+        id=row[0],
+        source_id=row[1],
+        target_id=row[2],
+        edge_type=row[3],
+        confidence=row[4],
+        created_at=row[5],
+        metadata=msgspec.json.decode(row[6]),
+    )
+
+
+def insert(
+    conn: apsw.Connection,
+    source: str,
+    target: str,
+    edge_type: str,
+    confidence: float,
+    metadata: dict[str, Any],
+    when: str,
+) -> Edge:
+    edge = Edge(
+        id=str(uuid.uuid4()),
+        source_id=source,
+        target_id=target,
+        edge_type=edge_type,  # type: ignore[arg-type]
+        confidence=confidence,
+        created_at=when,
+        metadata=metadata,
+    )
+    conn.execute(
+        f"INSERT INTO context_edges ({EDGE_COLUMNS}) VALUES (?,?,?,?,?,?,?)",
+        (
+            edge.id,
+            source,
+            target,
+            edge_type,
+            confidence,
+            when,
+            msgspec.json.encode(metadata).decode(),
+        ),
+    )
+    return edge
+
+
+def find(conn: apsw.Connection, source: str, target: str, edge_type: str) -> Edge | None:
+    row = conn.execute(
+        f"SELECT {EDGE_COLUMNS} FROM context_edges "
+        "WHERE source_id = ? AND target_id = ? AND edge_type = ?",
+        (source, target, edge_type),
+    ).fetchone()
+    return row_to_edge(row) if row else None
+
+
+def delete(conn: apsw.Connection, edge_id: str) -> None:
+    conn.execute("DELETE FROM context_edges WHERE id = ?", (edge_id,))
+
+
+def touching(
+    conn: apsw.Connection, ids: Iterable[str], direction: str, types: Sequence[str] = ()
+) -> list[Edge]:
+    """Edges leaving (outgoing), entering (incoming) or touching (both) any of `ids`."""
+    id_list = list(ids)
+    out: dict[str, Edge] = {}
+    type_sql = f" AND edge_type IN ({','.join('?' * len(types))})" if types else ""
+    sides = {
+        "outgoing": ["source_id"],
+        "incoming": ["target_id"],
+        "both": ["source_id", "target_id"],
+    }
+    for start in range(0, len(id_list), CHUNK):
+        chunk = id_list[start : start + CHUNK]
+        marks = ",".join("?" * len(chunk))
+        for side in sides[direction]:
+            cur = conn.execute(
+                f"SELECT {EDGE_COLUMNS} FROM context_edges WHERE {side} IN ({marks}){type_sql} "
+                "ORDER BY created_at, id",
+                (*chunk, *types),
+            )
+            for row in cur:
+                out[row[0]] = row_to_edge(row)
+    return sorted(out.values(), key=lambda e: (e.created_at, e.id))
+
+
+def superseded_by(
+    conn: apsw.Connection, ids: Sequence[str], as_of: str | None = None
+) -> dict[str, str]:
+    """For each of `ids` that some entry supersedes: the id of the newest superseder."""
+    result: dict[str, str] = {}
+    when = " AND created_at <= ?" if as_of else ""
+    for start in range(0, len(ids), CHUNK):
+        chunk = list(ids[start : start + CHUNK])
+        cur = conn.execute(
+            "SELECT target_id, source_id FROM context_edges WHERE edge_type = 'supersedes' "
+            f"AND target_id IN ({','.join('?' * len(chunk))}){when} ORDER BY created_at",
+            (*chunk, *([as_of] if as_of else [])),
+        )
+        for target, source in cur:
+            result[target] = source
+    return result
+
+
+def conflicted(conn: apsw.Connection, ids: Sequence[str]) -> set[str]:
+    """Those of `ids` on either end of a conflicts_with edge."""
+    found: set[str] = set()
+    for start in range(0, len(ids), CHUNK):
+        chunk = list(ids[start : start + CHUNK])
+        marks = ",".join("?" * len(chunk))
+        cur = conn.execute(
+            "SELECT source_id, target_id FROM context_edges WHERE edge_type = 'conflicts_with' "
+            f"AND (source_id IN ({marks}) OR target_id IN ({marks}))",
+            (*chunk, *chunk),
+        )
+        wanted = set(chunk)
+        for a, b in cur:
+            found.update({a, b} & wanted)
+    return found
+
+
+def counts(conn: apsw.Connection) -> tuple[int, dict[str, int], int]:
+    """(total edges, edges by type, entries with at least one edge)."""
+    by_type = dict(conn.execute("SELECT edge_type, count(*) FROM context_edges GROUP BY 1"))
+    row = conn.execute(
+        "SELECT count(*) FROM (SELECT source_id AS id FROM context_edges "
+        "UNION SELECT target_id FROM context_edges)"
+    ).fetchone()
+    return sum(by_type.values()), by_type, int(row[0]) if row else 0

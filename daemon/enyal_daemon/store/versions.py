@@ -1,0 +1,71 @@
+"""context_versions: a snapshot of an entry after every change, numbered from 1."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import apsw
+import msgspec
+
+from enyal_client.protocol import ChangeType, Version
+
+VERSION_COLUMNS = (
+    "version, change_type, changed_at, content, content_type, confidence, tags, metadata, "
+    "is_deprecated"
+)
+
+
+def record(conn: apsw.Connection, entry_id: str, change_type: ChangeType, when: str) -> None:
+    """Snapshot the entry as it is now on this transaction."""
+    conn.execute(
+        f"INSERT INTO context_versions (entry_id, {VERSION_COLUMNS}) "
+        "SELECT e.id, "
+        "coalesce((SELECT max(version) FROM context_versions WHERE entry_id = e.id), 0) + 1, "
+        "?, ?, e.content, e.content_type, e.confidence, e.tags, e.metadata, e.is_deprecated "
+        "FROM context_entries e WHERE e.id = ?",
+        (change_type, when, entry_id),
+    )
+
+
+def row_to_version(row: Sequence[Any]) -> Version:
+    return Version(
+        version=row[0],
+        change_type=row[1],
+        changed_at=row[2],
+        content=row[3],
+        content_type=row[4],
+        confidence=row[5],
+        tags=msgspec.json.decode(row[6]),
+        metadata=msgspec.json.decode(row[7]),
+        is_deprecated=bool(row[8]),
+    )
+
+
+def list_for(conn: apsw.Connection, entry_id: str, limit: int) -> list[Version]:
+    cur = conn.execute(
+        f"SELECT {VERSION_COLUMNS} FROM context_versions WHERE entry_id = ? "
+        "ORDER BY version DESC LIMIT ?",
+        (entry_id, limit),
+    )
+    return [row_to_version(r) for r in cur]
+
+
+def get(conn: apsw.Connection, entry_id: str, version: int) -> Version | None:
+    row = conn.execute(
+        f"SELECT {VERSION_COLUMNS} FROM context_versions WHERE entry_id = ? AND version = ?",
+        (entry_id, version),
+    ).fetchone()
+    return row_to_version(row) if row else None
+
+
+def states_at(conn: apsw.Connection, when: str) -> list[tuple[Any, ...]]:
+    """(entry_id, version columns…) of every entry's latest version at `when`."""
+    cur = conn.execute(
+        f"SELECT v.entry_id, {', '.join('v.' + c for c in VERSION_COLUMNS.split(', '))} "
+        "FROM context_versions v JOIN ("
+        "  SELECT entry_id, max(version) AS mv FROM context_versions WHERE changed_at <= ? "
+        "  GROUP BY entry_id) last ON v.entry_id = last.entry_id AND v.version = last.mv",
+        (when,),
+    )
+    return [tuple(r) for r in cur]
