@@ -37,3 +37,11 @@ def test_every_cli_verb_is_in_readme() -> None:
     _, reg = cli.build_parser()
     for verb in reg.handlers:
         assert f"`enyal {verb}" in README, f"CLI verb {verb} is not in README.md"
+
+
+def test_every_mcp_tool_is_in_readme() -> None:
+    from enyal_client.mcp import tools
+
+    for tool in tools.TOOLS:
+        assert f"`{tool.name}`" in README, f"MCP tool {tool.name} is not in README.md"
+        assert tool.method in p.METHODS

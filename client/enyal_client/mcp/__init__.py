@@ -1,0 +1,12 @@
+"""`enyal-mcp`, the MCP server on stdio (a thin client of the daemon).
+
+shim         the entry point: stdin lines in, exit 0 on EOF
+server       lifecycle, routing by method and protocol era, concurrent tool calls
+wire         JSON-RPC framing: parsing frames, writing whole lines
+versions     the MCP revisions we speak and what each allows
+messages     the MCP results, as msgspec Structs
+tools        the tool table; schemas and argument checks come from protocol.py
+schemas      protocol Struct -> self-contained JSON Schema
+calls        one tool call against the daemon, shaped as a tool result
+daemon_link  pooled daemon connections that reconnect once
+"""

@@ -1,0 +1,40 @@
+"""Running one tool call against the daemon and shaping what the agent sees.
+
+Failures the agent can act on (no such entry, a value the daemon refuses, no
+daemon at all) come back as an isError tool result with a plain message, so
+the model reads them and corrects course; they are not protocol errors.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import msgspec
+
+from .. import protocol as p
+from ..transport import ClientError, RpcError
+from .daemon_link import DaemonLink
+from .messages import CallToolResult, TextContent
+from .tools import ToolSpec
+
+log = logging.getLogger(__name__)
+
+
+def run(link: DaemonLink, spec: ToolSpec, params: p.Params, structured: bool) -> CallToolResult:
+    try:
+        raw = link.call(spec.method, params)
+    except RpcError as exc:
+        kind = p.ERROR_NAMES.get(exc.code, f"error {exc.code}")
+        return failed(f"{spec.name} failed ({kind}): {exc.message}")
+    except (ClientError, OSError) as exc:
+        log.warning("%s: no daemon: %s", spec.name, exc)
+        return failed(f"{spec.name} failed: the Enyal daemon is unavailable: {exc}")
+    # The text block repeats the JSON for clients that show only text content.
+    return CallToolResult(
+        content=[TextContent(text=raw.decode())],
+        structured_content=msgspec.Raw(raw) if structured else msgspec.UNSET,
+    )
+
+
+def failed(message: str) -> CallToolResult:
+    return CallToolResult(content=[TextContent(text=message)], is_error=True)

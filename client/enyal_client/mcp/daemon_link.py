@@ -1,0 +1,93 @@
+"""The shim's connections to the daemon: one per call in flight, kept for reuse.
+
+A Connection carries one call at a time, so concurrent tool calls each borrow
+their own. When a borrowed connection turns out dead (the daemon restarted or
+is stopping) the call reconnects, starting a daemon if none answers, and is
+sent once more. Resending is harmless for these methods: remembering the same
+content in the same scope again returns the existing entry, and update and
+forget are idempotent (at worst a hard forget then reports its entry missing).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+
+import msgspec
+
+from .. import protocol as p
+from ..transport import Connection, DaemonUnavailable, RpcError, connect
+
+log = logging.getLogger(__name__)
+
+# What a connection to a daemon that went away raises: EOF, a reset or broken pipe,
+# or a response cut off mid-line.
+_DEAD = (DaemonUnavailable, OSError, msgspec.DecodeError)
+
+
+class _Retry(Exception):
+    def __init__(self, cause: Exception) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+
+
+class DaemonLink:
+    def __init__(self, connector: Callable[[], Connection] = connect) -> None:
+        self._connect = connector
+        self._idle: list[Connection] = []
+        self._lock = threading.Lock()
+
+    def call(self, method: str, params: p.Params) -> bytes:
+        """The raw JSON result. Raises RpcError for the daemon's own errors, and
+        ClientError or OSError when no daemon can be reached."""
+        try:
+            return self._call_on(self._borrow(), method, params)
+        except _Retry as exc:
+            log.info("reconnecting to the daemon for %s: %s", method, exc)
+        try:
+            return self._call_on(self._open(), method, params)
+        except _Retry as exc:
+            if isinstance(exc.cause, msgspec.DecodeError):
+                raise DaemonUnavailable(f"garbled response from the daemon: {exc.cause}") from None
+            raise exc.cause from None
+
+    def close(self) -> None:
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for conn in idle:
+            conn.close()
+
+    def _call_on(self, conn: Connection, method: str, params: p.Params) -> bytes:
+        """One attempt; the connection goes back to the pool only if it is still sound."""
+        try:
+            result = conn.call_raw(method, params)
+        except RpcError as exc:
+            if exc.code == p.SHUTTING_DOWN:  # the daemon asks to be retried on its successor
+                conn.close()
+                raise _Retry(exc) from exc
+            self._give_back(conn)
+            raise
+        except _DEAD as exc:
+            conn.close()
+            raise _Retry(exc) from exc
+        except BaseException:
+            conn.close()  # its state is unknown: never lend it again
+            raise
+        self._give_back(conn)
+        return result
+
+    def _borrow(self) -> Connection:
+        with self._lock:
+            if self._idle:
+                return self._idle.pop()
+        return self._open()
+
+    def _open(self) -> Connection:
+        conn = self._connect()
+        log.info("connected to the daemon")
+        return conn
+
+    def _give_back(self, conn: Connection) -> None:
+        with self._lock:
+            self._idle.append(conn)

@@ -1,0 +1,273 @@
+"""The MCP tools: one table entry each, naming the daemon method it forwards to.
+
+A tool's input and output schemas come from that method's Params and result
+Structs in protocol.METHODS, and its arguments are checked by decoding them
+into the same Params Struct, so what a tool accepts is defined only there.
+Adding a tool is adding a ToolSpec to TOOLS.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from .. import protocol as p
+from . import versions
+from .messages import ToolAnnotations, ToolDefinition
+from .schemas import object_schema
+
+
+def _cwd() -> str | None:
+    try:
+        return os.getcwd()
+    except OSError:  # the directory was deleted under us; the daemon then asks for a path
+        return None
+
+
+# Params fields the shim fills itself: the agent knows no better than this process where
+# it runs. They are left out of the input schema, so an argument naming one is refused
+# like any other field the schema does not list.
+SHIM_FILLED: dict[str, Callable[[], Any]] = {"cwd": _cwd}
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    method: str  # a key of protocol.METHODS
+    title: str
+    description: str
+    read_only: bool = False
+    destructive: bool = False
+    idempotent: bool = False
+
+    @property
+    def params_type(self) -> type[p.Params]:
+        return p.METHODS[self.method].params
+
+    @property
+    def filled(self) -> frozenset[str]:
+        return frozenset(SHIM_FILLED) & frozenset(self.params_type.__struct_fields__)
+
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        "enyal_remember",
+        "remember",
+        "Remember",
+        "Store a memory that should outlive this session: a fact about the project, a "
+        "preference of the user, a decision and why it was made, a convention the code "
+        "follows, or a recurring pattern. Use it whenever you learn something a later session "
+        "would otherwise have to rediscover or ask again. Write one self-contained statement; "
+        "it will be read without this conversation. scope: 'project' (the default: the project "
+        "of the current directory), 'file' (give scope_path), 'workspace', or 'global' (applies "
+        "everywhere, e.g. personal preferences). The same content in the same scope is never "
+        "stored twice; dedup='reject' or 'merge' also catches near-duplicates. Returns the "
+        "entry id, the action taken and the stored entry.",
+    ),
+    ToolSpec(
+        "enyal_recall",
+        "recall",
+        "Recall",
+        "Search stored memories by meaning and by keywords. Use it before answering questions "
+        "about this project, its conventions, past decisions or the user's preferences, and "
+        "before making a choice an earlier decision may already settle. Narrow it with scope, "
+        "content_type or tags when you know them. Returns up to `limit` memories, best first, "
+        "each with its id, content, scope, tags, confidence and score (with its semantic, "
+        "keyword and recency parts). An empty list means nothing relevant is stored.",
+        read_only=True,
+        idempotent=True,
+    ),
+    ToolSpec(
+        "enyal_recall_by_scope",
+        "recall_by_scope",
+        "Recall for a file",
+        "Search the memories that apply to one file: the file's own, then its project's, its "
+        "workspace's and global ones, weighted in that order. Use it when you are about to "
+        "read or change a specific file. Returns memories best first and the chain of scopes "
+        "that was searched.",
+        read_only=True,
+        idempotent=True,
+    ),
+    ToolSpec(
+        "enyal_get",
+        "get",
+        "Get a memory",
+        "Fetch one memory by its id (ids come from remember and recall results). Returns the "
+        "full entry, forgotten ones included. An unknown id is reported as an error result.",
+        read_only=True,
+        idempotent=True,
+    ),
+    ToolSpec(
+        "enyal_update",
+        "update",
+        "Update a memory",
+        "Change a stored memory in place: its content (re-indexed for search), content_type, "
+        "confidence, tags (replaced) or metadata (replaced). Use it when a remembered fact has "
+        "changed or was wrong, instead of storing a second, contradicting memory. Returns the "
+        "updated entry.",
+        destructive=True,
+        idempotent=True,
+    ),
+    ToolSpec(
+        "enyal_forget",
+        "forget",
+        "Forget a memory",
+        "Forget a memory that is wrong or obsolete. By default it is deprecated: hidden from "
+        "recall but kept, and `enyal restore <id>` brings it back. hard=true deletes it for "
+        "good. Returns the id and what was done.",
+        destructive=True,
+        idempotent=True,
+    ),
+    ToolSpec(
+        "enyal_stats",
+        "stats",
+        "Memory statistics",
+        "Count the stored memories: total, active and forgotten, by content type, by scope "
+        "level and by confidence band, with the database size and the oldest and newest "
+        "dates. Use it to see whether anything is stored yet or to report on the store.",
+        read_only=True,
+        idempotent=True,
+    ),
+    ToolSpec(
+        "enyal_link",
+        "link",
+        "Link two memories",
+        "Record a relationship between two stored memories: relates_to (they are about the "
+        "same thing), supersedes (source replaces target: the target stops appearing in "
+        "recall), depends_on (source only holds while target does: see enyal_impact), or "
+        "conflicts_with (they contradict: recall flags both). Use supersedes when a decision "
+        "changes instead of forgetting the old one, so its history stays. Returns the edge.",
+    ),
+    ToolSpec(
+        "enyal_unlink",
+        "unlink",
+        "Unlink two memories",
+        "Remove a relationship created by enyal_link (same source, target and type). "
+        "Returns the removed edge.",
+        destructive=True,
+    ),
+    ToolSpec(
+        "enyal_edges",
+        "edges",
+        "A memory's links",
+        "List the relationships of one memory: outgoing, incoming or both, optionally of one "
+        "type. Returns the edges with their types and confidence.",
+        read_only=True,
+        idempotent=True,
+    ),
+    ToolSpec(
+        "enyal_traverse",
+        "traverse",
+        "Walk the memory graph",
+        "Follow relationships from a memory (by id, or the best match of a query) up to 4 hops, "
+        "to gather connected context: e.g. everything a decision relates to or depends on. "
+        "Each memory appears once, at its shortest distance, with the edge that reached it.",
+        read_only=True,
+        idempotent=True,
+    ),
+    ToolSpec(
+        "enyal_impact",
+        "impact",
+        "What depends on a memory",
+        "Before changing or forgetting a memory, list what would be affected: the memories "
+        "that depend on it directly and transitively (depends_on edges), and the ones strongly "
+        "related to it.",
+        read_only=True,
+        idempotent=True,
+    ),
+    ToolSpec(
+        "enyal_history",
+        "history",
+        "A memory's history",
+        "Show how a memory changed: every version (created, updated, forgotten, restored, "
+        "reverted) with its content then, and the chain of memories it superseded and that "
+        "superseded it. Use it to see what was believed before and why it changed.",
+        read_only=True,
+        idempotent=True,
+    ),
+    ToolSpec(
+        "enyal_health",
+        "health",
+        "Memory health",
+        "Check the store's health: how many memories are superseded, in conflict, stale (not "
+        "updated for stale_days) or unlinked, with a 0-1 health score and the ids involved.",
+        read_only=True,
+        idempotent=True,
+    ),
+    ToolSpec(
+        "enyal_review",
+        "review",
+        "Memories to review",
+        "List the memories that need a look: stale ones, unlinked ones and conflicting ones, "
+        "oldest first. Use it for housekeeping: update, supersede, link or forget them.",
+        read_only=True,
+        idempotent=True,
+    ),
+    ToolSpec(
+        "enyal_analytics",
+        "analytics",
+        "Memory usage",
+        "Report how memories are used: recall events (with the query and rank), updates, "
+        "links and impact checks over the last `days`, summarised by type and by memory.",
+        read_only=True,
+        idempotent=True,
+    ),
+)
+
+BY_NAME: dict[str, ToolSpec] = {t.name: t for t in TOOLS}
+
+
+class InvalidArguments(Exception):
+    pass
+
+
+def bind(spec: ToolSpec, arguments: dict[str, Any]) -> p.Params:
+    """The daemon params for a call: the agent's arguments, checked, plus what the shim fills."""
+    refused = sorted(spec.filled & arguments.keys())
+    if refused:
+        raise InvalidArguments(f"unknown argument(s): {', '.join(refused)}")
+    try:
+        params = msgspec.convert(arguments, spec.params_type)
+    except msgspec.ValidationError as exc:
+        raise InvalidArguments(str(exc)) from None
+    fills = {name: SHIM_FILLED[name]() for name in spec.filled}
+    return msgspec.structs.replace(params, **fills) if fills else params
+
+
+@functools.cache
+def _schemas(spec: ToolSpec) -> tuple[dict[str, Any], dict[str, Any]]:
+    method = p.METHODS[spec.method]
+    return object_schema(method.params, hidden=spec.filled), object_schema(method.result)
+
+
+@functools.cache
+def definitions(version: str) -> tuple[ToolDefinition, ...]:
+    """Every tool as tools/list shows it to a client speaking `version`."""
+    structured = versions.at_least(version, versions.STRUCTURED_OUTPUT)
+    annotated = versions.at_least(version, versions.TOOL_ANNOTATIONS)
+    out = []
+    for spec in TOOLS:
+        input_schema, output_schema = _schemas(spec)
+        out.append(
+            ToolDefinition(
+                name=spec.name,
+                description=spec.description,
+                input_schema=input_schema,
+                title=spec.title if structured else msgspec.UNSET,
+                output_schema=output_schema if structured else msgspec.UNSET,
+                annotations=ToolAnnotations(
+                    read_only_hint=spec.read_only,
+                    destructive_hint=spec.destructive,
+                    idempotent_hint=spec.idempotent,
+                    open_world_hint=False,  # memories live in a local database
+                )
+                if annotated
+                else msgspec.UNSET,
+            )
+        )
+    return tuple(out)

@@ -1,0 +1,126 @@
+"""JSON-RPC 2.0 on stdio, as MCP frames it: one JSON message a line, each way.
+
+Parsing turns every bad frame into a Fault (what to answer); writing keeps
+whole lines whole, because responses come from several threads at once.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import IO, Any
+
+import msgspec
+from msgspec import UNSET, Struct, UnsetType
+
+from .. import protocol as p
+
+log = logging.getLogger(__name__)
+
+PARSE_ERROR = p.PARSE_ERROR
+INVALID_REQUEST = p.INVALID_REQUEST
+METHOD_NOT_FOUND = p.METHOD_NOT_FOUND
+INVALID_PARAMS = p.INVALID_PARAMS
+INTERNAL_ERROR = p.INTERNAL_ERROR
+UNSUPPORTED_PROTOCOL_VERSION = -32022  # MCP 2026-07-28
+
+RequestId = int | str
+
+
+class Fault(Exception):
+    """A protocol fault, answered with a JSON-RPC error object (never a tool result)."""
+
+    def __init__(
+        self, code: int, message: str, data: Any = None, *, request_id: RequestId | None = None
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+        self.request_id = request_id
+
+
+class Message(Struct, kw_only=True):
+    jsonrpc: str
+    method: str | UnsetType = UNSET
+    # No None: MCP forbids null ids, and a missing id is what makes a notification.
+    id: RequestId | UnsetType = UNSET
+    params: dict[str, Any] | None = None
+    # Only a response carries these; we send no requests, so responses are dropped.
+    result: Any = UNSET
+    error: Any = UNSET
+
+    @property
+    def is_notification(self) -> bool:
+        return isinstance(self.id, UnsetType)
+
+
+_any_decoder = msgspec.json.Decoder()
+
+
+def _usable_id(value: Any) -> RequestId | None:
+    if isinstance(value, bool):  # bool is an int to Python, never an id to JSON-RPC
+        return None
+    return value if isinstance(value, int | str) else None
+
+
+def parse(line: bytes) -> Message:
+    try:
+        obj = _any_decoder.decode(line)
+    except msgspec.DecodeError as exc:
+        raise Fault(PARSE_ERROR, f"malformed JSON: {exc}") from None
+    if isinstance(obj, list):
+        raise Fault(INVALID_REQUEST, "JSON-RPC batches are not supported (MCP 2025-06-18 on)")
+    if not isinstance(obj, dict):
+        raise Fault(INVALID_REQUEST, "a JSON-RPC message must be an object")
+    req_id = _usable_id(obj.get("id"))
+    try:
+        msg = msgspec.convert(obj, Message)
+    except msgspec.ValidationError as exc:
+        raise Fault(
+            INVALID_REQUEST, f"not a JSON-RPC 2.0 message: {exc}", request_id=req_id
+        ) from None
+    if msg.jsonrpc != "2.0":
+        raise Fault(INVALID_REQUEST, 'jsonrpc must be "2.0"', request_id=req_id)
+    if all(isinstance(v, UnsetType) for v in (msg.method, msg.result, msg.error)):
+        raise Fault(INVALID_REQUEST, "a message needs a method", request_id=req_id)
+    return msg
+
+
+class _Response(Struct):
+    # UNSET fields are left out; id stays even when null, as JSON-RPC requires.
+    jsonrpc: str = "2.0"
+    id: RequestId | None = None
+    result: Any = UNSET
+    error: p.ErrorObject | UnsetType = UNSET
+
+
+class Writer:
+    """The one way onto stdout. After the client stops reading, writes are dropped."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self._stream = stream
+        self._lock = threading.Lock()
+        self._encoder = msgspec.json.Encoder()
+        self.closed = False
+
+    def result(self, req_id: RequestId, result: Any) -> None:
+        self._send(_Response(id=req_id, result=result))
+
+    def error(self, req_id: RequestId | None, code: int, message: str, data: Any = None) -> None:
+        self._send(_Response(id=req_id, error=p.ErrorObject(code=code, message=message, data=data)))
+
+    def fault(self, req_id: RequestId | None, fault: Fault) -> None:
+        self.error(req_id, fault.code, fault.message, fault.data)
+
+    def _send(self, response: _Response) -> None:
+        frame = self._encoder.encode(response) + b"\n"
+        with self._lock:
+            if self.closed:
+                return
+            try:
+                self._stream.write(frame)
+                self._stream.flush()
+            except (OSError, ValueError) as exc:  # ValueError: stdout was closed
+                log.warning("the client stopped reading our stdout (%s)", exc)
+                self.closed = True
