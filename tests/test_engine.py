@@ -349,3 +349,15 @@ def test_reopen_rebuilds_index(home: Path, embedder: Any) -> None:
 
 def test_timestamps_are_utc_iso() -> None:
     assert now_iso().endswith("Z")
+
+
+def test_recall_counts_accesses(memory: Any) -> None:
+    e = remember(memory, "Access counting works.")
+    other = remember(memory, "An unrelated memory about gardening.")
+    assert memory.get(p.GetParams(id=e.id)).access_count == 0
+    for _ in range(2):
+        assert recall(memory, "access counting", limit=1)[0].id == e.id
+    memory.flush_touches()
+    got = memory.get(p.GetParams(id=e.id))
+    assert got.access_count == 2 and got.accessed_at is not None
+    assert memory.get(p.GetParams(id=other.id)).access_count == 0

@@ -13,11 +13,21 @@ from typing import Any
 
 import msgspec
 
-from .commands import daemon, memory
+from .commands import config, daemon, doctor, graph, logs, mcp_config, memory, model, service
 from .commands.base import Context, Registry, UsageError
 from .transport import ClientError, RpcError
 
-VERB_MODULES = [memory, daemon]
+VERB_MODULES = [
+    memory,
+    graph,
+    daemon,
+    model,
+    service,
+    doctor,
+    config,
+    logs,
+    mcp_config,
+]
 
 
 def build_parser() -> tuple[argparse.ArgumentParser, Registry]:

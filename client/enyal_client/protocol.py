@@ -291,7 +291,7 @@ class ForgetResult(Struct, kw_only=True):
 class RestoreParams(Params, kw_only=True):
     id: EntryId
     version: Annotated[
-        int | None,
+        Annotated[int, Meta(ge=1, le=2**31)] | None,
         Meta(
             description=(
                 "Restore the content and fields of this earlier version (a new version is "

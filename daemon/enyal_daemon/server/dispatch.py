@@ -26,6 +26,7 @@ Handler = Callable[[Any], Any]
 _request_decoder = msgspec.json.Decoder(p.Request)
 _encoder = msgspec.json.Encoder()
 _params_decoders = {name: msgspec.json.Decoder(m.params) for name, m in p.METHODS.items()}
+_TOO_DEEP = "JSON nested too deeply"
 
 
 def error_frame(req_id: p.RequestId, code: int, message: str, data: Any = None) -> bytes:
@@ -61,6 +62,8 @@ class Dispatcher:
             return error_frame(None, p.INVALID_REQUEST, f"not a JSON-RPC 2.0 request: {exc}")
         except msgspec.DecodeError as exc:
             return error_frame(None, p.PARSE_ERROR, f"malformed JSON: {exc}")
+        except RecursionError:  # msgspec's nesting limit: valid JSON, but too deep to decode
+            return error_frame(None, p.INVALID_REQUEST, _TOO_DEEP)
         req_id: p.RequestId = None if req.id is msgspec.UNSET else req.id
         notification = req.id is msgspec.UNSET
         if req.jsonrpc != "2.0":
@@ -74,8 +77,13 @@ class Dispatcher:
         try:
             raw = b"{}" if req.params is msgspec.UNSET else bytes(req.params)
             params = decoder.decode(raw)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            return error_frame(req_id, p.INVALID_PARAMS, f"invalid params for {req.method}: {exc}")
+        except (msgspec.ValidationError, msgspec.DecodeError, RecursionError) as exc:
+            if notification:  # JSON-RPC 2.0: a notification is never answered, not even an error
+                return None
+            message = _TOO_DEEP if isinstance(exc, RecursionError) else str(exc)
+            return error_frame(
+                req_id, p.INVALID_PARAMS, f"invalid params for {req.method}: {message}"
+            )
         try:
             loop = asyncio.get_running_loop()
             result = await loop.run_in_executor(self._executor, handler, params)
@@ -86,4 +94,10 @@ class Dispatcher:
             if notification:
                 return None
             return error_frame(req_id, p.INTERNAL_ERROR, f"{req.method} failed: {exc}")
-        return None if notification else result_frame(req_id, result)
+        if notification:
+            return None
+        try:
+            return result_frame(req_id, result)
+        except Exception as exc:  # never leave a request unanswered (e.g. a too-deep value)
+            log.exception("encoding the result of %s failed", req.method)
+            return error_frame(req_id, p.INTERNAL_ERROR, f"{req.method} failed: {exc}")

@@ -17,6 +17,7 @@ from ..errors import Conflict, InvalidValue, NotFound
 from ..store import entries, graph
 from ..store.writer import Tx
 from .clock import now_iso
+from .limits import check_metadata
 
 if TYPE_CHECKING:
     import apsw
@@ -95,6 +96,8 @@ def remember_edges(
 
 
 def link(memory: Memory, params: p.LinkParams) -> p.Edge:
+    check_metadata(params.metadata)
+
     def job(tx: Tx) -> p.Edge:
         return link_in_tx(
             tx,

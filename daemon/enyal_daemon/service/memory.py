@@ -19,12 +19,13 @@ from typing import Any
 
 import apsw
 import msgspec
+import numpy as np
 
 from enyal_client import protocol as p
 
 from ..embedder.model_files import ModelFiles
 from ..embedder.onnx import Embedder, Vectors
-from ..errors import InvalidValue, ModelUnavailable, NotFound, TooLarge
+from ..errors import InvalidValue, ModelUnavailable, NotFound
 from ..index import keywords
 from ..index.vectors import VectorIndex
 from ..store import db, entries, meta, versions
@@ -32,12 +33,10 @@ from ..store import graph as graph_store
 from ..store.writer import Tx, Writer
 from . import conflicts, graph, scopes, scoring, validity
 from .clock import now_iso
+from .limits import check_content, check_metadata
 
 log = logging.getLogger(__name__)
 
-MAX_CONTENT_BYTES = 64 * 1024
-MAX_METADATA_BYTES = 64 * 1024
-MAX_METADATA_DEPTH = 32
 EMBED_CONCURRENCY = 2  # one inference per core; more only queues inside onnxruntime
 
 
@@ -64,46 +63,6 @@ class Filter:
         return 1.0 if self.weights is None else self.weights.get((level, path), 0.0)
 
 
-def check_content(content: str) -> None:
-    if not content.strip():
-        raise InvalidValue("content is empty")
-    if "\x00" in content:
-        raise InvalidValue("content must not contain NUL bytes")
-    size = len(content.encode("utf-8", "surrogatepass"))
-    if size > MAX_CONTENT_BYTES:
-        raise TooLarge(f"content is {size} bytes; the limit is {MAX_CONTENT_BYTES}")
-    try:
-        content.encode("utf-8")
-    except UnicodeEncodeError:
-        raise InvalidValue("content is not valid Unicode (lone surrogate)") from None
-
-
-def check_metadata(metadata: dict[str, Any]) -> None:
-    # Depth first: a value nested near msgspec's recursion limit decodes from a request but
-    # cannot be encoded again inside a bigger response (an export page, a recall), which
-    # would leave every such answer unsendable for good.
-    if _depth(metadata) > MAX_METADATA_DEPTH:
-        raise TooLarge(f"metadata is nested deeper than {MAX_METADATA_DEPTH} levels")
-    if len(msgspec.json.encode(metadata)) > MAX_METADATA_BYTES:
-        raise TooLarge(f"metadata is larger than {MAX_METADATA_BYTES} bytes")
-
-
-def _depth(value: Any) -> int:
-    """How deeply lists and objects nest in a decoded JSON value (iterative: no recursion)."""
-    deepest = 0
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        item, level = stack.pop()
-        if isinstance(item, dict):
-            item = list(item.values())
-        if isinstance(item, list):
-            deepest = max(deepest, level)
-            if level > MAX_METADATA_DEPTH:
-                break
-            stack.extend((child, level + 1) for child in item)
-    return deepest
-
-
 class Memory:
     def __init__(self, db_path: Path, embedder: Embedder) -> None:
         self.db_path = db_path
@@ -113,7 +72,7 @@ class Memory:
         self._readers: list[apsw.Connection] = []
         self._readers_lock = threading.Lock()
         self._embed_slots = threading.BoundedSemaphore(EMBED_CONCURRENCY)
-        self._accessed: dict[int, tuple[int, str]] = {}  # rid -> (times, last time)
+        self._accessed: dict[str, tuple[int, str]] = {}  # id -> (times, last time)
         self._events: list[tuple[str, str, str, str | None, int | None]] = []
         self._pending_lock = threading.Lock()
         conn = db.connect(db_path, writer=True)
@@ -270,13 +229,49 @@ class Memory:
     def _nearest_in_scope(
         self, conn: apsw.Connection, vec: Vectors, level: str, path: str | None
     ) -> tuple[tuple[Any, ...] | None, float | None]:
-        hits = self.index.search(vec, 20)
+        in_scope = [
+            int(r[0])
+            for r in conn.execute(
+                "SELECT rid FROM context_entries WHERE scope_level = ? AND scope_path IS ? "
+                "AND is_deprecated = 0",
+                (level, path),
+            )
+        ]
+        hits = self.index.search(vec, 1, only=in_scope)
+        hits += self._uncommitted_similar(conn, vec, level, path)
+        hits.sort(key=lambda hit: hit[1], reverse=True)
         rows = entries.rows_by_rid(conn, [rid for rid, _ in hits])
         for rid, sim in hits:
             row = rows.get(rid)
             if row is not None and row[4] == level and row[5] == path and not row[15]:
                 return row, sim
         return None, None
+
+    def _uncommitted_similar(
+        self, conn: apsw.Connection, vec: Vectors, level: str, path: str | None
+    ) -> list[tuple[int, float]]:
+        """(rid, similarity) of the rows in this scope that earlier jobs of the same group
+        commit wrote. The index changes only after a commit, so without these, near-duplicates
+        racing into one batch would all pass dedup. They are the rows above the last
+        committed rid, which a reader connection (outside this transaction) tells."""
+        top = self.reader().execute("SELECT max(rid) FROM context_entries").fetchone()
+        committed = int(top[0]) if top is not None and top[0] is not None else 0
+        fresh = [
+            int(r[0])
+            for r in conn.execute(
+                "SELECT rid FROM context_entries WHERE rid > ? AND scope_level = ? "
+                "AND scope_path IS ? AND is_deprecated = 0",
+                (committed, level, path),
+            )
+        ]
+        out: list[tuple[int, float]] = []
+        for rid in fresh:
+            row = conn.execute(
+                "SELECT embedding FROM context_vectors WHERE rowid = ?", (rid,)
+            ).fetchone()
+            if row is not None:
+                out.append((rid, float(np.frombuffer(row[0], dtype=np.float32) @ vec)))
+        return out
 
     def _replace_content(
         self, tx: Tx, row: tuple[Any, ...], content: str, digest: str, vec: Vectors, now: str
@@ -391,20 +386,20 @@ class Memory:
                 )
             )
         hits = validity.annotate(self, hits, v, now)[:limit]
-        returned = {h.id for h in hits}
-        self._touch(rid for rid, row in rows.items() if row[1] in returned)
+        self._touch(h.id for h in hits)
         for rank, h in enumerate(hits, 1):
             self.record_event(h.id, "recall", query, rank)
         return hits
 
-    def _touch(self, rids: Iterable[int]) -> None:
+    def _touch(self, ids: Iterable[str]) -> None:
         """Access bookkeeping is batched: it is not an acknowledged write, so a crash may
-        lose a few seconds of access counts but never a memory."""
+        lose a few seconds of access counts but never a memory. Keyed by entry id, not
+        rid: a rid freed by a hard delete can be handed to the next insert."""
         now = now_iso()
         with self._pending_lock:
-            for rid in rids:
-                count, _ = self._accessed.get(rid, (0, now))
-                self._accessed[rid] = (count + 1, now)
+            for entry_id in ids:
+                count, _ = self._accessed.get(entry_id, (0, now))
+                self._accessed[entry_id] = (count + 1, now)
 
     def record_event(
         self, entry_id: str, event_type: str, query: str | None = None, rank: int | None = None
@@ -422,7 +417,7 @@ class Memory:
             return
 
         def job(tx: Tx) -> None:
-            entries.touch(tx.conn, [(rid, n, when) for rid, (n, when) in accessed.items()])
+            entries.touch(tx.conn, [(i, n, when) for i, (n, when) in accessed.items()])
             # An entry deleted since the event was recorded takes its events with it.
             tx.conn.executemany(
                 "INSERT INTO context_analytics (entry_id, event_type, event_at, query, "

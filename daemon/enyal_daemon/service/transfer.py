@@ -19,9 +19,11 @@ from ..errors import EnyalError
 from ..store import entries, versions
 from ..store.writer import Tx
 from .clock import normalize_iso, now_iso
-from .memory import Memory, check_content, check_metadata
+from .limits import check_content, check_metadata
+from .memory import Memory
 
 _line_decoder = msgspec.json.Decoder(p.ImportEntry)
+MAX_RID = 2**63 - 1
 
 
 def _parse(line: str) -> p.ImportEntry:
@@ -116,6 +118,8 @@ def _store_one(memory: Memory, tx: Tx, number: int, entry: p.Entry, vec: Any) ->
 
 
 def export_page(memory: Memory, params: p.ExportParams) -> p.ExportResult:
-    rows = entries.page(memory.reader(), params.after, params.limit, params.include_deprecated)
+    # rids are SQLite integers (64-bit): a cursor beyond them just means past the end.
+    after = min(params.after, MAX_RID)
+    rows = entries.page(memory.reader(), after, params.limit, params.include_deprecated)
     nxt = int(rows[-1][0]) if len(rows) == params.limit else None
     return p.ExportResult(entries=[entries.row_to_entry(r) for r in rows], next=nxt)

@@ -126,11 +126,11 @@ def delete(conn: apsw.Connection, rid: int) -> None:
     conn.execute("DELETE FROM context_entries WHERE rid = ?", (rid,))
 
 
-def touch(conn: apsw.Connection, accessed: Sequence[tuple[int, int, str]]) -> None:
-    """(rid, times accessed, last access time) for each entry."""
+def touch(conn: apsw.Connection, accessed: Sequence[tuple[str, int, str]]) -> None:
+    """(entry id, times accessed, last access time) for each entry."""
     conn.executemany(
-        "UPDATE context_entries SET accessed_at = ?, access_count = access_count + ? WHERE rid = ?",
-        [(when, n, rid) for rid, n, when in accessed],
+        "UPDATE context_entries SET accessed_at = ?, access_count = access_count + ? WHERE id = ?",
+        [(when, n, entry_id) for entry_id, n, when in accessed],
     )
 
 

@@ -1,0 +1,55 @@
+"""`enyal config show | path`: the effective configuration and where each value came from."""
+
+from __future__ import annotations
+
+from ..config import KEYS, ConfigError, load
+from ..paths import resolve
+from ..transport import ClientError
+from .base import Args, Context, Registry, Result
+
+
+def cmd_config(ctx: Context, a: Args) -> Result:
+    paths = resolve()
+    if a.action == "path":
+        exists = paths.config_file.is_file()
+        return {"file": str(paths.config_file), "exists": exists}, str(paths.config_file)
+    try:
+        cfg = load(paths)
+    except ConfigError as exc:
+        raise ClientError(str(exc)) from None
+    rows = [
+        {
+            "key": v.key.name,
+            "value": v.value,
+            "source": v.source,
+            "from": v.describe_source(cfg.file),
+            "env": v.key.env,
+            "help": v.key.help,
+        }
+        for v in cfg.values.values()
+    ]
+    where = {
+        "home": str(paths.home) if paths.home else None,
+        "data_dir": str(paths.data_dir),
+        "config_file": str(paths.config_file),
+        "log_dir": str(paths.log_dir),
+        "socket": str(paths.socket),
+    }
+    state = "" if cfg.file_exists else " (absent: defaults apply)"
+    width = max(len(k.name) for k in KEYS)
+    lines = [f"config file: {cfg.file}{state}"]
+    for r in rows:
+        lines.append(f"{r['key']:{width}} = {r['value']!r:40} # {r['from']}")
+    lines.append("environment only (a client needs them before reading any file):")
+    lines.append(f"  ENYAL_HOME   = {where['home'] or '(unset: platform folders)'}")
+    lines.append(f"  ENYAL_SOCKET -> {where['socket']}")
+    return {"file": str(cfg.file), "exists": cfg.file_exists, "keys": rows, "paths": where}, (
+        "\n".join(lines)
+    )
+
+
+def register(reg: Registry) -> None:
+    c = reg.verb(
+        "config", "show the effective configuration and where each value came from", cmd_config
+    )
+    c.add_argument("action", choices=("show", "path"), nargs="?", default="show")

@@ -1,0 +1,161 @@
+"""`enyal mcp config --client claude-code | claude-desktop | cursor [--install]`: the MCP
+server entry that runs `enyal-mcp`, printed, or merged into the client's config file.
+
+--install keeps everything already in the file, replaces only mcpServers.<name>,
+writes a timestamped backup first, and refuses a file it cannot parse rather than
+overwrite it. The command is the absolute path of this installation's enyal-mcp,
+so the MCP client does not depend on its own PATH.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from ..transport import ClientError
+from .base import Args, Context, Registry, Result
+
+CLIENTS = ("claude-code", "claude-desktop", "cursor")
+PASSED_ENV = ("ENYAL_HOME", "ENYAL_SOCKET")
+
+
+def enyal_mcp_command() -> list[str]:
+    beside = Path(sys.executable).parent / "enyal-mcp"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return [str(beside)]
+    found = shutil.which("enyal-mcp")
+    if found:
+        return [str(Path(found).absolute())]
+    return [sys.executable, "-m", "enyal_client.mcp.shim"]
+
+
+def config_file(client: str) -> Path:
+    home = Path.home()
+    if client == "claude-code":
+        return home / ".claude.json"  # user scope: top-level mcpServers
+    if client == "cursor":
+        return home / ".cursor" / "mcp.json"
+    if sys.platform == "darwin":
+        return home / "Library" / "Application Support" / "Claude" / "claude_desktop_config.json"
+    if sys.platform == "win32":
+        appdata = os.environ.get("APPDATA") or str(home / "AppData" / "Roaming")
+        return Path(appdata) / "Claude" / "claude_desktop_config.json"
+    xdg = os.environ.get("XDG_CONFIG_HOME") or str(home / ".config")
+    return Path(xdg) / "Claude" / "claude_desktop_config.json"
+
+
+def server_entry(client: str) -> dict[str, Any]:
+    cmd = enyal_mcp_command()
+    entry: dict[str, Any] = {}
+    if client == "claude-code":
+        entry["type"] = "stdio"
+    entry["command"] = cmd[0]
+    entry["args"] = cmd[1:]
+    entry["env"] = {k: os.environ[k] for k in PASSED_ENV if os.environ.get(k)}
+    return entry
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ClientError(
+            f"{path} is not valid JSON ({exc}); fix it first, nothing was changed"
+        ) from None
+    if not isinstance(data, dict):
+        raise ClientError(f"{path} does not hold a JSON object; nothing was changed")
+    return data
+
+
+def _write(path: Path, data: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode = path.stat().st_mode & 0o777 if path.exists() else 0o600
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(data, f, indent=2, ensure_ascii=False)
+            f.write("\n")
+        os.chmod(tmp, mode)  # these files can hold API keys: keep their privacy
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def install(path: Path, name: str, entry: dict[str, Any]) -> tuple[str, Path | None]:
+    """Merge the entry; returns (what happened, the backup written)."""
+    data = _read(path)
+    servers = data.get("mcpServers", {})
+    if not isinstance(servers, dict):
+        raise ClientError(f"{path}: mcpServers is not an object; nothing was changed")
+    if servers.get(name) == entry:
+        return "unchanged", None
+    backup = None
+    if path.exists():
+        backup = path.with_name(f"{path.name}.bak-{time.strftime('%Y%m%d-%H%M%S')}")
+        n = 1
+        while backup.exists():
+            n += 1
+            backup = path.with_name(f"{path.name}.bak-{time.strftime('%Y%m%d-%H%M%S')}-{n}")
+        shutil.copy2(path, backup)
+    action = "replaced" if name in servers else "added"
+    data["mcpServers"] = {**servers, name: entry}
+    _write(path, data)
+    return action, backup
+
+
+def cmd_mcp(ctx: Context, a: Args) -> Result:
+    entry = server_entry(a.client)
+    path = config_file(a.client)
+    snippet = {"mcpServers": {a.name: entry}}
+    if not a.install:
+        text = f"# add to {path}:\n{json.dumps(snippet, indent=2)}"
+        if a.client == "claude-code":
+            cmd = ["claude", "mcp", "add", "--scope", "user", a.name]
+            cmd += [f"--env={k}={v}" for k, v in entry["env"].items()]
+            cmd += ["--", entry["command"], *entry["args"]]
+            text += f"\n# or let Claude Code do it:\n{shlex.join(cmd)}"
+        text += "\n# or: enyal mcp config --client " + a.client + " --install"
+        return {"client": a.client, "file": str(path), "config": snippet}, text
+    action, backup = install(path, a.name, entry)
+    lines = [
+        f"{path}: {action} mcpServers.{a.name}"
+        + (" (already up to date)" if action == "unchanged" else "")
+    ]
+    if backup is not None:
+        lines.append(f"backup of the previous file: {backup}")
+    if action != "unchanged":
+        lines.append(f"restart {a.client} to pick it up")
+    result = {
+        "client": a.client,
+        "file": str(path),
+        "action": action,
+        "backup": str(backup) if backup else None,
+        "config": snippet,
+    }
+    return result, "\n".join(lines)
+
+
+def register(reg: Registry) -> None:
+    m = reg.verb("mcp", "configure MCP clients to use enyal-mcp", cmd_mcp)
+    m.add_argument("action", choices=("config",))
+    m.add_argument("--client", choices=CLIENTS, required=True)
+    m.add_argument(
+        "--install",
+        action="store_true",
+        help="merge into the client's config file (keeps the rest, writes a backup)",
+    )
+    m.add_argument("--name", default="enyal", help="the server's name (default: enyal)")

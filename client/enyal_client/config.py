@@ -1,0 +1,184 @@
+"""config.toml, and ENYAL_* environment variables over it, with where each value came from.
+
+    [daemon]
+    idle_timeout = 900      # ENYAL_IDLE_TIMEOUT; seconds, 0 = never
+    log_level = "INFO"      # ENYAL_LOG_LEVEL
+    [model]
+    dir = "/opt/minilm"     # ENYAL_MODEL_DIR
+    url = "https://…"       # ENYAL_MODEL_URL; where `enyal model fetch` downloads from
+
+The file lives in the platform's config dir (or ENYAL_HOME). Precedence: the
+environment, then the file, then the default. ENYAL_HOME and ENYAL_SOCKET stay
+environment-only: a client needs them to find the config file and the daemon
+before it has read anything, and every client (CLI, MCP shim, plugins) sees the
+environment, whereas a key in a file is seen only by those that read it.
+Light on purpose (tomllib only): clients read it before spawning a daemon.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Callable, Mapping, MutableMapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .paths import Paths, resolve
+
+HUB_URL = "https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2/resolve/main"
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+
+
+class ConfigError(Exception):
+    """A config file or ENYAL_* variable that cannot be used; the message names which."""
+
+
+def _seconds(raw: Any) -> float:
+    if isinstance(raw, bool) or not isinstance(raw, int | float | str):
+        raise ValueError("must be a number of seconds")
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError("must be a number of seconds") from None
+    if not 0 <= value < 10**9:
+        raise ValueError("must be a number of seconds, 0 or more")
+    return value
+
+
+def _level(raw: Any) -> str:
+    if not isinstance(raw, str) or raw.upper() not in LOG_LEVELS:
+        raise ValueError(f"must be one of {', '.join(LOG_LEVELS)}")
+    return raw.upper()
+
+
+def _path(raw: Any) -> str:
+    if not isinstance(raw, str):
+        raise ValueError("must be a path (a string)")
+    return str(Path(raw).expanduser()) if raw else ""
+
+
+def _url(raw: Any) -> str:
+    if not isinstance(raw, str) or not raw.startswith(("https://", "http://", "file://")):
+        raise ValueError("must be an https://, http:// or file:// URL")
+    return raw.rstrip("/")
+
+
+@dataclass(frozen=True)
+class Key:
+    name: str  # "section.key" as written in config.toml
+    env: str
+    default: Any
+    parse: Callable[[Any], Any]
+    help: str
+
+
+KEYS: tuple[Key, ...] = (
+    Key(
+        "daemon.idle_timeout",
+        "ENYAL_IDLE_TIMEOUT",
+        900.0,
+        _seconds,
+        "seconds a daemon started on demand (by a client or a service manager's socket) "
+        "waits without a connection before it exits; 0 = never",
+    ),
+    Key("daemon.log_level", "ENYAL_LOG_LEVEL", "INFO", _level, "the daemon's log level"),
+    Key(
+        "model.dir",
+        "ENYAL_MODEL_DIR",
+        "",
+        _path,
+        "a folder holding model.onnx and tokenizer.json, tried before any other source",
+    ),
+    Key("model.url", "ENYAL_MODEL_URL", HUB_URL, _url, "where `enyal model fetch` downloads"),
+)
+
+
+@dataclass(frozen=True)
+class Value:
+    key: Key
+    value: Any
+    source: str  # "default", "file", or "env"
+
+    def describe_source(self, file: Path) -> str:
+        return {"default": "default", "file": str(file), "env": f"env {self.key.env}"}[self.source]
+
+
+@dataclass(frozen=True)
+class Config:
+    file: Path
+    file_exists: bool
+    values: dict[str, Value]
+
+    def get(self, name: str) -> Any:
+        return self.values[name].value
+
+    @property
+    def idle_timeout(self) -> float:
+        return float(self.get("daemon.idle_timeout"))
+
+    @property
+    def log_level(self) -> str:
+        return str(self.get("daemon.log_level"))
+
+    @property
+    def model_dir(self) -> str:
+        return str(self.get("model.dir"))
+
+    @property
+    def model_url(self) -> str:
+        return str(self.get("model.url"))
+
+
+def _read_file(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as f:
+            data = tomllib.load(f)
+    except FileNotFoundError:
+        return {}
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror}") from None
+    flat: dict[str, Any] = {}
+    known = {k.name for k in KEYS}
+    for section, body in data.items():
+        if not isinstance(body, dict):
+            raise ConfigError(f"{path}: {section!r} must be a [section]; see `enyal config show`")
+        for key, value in body.items():
+            name = f"{section}.{key}"
+            if name not in known:
+                raise ConfigError(
+                    f"{path}: unknown key {name!r}; known keys: {', '.join(sorted(known))}"
+                )
+            flat[name] = value
+    return flat
+
+
+def load(paths: Paths | None = None, environ: Mapping[str, str] | None = None) -> Config:
+    env = os.environ if environ is None else environ
+    paths = paths or resolve(dict(env))
+    from_file = _read_file(paths.config_file)
+    values: dict[str, Value] = {}
+    for key in KEYS:
+        if env.get(key.env) not in (None, ""):
+            raw, source, where = env[key.env], "env", key.env
+        elif key.name in from_file:
+            raw, source, where = from_file[key.name], "file", f"{paths.config_file}: {key.name}"
+        else:
+            values[key.name] = Value(key, key.default, "default")
+            continue
+        try:
+            values[key.name] = Value(key, key.parse(raw), source)
+        except ValueError as exc:
+            raise ConfigError(f"{where} {exc} (got {raw!r})") from None
+    return Config(paths.config_file, paths.config_file.is_file(), values)
+
+
+def export_env(cfg: Config, environ: MutableMapping[str, str] | None = None) -> None:
+    """Put file-sourced values where the modules that read the environment look
+    (e.g. model.dir -> ENYAL_MODEL_DIR for the model locator). The environment wins."""
+    env = os.environ if environ is None else environ
+    for v in cfg.values.values():
+        if v.source == "file" and v.value not in ("", None):
+            env.setdefault(v.key.env, str(v.value))

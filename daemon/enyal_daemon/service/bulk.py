@@ -1,0 +1,119 @@
+"""Bulk loading: entries with precomputed vectors written straight into a database file.
+
+An internal path for benchmarks and tests, not a user feature: it lets a store of
+a million memories be built in minutes instead of the hours embedding them would
+take. It writes through the same store functions the daemon uses
+(entries.insert: the context_entries row, its vec0 vector with rowid = rid, and
+by trigger its FTS5 row), records the model like the daemon does, and refuses to
+run while a daemon holds the home's pidfile, because the daemon's in-memory index
+would not see these rows. Start the daemon afterwards; it loads them at start.
+
+    from enyal_daemon.service import bulk
+    bulk.load(paths.db, items, locate(paths.data_dir), pid_file=paths.pid_file)
+
+`items` yields (Entry, vector) pairs; each vector is (384,) float32 and should be
+unit length, as the embedder's are (checked). Where the vectors come from is the
+caller's business, and the caller must say (scripts/benchlib/corpus.py does).
+Durability: batches commit with synchronous=OFF (a power cut mid-load can lose
+the file; a killed process cannot corrupt it), then the WAL is checkpointed and
+fsynced once at the end.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import IO
+
+import numpy as np
+import numpy.typing as npt
+
+from enyal_client import protocol as p
+
+from ..embedder.model_files import DIM, ModelFiles
+from ..errors import Conflict, InvalidValue
+from ..store import db, entries
+from .memory import Memory
+
+Item = tuple[p.Entry, npt.NDArray[np.float32]]
+BATCH = 5000
+NORM_TOLERANCE = 1e-3
+
+
+@contextlib.contextmanager
+def _daemon_stopped(pid_file: Path | None) -> Iterator[None]:
+    """Hold the pidfile's lock, so no daemon starts (or is running) while we write."""
+    if pid_file is None:
+        yield
+        return
+    pid_file.parent.mkdir(parents=True, exist_ok=True)
+    f: IO[str] = pid_file.open("a+")
+    try:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise Conflict(
+                f"a daemon is running on {pid_file.parent}; stop it before a bulk load"
+            ) from None
+        try:
+            yield
+        finally:
+            if pid_file.stat().st_size == 0:  # ours, made for the lock: leave no trace
+                pid_file.unlink()
+            fcntl.flock(f, fcntl.LOCK_UN)
+    finally:
+        f.close()
+
+
+def _checked(vec: npt.NDArray[np.float32]) -> bytes:
+    v = np.asarray(vec, dtype=np.float32)
+    if v.shape != (DIM,):
+        raise InvalidValue(f"a vector must have shape ({DIM},), not {v.shape}")
+    norm = float(np.linalg.norm(v))
+    if abs(norm - 1.0) > NORM_TOLERANCE:
+        raise InvalidValue(f"a vector must be unit length (norm {norm:.4f})")
+    return v.tobytes()
+
+
+def load(
+    db_path: Path,
+    items: Iterable[Item],
+    files: ModelFiles,
+    *,
+    pid_file: Path | None = None,
+    batch: int = BATCH,
+    progress: Callable[[int], None] | None = None,
+) -> int:
+    """Insert every (entry, vector); returns how many were stored. One transaction per
+    `batch` entries; an entry whose id exists already fails the whole batch (apsw raises)."""
+    stored = 0
+    with _daemon_stopped(pid_file):
+        conn = db.connect(db_path, writer=True)
+        try:
+            Memory._check_model(conn, files)
+            conn.execute("PRAGMA synchronous=OFF")
+            pending: list[Item] = []
+
+            def flush() -> None:
+                nonlocal stored
+                with conn:
+                    for entry, vec in pending:
+                        entries.insert(conn, entry, _checked(vec))
+                stored += len(pending)
+                pending.clear()
+                if progress is not None:
+                    progress(stored)
+
+            for item in items:
+                pending.append(item)
+                if len(pending) >= batch:
+                    flush()
+            if pending:
+                flush()
+            conn.execute("PRAGMA synchronous=FULL")
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        finally:
+            conn.close()
+    return stored

@@ -1,0 +1,1 @@
+"""The pieces of scripts/bench: one module per measured thing, each small."""

@@ -1,0 +1,99 @@
+"""One agent of the many-agents mix: 80% recall, 20% remember, for a fixed time.
+
+    python agent_worker.py MODE SECONDS SEED      (MODE: daemon | peer)
+
+daemon: a thin client on the daemon's socket (what `enyal` and `enyal-mcp` are).
+peer:   the engine in this process on the same database file, as per-client
+        servers do (model, index and a writer connection of its own).
+It prints "ready" once set up, waits for a line on stdin (every agent starts at
+once), runs, and prints one JSON line: latencies, errors, RSS.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sys
+import time
+import traceback
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchlib import corpus
+from benchlib.procs import rss_mb
+
+RECALL_SHARE = 0.8
+
+
+def daemon_ops() -> tuple[Callable[[str], Any], Callable[[str], Any], Callable[[], None]]:
+    from enyal_client import transport
+
+    conn = transport.connect(autostart=False)
+    cwd = os.getcwd()
+
+    def recall(q: str) -> Any:
+        return conn.call_raw("recall", {"query": q, "cwd": cwd})
+
+    def remember(text: str) -> Any:
+        return conn.call_raw("remember", {"content": text, "cwd": cwd})
+
+    return recall, remember, conn.close
+
+
+def peer_ops() -> tuple[Callable[[str], Any], Callable[[str], Any], Callable[[], None]]:
+    from benchlib.peer_mcp import load_engine
+    from enyal_client import protocol as p
+
+    memory = load_engine()
+    cwd = os.getcwd()
+
+    def recall(q: str) -> Any:
+        return memory.recall(p.RecallParams(query=q, cwd=cwd))
+
+    def remember(text: str) -> Any:
+        return memory.remember(p.RememberParams(content=text, cwd=cwd))
+
+    return recall, remember, memory.close
+
+
+def main() -> int:
+    mode, seconds, seed = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
+    recall, remember, close = daemon_ops() if mode == "daemon" else peer_ops()
+    rng = random.Random(seed)
+    queries = corpus.questions(500, seed=seed)
+    texts = [t for _, t in corpus.base_texts(300, seed=1000 + seed)]
+    lat: dict[str, list[float]] = {"recall": [], "remember": []}
+    errors: Counter[str] = Counter()
+    recall(queries[0])  # warm the connection (or the engine) before the clock starts
+    print("ready", flush=True)
+    sys.stdin.readline()
+    deadline = time.perf_counter() + seconds
+    i = 0
+    while time.perf_counter() < deadline:
+        i += 1
+        kind = "recall" if rng.random() < RECALL_SHARE else "remember"
+        t0 = time.perf_counter()
+        try:
+            if kind == "recall":
+                recall(rng.choice(queries))
+            else:
+                remember(f"{rng.choice(texts)} (agent {seed}, note {i})")
+        except Exception as exc:
+            errors[f"{kind}: {type(exc).__name__}: {str(exc)[:80]}"] += 1
+            if os.environ.get("ENYAL_BENCH_DEBUG"):
+                traceback.print_exc()
+            continue
+        lat[kind].append(time.perf_counter() - t0)
+    rss, hwm = rss_mb(os.getpid())
+    close()
+    print(json.dumps({"lat": lat, "errors": dict(errors), "rss_mb": rss, "hwm_mb": hwm}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,100 @@
+"""Processes the benchmark runs: the daemon on a private ENYAL_HOME, and RSS readings."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from enyal_client import paths as enyal_paths
+from enyal_client import transport
+
+BIN = Path(sys.executable).parent
+HERE = Path(__file__).resolve().parent
+
+
+def env_for(home: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env["ENYAL_HOME"] = str(home)
+    for var in ("ENYAL_SOCKET", "ENYAL_MODEL_DIR"):
+        env.pop(var, None)
+    user_blas = env.pop("ENYAL_BENCH_USER_OPENBLAS", None)  # set by scripts/bench
+    if user_blas is not None:
+        env.pop("OPENBLAS_NUM_THREADS", None)
+        if user_blas:
+            env["OPENBLAS_NUM_THREADS"] = user_blas
+    return env
+
+
+def rss_mb(pid: int) -> tuple[float, float]:
+    """(VmRSS, VmHWM) of a process in MB (1e6 bytes); nan when it is gone."""
+    rss = hwm = float("nan")
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    rss = int(line.split()[1]) * 1024 / 1e6
+                elif line.startswith("VmHWM:"):
+                    hwm = int(line.split()[1]) * 1024 / 1e6
+    except OSError:
+        pass
+    return rss, hwm
+
+
+@dataclass
+class Daemon:
+    proc: subprocess.Popen[bytes]
+    home: Path
+    paths: enyal_paths.Paths
+    start_seconds: float
+
+    @classmethod
+    def start(cls, home: Path, timeout: float = 120.0) -> Daemon:
+        env = env_for(home)
+        paths = enyal_paths.resolve(env)
+        paths.log_dir.mkdir(parents=True, exist_ok=True)
+        log = (paths.log_dir / "bench-daemon.log").open("ab")
+        t0 = time.perf_counter()
+        with log:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "enyal_daemon"],
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+            )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            sock = transport.try_connect(paths.socket)
+            if sock is not None:
+                sock.close()
+                return cls(proc, home, paths, time.perf_counter() - t0)
+            if proc.poll() is not None:
+                tail = (paths.log_dir / "bench-daemon.log").read_text(errors="replace")[-2000:]
+                raise RuntimeError(f"the daemon exited with {proc.returncode}:\n{tail}")
+            time.sleep(0.01)
+        proc.kill()
+        raise TimeoutError("the daemon did not open its socket in time")
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def rss(self) -> tuple[float, float]:
+        return rss_mb(self.proc.pid)
+
+    def connect(self) -> transport.Connection:
+        return transport.connect(self.paths, autostart=False)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()

@@ -1,0 +1,164 @@
+"""5. Many agents: N processes doing 80% recall / 20% remember for a fixed time, through
+the daemon (8 and 16 clients), and 8 per-client processes that each load the engine and
+open the same database file. Rounds interleave: daemon-8, per-client-8, daemon-16, ..."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from benchlib.config import Ctx
+from benchlib.procs import HERE, Daemon, env_for
+from benchlib.report import Row, Target, size
+from benchlib.stats import Runs, pct
+
+WORKER = str(HERE / "agent_worker.py")
+
+
+@dataclass
+class Mix:
+    ops: list[float] = field(default_factory=list)  # per round: completed ops / s
+    p99: list[float] = field(default_factory=list)
+    p99_recall: list[float] = field(default_factory=list)
+    p99_remember: list[float] = field(default_factory=list)
+    errors: list[float] = field(default_factory=list)
+    rss: list[float] = field(default_factory=list)  # total MB: daemon + clients
+    startup: list[float] = field(default_factory=list)  # s until every agent was ready
+    error_kinds: dict[str, int] = field(default_factory=dict)
+
+
+def _round(ctx: Ctx, daemon: Daemon, mode: str, clients: int, mix: Mix) -> None:
+    env = env_for(daemon.home)
+    t0 = time.perf_counter()
+    procs = [
+        subprocess.Popen(
+            [sys.executable, WORKER, mode, str(ctx.cfg.agent_seconds), str(i)],
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            cwd=str(ctx.work),
+        )
+        for i in range(clients)
+    ]
+    results: list[dict[str, Any]] = []
+    try:
+        for p in procs:
+            assert p.stdout is not None
+            line = p.stdout.readline()
+            if line.strip() != "ready":
+                raise RuntimeError(f"{mode} agent did not start: {line!r}")
+        mix.startup.append(time.perf_counter() - t0)
+        for p in procs:
+            assert p.stdin is not None
+            p.stdin.write("go\n")
+            p.stdin.flush()
+        time.sleep(ctx.cfg.agent_seconds * 0.8)
+        daemon_rss = daemon.rss()[0] if mode == "daemon" else 0.0
+        for p in procs:
+            assert p.stdout is not None
+            results.append(json.loads(p.stdout.readline()))
+    finally:
+        for p in procs:
+            try:
+                p.wait(120)
+            except subprocess.TimeoutExpired:
+                p.kill()
+    lat_all: list[float] = []
+    rec: list[float] = []
+    rem: list[float] = []
+    errors = 0
+    for r in results:
+        rec += r["lat"]["recall"]
+        rem += r["lat"]["remember"]
+        for kind, count in r["errors"].items():
+            mix.error_kinds[kind] = mix.error_kinds.get(kind, 0) + count
+            errors += count
+    lat_all = [x * 1e3 for x in rec + rem]
+    mix.ops.append(len(lat_all) / ctx.cfg.agent_seconds)
+    mix.p99.append(pct(lat_all, 99))
+    mix.p99_recall.append(pct([x * 1e3 for x in rec], 99))
+    mix.p99_remember.append(pct([x * 1e3 for x in rem], 99))
+    mix.errors.append(float(errors))
+    mix.rss.append(daemon_rss + sum(r["rss_mb"] for r in results))
+
+
+def run(ctx: Ctx, daemon: Daemon, n: int) -> None:
+    plan = [("daemon", 8), ("per-client", 8), ("daemon", 16)]
+    mixes = {key: Mix() for key in plan}
+    for r in range(ctx.cfg.agent_rounds):
+        for mode, clients in plan:
+            ctx.log(f"agents: round {r + 1}, {mode} x{clients}")
+            worker_mode = "daemon" if mode == "daemon" else "peer"
+            _round(ctx, daemon, worker_mode, clients, mixes[(mode, clients)])
+    s = size(n)
+    rep = ctx.report
+    secs = f"{ctx.cfg.agent_seconds:g} s × {ctx.cfg.agent_rounds} rounds"
+    for (mode, clients), m in mixes.items():
+        label = f"{clients} agents, {'daemon' if mode == 'daemon' else 'per-client engines'}"
+        zero = Target("<=", 0.0)
+        rep.add(Row("5", f"{label}: throughput", s, Runs(m.ops), "ops/s", note=secs))
+        rep.add(Row("5", f"{label}: p99 (all ops)", s, Runs(m.p99), "ms"))
+        rep.add(
+            Row(
+                "5",
+                f"{label}: p99 recall / remember",
+                s,
+                Runs(m.p99_recall),
+                "ms",
+                note=f"remember p99 {Runs(m.p99_remember).median:.0f} ms",
+            )
+        )
+        rep.add(
+            Row("5", f"{label}: errors", s, Runs(m.errors), "", zero if mode == "daemon" else None)
+        )
+        rep.add(
+            Row(
+                "5",
+                f"{label}: total RSS",
+                s,
+                Runs(m.rss),
+                "MB",
+                note="daemon + clients" if mode == "daemon" else "sum of processes",
+            )
+        )
+        if mode != "daemon":
+            rep.add(Row("5", f"{label}: start-up until all ready", s, Runs(m.startup), "s"))
+        if m.error_kinds:
+            ctx.report.extra.setdefault("agent_errors", {})[f"{mode}-{clients}"] = m.error_kinds
+    d8, p8 = mixes[("daemon", 8)], mixes[("per-client", 8)]
+    rep.add(
+        Row(
+            "5",
+            "8 agents: throughput, daemon / per-client",
+            s,
+            Runs([a / b for a, b in zip(d8.ops, p8.ops, strict=True) if b]),
+            "×",
+            note="per round",
+        )
+    )
+    rep.add(
+        Row(
+            "5",
+            "8 agents: p99, per-client / daemon",
+            s,
+            Runs([b / a for a, b in zip(d8.p99, p8.p99, strict=True) if a]),
+            "×",
+            note="per round",
+        )
+    )
+    rep.add(
+        Row(
+            "5",
+            "8 agents: RSS, per-client / daemon",
+            s,
+            Runs([b / a for a, b in zip(d8.rss, p8.rss, strict=True) if a]),
+            "×",
+            note="per round",
+        )
+    )

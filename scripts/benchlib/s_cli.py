@@ -1,0 +1,80 @@
+"""3. `enyal recall`, process start to exit, with Python's own start-up beside it and the
+per-client alternative (a CLI that loads the engine itself), interleaved."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+from benchlib import corpus
+from benchlib.config import Ctx
+from benchlib.procs import BIN, HERE, Daemon, env_for
+from benchlib.report import Row, Target, size
+from benchlib.stats import Runs, pct
+
+
+def _wall(argv: list[str], env: dict[str, str]) -> float:
+    t0 = time.perf_counter()
+    proc = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    dt = (time.perf_counter() - t0) * 1e3
+    if proc.returncode != 0:
+        raise RuntimeError(f"{argv[:3]} exited {proc.returncode}: {proc.stderr[-300:]!r}")
+    return dt
+
+
+def run(ctx: Ctx, daemon: Daemon, n: int) -> None:
+    cfg = ctx.cfg
+    env = env_for(daemon.home)
+    qs = corpus.questions(cfg.cli_reps + 2, seed=55)
+    py = sys.executable
+    commands = {
+        "enyal recall": lambda q: [str(BIN / "enyal"), "recall", q],
+        "python -c pass": lambda q: [py, "-c", "pass"],
+        "python -c 'import enyal_client.cli'": lambda q: [py, "-c", "import enyal_client.cli"],
+    }
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    for argv in commands.values():  # warm-up
+        _wall(argv(qs[0]), env)
+    for i in range(cfg.cli_reps):
+        for name, argv in commands.items():
+            times[name].append(_wall(argv(qs[i + 1]), env))
+    peer: list[float] = []
+    ours: list[float] = []
+    for i in range(cfg.peer_cli_reps):  # interleaved with enyal recall of the same query
+        q = qs[i % len(qs)]
+        ours.append(_wall([str(BIN / "enyal"), "recall", q], env))
+        peer.append(_wall([py, str(HERE / "peer_mcp.py"), "--once", q], env))
+    s = size(n)
+    rep = ctx.report
+    note = f"{cfg.cli_reps} runs each, interleaved"
+    wall = times["enyal recall"]
+    rep.add(
+        Row(
+            "3", "`enyal recall` wall (median = p50)", s, Runs(wall), "ms", Target("<=", 60.0), note
+        )
+    )
+    rep.add(Row("3", "`enyal recall` wall, p99", s, Runs([pct(wall, 99)]), "ms"))
+    rep.add(Row("3", "  floor: `python -c pass`", s, Runs(times["python -c pass"]), "ms"))
+    imp = times["python -c 'import enyal_client.cli'"]
+    rep.add(Row("3", "  floor: `python -c 'import enyal_client.cli'`", s, Runs(imp), "ms"))
+    rep.add(
+        Row(
+            "3",
+            "per-client CLI (engine in-process) wall",
+            s,
+            Runs(peer),
+            "ms",
+            note=f"{len(peer)} runs",
+        )
+    )
+    rep.add(
+        Row(
+            "3",
+            "CLI speed-up (per-client / enyal)",
+            s,
+            Runs([b / a for a, b in zip(ours, peer, strict=True)]),
+            "×",
+            note="per interleaved pair",
+        )
+    )

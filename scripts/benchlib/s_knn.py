@@ -1,0 +1,98 @@
+"""1b. The KNN alone, in this process on the same store: Enyal's index (int8 matrix) against
+exact numpy float32 search and sqlite-vec's vec0 brute force, interleaved query by query,
+with recall@10 against exact search."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+
+from benchlib import corpus
+from benchlib.config import Ctx
+from benchlib.report import Row, size
+from benchlib.stats import Runs, pct, ratios
+
+K = 50  # what recall asks the index for (max(limit * 5, 50))
+
+
+def run(ctx: Ctx, db_path: Path, n: int) -> None:
+    from enyal_daemon.index.vectors import VectorIndex
+    from enyal_daemon.store import db, entries
+
+    cfg = ctx.cfg
+    conn = db.connect(db_path, writer=False)
+    try:
+        t0 = time.perf_counter()
+        index = VectorIndex(384)
+        index.load(entries.iter_vectors(conn))
+        load_s = time.perf_counter() - t0
+        rids_l: list[int] = []
+        blobs: list[bytes] = []
+        for rid, blob, _ in entries.iter_vectors(conn):
+            rids_l.append(rid)
+            blobs.append(blob)
+        rids = np.asarray(rids_l, dtype=np.int64)
+        mat = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(rids), 384)
+        del blobs
+        queries = [ctx.engine.embedder.embed(q) for q in corpus.questions(cfg.knn_queries, 99)]
+        groups = max(1, min(5, cfg.knn_queries // 10))
+        t_idx: list[list[float]] = [[] for _ in range(groups)]
+        t_f32: list[list[float]] = [[] for _ in range(groups)]
+        t_vec: list[float] = []
+        rec10: list[float] = []
+        rec50: list[float] = []
+        for i, q in enumerate(queries):
+            g = i % groups
+            a = time.perf_counter()
+            got = index.search(q, K, active_only=False)
+            b = time.perf_counter()
+            sims = mat @ q
+            top = np.argpartition(-sims, K - 1)[:K]
+            top = top[np.argsort(-sims[top])]
+            exact = rids[top]
+            c = time.perf_counter()
+            t_idx[g].append((b - a) * 1e3)
+            t_f32[g].append((c - b) * 1e3)
+            if i < cfg.vec0_queries:
+                d = time.perf_counter()
+                list(
+                    conn.execute(
+                        "SELECT rowid, distance FROM context_vectors WHERE embedding MATCH ? "
+                        "AND k = ?",
+                        (q.tobytes(), K),
+                    )
+                )
+                t_vec.append((time.perf_counter() - d) * 1e3)
+            mine = [r for r, _ in got]
+            rec10.append(len(set(mine[:10]) & set(exact[:10].tolist())) / 10)
+            rec50.append(len(set(mine) & set(exact.tolist())) / K)
+    finally:
+        conn.close()
+    s = size(n)
+    idx_runs = Runs([pct(t, 50) for t in t_idx])
+    f32_runs = Runs([pct(t, 50) for t in t_f32])
+    vec_runs = Runs([pct(t_vec, 50)])
+    rep = ctx.report
+    note = f"{cfg.knn_queries} queries, k={K}"
+    rep.add(Row("1b", "KNN: Enyal index (int8 scan), p50", s, idx_runs, "ms", note=note))
+    rep.add(
+        Row("1b", "KNN: Enyal index, p99", s, Runs([pct([x for t in t_idx for x in t], 99)]), "ms")
+    )
+    rep.add(Row("1b", "KNN: numpy float32 exact, p50", s, f32_runs, "ms", note="interleaved"))
+    rep.add(Row("1b", "KNN: sqlite-vec vec0, p50", s, vec_runs, "ms", note=f"{len(t_vec)} queries"))
+    rep.add(Row("1b", "KNN speed-up vs vec0", s, Runs([vec_runs.median / idx_runs.median]), "×"))
+    rep.add(Row("1b", "KNN speed-up vs float32", s, ratios(idx_runs, f32_runs), "×"))
+    rep.add(Row("1b", "KNN recall@10 vs exact", s, Runs([float(np.mean(rec10))]), ""))
+    rep.add(Row("1b", "KNN recall@50 vs exact", s, Runs([float(np.mean(rec50))]), ""))
+    rep.add(
+        Row(
+            "6",
+            "index memory (int8 + scale + rid)",
+            s,
+            Runs([index.nbytes / 1e6]),
+            "MB",
+            note=f"float32 would be {mat.nbytes / 1e6:.0f} MB; load {load_s:.2f} s",
+        )
+    )

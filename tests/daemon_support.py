@@ -1,0 +1,258 @@
+"""Helpers shared by the test_daemon_* modules: a raw socket client, a look inside the
+database file, and a drain for the daemon's stderr.
+
+Not a test module: the daemon tests import it by name (pytest puts tests/ on sys.path).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import apsw
+import sqlite_vec
+
+from conftest import DaemonProc, start_daemon
+
+# Comparable snapshots leave these out: a recall bumps them (batched, a few seconds
+# later), so they change under a read-only request by design.
+ACCESS_FIELDS = ("accessed_at", "access_count")
+
+
+def isolated_env(home: Path) -> dict[str, str]:
+    """An environment for a daemon of its own: this home, the default socket under it."""
+    env = dict(os.environ)
+    env["ENYAL_HOME"] = str(home)
+    env.pop("ENYAL_SOCKET", None)
+    env.pop("ENYAL_MODEL_DIR", None)
+    return env
+
+
+class StderrDrain:
+    """Reads the daemon's stderr in a thread: a full pipe would block its logging (and
+    with it the daemon), and the text tells whether anything was logged as a crash."""
+
+    def __init__(self, daemon: DaemonProc) -> None:
+        self._chunks: list[bytes] = []
+        self._stream = daemon.proc.stderr
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        if self._stream is None:
+            return
+        for line in iter(self._stream.readline, b""):
+            self._chunks.append(line)
+
+    def text(self) -> str:
+        return b"".join(self._chunks).decode(errors="replace")
+
+    def join(self, timeout: float = 10) -> str:
+        """The whole log, once the daemon has exited and closed its end."""
+        self._thread.join(timeout)
+        return self.text()
+
+
+@dataclass
+class RunningDaemon:
+    proc: DaemonProc
+    log: StderrDrain
+
+    @property
+    def paths(self) -> Any:
+        return self.proc.paths
+
+    def call(self, method: str, params: dict[str, Any] | None = None) -> Any:
+        return self.proc.call(method, params)
+
+    def stop(self, sig: int = signal.SIGTERM) -> int:
+        """Signal it (if still running), wait for it, and release its pipe."""
+        code = self.proc.stop(sig)
+        self.log.join()
+        if self.proc.proc.stderr:
+            self.proc.proc.stderr.close()
+        return code
+
+
+def launch(home: Path) -> RunningDaemon:
+    d = start_daemon(env=isolated_env(home))
+    return RunningDaemon(d, StderrDrain(d))
+
+
+@contextmanager
+def running(home: Path) -> Iterator[RunningDaemon]:
+    d = launch(home)
+    try:
+        yield d
+    finally:
+        d.stop()
+
+
+# --- raw frames --------------------------------------------------------------------------
+
+
+def frame(method: str, params: Any = None, req_id: Any = 1, **extra: Any) -> bytes:
+    msg: dict[str, Any] = {"jsonrpc": "2.0", "method": method, "id": req_id, **extra}
+    if params is not None:
+        msg["params"] = params
+    return json.dumps(msg).encode() + b"\n"
+
+
+def notification(method: str, params: Any = None) -> bytes:
+    msg: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+    if params is not None:
+        msg["params"] = params
+    return json.dumps(msg).encode() + b"\n"
+
+
+class RawConn:
+    """A Unix socket spoken to byte by byte, for frames no well-behaved client sends."""
+
+    def __init__(self, path: Path, timeout: float = 20) -> None:
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(timeout)
+        self.sock.connect(str(path))
+        self._buf = b""
+
+    def __enter__(self) -> RawConn:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.sock.close()
+
+    def send(self, data: bytes) -> None:
+        self.sock.sendall(data)
+
+    def read_line(self) -> bytes | None:
+        """One newline-terminated line, or None at end of stream."""
+        while b"\n" not in self._buf:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                return None
+            self._buf += chunk
+        line, _, self._buf = self._buf.partition(b"\n")
+        return line
+
+    def read(self) -> dict[str, Any]:
+        line = self.read_line()
+        assert line is not None, "the daemon closed the connection instead of answering"
+        msg: dict[str, Any] = json.loads(line)
+        return msg
+
+    def request(self, method: str, params: Any = None, req_id: Any = 1) -> dict[str, Any]:
+        self.send(frame(method, params, req_id))
+        return self.read()
+
+    def at_eof(self) -> bool:
+        """True once the daemon has closed its end (a reset counts as closed)."""
+        try:
+            return self.read_line() is None
+        except ConnectionResetError:
+            return True
+
+
+def error_of(resp: dict[str, Any]) -> dict[str, Any]:
+    assert "result" not in resp, f"expected an error, got {resp}"
+    err: dict[str, Any] = resp["error"]
+    assert isinstance(err["code"], int) and isinstance(err["message"], str) and err["message"]
+    return err
+
+
+def result_of(resp: dict[str, Any]) -> Any:
+    assert "error" not in resp, f"expected a result, got {resp}"
+    return resp["result"]
+
+
+# --- inside the database file ------------------------------------------------------------
+
+
+def open_db(path: Path) -> apsw.Connection:
+    conn = apsw.Connection(str(path))
+    conn.set_busy_timeout(10_000)
+    conn.enable_load_extension(True)
+    conn.load_extension(sqlite_vec.loadable_path())
+    return conn
+
+
+@dataclass
+class Census:
+    """Which rids each of the three stores holds. They must always agree."""
+
+    entries: set[int]
+    vectors: set[int]
+    fts: set[int]
+
+    def assert_consistent(self) -> None:
+        assert self.entries == self.vectors, (
+            f"entries without a vector: {sorted(self.entries - self.vectors)}, "
+            f"vectors without an entry: {sorted(self.vectors - self.entries)}"
+        )
+        assert self.entries == self.fts, (
+            f"entries without an FTS row: {sorted(self.entries - self.fts)}, "
+            f"FTS rows without an entry: {sorted(self.fts - self.entries)}"
+        )
+
+
+def census(db: Path) -> Census:
+    """Read the rid sets with a separate connection, and check the FTS index.
+
+    context_fts is an external-content table: a plain SELECT on it reads
+    context_entries, so its own rows are counted in the docsize shadow table (one row
+    per indexed document), and 'integrity-check' compares the index with the content.
+    """
+    conn = open_db(db)
+    try:
+        entries = {int(r[0]) for r in conn.execute("SELECT rid FROM context_entries")}
+        vectors = {int(r[0]) for r in conn.execute("SELECT rowid FROM context_vectors")}
+        fts = {int(r[0]) for r in conn.execute("SELECT id FROM context_fts_docsize")}
+        conn.execute("INSERT INTO context_fts(context_fts) VALUES('integrity-check')")
+        return Census(entries, vectors, fts)
+    finally:
+        conn.close()
+
+
+def integrity(db: Path) -> list[str]:
+    conn = open_db(db)
+    try:
+        return [str(r[0]) for r in conn.execute("PRAGMA integrity_check")]
+    finally:
+        conn.close()
+
+
+def wait_for(predicate: Callable[[], bool], timeout: float = 30, what: str = "condition") -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"timed out waiting for {what}")
+        time.sleep(0.02)
+
+
+# --- snapshots ---------------------------------------------------------------------------
+
+
+def export_all(call: Callable[[str, dict[str, Any]], Any]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    after = 0
+    while True:
+        page = call("export", {"after": after, "limit": 1000})
+        out.extend(page["entries"])
+        if page["next"] is None:
+            return out
+        after = page["next"]
+
+
+def snapshot(call: Callable[[str, dict[str, Any]], Any]) -> list[dict[str, Any]]:
+    """Every entry, every field except the access bookkeeping."""
+    return [{k: v for k, v in e.items() if k not in ACCESS_FIELDS} for e in export_all(call)]

@@ -1,0 +1,153 @@
+"""config.toml with ENYAL_* over it, `enyal config show`, and `enyal mcp config`."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from enyal_client import config
+from enyal_daemon.embedder.model_files import packaged_tokenizer
+from service_support import BIN, env_for, enyal
+
+
+def _show(env: dict[str, str]) -> dict[str, dict[str, object]]:
+    r = enyal("config", "show", "--json", env=env)
+    assert r.code == 0, r.err
+    return {k["key"]: k for k in r.json()["keys"]}
+
+
+def test_defaults_without_a_file(home: Path) -> None:
+    keys = _show(env_for(home))
+    assert list(keys) == [k.name for k in config.KEYS]
+    assert {k["source"] for k in keys.values()} == {"default"}
+    assert keys["daemon.idle_timeout"]["value"] == 900.0
+    assert keys["model.url"]["value"] == (
+        "https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2/resolve/main"
+    )
+
+
+def test_file_values_and_env_overrides_with_their_sources(home: Path) -> None:
+    home.mkdir()
+    (home / "config.toml").write_text(
+        '[daemon]\nidle_timeout = 60\nlog_level = "debug"\n[model]\nurl = "https://mirror.example/m/"\n'
+    )
+    keys = _show(env_for(home, ENYAL_LOG_LEVEL="warning"))
+    assert keys["daemon.idle_timeout"]["value"] == 60.0
+    assert keys["daemon.idle_timeout"]["from"] == str(home / "config.toml")
+    assert keys["daemon.log_level"]["value"] == "WARNING"
+    assert keys["daemon.log_level"]["from"] == "env ENYAL_LOG_LEVEL"
+    assert keys["model.url"]["value"] == "https://mirror.example/m"
+    assert keys["model.dir"]["source"] == "default"
+    text = enyal("config", env=env_for(home, ENYAL_LOG_LEVEL="warning")).out
+    assert "daemon.log_level    = 'WARNING'" in text and "# env ENYAL_LOG_LEVEL" in text
+    assert enyal("config", "path", env=env_for(home)).out.strip() == str(home / "config.toml")
+
+
+@pytest.mark.parametrize(
+    ("toml", "message"),
+    [
+        ("[daemon]\nidle_timout = 5\n", "unknown key 'daemon.idle_timout'"),
+        ("[daemon]\nidle_timeout = -1\n", "daemon.idle_timeout must be a number of seconds"),
+        ("[daemon\n", "config.toml: "),
+        ("idle_timeout = 5\n", "'idle_timeout' must be a [section]"),
+    ],
+)
+def test_a_bad_file_is_refused_naming_the_key(home: Path, toml: str, message: str) -> None:
+    home.mkdir()
+    (home / "config.toml").write_text(toml)
+    r = enyal("config", "show", env=env_for(home))
+    assert r.code == 1 and message in r.err
+
+
+def test_a_bad_env_value_names_the_variable(home: Path) -> None:
+    r = enyal("config", "show", env=env_for(home, ENYAL_IDLE_TIMEOUT="soon"))
+    assert r.code == 1 and "ENYAL_IDLE_TIMEOUT must be a number of seconds" in r.err
+
+
+def test_model_dir_from_the_file_reaches_the_model_locator(home: Path, tmp_path: Path) -> None:
+    # Keys read through the environment by deeper modules get the file's value too.
+    from enyal_daemon.embedder.model_files import locate
+
+    src = locate(Path("/nonexistent"))
+    mine = tmp_path / "my model"
+    mine.mkdir()
+    shutil.copy(src.model, mine / "model.onnx")
+    shutil.copy(packaged_tokenizer(), mine / "tokenizer.json")
+    home.mkdir()
+    (home / "config.toml").write_text(f'[model]\ndir = "{mine}"\n')
+    r = enyal("model", "path", "--json", env=env_for(home))
+    assert r.code == 0, r.err
+    assert r.json()["source"] == "ENYAL_MODEL_DIR"
+    assert r.json()["model"] == str(mine / "model.onnx")
+
+
+# --- enyal mcp config ---------------------------------------------------------------------
+
+
+def test_mcp_config_prints_the_entry_with_absolute_paths(home: Path, tmp_path: Path) -> None:
+    env = env_for(home, HOME=str(tmp_path / "user"))
+    r = enyal("mcp", "config", "--client", "claude-code", env=env)
+    assert r.code == 0, r.err
+    assert f"# add to {tmp_path / 'user' / '.claude.json'}" in r.out
+    mcp = BIN / "enyal-mcp"
+    assert f"claude mcp add --scope user enyal --env=ENYAL_HOME={home} -- {mcp}" in r.out
+    j = enyal("mcp", "config", "--client", "cursor", "--json", env=env).json()
+    assert j["file"] == str(tmp_path / "user" / ".cursor" / "mcp.json")
+    entry = {"command": str(mcp), "args": [], "env": {"ENYAL_HOME": str(home)}}
+    assert j["config"] == {"mcpServers": {"enyal": entry}}
+    assert not (tmp_path / "user").exists()  # printing changes nothing
+
+
+def test_mcp_config_install_merges_keeps_the_rest_and_backs_up(home: Path, tmp_path: Path) -> None:
+    user = tmp_path / "user"
+    user.mkdir()
+    target = user / ".claude.json"
+    before = {
+        "numStartups": 3,
+        "projects": {"/src/x": {"mcpServers": {"local": {"command": "x"}}}},
+        "mcpServers": {"other": {"type": "stdio", "command": "/bin/other", "args": []}},
+    }
+    target.write_text(json.dumps(before))
+    target.chmod(0o600)
+    env = env_for(home, HOME=str(user))
+    r = enyal("mcp", "config", "--client", "claude-code", "--install", "--json", env=env)
+    assert r.code == 0, r.err
+    res = r.json()
+    assert res["action"] == "added"
+    after = json.loads(target.read_text())
+    assert after["numStartups"] == 3 and after["projects"] == before["projects"]
+    assert after["mcpServers"]["other"] == before["mcpServers"]["other"]
+    assert after["mcpServers"]["enyal"] == {
+        "type": "stdio",
+        "command": str(BIN / "enyal-mcp"),
+        "args": [],
+        "env": {"ENYAL_HOME": str(home)},
+    }
+    assert json.loads(Path(res["backup"]).read_text()) == before
+    assert target.stat().st_mode & 0o777 == 0o600
+    again = enyal("mcp", "config", "--client", "claude-code", "--install", "--json", env=env)
+    assert again.json()["action"] == "unchanged" and again.json()["backup"] is None
+
+
+def test_mcp_config_install_refuses_a_file_it_cannot_parse(home: Path, tmp_path: Path) -> None:
+    user = tmp_path / "user"
+    (user / ".cursor").mkdir(parents=True)
+    target = user / ".cursor" / "mcp.json"
+    target.write_text("{ not json")
+    r = enyal("mcp", "config", "--client", "cursor", "--install", env=env_for(home, HOME=str(user)))
+    assert r.code == 1 and "is not valid JSON" in r.err
+    assert target.read_text() == "{ not json"
+    assert [p.name for p in (user / ".cursor").iterdir()] == ["mcp.json"]
+
+
+def test_mcp_config_install_creates_claude_desktops_file(home: Path, tmp_path: Path) -> None:
+    user = tmp_path / "user"
+    env = env_for(home, HOME=str(user), XDG_CONFIG_HOME=None)
+    r = enyal("mcp", "config", "--client", "claude-desktop", "--install", "--json", env=env)
+    assert r.code == 0, r.err
+    path = Path(r.json()["file"])
+    assert path.is_file() and r.json()["backup"] is None
+    assert json.loads(path.read_text())["mcpServers"]["enyal"]["command"] == str(BIN / "enyal-mcp")
