@@ -11,6 +11,7 @@ import hashlib
 import os
 import sys
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,7 +59,18 @@ def short_socket_path(key: str) -> Path:
     return Path(tempfile.gettempdir()) / f"enyal-{os.getuid()}" / f"{digest}.sock"
 
 
-def resolve(environ: dict[str, str] | None = None) -> Paths:
+def _runtime_dir(env: Mapping[str, str]) -> Path:
+    """The per-user runtime dir. Without XDG_RUNTIME_DIR (containers, ssh, cron) Linux has
+    none, and platformdirs warns on every call; like tmux, fall back to a private folder
+    under the temp dir, keyed by uid."""
+    if sys.platform.startswith("linux") and not env.get("XDG_RUNTIME_DIR"):
+        return Path(tempfile.gettempdir()) / f"enyal-{os.getuid()}"
+    import platformdirs
+
+    return Path(platformdirs.user_runtime_dir(APP, appauthor=False))
+
+
+def resolve(environ: Mapping[str, str] | None = None) -> Paths:
     env = os.environ if environ is None else environ
     home_env = env.get("ENYAL_HOME")
     if home_env:
@@ -72,7 +84,7 @@ def resolve(environ: dict[str, str] | None = None) -> Paths:
         data_dir = Path(platformdirs.user_data_dir(APP, appauthor=False))
         log_dir = Path(platformdirs.user_log_dir(APP, appauthor=False))
         config_dir = Path(platformdirs.user_config_dir(APP, appauthor=False))
-        runtime_dir = Path(platformdirs.user_runtime_dir(APP, appauthor=False))
+        runtime_dir = _runtime_dir(env)
     socket_env = env.get("ENYAL_SOCKET")
     if socket_env:
         socket = Path(socket_env).expanduser().absolute()
@@ -86,5 +98,8 @@ def resolve(environ: dict[str, str] | None = None) -> Paths:
 def ensure_private_dir(path: Path) -> None:
     """Create a directory only its owner can enter (the socket's and runtime dir)."""
     path.mkdir(parents=True, exist_ok=True, mode=0o700)
-    if path.stat().st_mode & 0o077:
+    st = path.stat()
+    if st.st_uid != os.getuid():  # e.g. /tmp/enyal-<uid> made by someone else first
+        raise PermissionError(f"{path} belongs to uid {st.st_uid}, not to this user")
+    if st.st_mode & 0o077:
         path.chmod(0o700)

@@ -20,6 +20,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -167,6 +168,9 @@ def connect(
                 offset = spawn_log.stat().st_size if spawn_log.exists() else 0
                 proc = spawn_daemon(paths)
                 sock = _wait_for_socket(paths, proc, offset)
+                # Reap the daemon when it exits (idle timeout, restart) so that a long-lived
+                # client such as the MCP shim does not keep a zombie.
+                threading.Thread(target=proc.wait, name="enyal-reaper", daemon=True).start()
     conn = Connection(sock)
     if check:
         try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 
@@ -48,14 +49,16 @@ def main(argv: list[str] | None = None) -> int:
     from .server import logs
 
     logs.setup(paths.log_file if args.log_file else None, args.log_level or cfg.log_level)
+    if not args.log_file and os.environ.get("JOURNAL_STREAM"):
+        # stderr goes to journald, which stamps every line with the time and our pid itself.
+        for handler in logging.getLogger().handlers:
+            handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
     from .server.daemon import AlreadyRunning
     from .server.daemon import main as run
 
     try:
         return run(paths, idle_timeout=args.idle_timeout, on_demand_idle=cfg.idle_timeout)
     except EnyalError as exc:
-        import logging
-
         logging.getLogger("enyal.daemon").error("%s", exc.message)
         if args.log_file:  # the log went to a file; the person at the terminal still hears why
             print(f"enyal daemon: {exc.message}", file=sys.stderr)

@@ -49,6 +49,10 @@ def _pid_file_locked(paths: Paths) -> bool:
 def stop(paths: Paths) -> dict[str, object] | None:
     """Ask the daemon serving `paths` to stop and wait until it has; None if none answered.
     Works whatever the daemon's version (the shutdown call predates version checks)."""
+    # No daemon holds the pidfile: nothing to stop. Checked first because connecting to a
+    # service manager's socket would start a daemon just to stop it.
+    if not _pid_file_locked(paths):
+        return None
     sock = try_connect(paths.socket, timeout=5.0)
     if sock is None:
         return None

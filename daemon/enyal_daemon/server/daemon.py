@@ -129,7 +129,7 @@ class Daemon:
             home=str(self.paths.home or self.paths.data_dir),
             db_path=str(self.memory.db_path),
             socket=str(self.paths.socket),
-            entries=self.memory.count(),
+            entries=len(self.memory.index),  # O(1): clients call status on every connect
             model=p.ModelInfo(
                 id=files.model_id,
                 dim=self.memory.embedder.dim,
