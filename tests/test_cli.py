@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
+from conftest import BIN, run_cli
 
 pytestmark = pytest.mark.usefixtures("autostarted")
 
@@ -130,3 +131,14 @@ def test_errors_and_exit_codes(tmp_path: Path) -> None:
     assert big.code == 1 and "limit" in big.err
     assert run_cli("recall", "x", "--path", "/a.py", "--tag", "t").code == 2
     assert run_cli("stats", "--json").json()["total"] == 0
+
+
+def test_export_into_a_closed_pipe_is_quiet(tmp_path: Path) -> None:
+    src = tmp_path / "many.jsonl"
+    src.write_text("".join(f'{{"content": "entry number {i}"}}\n' for i in range(600)))
+    assert run_cli("import", str(src)).code == 0
+    # 600 entries are far more than a pipe buffer holds: `head` closes the pipe mid-export.
+    p = subprocess.run(
+        f"{BIN / 'enyal'} export | head -n 1", shell=True, capture_output=True, text=True
+    )
+    assert p.stdout.count("\n") == 1 and "Traceback" not in p.stderr and p.stderr == ""

@@ -8,6 +8,7 @@ Every verb takes --json and then prints exactly one JSON document on stdout
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
@@ -60,6 +61,16 @@ def _fail(args: argparse.Namespace, code: int | None, message: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        # `enyal export | head`: the reader has what it wanted. Point stdout at /dev/null so
+        # the interpreter's final flush does not fail a second time.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+def _main(argv: list[str] | None) -> int:
     parser, reg = build_parser()
     args = parser.parse_args(argv)
     ctx = Context()
@@ -73,6 +84,8 @@ def main(argv: list[str] | None = None) -> int:
     except RpcError as exc:
         _fail(args, exc.code, exc.message)
         return 1
+    except BrokenPipeError:
+        raise
     except (ClientError, OSError) as exc:
         _fail(args, None, str(exc))
         return 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -45,6 +46,13 @@ def rss_mb(pid: int) -> tuple[float, float]:
     return rss, hwm
 
 
+def daemon_command() -> list[str]:
+    """How the daemon is started: `python -m enyal_daemon`, or $ENYAL_BENCH_DAEMON (a
+    command line, for A/B runs of a patched daemon against the same benchmark)."""
+    custom = os.environ.get("ENYAL_BENCH_DAEMON")
+    return shlex.split(custom) if custom else [sys.executable, "-m", "enyal_daemon"]
+
+
 @dataclass
 class Daemon:
     proc: subprocess.Popen[bytes]
@@ -61,7 +69,7 @@ class Daemon:
         t0 = time.perf_counter()
         with log:
             proc = subprocess.Popen(
-                [sys.executable, "-m", "enyal_daemon"],
+                daemon_command(),
                 env=env,
                 stdin=subprocess.DEVNULL,
                 stdout=log,
