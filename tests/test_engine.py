@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -129,13 +128,12 @@ def test_semantic_dedup_decisions(memory: Any) -> None:
 
 
 def test_decay_and_access_boost() -> None:
-    now = datetime.now(UTC)
-    old = (now - timedelta(days=90)).isoformat()
-    assert scoring.effective_confidence(1.0, "fact", old, 0, now) == pytest.approx(0.5, rel=1e-3)
+    assert scoring.effective_confidence(1.0, "fact", 90.0, 0) == pytest.approx(0.5, rel=1e-3)
     # conventions decay five times slower than facts
-    conv = scoring.effective_confidence(1.0, "convention", old, 0, now)
+    conv = scoring.effective_confidence(1.0, "convention", 90.0, 0)
     assert conv == pytest.approx(0.5 ** (0.2), rel=1e-3)
-    boosted = scoring.effective_confidence(1.0, "fact", old, 10, now)
+    assert scoring.recency(30.0) == pytest.approx(0.5)
+    boosted = scoring.effective_confidence(1.0, "fact", 90.0, 10)
     assert boosted == pytest.approx(0.5 + min(0.2, 0.05 * 2.3979), rel=1e-3)
 
 

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import math
 import re
+import threading
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,6 +26,13 @@ import apsw
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_TERMS = 32
+# In a store of PRUNE_FROM entries or more, candidates come from the query's rarest
+# words only: none held by more than COMMON_SHARE of the entries, and no more than
+# MAX_RANKED entries ranked in all (BM25 costs about a microsecond per entry ranked).
+PRUNE_FROM = 2000
+COMMON_SHARE = 0.2
+MAX_RANKED = 8000
+DOC_COUNT_TTL = 30.0  # seconds; an IDF a few writes old ranks the same
 
 STOPWORDS = frozenset(
     """a about above after again all also am an and any are as at be because been before
@@ -49,32 +58,86 @@ def quoted(term: str) -> str:
 
 
 def search(
-    conn: apsw.Connection, text: str, k: int, where: str = "1", args: Sequence[Any] = ()
+    conn: apsw.Connection,
+    counts: DocCounts,
+    text: str,
+    k: int,
+    where: str | None = None,
+    args: Sequence[Any] = (),
 ) -> list[tuple[int, float]]:
-    """(rid, keyword score in [0, 1]) for the k best BM25 matches among entries e WHERE `where`."""
+    """(rid, keyword score in [0, 1]) for the k best BM25 matches, among the entries e
+    WHERE `where` if given (None: every entry, deprecated ones too; the caller filters)."""
     words = terms(text)
     if not words:
         return []
-    ideal = _ideal_score(conn, words)
-    cur = conn.execute(
-        "SELECT f.rowid, bm25(context_fts) FROM context_fts f "
-        f"JOIN context_entries e ON e.rid = f.rowid WHERE context_fts MATCH ? AND {where} "
-        "ORDER BY rank LIMIT ?",
-        (" OR ".join(quoted(w) for w in words), *args, k),
-    )
+    n = _store_size(conn)
+    dfs = {w: counts.get(conn, w) for w in words}
+    ideal = max(sum(_idf(n, df) for df in dfs.values()), 1e-6)
+    # BM25 scores every entry holding any query word, so a word found in a large share of
+    # a big store costs a scan of that share (a third of a million rows at 1M) while
+    # adding little (its IDF is low). Such words still count in `ideal`; they just do not
+    # pull candidates in. Meaning finds those entries anyway.
+    wanted: list[str] = []
+    ranked = 0
+    for w, df in sorted(dfs.items(), key=lambda item: item[1]):
+        if df == 0:
+            continue
+        if n >= PRUNE_FROM and (df > COMMON_SHARE * n or ranked + df > MAX_RANKED):
+            break
+        wanted.append(w)
+        ranked += df
+    if not wanted:
+        return []
+    match = " OR ".join(quoted(w) for w in wanted)
+    if where is None:
+        cur = conn.execute(
+            "SELECT rowid, bm25(context_fts) FROM context_fts WHERE context_fts MATCH ? "
+            "ORDER BY rank LIMIT ?",
+            (match, k),
+        )
+    else:
+        cur = conn.execute(
+            "SELECT f.rowid, bm25(context_fts) FROM context_fts f "
+            f"JOIN context_entries e ON e.rid = f.rowid WHERE context_fts MATCH ? AND {where} "
+            "ORDER BY rank LIMIT ?",
+            (match, *args, k),
+        )
     return [(int(rid), min(1.0, -float(score) / ideal) ** 2) for rid, score in cur]
 
 
-def _ideal_score(conn: apsw.Connection, words: list[str]) -> float:
-    """Sum of the words' IDF as FTS5's bm25() computes it: what a short entry holding every
-    word once would score. A word no entry holds counts as the rarest possible."""
-    row = conn.execute("SELECT count(*) FROM context_entries").fetchone()
-    n = max(1, int(row[0]) if row else 1)
-    total = 0.0
-    for w in words:
-        hit = conn.execute(
-            "SELECT count(*) FROM context_fts WHERE context_fts MATCH ?", (quoted(w),)
+def _store_size(conn: apsw.Connection) -> int:
+    # The largest rid, not count(*): O(1) instead of a scan, and off only by deletions.
+    row = conn.execute("SELECT max(rid) FROM context_entries").fetchone()
+    return max(1, int(row[0]) if row and row[0] is not None else 1)
+
+
+class DocCounts:
+    """How many entries hold a word, remembered for DOC_COUNT_TTL seconds: counting a
+    common word reads its whole posting list, and queries repeat their words."""
+
+    MAX_WORDS = 20_000
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._counts: dict[str, tuple[int, float]] = {}
+
+    def get(self, conn: apsw.Connection, word: str) -> int:
+        now = time.monotonic()
+        with self._lock:
+            hit = self._counts.get(word)
+        if hit is not None and now - hit[1] < DOC_COUNT_TTL:
+            return hit[0]
+        row = conn.execute(
+            "SELECT count(*) FROM context_fts WHERE context_fts MATCH ?", (quoted(word),)
         ).fetchone()
-        df = int(hit[0]) if hit else 0
-        total += max(1e-6, math.log((n - df + 0.5) / (df + 0.5)))
-    return max(total, 1e-6)
+        df = int(row[0]) if row else 0
+        with self._lock:
+            if len(self._counts) >= self.MAX_WORDS:
+                self._counts.clear()
+            self._counts[word] = (df, now)
+        return df
+
+
+def _idf(n: int, df: int) -> float:
+    """IDF as FTS5's bm25() computes it; a word no entry holds counts as the rarest."""
+    return max(1e-6, math.log((n - df + 0.5) / (df + 0.5)))

@@ -1,27 +1,37 @@
 """KNN served from memory; sqlite-vec's table stays the durable source of truth.
 
-sqlite-vec's vec0 scans brute force inside SQLite (28-69 ms at 100k x 384 here);
-the same scan over a contiguous matrix in memory takes a few ms. The matrix is
-rebuilt from vec0 when the daemon opens and is changed by the writer only after
-its transaction commits, so it never shows a write the database does not hold.
+sqlite-vec's vec0 scans brute force inside SQLite (28-69 ms at 100k x 384 here,
+270-440 ms at 1M). This index answers from memory instead. It is rebuilt from
+vec0 when the daemon opens and is changed by the writer only after its
+transaction commits, so it never shows a write the database does not hold.
 
-The matrix is int8, not float32: each row is its unit vector scaled so that its
-largest component is 127 and rounded, with that scale kept beside it (float32).
-384 bytes a memory instead of 1,536: 38 MB at 100k instead of 153 MB, which is
-what keeps the daemon (the ONNX model alone is ~200 MB) under 300 MB. Rounding
-moves a cosine by ~3e-4 on average and ~1.5e-3 at most; recall@10 against exact
-float32 search is 0.99+ (tests/test_vector_index.py, scripts/bench). An exact
-float32 rerank from vec0 was measured and rejected: a vec0 lookup by rowid costs
-~140 us, 7 ms for 50 candidates, more than the whole scan.
+Two derived copies of each vector, 433 bytes a memory (a float32 copy would be
+1,536: 153 MB at 100k, which the daemon's 300 MB budget cannot hold next to the
+~200 MB ONNX model):
 
-A scan converts 4,096 rows at a time into a float32 scratch buffer (one per
-concurrent scan, at most SCANNERS) and takes their dot products with the query
-with numpy's einsum, not matmul: OpenBLAS splits a 4096-row gemv over both
-cores, and when the other core is busy (another request, the embedder, a test
-suite) the split waits to be scheduled: a 10k scan went from 0.5 to 9.7 ms p50
-on this 2-core machine under load. einsum's SIMD loop stays on the calling
-thread: 7.1 ms at 100k, against 5.7 ms for one-thread BLAS over the same int8
-rows and 4.6 ms for a float32 scan on an idle machine.
+- int8 codes: the unit vector scaled so its largest component is 127 and
+  rounded, with that scale kept (float32). Rounding moves a cosine by ~3e-4 on
+  average and ~1.5e-3 at most. Every score returned comes from these.
+- sign bits: one bit a dimension (48 bytes). Above PREFILTER_MIN rows, a search
+  first ranks every row by Hamming distance to the query's signs (SIMD popcount,
+  1.4 ms at 100k, 10 ms at 1M), keeps the closest RERANK_SHARE-th of the rows
+  (at least RERANK_FLOOR), and scores only those from the int8 codes. Below it,
+  every row is scored from the codes (under 3 ms).
+
+recall@10 against exact float32 search: 0.987 for real query embeddings over the
+benchmark's 100k store (scripts/bench), all of it lost to int8 rounding among
+near-ties: the prefilter alone keeps every true top-50 neighbour at 4% of the
+rows, and keeps 1/16. tests/test_vector_index.py holds both stages to >= 0.97 on
+harder, clustered data. An exact float32 rerank from vec0 was measured and
+rejected: a vec0 lookup by rowid costs ~140 us, 7 ms for 50 candidates, more
+than the whole search.
+
+Codes are scored 2,048 rows at a time: converted into a float32 scratch buffer
+(one per concurrent search, at most SCANNERS) and multiplied with numpy's einsum,
+not matmul: OpenBLAS splits a gemv of that size over both cores, and when the
+other core is busy (another request, the embedder, a test suite) the split waits
+to be scheduled: a 10k scan went from 0.5 to 9.7 ms p50 on this 2-core machine
+under load. einsum's SIMD loop stays on the calling thread.
 
 Layout: rows sorted by rid (the database hands out rising rids, so an insert is
 an append), looked up by binary search: no per-entry Python objects. A removed
@@ -36,6 +46,7 @@ import os
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -43,12 +54,18 @@ import numpy.typing as npt
 
 Vector = npt.NDArray[np.float32]
 Int64s = npt.NDArray[np.int64]
+Distances = npt.NDArray[np.uint16]
 
-CHUNK = 4096  # rows converted to float32 per BLAS call: a 6 MB buffer per scanner
-SCANNERS = min(4, os.cpu_count() or 1)  # scans at once; more would only share the cores
+CHUNK = 2048  # rows of int8 codes converted to float32 at once (3 MB of scratch)
+BITS_CHUNK = 16384  # rows of sign bits XOR-ed and counted at once
+SCANNERS = min(4, os.cpu_count() or 1)  # searches at once; more would only share the cores
 LOAD_BATCH = 4096
+PREFILTER_MIN = 32_768
+RERANK_FLOOR = 4096
+RERANK_SHARE = 16
 
 DEAD, INACTIVE, ACTIVE = 0, 1, 2
+ARRAYS = ("_codes", "_scale", "_bits", "_rids", "_state")
 
 
 class _RWLock:
@@ -99,16 +116,44 @@ def quantize(vecs: npt.NDArray[Any]) -> tuple[npt.NDArray[np.int8], npt.NDArray[
     return codes, scale
 
 
+def signs(vecs: npt.NDArray[Any]) -> npt.NDArray[np.uint64]:
+    """(n, dim) vectors -> (n, ceil(dim / 64)) uint64 words, one bit a positive component."""
+    v = np.asarray(vecs, dtype=np.float32)
+    packed = np.packbits(v > 0, axis=1)
+    words = (v.shape[1] + 63) // 64
+    out = np.zeros((len(v), words * 8), dtype=np.uint8)
+    out[:, : packed.shape[1]] = packed
+    return out.view(np.uint64)
+
+
+@dataclass
+class _Scratch:
+    floats: Vector
+    xor: npt.NDArray[np.uint64]
+    counts: npt.NDArray[np.uint8]
+
+
 class VectorIndex:
-    def __init__(self, dim: int, capacity: int = 1024) -> None:
+    def __init__(
+        self,
+        dim: int,
+        capacity: int = 1024,
+        *,
+        prefilter_min: int = PREFILTER_MIN,
+        rerank_floor: int = RERANK_FLOOR,
+    ) -> None:
         self.dim = dim
+        self.words = (dim + 63) // 64
+        self.prefilter_min = prefilter_min
+        self.rerank_floor = rerank_floor
         self._lock = _RWLock()
-        self._buffers: list[Vector] = []
-        self._buffers_lock = threading.Lock()
+        self._scratch: list[_Scratch] = []
+        self._scratch_lock = threading.Lock()
         self._scanners = threading.BoundedSemaphore(SCANNERS)
         cap = max(1, capacity)
         self._codes = np.zeros((cap, dim), dtype=np.int8)
         self._scale = np.zeros(cap, dtype=np.float32)
+        self._bits = np.zeros((cap, self.words), dtype=np.uint64)
         self._rids = np.zeros(cap, dtype=np.int64)  # sorted over [:_n], tombstones included
         self._state = np.zeros(cap, dtype=np.int8)
         self._n = 0  # rows in use, tombstones included
@@ -119,9 +164,9 @@ class VectorIndex:
 
     @property
     def nbytes(self) -> int:
-        """Bytes of the rows in use (codes, scale, rid, state), tombstones included. Spare
-        capacity is zero pages the OS has not backed yet, so it is left out."""
-        return self._n * (self.dim + 4 + 8 + 1)
+        """Bytes of the rows in use, tombstones included. Spare capacity is zero pages the
+        OS has not backed yet, so it is left out."""
+        return self._n * (self.dim + 4 + 8 * self.words + 8 + 1)
 
     # --- writes ---------------------------------------------------------------------
 
@@ -140,8 +185,9 @@ class VectorIndex:
             self._normalize()
 
     def add(self, rid: int, vec: Vector, active: bool = True) -> None:
-        codes, scale = quantize(np.asarray(vec, dtype=np.float32).reshape(1, self.dim))
-        state = ACTIVE if active else INACTIVE
+        v = np.asarray(vec, dtype=np.float32).reshape(1, self.dim)
+        codes, scale = quantize(v)
+        bits = signs(v)
         with self._lock.write():
             pos = self._find_one(rid)
             if pos < 0:
@@ -150,7 +196,8 @@ class VectorIndex:
                 self._dead -= 1
             self._codes[pos] = codes[0]
             self._scale[pos] = scale[0]
-            self._state[pos] = state
+            self._bits[pos] = bits[0]
+            self._state[pos] = ACTIVE if active else INACTIVE
 
     def set_active(self, rid: int, active: bool) -> None:
         with self._lock.write():
@@ -178,18 +225,22 @@ class VectorIndex:
             return []
         q = np.ascontiguousarray(query, dtype=np.float32).reshape(self.dim)
         floor = ACTIVE if active_only else INACTIVE
-        with self._lock.read():
+        with self._lock.read(), self._borrow() as scratch:
             n = self._n
-            if only is None:
-                sims = self._scan(q, n)
+            if only is None and n < self.prefilter_min:
+                sims = self._scan(q, n, scratch)
                 sims[self._state[:n] < floor] = -np.inf
                 rids = self._rids[:n]
             else:
-                positions = self._find(only)
-                positions = positions[positions >= 0]
-                positions = np.unique(positions)
-                positions = positions[self._state[positions] >= floor]
-                sims = self._gather(q, positions)
+                if only is None:
+                    positions = self._prefilter(q, None, floor, k, scratch)
+                else:
+                    positions = self._find(only)
+                    positions = np.unique(positions[positions >= 0])
+                    positions = positions[self._state[positions] >= floor]
+                    if len(positions) >= self.prefilter_min:
+                        positions = self._prefilter(q, positions, floor, k, scratch)
+                sims = self._gather(q, positions, scratch)
                 rids = self._rids[positions]
             if len(sims) == 0:
                 return []
@@ -201,17 +252,17 @@ class VectorIndex:
     def similarity(self, query: Vector, rids: Iterable[int]) -> dict[int, float]:
         """Cosine similarity of the query with each of these rids the index holds."""
         q = np.ascontiguousarray(query, dtype=np.float32).reshape(self.dim)
-        with self._lock.read():
+        with self._lock.read(), self._borrow() as scratch:
             wanted = np.fromiter(rids, dtype=np.int64)
             positions = self._find(wanted)
             keep = positions >= 0
             keep[keep] = self._state[positions[keep]] != DEAD
             positions = positions[keep]
-            sims = self._gather(q, positions)
+            sims = self._gather(q, positions, scratch)
             found = self._rids[positions]
         return {int(r): float(s) for r, s in zip(found, sims, strict=True)}
 
-    # --- internals: lookups (callers hold a lock) ---------------------------------------
+    # --- internals: lookups and scoring (callers hold a lock) ---------------------------
 
     def _find(self, rids: Iterable[int] | Int64s) -> Int64s:
         """Positions of these rids (tombstones included), -1 where absent."""
@@ -232,41 +283,76 @@ class VectorIndex:
         return pos if pos < n and int(self._rids[pos]) == rid else -1
 
     @contextmanager
-    def _buffer(self) -> Iterator[Vector]:
-        """A float32 scratch matrix of CHUNK rows; at most SCANNERS exist."""
+    def _borrow(self) -> Iterator[_Scratch]:
+        """Scratch buffers for one search; at most SCANNERS sets exist."""
         with self._scanners:
-            with self._buffers_lock:
-                buf = self._buffers.pop() if self._buffers else None
-            if buf is None:
-                buf = np.empty((CHUNK, self.dim), dtype=np.float32)
+            with self._scratch_lock:
+                s = self._scratch.pop() if self._scratch else None
+            if s is None:
+                s = _Scratch(
+                    np.empty((CHUNK, self.dim), dtype=np.float32),
+                    np.empty((BITS_CHUNK, self.words), dtype=np.uint64),
+                    np.empty((BITS_CHUNK, self.words), dtype=np.uint8),
+                )
             try:
-                yield buf
+                yield s
             finally:
-                with self._buffers_lock:
-                    self._buffers.append(buf)
+                with self._scratch_lock:
+                    self._scratch.append(s)
 
-    def _scan(self, q: Vector, n: int) -> Vector:
-        """Approximate cosine of q with rows [0, n)."""
+    def _scan(self, q: Vector, n: int, scratch: _Scratch) -> Vector:
+        """Cosine of q with rows [0, n), from the int8 codes."""
         out = np.empty(n, dtype=np.float32)
-        with self._buffer() as buf:
-            for start in range(0, n, CHUNK):
-                end = min(n, start + CHUNK)
-                b = buf[: end - start]
-                np.copyto(b, self._codes[start:end], casting="unsafe")
-                np.einsum("ij,j->i", b, q, out=out[start:end])
+        for start in range(0, n, CHUNK):
+            end = min(n, start + CHUNK)
+            b = scratch.floats[: end - start]
+            np.copyto(b, self._codes[start:end], casting="unsafe")
+            np.einsum("ij,j->i", b, q, out=out[start:end])
         out *= self._scale[:n]
         return out
 
-    def _gather(self, q: Vector, positions: Int64s) -> Vector:
+    def _gather(self, q: Vector, positions: Int64s, scratch: _Scratch) -> Vector:
+        """Cosine of q with the rows at these positions, from the int8 codes."""
         out = np.empty(len(positions), dtype=np.float32)
-        with self._buffer() as buf:
-            for start in range(0, len(positions), CHUNK):
-                chunk = positions[start : start + CHUNK]
-                b = buf[: len(chunk)]
-                np.copyto(b, self._codes[chunk], casting="unsafe")
-                np.einsum("ij,j->i", b, q, out=out[start : start + len(chunk)])
+        for start in range(0, len(positions), CHUNK):
+            chunk = positions[start : start + CHUNK]
+            b = scratch.floats[: len(chunk)]
+            np.copyto(b, self._codes[chunk], casting="unsafe")
+            np.einsum("ij,j->i", b, q, out=out[start : start + len(chunk)])
         out *= self._scale[positions]
         return out
+
+    def _prefilter(
+        self, q: Vector, positions: Int64s | None, floor: int, k: int, scratch: _Scratch
+    ) -> Int64s:
+        """Of these positions (None: every row of state >= floor), those whose sign bits are
+        closest to the query's: at least max(rerank_floor, count / RERANK_SHARE, 8k) of them,
+        ties at the cut-off included."""
+        qbits = signs(q.reshape(1, self.dim))[0]
+        m = self._n if positions is None else len(positions)
+        dist = np.empty(m, dtype=np.uint16)
+        for start in range(0, m, BITS_CHUNK):
+            end = min(m, start + BITS_CHUNK)
+            rows = self._bits[start:end] if positions is None else self._bits[positions[start:end]]
+            x = scratch.xor[: end - start]
+            c = scratch.counts[: end - start]
+            np.bitwise_xor(rows, qbits, out=x)
+            np.bitwise_count(x, out=c)
+            d = dist[start:end]
+            np.add(c[:, 0], c[:, 1] if self.words > 1 else 0, out=d, dtype=np.uint16)
+            for j in range(2, self.words):
+                np.add(d, c[:, j], out=d)
+        if positions is None:
+            dist[self._state[:m] < floor] = self.dim + 1  # never a candidate
+            eligible = m - int(np.count_nonzero(self._state[:m] < floor))
+        else:
+            eligible = m
+        want = max(self.rerank_floor, eligible // RERANK_SHARE, 8 * k)
+        # The want-th smallest distance by counting (distances are 0..dim): no sort.
+        cum = np.cumsum(np.bincount(dist, minlength=self.dim + 2)[: self.dim + 1])
+        cutoff = int(np.searchsorted(cum, min(want, eligible)))
+        chosen = np.flatnonzero(dist <= cutoff)
+        return chosen if positions is None else positions[chosen]
 
     # --- internals: layout (callers hold the write lock) --------------------------------
 
@@ -276,10 +362,11 @@ class VectorIndex:
         if need <= cap:
             return
         new_cap = max(need, cap * 2, 1024)
-        self._codes = _resized(self._codes, new_cap, self._n)
-        self._scale = _resized(self._scale, new_cap, self._n)
-        self._rids = _resized(self._rids, new_cap, self._n)
-        self._state = _resized(self._state, new_cap, self._n)
+        for name in ARRAYS:
+            old = getattr(self, name)
+            new = np.zeros((new_cap, *old.shape[1:]), dtype=old.dtype)
+            new[: self._n] = old[: self._n]
+            setattr(self, name, new)
 
     def _insertion_point(self, rid: int) -> int:
         """Make room for a new rid in sorted position; returns that position."""
@@ -289,7 +376,8 @@ class VectorIndex:
         if n and rid < int(self._rids[n - 1]):
             # a rid below the largest: shift the tail (rare; O(n))
             pos = int(np.searchsorted(self._rids[:n], rid))
-            for arr in (self._codes, self._scale, self._rids, self._state):
+            for name in ARRAYS:
+                arr = getattr(self, name)
                 arr[pos + 1 : n + 1] = arr[pos:n]
         self._rids[pos] = rid
         self._state[pos] = DEAD
@@ -300,11 +388,13 @@ class VectorIndex:
     def _append_batch(self, batch: list[tuple[int, bytes, bool]]) -> None:
         m = len(batch)
         vecs = np.frombuffer(b"".join(blob for _, blob, _ in batch), dtype=np.float32)
-        codes, scale = quantize(vecs.reshape(m, self.dim))
+        vecs = vecs.reshape(m, self.dim)
+        codes, scale = quantize(vecs)
         self._reserve(m)
         n = self._n
         self._codes[n : n + m] = codes
         self._scale[n : n + m] = scale
+        self._bits[n : n + m] = signs(vecs)
         self._rids[n : n + m] = [rid for rid, _, _ in batch]
         self._state[n : n + m] = [INACTIVE if deprecated else ACTIVE for _, _, deprecated in batch]
         self._n = n + m
@@ -318,8 +408,7 @@ class VectorIndex:
             sorted_rids = rids[order]
             last = np.ones(n, dtype=bool)
             last[:-1] = sorted_rids[1:] != sorted_rids[:-1]
-            keep = order[last]
-            self._take(keep)
+            self._take(order[last])
         self._compact()
 
     def _compact(self) -> None:
@@ -333,15 +422,9 @@ class VectorIndex:
         """Keep only these rows (in this order) in fresh arrays sized to fit."""
         m = len(rows)
         cap = max(1024, m + m // 8)
-        for name in ("_codes", "_scale", "_rids", "_state"):
+        for name in ARRAYS:
             old = getattr(self, name)
             new = np.zeros((cap, *old.shape[1:]), dtype=old.dtype)
             np.take(old, rows, axis=0, out=new[:m])
             setattr(self, name, new)
         self._n = m
-
-
-def _resized(arr: npt.NDArray[Any], cap: int, n: int) -> npt.NDArray[Any]:
-    new = np.zeros((cap, *arr.shape[1:]), dtype=arr.dtype)
-    new[:n] = arr[:n]
-    return new

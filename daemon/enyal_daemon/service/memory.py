@@ -32,11 +32,12 @@ from ..store import db, entries, meta, versions
 from ..store import graph as graph_store
 from ..store.writer import Tx, Writer
 from . import conflicts, graph, scopes, scoring, validity
-from .clock import now_iso
+from .clock import days_between, now_iso
 from .limits import check_content, check_metadata
 
 log = logging.getLogger(__name__)
 
+HIT_MARGIN = 3
 EMBED_CONCURRENCY = 2  # one inference per core; more only queues inside onnxruntime
 
 
@@ -63,11 +64,38 @@ class Filter:
         return 1.0 if self.weights is None else self.weights.get((level, path), 0.0)
 
 
+@dataclass(slots=True)
+class _Scored:
+    """A candidate's score and its parts, before it is worth building a full Hit."""
+
+    score: float
+    row: tuple[Any, ...]
+    semantic: float
+    keyword: float
+    recency: float
+    effective_confidence: float
+    scope_weight: float
+    freshness: float
+
+    def hit(self) -> p.Hit:
+        return p.Hit(
+            **msgspec.structs.asdict(entries.row_to_entry(self.row)),
+            score=self.score,
+            semantic=self.semantic,
+            keyword=self.keyword,
+            recency=self.recency,
+            effective_confidence=self.effective_confidence,
+            scope_weight=self.scope_weight,
+            freshness_score=self.freshness,
+        )
+
+
 class Memory:
     def __init__(self, db_path: Path, embedder: Embedder) -> None:
         self.db_path = db_path
         self.embedder = embedder
         self.index = VectorIndex(embedder.dim)
+        self.doc_counts = keywords.DocCounts()
         self._local = threading.local()
         self._readers: list[apsw.Connection] = []
         self._readers_lock = threading.Lock()
@@ -355,37 +383,40 @@ class Memory:
         semantic = dict(
             self.index.search(qvec, k, only=allowed, active_only=not f.include_deprecated)
         )
-        keyword = dict(keywords.search(conn, query, k, where, f.args))
+        keyword = dict(
+            keywords.search(conn, self.doc_counts, query, k, where if restricted else None, f.args)
+        )
         missing = [rid for rid in keyword if rid not in semantic]
         semantic.update(self.index.similarity(qvec, missing))
         rows = entries.rows_by_rid(conn, semantic.keys() | keyword.keys())
         now = datetime.now(UTC)
-        hits: list[p.Hit] = []
+        scored: list[_Scored] = []
         for rid, row in rows.items():
             if row[15] and not f.include_deprecated:
                 continue
-            eff = scoring.effective_confidence(row[6], row[3], row[8], row[10], now)
+            age = days_between(row[8], now)
+            eff = scoring.effective_confidence(row[6], row[3], age, row[10])
             if eff < min_confidence:
                 continue
             weight = f.weight(row[4], row[5])
-            sem, kw, rec = (
-                semantic.get(rid, 0.0),
-                keyword.get(rid, 0.0),
-                scoring.recency(row[8], now),
-            )
-            entry = entries.row_to_entry(row)
-            hits.append(
-                p.Hit(
-                    **msgspec.structs.asdict(entry),
-                    score=scoring.combine(sem, kw, rec, eff, weight),
-                    semantic=max(0.0, sem),
-                    keyword=kw,
-                    recency=rec,
-                    effective_confidence=eff,
-                    scope_weight=weight,
+            sem, kw, rec = semantic.get(rid, 0.0), keyword.get(rid, 0.0), scoring.recency(age)
+            scored.append(
+                _Scored(
+                    scoring.combine(sem, kw, rec, eff, weight),
+                    row,
+                    max(0.0, sem),
+                    kw,
+                    rec,
+                    eff,
+                    weight,
+                    scoring.freshness(row[3], age),
                 )
             )
-        hits = validity.annotate(self, hits, v, now)[:limit]
+        # Only the best few become full hits (decoding tags and metadata is the costly
+        # part); the margin leaves room for validity to drop or re-rank some of them.
+        scored.sort(key=lambda s: s.score, reverse=True)
+        hits = [s.hit() for s in scored[: limit * HIT_MARGIN]]
+        hits = validity.annotate(self, hits, v)[:limit]
         self._touch(h.id for h in hits)
         for rank, h in enumerate(hits, 1):
             self.record_event(h.id, "recall", query, rank)

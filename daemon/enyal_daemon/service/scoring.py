@@ -12,9 +12,6 @@ entry's type (conventions age slowly, facts fast) and adds up to 0.2 for use.
 from __future__ import annotations
 
 import math
-from datetime import datetime
-
-from .clock import days_between
 
 W_SEMANTIC, W_KEYWORD, W_RECENCY = 0.6, 0.3, 0.1
 HALF_LIFE_DAYS = 90.0
@@ -32,16 +29,21 @@ SCOPE_WEIGHTS: dict[str, float] = {"file": 1.0, "project": 0.9, "workspace": 0.8
 
 
 def effective_confidence(
-    confidence: float, content_type: str, updated_at: str, access_count: int, now: datetime
+    confidence: float, content_type: str, age_days: float, access_count: int
 ) -> float:
-    days = days_between(updated_at, now) * DECAY_RATES.get(content_type, 1.0)
-    decay = math.pow(0.5, days / HALF_LIFE_DAYS)
+    """`age_days`: days since the entry was last updated."""
+    decay = freshness(content_type, age_days)
     boost = min(0.2, math.log1p(access_count) * 0.05)
     return min(1.0, confidence * decay + boost)
 
 
-def recency(updated_at: str, now: datetime) -> float:
-    return math.pow(0.5, days_between(updated_at, now) / RECENCY_HALF_LIFE_DAYS)
+def freshness(content_type: str, age_days: float) -> float:
+    """The type-aware decay alone: 0.5 every 90 days for a fact, 450 for a convention."""
+    return math.pow(0.5, age_days * DECAY_RATES.get(content_type, 1.0) / HALF_LIFE_DAYS)
+
+
+def recency(age_days: float) -> float:
+    return math.pow(0.5, age_days / RECENCY_HALF_LIFE_DAYS)
 
 
 def combine(

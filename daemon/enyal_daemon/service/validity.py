@@ -13,7 +13,6 @@ history instead of the current rows.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -43,13 +42,8 @@ class Validity:
     freshness_boost: float = 0.1
 
 
-def freshness(content_type: str, updated_at: str, now: datetime) -> float:
-    days = days_between(updated_at, now) * scoring.DECAY_RATES.get(content_type, 1.0)
-    return math.pow(0.5, days / scoring.HALF_LIFE_DAYS)
-
-
 def annotate(
-    memory: Memory, hits: list[p.Hit], v: Validity, now: datetime, as_of: str | None = None
+    memory: Memory, hits: list[p.Hit], v: Validity, as_of: str | None = None
 ) -> list[p.Hit]:
     """Validity fields on every hit; superseded ones dropped if asked; ranked by adjusted_score."""
     conn = memory.reader()
@@ -63,7 +57,6 @@ def annotate(
         if h.is_superseded and v.exclude_superseded:
             continue
         h.has_conflicts = h.id in conflicts
-        h.freshness_score = freshness(h.content_type, h.updated_at, now)
         factor = (1.0 - v.freshness_boost) + v.freshness_boost * h.freshness_score
         if h.has_conflicts:
             factor *= CONFLICT_FACTOR
@@ -133,10 +126,11 @@ def recall_as_of(
     hits: list[p.Hit] = []
     for s in states:
         rid, row = allowed[s[0]]
-        eff = scoring.effective_confidence(s[6], s[5], s[3], 0, at)
+        age = days_between(s[3], at)
+        eff = scoring.effective_confidence(s[6], s[5], age, 0)
         if eff < min_confidence:
             continue
-        sem, rec = sims.get(rid, 0.0), scoring.recency(s[3], at)
+        sem, rec = sims.get(rid, 0.0), scoring.recency(age)
         current = entries.row_to_entry(row)
         fields: dict[str, Any] = msgspec.structs.asdict(current)
         fields.update(
@@ -158,10 +152,11 @@ def recall_as_of(
                 recency=rec,
                 effective_confidence=eff,
                 scope_weight=f.weight(row[4], row[5]),
+                freshness_score=scoring.freshness(s[5], age),
             )
         )
     hits.sort(key=lambda h: h.score, reverse=True)
-    return annotate(memory, hits[: limit * 3], v, at, as_of=when)[:limit]
+    return annotate(memory, hits[: limit * 3], v, as_of=when)[:limit]
 
 
 # --- history ----------------------------------------------------------------------------
