@@ -45,3 +45,9 @@ def test_every_mcp_tool_is_in_readme() -> None:
     for tool in tools.TOOLS:
         assert f"`{tool.name}`" in README, f"MCP tool {tool.name} is not in README.md"
         assert tool.method in p.METHODS
+
+
+def test_the_cli_verb_table_matches_the_modules() -> None:
+    for module, verbs in cli.VERB_MODULES.items():
+        _, reg = cli.build_parser(verbs[0])
+        assert tuple(reg.handlers) == verbs, f"cli.VERB_MODULES[{module!r}] is out of date"

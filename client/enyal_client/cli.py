@@ -8,30 +8,41 @@ Every verb takes --json and then prints exactly one JSON document on stdout
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from typing import Any
 
 import msgspec
 
-from .commands import config, daemon, doctor, graph, logs, mcp_config, memory, model, service
 from .commands.base import Context, Registry, UsageError
+from .commands.daemon import DaemonExit
 from .transport import ClientError, RpcError
 
-VERB_MODULES = [
-    memory,
-    graph,
-    daemon,
-    model,
-    service,
-    doctor,
-    config,
-    logs,
-    mcp_config,
-]
+# The module of each verb. A run imports only its verb's module (the others cost tens of
+# milliseconds the user waits for); `enyal --help` and a mistyped verb import them all.
+# tests/test_docs.py checks this table against what the modules register.
+VERB_MODULES: dict[str, tuple[str, ...]] = {
+    "memory": tuple("remember recall get update forget restore stats import export status".split()),
+    "graph": tuple("link unlink edges traverse impact history health review analytics".split()),
+    "daemon": ("daemon",),
+    "model": ("model", "reindex"),
+    "service": ("service",),
+    "doctor": ("doctor",),
+    "config": ("config",),
+    "logs": ("logs",),
+    "mcp_config": ("mcp",),
+}
+MODULE_OF = {verb: module for module, verbs in VERB_MODULES.items() for verb in verbs}
 
 
-def build_parser() -> tuple[argparse.ArgumentParser, Registry]:
+def requested_verb(argv: list[str]) -> str | None:
+    """The verb of a command line: its first word that is not an option."""
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
+def build_parser(verb: str | None = None) -> tuple[argparse.ArgumentParser, Registry]:
+    """The parser for `verb` alone if it is known, else for every verb."""
     # --json is accepted before or after the verb; SUPPRESS keeps the verb's parser from
     # resetting a --json given before it.
     common = argparse.ArgumentParser(add_help=False)
@@ -44,8 +55,9 @@ def build_parser() -> tuple[argparse.ArgumentParser, Registry]:
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     sub = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
     reg = Registry(sub, common)
-    for module in VERB_MODULES:
-        module.register(reg)
+    modules = [MODULE_OF[verb]] if verb in MODULE_OF else list(VERB_MODULES)
+    for name in modules:
+        importlib.import_module(f"{__package__}.commands.{name}").register(reg)
     return parser, reg
 
 
@@ -71,12 +83,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str] | None) -> int:
-    parser, reg = build_parser()
-    args = parser.parse_args(argv)
+    args_in = sys.argv[1:] if argv is None else argv
+    parser, reg = build_parser(requested_verb(args_in))
+    args = parser.parse_args(args_in)
     ctx = Context()
     try:
         result, text = reg.handlers[args.verb](ctx, args)
-    except daemon.DaemonExit as exc:
+    except DaemonExit as exc:
         return exc.code
     except UsageError as exc:
         print(f"enyal {args.verb}: {exc}", file=sys.stderr)

@@ -18,18 +18,20 @@ import fcntl
 import itertools
 import os
 import socket
-import subprocess
 import sys
 import threading
 import time
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from . import __version__
 from . import protocol as p
 from .paths import Paths, ensure_private_dir, resolve
+
+if TYPE_CHECKING:
+    import subprocess
 
 SPAWN_WAIT_SECONDS = 60.0
 # The daemon's exit status when another daemon holds its pidfile (EX_TEMPFAIL): a client
@@ -111,6 +113,8 @@ def try_connect(path: os.PathLike[str] | str, timeout: float | None = None) -> s
 
 
 def spawn_daemon(paths: Paths) -> subprocess.Popen[bytes]:
+    import subprocess  # only here: most client runs find the daemon up
+
     from .config import ConfigError, load
 
     try:
