@@ -359,3 +359,23 @@ def test_recall_counts_accesses(memory: Any) -> None:
     got = memory.get(p.GetParams(id=e.id))
     assert got.access_count == 2 and got.accessed_at is not None
     assert memory.get(p.GetParams(id=other.id)).access_count == 0
+
+
+def test_unselective_filters_take_the_widened_path(
+    memory: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from enyal_daemon.service import memory as memory_module
+
+    ids = {key: remember(memory, text).id for key, text in CORPUS.items()}
+    proj = tmp_path / "p"
+    (proj / ".git").mkdir(parents=True)
+    local = remember(memory, "Lint this project with ruff too.", scope="project", cwd=str(proj))
+    # The global filter lets 12 entries through: more than 5, so the KNN runs over every
+    # entry, widened, and the candidates are filtered afterwards.
+    monkeypatch.setattr(memory_module, "EXACT_FILTER_MAX", 5)
+    hits = recall(memory, "which linter should I run on the code?", scope="global")
+    assert hits[0].id == ids["ruff"]
+    assert local.id not in {h.id for h in hits}
+    assert {h.scope_level for h in hits} == {"global"}
+    scoped = recall(memory, "which linter should I run?", scope="project", cwd=str(proj))
+    assert [h.id for h in scoped] == [local.id]

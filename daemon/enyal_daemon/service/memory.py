@@ -12,6 +12,7 @@ import logging
 import threading
 import uuid
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -38,6 +39,11 @@ from .limits import check_content, check_metadata
 log = logging.getLogger(__name__)
 
 HIT_MARGIN = 3
+# A filter letting more entries through than this is applied to a widened KNN (k * WIDEN
+# candidates) instead of restricting the KNN to a list of every entry it allows.
+EXACT_FILTER_MAX = 20_000
+WIDEN = 8
+PARALLEL_EMBED_FROM = 16
 EMBED_CONCURRENCY = 2  # one inference per core; more only queues inside onnxruntime
 
 
@@ -100,6 +106,7 @@ class Memory:
         self._readers: list[apsw.Connection] = []
         self._readers_lock = threading.Lock()
         self._embed_slots = threading.BoundedSemaphore(EMBED_CONCURRENCY)
+        self._embed_pool = ThreadPoolExecutor(EMBED_CONCURRENCY, thread_name_prefix="enyal-embed")
         self._accessed: dict[str, tuple[int, str]] = {}  # id -> (times, last time)
         self._events: list[tuple[str, str, str, str | None, int | None]] = []
         self._pending_lock = threading.Lock()
@@ -117,6 +124,7 @@ class Memory:
     def close(self) -> None:
         self.flush_touches()
         self.writer.close()
+        self._embed_pool.shutdown()
         with self._readers_lock:
             for conn in self._readers:
                 conn.close()
@@ -136,6 +144,23 @@ class Memory:
             return self.embedder.embed(text)
 
     def embed_many(self, texts: list[str]) -> Vectors:
+        """Many texts on both cores: an import is one request, but its batch is split in two
+        (alternating by length, so both halves pad alike) and embedded in parallel."""
+        if len(texts) < PARALLEL_EMBED_FROM:
+            with self._embed_slots:
+                return self.embedder.embed_many(texts)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        halves = [order[0::2], order[1::2]]
+        futures = [
+            self._embed_pool.submit(self._embed_slotted, [texts[i] for i in half])
+            for half in halves
+        ]
+        out = np.empty((len(texts), self.embedder.dim), dtype=np.float32)
+        for half, fut in zip(halves, futures, strict=True):
+            out[half] = fut.result()
+        return out
+
+    def _embed_slotted(self, texts: list[str]) -> Vectors:
         with self._embed_slots:
             return self.embedder.embed_many(texts)
 
@@ -374,14 +399,10 @@ class Memory:
         k = max(limit * 5, 50)
         where = f.sql()
         restricted = bool(f.where)
-        allowed: list[int] | None = None
-        if restricted:
-            allowed = [
-                int(r[0])
-                for r in conn.execute(f"SELECT e.rid FROM context_entries e WHERE {where}", f.args)
-            ]
         semantic = dict(
-            self.index.search(qvec, k, only=allowed, active_only=not f.include_deprecated)
+            self._nearest(conn, qvec, k, f)
+            if restricted
+            else self.index.search(qvec, k, active_only=not f.include_deprecated)
         )
         keyword = dict(
             keywords.search(conn, self.doc_counts, query, k, where if restricted else None, f.args)
@@ -421,6 +442,40 @@ class Memory:
         for rank, h in enumerate(hits, 1):
             self.record_event(h.id, "recall", query, rank)
         return hits
+
+    def _nearest(
+        self, conn: apsw.Connection, qvec: Vectors, k: int, f: Filter
+    ) -> list[tuple[int, float]]:
+        """KNN among the entries a filter allows. A selective filter (a project, a tag) is
+        searched exactly over its rows; one that lets most of a big store through (global
+        entries in a store of mostly global ones) would cost more to list than to scan,
+        so the whole index is searched wider and the candidates are filtered instead."""
+        where = f.sql()
+        allowed = [
+            int(r[0])
+            for r in conn.execute(
+                f"SELECT e.rid FROM context_entries e WHERE {where} LIMIT ?",
+                (*f.args, EXACT_FILTER_MAX + 1),
+            )
+        ]
+        active_only = not f.include_deprecated
+        if len(allowed) <= EXACT_FILTER_MAX:
+            return self.index.search(qvec, k, only=allowed, active_only=active_only)
+        wide = self.index.search(qvec, k * WIDEN, active_only=active_only)
+        rids = [rid for rid, _ in wide]
+        passing = (
+            {
+                int(r[0])
+                for r in conn.execute(
+                    f"SELECT e.rid FROM context_entries e WHERE {where} "
+                    f"AND e.rid IN ({','.join('?' * len(rids))})",
+                    (*f.args, *rids),
+                )
+            }
+            if rids
+            else set()
+        )
+        return [(rid, sim) for rid, sim in wide if rid in passing][:k]
 
     def _touch(self, ids: Iterable[str]) -> None:
         """Access bookkeeping is batched: it is not an acknowledged write, so a crash may

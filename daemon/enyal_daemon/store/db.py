@@ -26,7 +26,9 @@ def connect(path: Path, *, writer: bool) -> apsw.Connection:
     conn.load_extension(sqlite_vec.loadable_path())
     conn.enable_load_extension(False)
     conn.execute("PRAGMA foreign_keys=ON")
-    conn.execute("PRAGMA cache_size=-32000")
+    # Pages cached per connection. There is one reader per request thread, so the total
+    # is what counts for the daemon's memory: 8 MB each, 32 MB for the writer.
+    conn.execute(f"PRAGMA cache_size={-32000 if writer else -8000}")
     if writer:
         conn.execute("PRAGMA journal_mode=WAL")
         # FULL: an acknowledged write has reached the disk, not just the OS. The
