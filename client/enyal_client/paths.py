@@ -7,10 +7,8 @@ used (platformdirs). ENYAL_SOCKET overrides the socket alone.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,10 +51,19 @@ class Paths:
         return self.config_dir / "config.toml"
 
 
+def _temp_dir() -> Path:
+    # Imported here: tempfile costs ~10 ms at start and most runs never need it.
+    import tempfile
+
+    return Path(tempfile.gettempdir())
+
+
 def short_socket_path(key: str) -> Path:
     """A socket path that fits in sun_path whatever the home's depth."""
+    import hashlib
+
     digest = hashlib.sha256(key.encode()).hexdigest()[:16]
-    return Path(tempfile.gettempdir()) / f"enyal-{os.getuid()}" / f"{digest}.sock"
+    return _temp_dir() / f"enyal-{os.getuid()}" / f"{digest}.sock"
 
 
 def _runtime_dir(env: Mapping[str, str]) -> Path:
@@ -64,7 +71,7 @@ def _runtime_dir(env: Mapping[str, str]) -> Path:
     none, and platformdirs warns on every call; like tmux, fall back to a private folder
     under the temp dir, keyed by uid."""
     if sys.platform.startswith("linux") and not env.get("XDG_RUNTIME_DIR"):
-        return Path(tempfile.gettempdir()) / f"enyal-{os.getuid()}"
+        return _temp_dir() / f"enyal-{os.getuid()}"
     import platformdirs
 
     return Path(platformdirs.user_runtime_dir(APP, appauthor=False))

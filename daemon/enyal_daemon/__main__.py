@@ -24,6 +24,19 @@ def _seconds(text: str) -> float:
     return value
 
 
+def limit_malloc_arenas() -> None:
+    """glibc gives each thread that allocates its own malloc arena (up to 8 per core) and
+    rarely returns their memory; request threads, inference and SQLite then hold ~50 MB
+    more than they use. Two arenas cost no measurable speed (scripts/bench)."""
+    if not sys.platform.startswith("linux"):
+        return
+    import contextlib
+    import ctypes
+
+    with contextlib.suppress(OSError, AttributeError):  # not glibc (musl): nothing to tune
+        ctypes.CDLL(None).mallopt(-8, 2)  # M_ARENA_MAX; before any thread starts
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="enyal daemon", description="Run the Enyal daemon.")
     parser.add_argument(
@@ -37,6 +50,7 @@ def main(argv: list[str] | None = None) -> int:
         "daemon.idle_timeout when a service manager's socket started us, else never",
     )
     args = parser.parse_args(argv)
+    limit_malloc_arenas()
     # Everything the daemon creates (database, WAL, logs) holds the user's memories.
     os.umask(0o077)
     paths = enyal_paths.resolve()

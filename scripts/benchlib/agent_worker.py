@@ -4,7 +4,8 @@
 
 daemon: a thin client on the daemon's socket (what `enyal` and `enyal-mcp` are).
 peer:   the engine in this process on the same database file, as per-client
-        servers do (model, index and a writer connection of its own).
+        servers do (model, index and a writer connection of its own), flushing its
+        access counts and analytics every 2 s as the daemon does.
 It prints "ready" once set up, waits for a line on stdin (every agent starts at
 once), runs, and prints one JSON line: latencies, errors, RSS.
 """
@@ -15,6 +16,7 @@ import json
 import os
 import random
 import sys
+import threading
 import time
 import traceback
 from collections import Counter
@@ -48,9 +50,18 @@ def daemon_ops() -> tuple[Callable[[str], Any], Callable[[str], Any], Callable[[
 def peer_ops() -> tuple[Callable[[str], Any], Callable[[str], Any], Callable[[], None]]:
     from benchlib.peer_mcp import load_engine
     from enyal_client import protocol as p
+    from enyal_daemon.server.daemon import TOUCH_FLUSH_SECONDS
 
     memory = load_engine()
     cwd = os.getcwd()
+    stop = threading.Event()
+
+    def flusher() -> None:  # what the daemon's flush_touches_forever does
+        while not stop.wait(TOUCH_FLUSH_SECONDS):
+            memory.flush_touches()
+
+    thread = threading.Thread(target=flusher, daemon=True)
+    thread.start()
 
     def recall(q: str) -> Any:
         return memory.recall(p.RecallParams(query=q, cwd=cwd))
@@ -58,7 +69,12 @@ def peer_ops() -> tuple[Callable[[str], Any], Callable[[str], Any], Callable[[],
     def remember(text: str) -> Any:
         return memory.remember(p.RememberParams(content=text, cwd=cwd))
 
-    return recall, remember, memory.close
+    def close() -> None:
+        stop.set()
+        thread.join()
+        memory.close()
+
+    return recall, remember, close
 
 
 def main() -> int:
@@ -72,6 +88,7 @@ def main() -> int:
     recall(queries[0])  # warm the connection (or the engine) before the clock starts
     print("ready", flush=True)
     sys.stdin.readline()
+    cpu0 = time.process_time()
     deadline = time.perf_counter() + seconds
     i = 0
     while time.perf_counter() < deadline:
@@ -89,9 +106,11 @@ def main() -> int:
                 traceback.print_exc()
             continue
         lat[kind].append(time.perf_counter() - t0)
+    cpu = time.process_time() - cpu0
     rss, hwm = rss_mb(os.getpid())
     close()
-    print(json.dumps({"lat": lat, "errors": dict(errors), "rss_mb": rss, "hwm_mb": hwm}))
+    out = {"lat": lat, "errors": dict(errors), "rss_mb": rss, "hwm_mb": hwm, "cpu_s": cpu}
+    print(json.dumps(out))
     return 0
 
 

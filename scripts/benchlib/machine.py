@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import os
 import platform
+import subprocess
 import sys
 from importlib import metadata
+from pathlib import Path
 from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _cpu_model() -> str:
@@ -36,6 +40,26 @@ def _version(dist: str) -> str:
         return metadata.version(dist)
     except metadata.PackageNotFoundError:
         return "-"
+
+
+def commit() -> str:
+    """The repository's HEAD, with '+dirty' when the working tree differs from it."""
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "?"
+    return head + ("+dirty" if dirty else "")
 
 
 def describe() -> dict[str, Any]:
@@ -68,13 +92,16 @@ def describe() -> dict[str, Any]:
         "numpy": numpy.__version__,
         "tokenizers": _version("tokenizers"),
         "enyal": _version("enyal"),
+        "commit": commit(),
     }
 
 
 def line(m: dict[str, Any]) -> str:
     return (
-        f"{m['cores']} cores ({m['cpu']}), {m['mem_gb']} GB, {m['os']}; Python {m['python']}, "
+        f"commit {m['commit']}; {m['cores']} cores ({m['cpu']}), {m['mem_gb']} GB, {m['os']}; "
+        f"Python {m['python']}, "
         f"SQLite {m['sqlite']}, sqlite-vec {m['sqlite_vec']}, onnxruntime {m['onnxruntime']}, "
-        f"numpy {m['numpy']}, apsw {m['apsw']}; load average at start "
-        f"{' '.join(str(x) for x in m['load_avg_at_start'])}"
+        f"numpy {m['numpy']}, apsw {m['apsw']}; load average (1/5/15 min) at start "
+        f"{' '.join(str(x) for x in m['load_avg_at_start'])}, at end "
+        f"{' '.join(str(x) for x in m.get('load_avg_at_end', []))}"
     )

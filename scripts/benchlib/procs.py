@@ -53,6 +53,16 @@ def daemon_command() -> list[str]:
     return shlex.split(custom) if custom else [sys.executable, "-m", "enyal_daemon"]
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time a process has used so far (nan when it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 @dataclass
 class Daemon:
     proc: subprocess.Popen[bytes]
@@ -94,6 +104,9 @@ class Daemon:
 
     def rss(self) -> tuple[float, float]:
         return rss_mb(self.proc.pid)
+
+    def cpu(self) -> float:
+        return cpu_seconds(self.proc.pid)
 
     def connect(self) -> transport.Connection:
         return transport.connect(self.paths, autostart=False)

@@ -28,6 +28,7 @@ class Mix:
     errors: list[float] = field(default_factory=list)
     rss: list[float] = field(default_factory=list)  # total MB: daemon + clients
     startup: list[float] = field(default_factory=list)  # s until every agent was ready
+    cpu_ms: list[float] = field(default_factory=list)  # CPU ms per op, daemon + clients
     error_kinds: dict[str, int] = field(default_factory=dict)
 
 
@@ -54,6 +55,7 @@ def _round(ctx: Ctx, daemon: Daemon, mode: str, clients: int, mix: Mix) -> None:
             if line.strip() != "ready":
                 raise RuntimeError(f"{mode} agent did not start: {line!r}")
         mix.startup.append(time.perf_counter() - t0)
+        daemon_cpu = daemon.cpu() if mode == "daemon" else 0.0
         for p in procs:
             assert p.stdin is not None
             p.stdin.write("go\n")
@@ -63,6 +65,8 @@ def _round(ctx: Ctx, daemon: Daemon, mode: str, clients: int, mix: Mix) -> None:
         for p in procs:
             assert p.stdout is not None
             results.append(json.loads(p.stdout.readline()))
+        # the daemon's CPU over the round (+ the few ms each client took to report)
+        daemon_cpu = daemon.cpu() - daemon_cpu if mode == "daemon" else 0.0
     finally:
         for p in procs:
             try:
@@ -86,6 +90,8 @@ def _round(ctx: Ctx, daemon: Daemon, mode: str, clients: int, mix: Mix) -> None:
     mix.p99_remember.append(pct([x * 1e3 for x in rem], 99))
     mix.errors.append(float(errors))
     mix.rss.append(daemon_rss + sum(r["rss_mb"] for r in results))
+    cpu = daemon_cpu + sum(r["cpu_s"] for r in results)
+    mix.cpu_ms.append(cpu * 1e3 / max(1, len(lat_all)))
 
 
 def run(ctx: Ctx, daemon: Daemon, n: int) -> None:
@@ -116,6 +122,16 @@ def run(ctx: Ctx, daemon: Daemon, n: int) -> None:
         )
         rep.add(
             Row("5", f"{label}: errors", s, Runs(m.errors), "", zero if mode == "daemon" else None)
+        )
+        rep.add(
+            Row(
+                "5",
+                f"{label}: CPU per op",
+                s,
+                Runs(m.cpu_ms),
+                "ms",
+                note="CPU time of every process involved / completed ops",
+            )
         )
         rep.add(
             Row(

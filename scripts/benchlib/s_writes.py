@@ -62,6 +62,17 @@ def run(ctx: Ctx, daemon: Daemon, n: int) -> None:
             continue
         stored = json.loads(proc.stdout).get("stored", len(lines))
         rate.add(stored / dt)
+    rss, hwm = daemon.rss()
+    rep.add(
+        Row(
+            "6",
+            f"daemon RSS after importing {cfg.import_runs * cfg.import_lines:,} more",
+            s,
+            Runs([rss]),
+            "MB",
+            note=f"peak {hwm:.0f} MB; short texts (16 words on average)",
+        )
+    )
     rep.add(
         Row(
             "4",
