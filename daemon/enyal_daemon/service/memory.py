@@ -9,6 +9,7 @@ threads; reads run on per-thread connections, writes go through the one Writer.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import uuid
 from collections.abc import Iterable
@@ -107,6 +108,9 @@ class Memory:
         self._readers_lock = threading.Lock()
         self._embed_slots = threading.BoundedSemaphore(EMBED_CONCURRENCY)
         self._embed_pool = ThreadPoolExecutor(EMBED_CONCURRENCY, thread_name_prefix="enyal-embed")
+        self._keyword_pool = ThreadPoolExecutor(
+            (os.cpu_count() or 2) + 2, thread_name_prefix="enyal-fts"
+        )
         self._accessed: dict[str, tuple[int, str]] = {}  # id -> (times, last time)
         self._events: list[tuple[str, str, str, str | None, int | None]] = []
         self._pending_lock = threading.Lock()
@@ -125,6 +129,7 @@ class Memory:
         self.flush_touches()
         self.writer.close()
         self._embed_pool.shutdown()
+        self._keyword_pool.shutdown()
         with self._readers_lock:
             for conn in self._readers:
                 conn.close()
@@ -395,18 +400,23 @@ class Memory:
         if "\x00" in query:
             raise InvalidValue("query must not contain NUL bytes")
         conn = self.reader()
-        qvec = self.embed(query)
         k = max(limit * 5, 50)
         where = f.sql()
         restricted = bool(f.where)
+        # The keyword search needs no embedding: it runs on another core (and its own
+        # reader connection) while this thread embeds the query.
+        by_words = self._keyword_pool.submit(
+            lambda: keywords.search(
+                self.reader(), self.doc_counts, query, k, where if restricted else None, f.args
+            )
+        )
+        qvec = self.embed(query)
         semantic = dict(
             self._nearest(conn, qvec, k, f)
             if restricted
             else self.index.search(qvec, k, active_only=not f.include_deprecated)
         )
-        keyword = dict(
-            keywords.search(conn, self.doc_counts, query, k, where if restricted else None, f.args)
-        )
+        keyword = dict(by_words.result())
         missing = [rid for rid in keyword if rid not in semantic]
         semantic.update(self.index.similarity(qvec, missing))
         rows = entries.rows_by_rid(conn, semantic.keys() | keyword.keys())
