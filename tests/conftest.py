@@ -12,7 +12,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -156,3 +156,12 @@ def autostarted(home: Path) -> Iterator[None]:
     """For tests whose first client call starts a daemon: stop it afterwards."""
     yield
     stop_daemon_of_home()
+
+
+def wait_for(predicate: Callable[[], bool], timeout: float = 30, what: str = "condition") -> None:
+    """Poll instead of sleeping a fixed time: as fast as the condition allows."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"timed out waiting for {what}")
+        time.sleep(0.02)

@@ -11,7 +11,6 @@ import os
 import signal
 import socket
 import threading
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -229,14 +228,6 @@ def integrity(db: Path) -> list[str]:
         return [str(r[0]) for r in conn.execute("PRAGMA integrity_check")]
     finally:
         conn.close()
-
-
-def wait_for(predicate: Callable[[], bool], timeout: float = 30, what: str = "condition") -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"timed out waiting for {what}")
-        time.sleep(0.02)
 
 
 # --- snapshots ---------------------------------------------------------------------------

@@ -10,8 +10,6 @@ import json
 import os
 import subprocess
 import sys
-import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -50,14 +48,6 @@ def enyal(*args: str, env: dict[str, str] | None = None, timeout: float = 120) -
         [ENYAL, *args], capture_output=True, text=True, env=env, timeout=timeout, check=False
     )
     return Run(p.returncode, p.stdout, p.stderr)
-
-
-def wait_for(predicate: Callable[[], bool], timeout: float = 30, what: str = "condition") -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"timed out waiting for {what}")
-        time.sleep(0.02)
 
 
 def alive(pid: int) -> bool:

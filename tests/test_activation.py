@@ -20,10 +20,11 @@ from pathlib import Path
 
 import pytest
 
+from conftest import wait_for
 from enyal_client import paths as enyal_paths
 from enyal_client.paths import ensure_private_dir
 from enyal_daemon.server import activation
-from service_support import env_for, enyal, wait_for
+from service_support import env_for, enyal
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="systemd is Linux-only")
 

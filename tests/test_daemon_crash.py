@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from conftest import wait_for
 from daemon_support import (
     RawConn,
     census,
@@ -29,7 +30,6 @@ from daemon_support import (
     integrity,
     isolated_env,
     running,
-    wait_for,
 )
 from enyal_client import protocol as p
 from enyal_client.transport import RpcError

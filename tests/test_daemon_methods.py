@@ -21,6 +21,7 @@ import msgspec
 import numpy as np
 import pytest
 
+from conftest import wait_for
 from daemon_support import (
     RawConn,
     RunningDaemon,
@@ -31,7 +32,6 @@ from daemon_support import (
     open_db,
     result_of,
     running,
-    wait_for,
 )
 from enyal_client import protocol as p
 from enyal_client.transport import RpcError

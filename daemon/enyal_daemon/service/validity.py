@@ -106,53 +106,56 @@ def recall_as_of(
         )
     }
     states = [
-        s
-        for s in versions.states_at(conn, when)
-        if s[0] in allowed
-        and (f.include_deprecated or not s[9])
-        and (content_type is None or s[5] == content_type)
-        and set(tags) <= set(msgspec.json.decode(s[7]))
+        (entry_id, then)
+        for entry_id, then in versions.states_at(conn, when)
+        if entry_id in allowed
+        and (f.include_deprecated or not then.is_deprecated)
+        and (content_type is None or then.content_type == content_type)
+        and set(tags) <= set(then.tags)
     ]
     if not states:
         return []
     qvec = memory.embed(query)
-    unchanged = [allowed[s[0]][0] for s in states if s[4] == allowed[s[0]][1][2]]
+
+    def current_content(entry_id: str) -> str:
+        return str(allowed[entry_id][1][2])
+
+    unchanged = [allowed[i][0] for i, then in states if then.content == current_content(i)]
     sims = memory.index.similarity(qvec, unchanged)
-    changed = [s for s in states if s[4] != allowed[s[0]][1][2]]
+    changed = [(i, then) for i, then in states if then.content != current_content(i)]
     if changed:
-        old_vecs = memory.embed_many([s[4] for s in changed])
-        for s, sim in zip(changed, old_vecs @ qvec, strict=True):
-            sims[allowed[s[0]][0]] = float(sim)
+        old_vecs = memory.embed_many([then.content for _, then in changed])
+        for (i, _), sim in zip(changed, old_vecs @ qvec, strict=True):
+            sims[allowed[i][0]] = float(sim)
     hits: list[p.Hit] = []
-    for s in states:
-        rid, row = allowed[s[0]]
-        age = days_between(s[3], at)
-        eff = scoring.effective_confidence(s[6], s[5], age, 0)
+    for entry_id, then in states:
+        rid, row = allowed[entry_id]
+        age = days_between(then.changed_at, at)
+        eff = scoring.effective_confidence(then.confidence, then.content_type, age, 0)
         if eff < min_confidence:
             continue
-        sem, rec = sims.get(rid, 0.0), scoring.recency(age)
-        current = entries.row_to_entry(row)
-        fields: dict[str, Any] = msgspec.structs.asdict(current)
+        sem, rec, weight = sims.get(rid, 0.0), scoring.recency(age), f.weight(row[4], row[5])
+        fields: dict[str, Any] = msgspec.structs.asdict(entries.row_to_entry(row))
         fields.update(
-            content=s[4],
-            content_type=s[5],
-            confidence=s[6],
-            tags=msgspec.json.decode(s[7]),
-            metadata=msgspec.json.decode(s[8]),
-            is_deprecated=bool(s[9]),
-            updated_at=s[3],
-            content_hash=entries.content_hash(s[4]),
+            content=then.content,
+            content_type=then.content_type,
+            confidence=then.confidence,
+            tags=then.tags,
+            metadata=then.metadata,
+            is_deprecated=then.is_deprecated,
+            updated_at=then.changed_at,
+            content_hash=entries.content_hash(then.content),
         )
         hits.append(
             p.Hit(
                 **fields,
-                score=scoring.combine(sem, 0.0, rec, eff, f.weight(row[4], row[5])),
+                score=scoring.combine(sem, 0.0, rec, eff, weight),
                 semantic=max(0.0, sem),
                 keyword=0.0,
                 recency=rec,
                 effective_confidence=eff,
-                scope_weight=f.weight(row[4], row[5]),
-                freshness_score=scoring.freshness(s[5], age),
+                scope_weight=weight,
+                freshness_score=scoring.freshness(then.content_type, age),
             )
         )
     hits.sort(key=lambda h: h.score, reverse=True)

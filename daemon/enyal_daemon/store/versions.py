@@ -59,8 +59,8 @@ def get(conn: apsw.Connection, entry_id: str, version: int) -> Version | None:
     return row_to_version(row) if row else None
 
 
-def states_at(conn: apsw.Connection, when: str) -> list[tuple[Any, ...]]:
-    """(entry_id, version columns…) of every entry's latest version at `when`."""
+def states_at(conn: apsw.Connection, when: str) -> list[tuple[str, Version]]:
+    """(entry id, its latest version at `when`) for every entry that existed then."""
     cur = conn.execute(
         f"SELECT v.entry_id, {', '.join('v.' + c for c in VERSION_COLUMNS.split(', '))} "
         "FROM context_versions v JOIN ("
@@ -68,4 +68,4 @@ def states_at(conn: apsw.Connection, when: str) -> list[tuple[Any, ...]]:
         "  GROUP BY entry_id) last ON v.entry_id = last.entry_id AND v.version = last.mv",
         (when,),
     )
-    return [tuple(r) for r in cur]
+    return [(str(r[0]), row_to_version(r[1:])) for r in cur]
