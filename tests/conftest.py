@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from enyal_client import paths as enyal_paths
 from enyal_client import transport
+from enyal_protocol import paths as enyal_paths
 
 BIN = Path(sys.executable).parent
 

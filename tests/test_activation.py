@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 
 from conftest import wait_for
-from enyal_client import paths as enyal_paths
-from enyal_client.paths import ensure_private_dir
 from enyal_daemon.server import activation
+from enyal_protocol import paths as enyal_paths
+from enyal_protocol.paths import ensure_private_dir
 from service_support import env_for, enyal
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="systemd is Linux-only")

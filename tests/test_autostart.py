@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from conftest import wait_for
-from enyal_client import __version__
-from enyal_client import paths as enyal_paths
-from enyal_client.paths import ensure_private_dir
+from enyal_protocol import __version__
+from enyal_protocol import paths as enyal_paths
+from enyal_protocol.paths import ensure_private_dir
 from service_support import ENYAL, alive, daemon_pids, env_for, enyal
 
 pytestmark = [

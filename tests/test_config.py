@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from enyal_client import config
 from enyal_daemon.embedder.model_files import packaged_tokenizer
+from enyal_protocol import config
 from service_support import BIN, env_for, enyal
 
 

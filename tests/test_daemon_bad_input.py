@@ -28,7 +28,7 @@ from daemon_support import (
     running,
     snapshot,
 )
-from enyal_client import protocol as p
+from enyal_protocol import wire as p
 
 SEED: list[dict[str, Any]] = [
     {"content": "The primary database is PostgreSQL 16", "content_type": "fact", "tags": ["db"]},

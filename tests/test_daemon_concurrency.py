@@ -34,7 +34,8 @@ from enyal_client.transport import RpcError
 # {"created": {id: content}, "deleted": [id], "errors": [str]}.
 WORKER = r"""
 import json, sys
-from enyal_client import paths, transport
+from enyal_client import transport
+from enyal_protocol import paths
 
 kind, w, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 topics = [

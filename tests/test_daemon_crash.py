@@ -31,15 +31,16 @@ from daemon_support import (
     isolated_env,
     running,
 )
-from enyal_client import protocol as p
 from enyal_client.transport import RpcError
+from enyal_protocol import wire as p
 
 # A client streaming writes on three connections until the daemon goes away. Prints one
 # JSON line per event, flushed at once: "try" before a request is sent, "ack" once its
 # answer is read. A write with a "try" but no "ack" may or may not have landed.
 STREAMER = r"""
 import json, sys, threading
-from enyal_client import paths, transport
+from enyal_client import transport
+from enyal_protocol import paths
 
 round_no = int(sys.argv[1])
 lock = threading.Lock()

@@ -33,8 +33,8 @@ from daemon_support import (
     result_of,
     running,
 )
-from enyal_client import protocol as p
 from enyal_client.transport import RpcError
+from enyal_protocol import wire as p
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from enyal_client import cli
-from enyal_client import protocol as p
+from enyal_protocol import wire as p
 
 ROOT = Path(__file__).resolve().parent.parent
 PROTOCOL_MD = (ROOT / "docs" / "PROTOCOL.md").read_text(encoding="utf-8")

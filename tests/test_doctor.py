@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from enyal_client import paths as enyal_paths
-from enyal_client.paths import SOCKET_PATH_MAX, ensure_private_dir
+from enyal_protocol import paths as enyal_paths
+from enyal_protocol.paths import SOCKET_PATH_MAX, ensure_private_dir
 from service_support import env_for, enyal
 
 NAMES = [

@@ -10,10 +10,10 @@ import msgspec
 import pytest
 import sqlite_vec
 
-from enyal_client import protocol as p
 from enyal_daemon.errors import InvalidValue, NotFound, TooLarge
 from enyal_daemon.service import scoring, transfer
 from enyal_daemon.service.clock import now_iso
+from enyal_protocol import wire as p
 
 CORPUS = {
     "pytest": "Tests use pytest with fixtures; database tests get a fresh SQLite file per test.",

@@ -11,10 +11,10 @@ import apsw
 import pytest
 import sqlite_vec
 
-from enyal_client import protocol as p
 from enyal_daemon.errors import Conflict, InvalidValue, NotFound
 from enyal_daemon.service import graph, transfer, validity
 from enyal_daemon.store import migrations
+from enyal_protocol import wire as p
 
 
 def add(memory: Any, content: str, **kw: Any) -> str:

@@ -8,8 +8,8 @@ import apsw
 import pytest
 
 from conftest import DaemonProc, run_cli
-from enyal_client import protocol as p
 from enyal_client.transport import RpcError
+from enyal_protocol import wire as p
 
 
 def counts(d: DaemonProc) -> tuple[int, ...]:

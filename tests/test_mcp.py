@@ -31,8 +31,8 @@ from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 
 from conftest import stop_daemon_of_home
-from enyal_client import paths as enyal_paths
-from enyal_client import protocol as p
+from enyal_protocol import paths as enyal_paths
+from enyal_protocol import wire as p
 
 MCP_BIN = Path(sys.executable).parent / "enyal-mcp"
 TOOL_NAMES = {

@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from enyal_client import paths as enyal_paths
 from enyal_daemon.store import db, meta
+from enyal_protocol import paths as enyal_paths
 from service_support import ENYAL, env_for, enyal
 
 pytestmark = pytest.mark.usefixtures("autostarted")

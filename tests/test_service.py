@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from enyal_client import paths as enyal_paths
 from enyal_client import service_units
+from enyal_protocol import paths as enyal_paths
 from service_support import ENYAL, env_for, enyal
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,3 +1,6 @@
-"""Enyal's thin clients: the CLI, the MCP shim, and the wire they share with the daemon."""
+"""Enyal's thin clients: the CLI and the MCP shim. What they share with the daemon is
+the enyal_protocol package."""
 
-__version__ = "0.1.0"
+from enyal_protocol import __version__
+
+__all__ = ["__version__"]

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from .paths import Paths
+from enyal_protocol.paths import Paths
 
 SYSTEMD_SOCKET = """\
 [Unit]

@@ -26,17 +26,15 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from . import __version__
-from . import protocol as p
-from .paths import Paths, ensure_private_dir, resolve
+from enyal_protocol import __version__
+from enyal_protocol import wire as p
+from enyal_protocol.exits import EXIT_ALREADY_RUNNING
+from enyal_protocol.paths import Paths, ensure_private_dir, resolve
 
 if TYPE_CHECKING:
     import subprocess
 
 SPAWN_WAIT_SECONDS = 60.0
-# The daemon's exit status when another daemon holds its pidfile (EX_TEMPFAIL): a client
-# that spawned it keeps waiting for the socket, which that other daemon will answer.
-EXIT_ALREADY_RUNNING = 75
 
 
 class ClientError(Exception):
@@ -115,7 +113,7 @@ def try_connect(path: os.PathLike[str] | str, timeout: float | None = None) -> s
 def spawn_daemon(paths: Paths) -> subprocess.Popen[bytes]:
     import subprocess  # only here: most client runs find the daemon up
 
-    from .config import ConfigError, load
+    from enyal_protocol.config import ConfigError, load
 
     try:
         idle = load(paths).idle_timeout

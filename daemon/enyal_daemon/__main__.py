@@ -7,9 +7,9 @@ import logging
 import os
 import sys
 
-from enyal_client import config as enyal_config
-from enyal_client import paths as enyal_paths
-from enyal_client.transport import EXIT_ALREADY_RUNNING
+from enyal_protocol import config as enyal_config
+from enyal_protocol import paths as enyal_paths
+from enyal_protocol.exits import EXIT_ALREADY_RUNNING
 
 from .errors import EnyalError
 

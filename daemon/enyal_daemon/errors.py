@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from enyal_client import protocol
+from enyal_protocol import wire as protocol
 
 
 class EnyalError(Exception):

@@ -49,8 +49,8 @@ def daemon_ops() -> tuple[Callable[[str], Any], Callable[[str], Any], Callable[[
 
 def peer_ops() -> tuple[Callable[[str], Any], Callable[[str], Any], Callable[[], None]]:
     from benchlib.peer_mcp import load_engine
-    from enyal_client import protocol as p
     from enyal_daemon.server.daemon import TOUCH_FLUSH_SECONDS
+    from enyal_protocol import wire as p
 
     memory = load_engine()
     cwd = os.getcwd()

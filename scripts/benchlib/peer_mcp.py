@@ -18,10 +18,10 @@ from typing import Any
 
 
 def load_engine() -> Any:
-    from enyal_client import paths
     from enyal_daemon.embedder.model_files import locate
     from enyal_daemon.embedder.onnx import Embedder
     from enyal_daemon.service.memory import Memory
+    from enyal_protocol import paths
 
     p = paths.resolve()
     return Memory(p.db, Embedder(locate(p.data_dir)))
@@ -30,7 +30,7 @@ def load_engine() -> Any:
 def recall(memory: Any, arguments: dict[str, Any]) -> Any:
     import msgspec
 
-    from enyal_client import protocol as p
+    from enyal_protocol import wire as p
 
     params = msgspec.convert({"cwd": os.getcwd(), **arguments}, p.RecallParams)
     return msgspec.to_builtins(memory.recall(params))

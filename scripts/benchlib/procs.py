@@ -11,8 +11,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from enyal_client import paths as enyal_paths
 from enyal_client import transport
+from enyal_protocol import paths as enyal_paths
 
 BIN = Path(sys.executable).parent
 HERE = Path(__file__).resolve().parent

@@ -72,9 +72,9 @@ def make_corpus(engine: Engine, base: int, cache: Path) -> Corpus:
 
 
 def _entry(fields: dict[str, Any]) -> Any:
-    from enyal_client import protocol as p
     from enyal_daemon.service.clock import to_iso
     from enyal_daemon.store.entries import content_hash
+    from enyal_protocol import wire as p
 
     created: datetime = fields["created_at"]
     stamp = to_iso(created)

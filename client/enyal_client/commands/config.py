@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from ..config import KEYS, ConfigError, load
-from ..paths import resolve
+from enyal_protocol.config import KEYS, ConfigError, load
+from enyal_protocol.paths import resolve
+
 from ..transport import ClientError
 from .base import Args, Context, Registry, Result
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import time
 
-from .. import __version__
-from ..paths import Paths, resolve
+from enyal_protocol import __version__
+from enyal_protocol.paths import Paths, resolve
+
 from ..transport import ClientError, Connection, DaemonUnavailable, connect, try_connect
 from .base import Args, Context, Registry, Result
 

@@ -15,9 +15,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
-from .. import protocol as p
-from ..paths import SOCKET_PATH_MAX, Paths, resolve, short_socket_path
+from enyal_protocol import __version__
+from enyal_protocol import wire as p
+from enyal_protocol.paths import SOCKET_PATH_MAX, Paths, resolve, short_socket_path
+
 from .base import Args, Context, Registry, Result
 
 SQLITE_MIN = (3, 41, 0)  # sqlite-vec's vec0 needs 3.41+
@@ -354,7 +355,7 @@ def run_checks(paths: Paths) -> list[Check]:
 
 
 def cmd_doctor(ctx: Context, a: Args) -> Result:
-    from ..config import ConfigError, export_env, load
+    from enyal_protocol.config import ConfigError, export_env, load
 
     paths = resolve()
     try:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import protocol as p
+from enyal_protocol import wire as p
+
 from ..transport import Connection
 from .base import Args, Registry, Result, drop_none, on_daemon, unit
 

@@ -9,7 +9,8 @@ import time
 from collections import deque
 from pathlib import Path
 
-from ..paths import resolve
+from enyal_protocol.paths import resolve
+
 from .base import Args, Context, Registry, Result
 
 POLL_SECONDS = 0.25

@@ -10,7 +10,8 @@ from typing import IO, Any
 
 import msgspec
 
-from .. import protocol as p
+from enyal_protocol import wire as p
+
 from ..transport import ClientError, Connection
 from .base import Args, Registry, UsageError, drop_none, json_object, limit, on_daemon, unit
 

@@ -14,8 +14,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..config import ConfigError, export_env, load
-from ..paths import Paths, resolve
+from enyal_protocol.config import ConfigError, export_env, load
+from enyal_protocol.paths import Paths, resolve
+
 from ..transport import ClientError
 from .base import Args, Context, Registry, Result
 

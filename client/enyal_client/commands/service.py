@@ -13,7 +13,8 @@ import subprocess
 import sys
 from typing import Any
 
-from ..paths import Paths, resolve
+from enyal_protocol.paths import Paths, resolve
+
 from ..service_units import (
     LAUNCHD_LABEL,
     UnitFile,
@@ -131,7 +132,7 @@ def cmd_install(a: Args) -> Result:
         done.append(f"stopped the daemon a client had started (pid {old['pid']})")
     if manager == "launchd":
         # launchd creates the socket file, not the folders above it.
-        from ..paths import ensure_private_dir
+        from enyal_protocol.paths import ensure_private_dir
 
         ensure_private_dir(paths.socket.parent)
         paths.log_dir.mkdir(parents=True, exist_ok=True)

@@ -5,7 +5,7 @@ server       lifecycle, routing by method and protocol era, concurrent tool call
 wire         JSON-RPC framing: parsing frames, writing whole lines
 versions     the MCP revisions we speak and what each allows
 messages     the MCP results, as msgspec Structs
-tools        the tool table; schemas and argument checks come from protocol.py
+tools        the tool table; schemas and argument checks come from enyal_protocol.wire
 schemas      protocol Struct -> self-contained JSON Schema
 calls        one tool call against the daemon, shaped as a tool result
 daemon_link  pooled daemon connections that reconnect once

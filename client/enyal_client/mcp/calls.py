@@ -11,7 +11,8 @@ import logging
 
 import msgspec
 
-from .. import protocol as p
+from enyal_protocol import wire as p
+
 from ..transport import ClientError, RpcError
 from .daemon_link import DaemonLink
 from .messages import CallToolResult, TextContent

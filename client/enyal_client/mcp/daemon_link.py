@@ -16,7 +16,8 @@ from collections.abc import Callable
 
 import msgspec
 
-from .. import protocol as p
+from enyal_protocol import wire as p
+
 from ..transport import Connection, DaemonUnavailable, RpcError, connect
 
 log = logging.getLogger(__name__)

@@ -18,8 +18,9 @@ from typing import Any, TypeVar
 import msgspec
 from msgspec import UnsetType
 
-from .. import __version__
-from .. import protocol as p
+from enyal_protocol import __version__
+from enyal_protocol import wire as p
+
 from . import calls, tools, versions
 from .daemon_link import DaemonLink
 from .messages import (

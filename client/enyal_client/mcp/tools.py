@@ -16,7 +16,8 @@ from typing import Any
 
 import msgspec
 
-from .. import protocol as p
+from enyal_protocol import wire as p
+
 from . import versions
 from .messages import ToolAnnotations, ToolDefinition
 from .schemas import object_schema

@@ -13,7 +13,7 @@ from typing import IO, Any
 import msgspec
 from msgspec import UNSET, Struct, UnsetType
 
-from .. import protocol as p
+from enyal_protocol import wire as p
 
 log = logging.getLogger(__name__)
 

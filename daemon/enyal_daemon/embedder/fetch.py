@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from enyal_client import __version__
+from enyal_protocol import __version__
 
 from ..errors import EnyalError
 from .model_files import MODEL_NAME, MODEL_PINS, TOKENIZER_SHA256, ModelFiles, verify

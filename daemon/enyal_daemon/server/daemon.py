@@ -23,9 +23,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
 
-from enyal_client import __version__
-from enyal_client import protocol as p
-from enyal_client.paths import Paths, ensure_private_dir
+from enyal_protocol import __version__
+from enyal_protocol import wire as p
+from enyal_protocol.paths import Paths, ensure_private_dir
 
 from ..embedder.model_files import locate
 from ..embedder.onnx import Embedder

@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from enyal_client import protocol as p
+from enyal_protocol import wire as p
 
 from ..errors import EnyalError
 

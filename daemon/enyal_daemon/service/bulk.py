@@ -30,7 +30,7 @@ from typing import IO
 import numpy as np
 import numpy.typing as npt
 
-from enyal_client import protocol as p
+from enyal_protocol import wire as p
 
 from ..embedder.model_files import DIM, ModelFiles
 from ..errors import Conflict, InvalidValue

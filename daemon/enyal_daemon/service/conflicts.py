@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from enyal_client import protocol as p
+from enyal_protocol import wire as p
 
 from ..index.keywords import STOPWORDS
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from enyal_client import protocol as p
+from enyal_protocol import wire as p
 
 from ..errors import Conflict, InvalidValue, NotFound
 from ..store import entries, graph

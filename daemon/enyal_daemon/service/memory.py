@@ -23,7 +23,7 @@ import apsw
 import msgspec
 import numpy as np
 
-from enyal_client import protocol as p
+from enyal_protocol import wire as p
 
 from ..embedder.model_files import ModelFiles
 from ..embedder.onnx import Embedder, Vectors

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from enyal_client.protocol import ScopeLevel
+from enyal_protocol.wire import ScopeLevel
 
 from ..errors import InvalidValue
 from .scoring import SCOPE_WEIGHTS

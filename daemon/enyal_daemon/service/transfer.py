@@ -13,7 +13,7 @@ from typing import Any
 
 import msgspec
 
-from enyal_client import protocol as p
+from enyal_protocol import wire as p
 
 from ..errors import EnyalError
 from ..store import entries, versions

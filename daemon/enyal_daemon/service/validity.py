@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from enyal_client import protocol as p
+from enyal_protocol import wire as p
 
 from ..errors import NotFound
 from ..store import entries, graph, versions

@@ -13,7 +13,7 @@ from typing import Any
 import apsw
 import msgspec
 
-from enyal_client.protocol import Entry
+from enyal_protocol.wire import Entry
 
 COLUMNS = (
     "rid, id, content, content_type, scope_level, scope_path, confidence, created_at, "

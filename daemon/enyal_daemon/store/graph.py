@@ -10,7 +10,7 @@ from typing import Any
 import apsw
 import msgspec
 
-from enyal_client.protocol import Edge
+from enyal_protocol.wire import Edge
 
 EDGE_COLUMNS = "id, source_id, target_id, edge_type, confidence, created_at, metadata"
 CHUNK = 500  # ids per IN (...) list, well under SQLite's variable limit

@@ -8,7 +8,7 @@ from typing import Any
 import apsw
 import msgspec
 
-from enyal_client.protocol import ChangeType, Version
+from enyal_protocol.wire import ChangeType, Version
 
 VERSION_COLUMNS = (
     "version, change_type, changed_at, content, content_type, confidence, tags, metadata, "
