@@ -44,9 +44,10 @@ def embedder() -> Any:
 
 @pytest.fixture
 def memory(home: Path, embedder: Any) -> Iterator[Any]:
-    from enyal_daemon.service.memory import Memory
+    """The engine on a fresh database, in this process: for the verbs' own tests."""
+    from enyal_daemon.service.engine import Engine
 
-    m = Memory(home / "enyal.db", embedder)
+    m = Engine(home / "enyal.db", embedder)
     yield m
     m.close()
 

@@ -89,8 +89,8 @@ def test_a_new_daemon_waits_for_a_predecessor_still_holding_the_pidfile(home: Pa
 def test_a_daemon_of_another_version_is_detected_and_restart_fixes_it(home: Path) -> None:
     # A real daemon whose package says it is an older release, as after an upgrade.
     code = (
-        "import sys, enyal_client\n"
-        "enyal_client.__version__ = '0.0.1-old'\n"
+        "import sys, enyal_protocol\n"
+        "enyal_protocol.__version__ = '0.0.1-old'\n"
         "from enyal_daemon.__main__ import main\n"
         "sys.exit(main())\n"
     )

@@ -1,4 +1,4 @@
-"""The engine API (service.memory.Memory) against a real database and the real model."""
+"""The engine and its verbs (service/) against a real database and the real model."""
 
 from __future__ import annotations
 
@@ -11,8 +11,11 @@ import pytest
 import sqlite_vec
 
 from enyal_daemon.errors import InvalidValue, NotFound, TooLarge
-from enyal_daemon.service import scoring, transfer
+from enyal_daemon.service import memories, scoring, transfer
+from enyal_daemon.service import recall as recall_verb
+from enyal_daemon.service import stats as stats_verb
 from enyal_daemon.service.clock import now_iso
+from enyal_daemon.store import entries
 from enyal_protocol import wire as p
 
 CORPUS = {
@@ -53,12 +56,12 @@ HARD_PARAPHRASES = {
 
 def remember(memory: Any, content: str, **kw: Any) -> p.RememberResult:
     kw.setdefault("scope", "global")
-    result: p.RememberResult = memory.remember(p.RememberParams(content=content, **kw))
+    result: p.RememberResult = memories.remember(memory, p.RememberParams(content=content, **kw))
     return result
 
 
 def recall(memory: Any, query: str, **kw: Any) -> list[p.Hit]:
-    hits: list[p.Hit] = memory.recall(p.RecallParams(query=query, **kw)).results
+    hits: list[p.Hit] = recall_verb.recall(memory, p.RecallParams(query=query, **kw)).results
     return hits
 
 
@@ -118,10 +121,10 @@ def test_semantic_dedup_decisions(memory: Any) -> None:
     assert rejected.similarity is not None and rejected.similarity >= 0.85
     stored = remember(memory, near, dedup="store")
     assert stored.action == "stored" and stored.duplicate_of == base.id and stored.id != base.id
-    memory.forget(p.ForgetParams(id=stored.id, hard=True))
+    memories.forget(memory, p.ForgetParams(id=stored.id, hard=True))
     merged = remember(memory, near, dedup="merge")
     assert merged.action == "merged" and merged.id == base.id
-    assert memory.get(p.GetParams(id=base.id)).content == near
+    assert memories.get(memory, p.GetParams(id=base.id)).content == near
     unrelated = remember(memory, "The office plant needs water on Fridays.", dedup="reject")
     assert unrelated.action == "created"
     assert unrelated.similarity is not None and unrelated.similarity < 0.85
@@ -166,7 +169,7 @@ def test_filters(memory: Any, tmp_path: Path) -> None:
     assert ids(tags=["go", "make"]) == set()
     assert ids(scope="project", cwd=str(proj / "sub")) == {c.id}
     assert ids(scope="global") == {a.id, b.id}
-    memory.forget(p.ForgetParams(id=a.id))
+    memories.forget(memory, p.ForgetParams(id=a.id))
     assert ids() == {b.id, c.id}
     assert ids(include_deprecated=True) == {a.id, b.id, c.id}
 
@@ -199,8 +202,8 @@ def test_scope_resolution_chain(memory: Any, tmp_path: Path) -> None:
             scope_path="/elsewhere",
         ).id,
     }
-    r = memory.recall_by_scope(
-        p.RecallByScopeParams(query="how are passwords hashed", file_path=str(f))
+    r = recall_verb.recall_by_scope(
+        memory, p.RecallByScopeParams(query="how are passwords hashed", file_path=str(f))
     )
     assert [(s.level, s.path, s.weight) for s in r.scopes] == [
         ("file", str(f), 1.0),
@@ -215,11 +218,12 @@ def test_scope_resolution_chain(memory: Any, tmp_path: Path) -> None:
 
 def test_get_update_forget_restore(memory: Any) -> None:
     e = remember(memory, "The cache TTL is 5 minutes.", tags=["cache"]).entry
-    assert memory.get(p.GetParams(id=e.id)) == e
-    u = memory.update(
+    assert memories.get(memory, p.GetParams(id=e.id)) == e
+    u = memories.update(
+        memory,
         p.UpdateParams(
             id=e.id, content="The cache TTL is 10 minutes.", confidence=0.8, tags=["cache", "ttl"]
-        )
+        ),
     )
     assert (u.content, u.confidence, u.tags) == (
         "The cache TTL is 10 minutes.",
@@ -229,23 +233,24 @@ def test_get_update_forget_restore(memory: Any) -> None:
     assert u.updated_at >= e.updated_at and u.created_at == e.created_at
     assert recall(memory, "10 minutes")[0].id == e.id
     with pytest.raises(InvalidValue):
-        memory.update(p.UpdateParams(id=e.id))
-    assert memory.forget(p.ForgetParams(id=e.id)).action == "deprecated"
-    assert memory.get(p.GetParams(id=e.id)).is_deprecated
+        memories.update(memory, p.UpdateParams(id=e.id))
+    assert memories.forget(memory, p.ForgetParams(id=e.id)).action == "deprecated"
+    assert memories.get(memory, p.GetParams(id=e.id)).is_deprecated
     assert recall(memory, "cache TTL") == []
-    assert not memory.restore(p.RestoreParams(id=e.id)).is_deprecated
+    assert not memories.restore(memory, p.RestoreParams(id=e.id)).is_deprecated
     assert recall(memory, "cache TTL")[0].id == e.id
-    assert memory.forget(p.ForgetParams(id=e.id, hard=True)).action == "deleted"
+    assert memories.forget(memory, p.ForgetParams(id=e.id, hard=True)).action == "deleted"
     with pytest.raises(NotFound):
-        memory.get(p.GetParams(id=e.id))
-    for call in (memory.forget, memory.restore):
-        with pytest.raises(NotFound):
-            call(p.ForgetParams(id=e.id) if call is memory.forget else p.RestoreParams(id=e.id))
+        memories.get(memory, p.GetParams(id=e.id))
+    with pytest.raises(NotFound):
+        memories.forget(memory, p.ForgetParams(id=e.id))
+    with pytest.raises(NotFound):
+        memories.restore(memory, p.RestoreParams(id=e.id))
 
 
 def test_hard_forget_removes_vector_and_text(memory: Any, home: Path) -> None:
     e = remember(memory, "Remove me completely, zanzibar.")
-    memory.forget(p.ForgetParams(id=e.id, hard=True))
+    memories.forget(memory, p.ForgetParams(id=e.id, hard=True))
     conn = apsw.Connection(str(home / "enyal.db"))
     conn.enable_load_extension(True)
     conn.load_extension(sqlite_vec.loadable_path())
@@ -268,13 +273,13 @@ def test_content_limits(memory: Any) -> None:
         remember(memory, "x" * (64 * 1024 + 1))
     with pytest.raises(InvalidValue):
         remember(memory, "needs a path", scope="file")
-    assert memory.count() == 0
+    assert entries.count(memory.reader()) == 0
 
 
 def test_stats(memory: Any, corpus: dict[str, str]) -> None:
     remember(memory, "A low-confidence hunch.", confidence=0.2, content_type="pattern")
-    memory.forget(p.ForgetParams(id=corpus["api"]))
-    s = memory.stats()
+    memories.forget(memory, p.ForgetParams(id=corpus["api"]))
+    s = stats_verb.stats(memory)
     assert (s.total, s.active, s.deprecated) == (len(CORPUS) + 1, len(CORPUS), 1)
     assert s.by_type["fact"] == len(CORPUS) - 1 and s.by_type["pattern"] == 1
     assert s.by_scope["global"] == len(CORPUS)
@@ -283,7 +288,7 @@ def test_stats(memory: Any, corpus: dict[str, str]) -> None:
 
 
 def test_import_export_round_trip_is_lossless(memory: Any, embedder: Any, tmp_path: Path) -> None:
-    from enyal_daemon.service.memory import Memory
+    from enyal_daemon.service.engine import Engine
 
     remember(
         memory,
@@ -294,7 +299,7 @@ def test_import_export_round_trip_is_lossless(memory: Any, embedder: Any, tmp_pa
         source_ref="abc123",
     )
     gone = remember(memory, "Two", content_type="decision", confidence=0.4)
-    memory.forget(p.ForgetParams(id=gone.id))
+    memories.forget(memory, p.ForgetParams(id=gone.id))
     remember(memory, "Three ünïcödé ✓", scope="file", scope_path="/src/x.py")
     exported = transfer.export_page(memory, p.ExportParams(limit=2))
     assert len(exported.entries) == 2 and exported.next is not None
@@ -302,7 +307,7 @@ def test_import_export_round_trip_is_lossless(memory: Any, embedder: Any, tmp_pa
     assert rest.next is None
     original = exported.entries + rest.entries
     lines = [msgspec.json.encode(e).decode() for e in original]
-    other = Memory(tmp_path / "other.db", embedder)
+    other = Engine(tmp_path / "other.db", embedder)
     try:
         r = transfer.import_lines(other, p.ImportParams(lines=lines))
         assert (r.stored, r.existing, r.failed) == (3, 0, 0)
@@ -329,16 +334,16 @@ def test_import_reports_each_line_and_never_half_applies(memory: Any) -> None:
     assert (r.stored, r.existing, r.failed) == (2, 0, 5)
     assert [x.line for x in r.lines if x.status == "failed"] == [11, 12, 13, 14, 15]
     assert all(x.error for x in r.lines if x.status == "failed")
-    assert memory.count() == 2
+    assert entries.count(memory.reader()) == 2
 
 
 def test_reopen_rebuilds_index(home: Path, embedder: Any) -> None:
-    from enyal_daemon.service.memory import Memory
+    from enyal_daemon.service.engine import Engine
 
-    m = Memory(home / "enyal.db", embedder)
+    m = Engine(home / "enyal.db", embedder)
     e = remember(m, "Persisted across restarts.")
     m.close()
-    m2 = Memory(home / "enyal.db", embedder)
+    m2 = Engine(home / "enyal.db", embedder)
     try:
         assert recall(m2, "persisted across restarts")[0].id == e.id
     finally:
@@ -352,19 +357,19 @@ def test_timestamps_are_utc_iso() -> None:
 def test_recall_counts_accesses(memory: Any) -> None:
     e = remember(memory, "Access counting works.")
     other = remember(memory, "An unrelated memory about gardening.")
-    assert memory.get(p.GetParams(id=e.id)).access_count == 0
+    assert memories.get(memory, p.GetParams(id=e.id)).access_count == 0
     for _ in range(2):
         assert recall(memory, "access counting", limit=1)[0].id == e.id
-    memory.flush_touches()
-    got = memory.get(p.GetParams(id=e.id))
+    memory.flush_bookkeeping()
+    got = memories.get(memory, p.GetParams(id=e.id))
     assert got.access_count == 2 and got.accessed_at is not None
-    assert memory.get(p.GetParams(id=other.id)).access_count == 0
+    assert memories.get(memory, p.GetParams(id=other.id)).access_count == 0
 
 
 def test_unselective_filters_take_the_widened_path(
     memory: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from enyal_daemon.service import memory as memory_module
+    from enyal_daemon.service import recall as recall_module
 
     ids = {key: remember(memory, text).id for key, text in CORPUS.items()}
     proj = tmp_path / "p"
@@ -372,7 +377,7 @@ def test_unselective_filters_take_the_widened_path(
     local = remember(memory, "Lint this project with ruff too.", scope="project", cwd=str(proj))
     # The global filter lets 12 entries through: more than 5, so the KNN runs over every
     # entry, widened, and the candidates are filtered afterwards.
-    monkeypatch.setattr(memory_module, "EXACT_FILTER_MAX", 5)
+    monkeypatch.setattr(recall_module, "EXACT_FILTER_MAX", 5)
     hits = recall(memory, "which linter should I run on the code?", scope="global")
     assert hits[0].id == ids["ruff"]
     assert local.id not in {h.id for h in hits}

@@ -12,14 +12,17 @@ import pytest
 import sqlite_vec
 
 from enyal_daemon.errors import Conflict, InvalidValue, NotFound
-from enyal_daemon.service import graph, transfer, validity
-from enyal_daemon.store import migrations
+from enyal_daemon.service import analytics as analytics_verb
+from enyal_daemon.service import graph, health, memories, transfer, validity
+from enyal_daemon.service import recall as recall_verb
+from enyal_daemon.service import stats as stats_verb
+from enyal_daemon.store import entries, migrations
 from enyal_protocol import wire as p
 
 
 def add(memory: Any, content: str, **kw: Any) -> str:
     kw.setdefault("scope", "global")
-    result: p.RememberResult = memory.remember(p.RememberParams(content=content, **kw))
+    result: p.RememberResult = memories.remember(memory, p.RememberParams(content=content, **kw))
     return result.id
 
 
@@ -157,7 +160,7 @@ def test_hard_delete_cascades_edges(memory: Any, home: Path) -> None:
     a, b, c = add(memory, "x1"), add(memory, "x2"), add(memory, "x3")
     link(memory, a, b)
     link(memory, c, a, "depends_on")
-    memory.forget(p.ForgetParams(id=a, hard=True))
+    memories.forget(memory, p.ForgetParams(id=a, hard=True))
     assert edge_ids(memory, b) == set() and edge_ids(memory, c) == set()
     conn = apsw.Connection(str(home / "enyal.db"))
     assert conn.execute("SELECT count(*) FROM context_edges").fetchone()[0] == 0
@@ -171,7 +174,8 @@ def test_remember_with_explicit_edges_and_auto_link(memory: Any) -> None:
     old = add(memory, "We deploy with Capistrano.")
     dep = add(memory, "The servers run Ubuntu 22.04.")
     similar = add(memory, "Deployments go through our CI pipeline on every merge.")
-    r = memory.remember(
+    r = memories.remember(
+        memory,
         p.RememberParams(
             content="We deploy with Kamal through the CI pipeline.",
             scope="global",
@@ -179,7 +183,7 @@ def test_remember_with_explicit_edges_and_auto_link(memory: Any) -> None:
             depends_on=[dep],
             auto_link=True,
             auto_link_threshold=0.4,
-        )
+        ),
     )
     got = {(e.target_id, e.edge_type) for e in r.edges}
     assert (old, "supersedes") in got and (dep, "depends_on") in got
@@ -187,13 +191,14 @@ def test_remember_with_explicit_edges_and_auto_link(memory: Any) -> None:
     assert auto and all(e.edge_type == "relates_to" and e.confidence >= 0.4 for e in auto)
     assert similar in {e.target_id for e in auto}
     # a missing target makes the whole remember fail: nothing is stored
-    before = memory.count()
+    before = entries.count(memory.reader())
     with pytest.raises(NotFound):
-        memory.remember(
-            p.RememberParams(content="orphan statement", scope="global", relates_to=["nope"])
+        memories.remember(
+            memory,
+            p.RememberParams(content="orphan statement", scope="global", relates_to=["nope"]),
         )
-    assert memory.count() == before
-    s = memory.stats()
+    assert entries.count(memory.reader()) == before
+    s = stats_verb.stats(memory)
     assert s.total_edges == len(r.edges)
     assert s.edges_by_type["supersedes"] == 1 and s.edges_by_type["depends_on"] == 1
     assert s.connected_entries == 1 + len({e.target_id for e in r.edges})
@@ -201,55 +206,61 @@ def test_remember_with_explicit_edges_and_auto_link(memory: Any) -> None:
 
 def test_recall_validity_fields(memory: Any) -> None:
     old = add(memory, "The API rate limit is 100 requests per minute.")
-    new = memory.remember(
+    new = memories.remember(
+        memory,
         p.RememberParams(
             content="The API rate limit is 500 requests per minute.",
             scope="global",
             supersedes=[old],
-        )
+        ),
     ).id
     rival = add(memory, "The API has no rate limit at all.")
     link(memory, rival, new, "conflicts_with")
-    hits = memory.recall(p.RecallParams(query="API rate limit")).results
+    hits = recall_verb.recall(memory, p.RecallParams(query="API rate limit")).results
     assert old not in [h.id for h in hits]
     by_id = {h.id: h for h in hits}
     assert by_id[new].has_conflicts and by_id[rival].has_conflicts
     assert not by_id[new].is_superseded
     assert all(0 < h.freshness_score <= 1 and h.adjusted_score <= h.score for h in hits)
-    everything = memory.recall(
-        p.RecallParams(query="API rate limit", exclude_superseded=False)
+    everything = recall_verb.recall(
+        memory, p.RecallParams(query="API rate limit", exclude_superseded=False)
     ).results
     stale = next(h for h in everything if h.id == old)
     assert stale.is_superseded and stale.superseded_by == new
-    unflagged = memory.recall(p.RecallParams(query="API rate limit", flag_conflicts=False)).results
+    unflagged = recall_verb.recall(
+        memory, p.RecallParams(query="API rate limit", flag_conflicts=False)
+    ).results
     assert not any(h.has_conflicts for h in unflagged)
 
 
 def test_conflict_detection_and_supersede_suggestions(memory: Any) -> None:
     py = add(memory, "Use Python 3.11 for this project.", content_type="decision")
     tabs = add(memory, "Always use tabs for indentation.", content_type="convention")
-    r = memory.remember(
+    r = memories.remember(
+        memory,
         p.RememberParams(
             content="Use Python 3.12 for this project.",
             content_type="decision",
             scope="global",
             detect_conflicts=True,
             suggest_supersedes=True,
-        )
+        ),
     )
     assert [c.id for c in r.conflicts] == [py] and "3.12" in r.conflicts[0].reason
     assert [c.id for c in r.supersedes_candidates] == [py]
-    neg = memory.remember(
+    neg = memories.remember(
+        memory,
         p.RememberParams(
             content="Never use tabs for indentation.", scope="global", detect_conflicts=True
-        )
+        ),
     )
     assert [c.id for c in neg.conflicts] == [tabs] and "negation" in neg.conflicts[0].reason
     assert edge_ids(memory, py) == set()  # nothing is linked unless asked
-    quiet = memory.remember(
+    quiet = memories.remember(
+        memory,
         p.RememberParams(
             content="Redis holds the session cache.", scope="global", detect_conflicts=True
-        )
+        ),
     )
     assert quiet.conflicts == []
 
@@ -260,9 +271,11 @@ def versions_of(memory: Any, entry: str) -> list[p.Version]:
 
 def test_versions_and_restore_to_an_earlier_version(memory: Any) -> None:
     e = add(memory, "Timeouts are 5 seconds.", tags=["net"])
-    memory.update(p.UpdateParams(id=e, content="Timeouts are 10 seconds.", confidence=0.9))
-    memory.forget(p.ForgetParams(id=e))
-    memory.restore(p.RestoreParams(id=e))
+    memories.update(
+        memory, p.UpdateParams(id=e, content="Timeouts are 10 seconds.", confidence=0.9)
+    )
+    memories.forget(memory, p.ForgetParams(id=e))
+    memories.restore(memory, p.RestoreParams(id=e))
     vs = versions_of(memory, e)
     assert [(v.version, v.change_type) for v in vs] == [
         (4, "restored"),
@@ -271,7 +284,7 @@ def test_versions_and_restore_to_an_earlier_version(memory: Any) -> None:
         (1, "created"),
     ]
     assert vs[-1].content == "Timeouts are 5 seconds." and vs[2].confidence == 0.9
-    back = memory.restore(p.RestoreParams(id=e, version=1))
+    back = memories.restore(memory, p.RestoreParams(id=e, version=1))
     assert (back.content, back.confidence, back.tags) == ("Timeouts are 5 seconds.", 1.0, ["net"])
     vs = versions_of(memory, e)
     assert (vs[0].version, vs[0].change_type, vs[0].content) == (
@@ -281,20 +294,20 @@ def test_versions_and_restore_to_an_earlier_version(memory: Any) -> None:
     )
     assert len(vs) == 5  # history was added to, not rewritten
     assert (
-        memory.recall(p.RecallParams(query="timeouts 5 seconds")).results[0].content
+        recall_verb.recall(memory, p.RecallParams(query="timeouts 5 seconds")).results[0].content
         == "Timeouts are 5 seconds."
     )
     with pytest.raises(NotFound):
-        memory.restore(p.RestoreParams(id=e, version=42))
+        memories.restore(memory, p.RestoreParams(id=e, version=42))
 
 
 def test_history_walks_the_supersession_chain(memory: Any) -> None:
     v1 = add(memory, "Use MySQL.")
-    v2 = memory.remember(
-        p.RememberParams(content="Use PostgreSQL 15.", scope="global", supersedes=[v1])
+    v2 = memories.remember(
+        memory, p.RememberParams(content="Use PostgreSQL 15.", scope="global", supersedes=[v1])
     ).id
-    v3 = memory.remember(
-        p.RememberParams(content="Use PostgreSQL 16.", scope="global", supersedes=[v2])
+    v3 = memories.remember(
+        memory, p.RememberParams(content="Use PostgreSQL 16.", scope="global", supersedes=[v2])
     ).id
     h = validity.history(memory, p.HistoryParams(id=v2))
     assert [e.id for e in h.supersedes] == [v1] and [e.id for e in h.superseded_by] == [v3]
@@ -304,17 +317,22 @@ def test_history_walks_the_supersession_chain(memory: Any) -> None:
 
 def test_as_of_recall_across_update_and_supersession(memory: Any) -> None:
     e = add(memory, "The staging database is called stage-db-1.")
-    t_created = memory.get(p.GetParams(id=e)).updated_at
-    memory.update(p.UpdateParams(id=e, content="The staging database is called stage-db-2."))
-    t_updated = memory.get(p.GetParams(id=e)).updated_at
-    new = memory.remember(
+    t_created = memories.get(memory, p.GetParams(id=e)).updated_at
+    memories.update(
+        memory, p.UpdateParams(id=e, content="The staging database is called stage-db-2.")
+    )
+    t_updated = memories.get(memory, p.GetParams(id=e)).updated_at
+    new = memories.remember(
+        memory,
         p.RememberParams(
             content="Staging now uses the shared cluster db-shared.", scope="global", supersedes=[e]
-        )
+        ),
     ).id
 
     def recall_at(when: str) -> list[tuple[str, str]]:
-        hits = memory.recall(p.RecallParams(query="staging database name", as_of=when)).results
+        hits = recall_verb.recall(
+            memory, p.RecallParams(query="staging database name", as_of=when)
+        ).results
         return [(h.id, h.content) for h in hits]
 
     assert recall_at(t_created) == [(e, "The staging database is called stage-db-1.")]
@@ -341,7 +359,7 @@ def test_health_on_a_crafted_db(memory: Any) -> None:
     assert transfer.import_lines(memory, p.ImportParams(lines=lines)).stored == 7
     link(memory, "a", "b", "supersedes")  # b superseded
     link(memory, "c", "a", "conflicts_with")  # a and c in conflict
-    h = validity.health(memory, p.HealthParams())
+    h = health.health(memory, p.HealthParams())
     # active 6; superseded {b}; conflicts {a, c}; stale {s1, s2}; orphans {s1, s2, d}
     assert (h.total_entries, h.active_entries) == (7, 6)
     assert (h.superseded_count, h.conflicts_count, h.stale_count, h.orphan_count) == (1, 2, 2, 3)
@@ -350,9 +368,9 @@ def test_health_on_a_crafted_db(memory: Any) -> None:
     assert set(h.issues.orphan_entries) == {"s1", "s2", "d"} and h.issues.superseded_entries == [
         "b"
     ]
-    r = validity.review(memory, p.ReviewParams())
+    r = health.review(memory, p.ReviewParams())
     assert {e.id for e in r.stale} == {"s1", "s2"} and {e.id for e in r.conflicted} == {"a", "c"}
-    only = validity.review(memory, p.ReviewParams(kind="orphan", limit=1))
+    only = health.review(memory, p.ReviewParams(kind="orphan", limit=1))
     assert len(only.orphan) == 1 and only.stale == [] and only.conflicted == []
 
 
@@ -361,11 +379,11 @@ def test_analytics_records_recall_update_link_impact(memory: Any) -> None:
         add(memory, "Feature flags live in LaunchDarkly."),
         add(memory, "Flags are cleaned up monthly."),
     )
-    memory.recall(p.RecallParams(query="feature flags"))
-    memory.update(p.UpdateParams(id=a, confidence=0.9))
+    recall_verb.recall(memory, p.RecallParams(query="feature flags"))
+    memories.update(memory, p.UpdateParams(id=a, confidence=0.9))
     link(memory, a, b)
     graph.impact(memory, p.ImpactParams(id=b))
-    r = validity.analytics(memory, p.AnalyticsParams())
+    r = analytics_verb.analytics(memory, p.AnalyticsParams())
     assert r.summary.by_type["recall"] >= 1
     assert (
         r.summary.by_type["update"] == 1
@@ -377,12 +395,12 @@ def test_analytics_records_recall_update_link_impact(memory: Any) -> None:
     assert sorted(e.result_rank for e in recall_events if e.result_rank) == list(
         range(1, len(recall_events) + 1)
     )
-    only_a = validity.analytics(memory, p.AnalyticsParams(entry_id=a, event_type="update"))
+    only_a = analytics_verb.analytics(memory, p.AnalyticsParams(entry_id=a, event_type="update"))
     assert [e.entry_id for e in only_a.events] == [a]
 
 
 def test_migration_from_previous_schema_keeps_data(home: Path, embedder: Any) -> None:
-    from enyal_daemon.service.memory import Memory
+    from enyal_daemon.service.engine import Engine
     from enyal_daemon.store import entries
 
     db = home / "enyal.db"
@@ -413,14 +431,14 @@ def test_migration_from_previous_schema_keeps_data(home: Path, embedder: Any) ->
     with conn:
         entries.insert(conn, entry, vec.tobytes())
     conn.close()
-    m = Memory(db, embedder)
+    m = Engine(db, embedder)
     try:
-        assert m.get(p.GetParams(id="legacy")) == entry
+        assert memories.get(m, p.GetParams(id="legacy")) == entry
         assert [v.change_type for v in versions_of(m, "legacy")] == ["created"]
         other = add(m, "a new entry after the upgrade")
         link(m, other, "legacy", "depends_on")
-        hits = m.recall(
-            p.RecallParams(query="an entry from before the graph existed", min_confidence=0)
+        hits = recall_verb.recall(
+            m, p.RecallParams(query="an entry from before the graph existed", min_confidence=0)
         ).results
         legacy = next(h for h in hits if h.id == "legacy")  # its vector came through the upgrade
         assert legacy.semantic == pytest.approx(1.0, abs=5e-3)  # int8 index rounding

@@ -50,24 +50,26 @@ def daemon_ops() -> tuple[Callable[[str], Any], Callable[[str], Any], Callable[[
 def peer_ops() -> tuple[Callable[[str], Any], Callable[[str], Any], Callable[[], None]]:
     from benchlib.peer_mcp import load_engine
     from enyal_daemon.server.daemon import TOUCH_FLUSH_SECONDS
+    from enyal_daemon.service.memories import remember as remember_verb
+    from enyal_daemon.service.recall import recall as recall_verb
     from enyal_protocol import wire as p
 
     memory = load_engine()
     cwd = os.getcwd()
     stop = threading.Event()
 
-    def flusher() -> None:  # what the daemon's flush_touches_forever does
+    def flusher() -> None:  # what the daemon's flush_bookkeeping_forever does
         while not stop.wait(TOUCH_FLUSH_SECONDS):
-            memory.flush_touches()
+            memory.flush_bookkeeping()
 
     thread = threading.Thread(target=flusher, daemon=True)
     thread.start()
 
     def recall(q: str) -> Any:
-        return memory.recall(p.RecallParams(query=q, cwd=cwd))
+        return recall_verb(memory, p.RecallParams(query=q, cwd=cwd))
 
     def remember(text: str) -> Any:
-        return memory.remember(p.RememberParams(content=text, cwd=cwd))
+        return remember_verb(memory, p.RememberParams(content=text, cwd=cwd))
 
     def close() -> None:
         stop.set()

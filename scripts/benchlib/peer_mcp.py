@@ -2,7 +2,7 @@
 
 Every MCP process loads the model, opens the database file and builds its own
 vector index before it can answer; this script does exactly that with Enyal's own
-engine (enyal_daemon.service.memory.Memory and its Embedder), then answers
+engine (enyal_daemon.service.engine.Engine and its verbs), then answers
 initialize and tools/call enyal_recall on stdin/stdout. `--once QUERY` instead
 runs one recall and prints it: the per-client CLI.
 
@@ -20,11 +20,11 @@ from typing import Any
 def load_engine() -> Any:
     from enyal_daemon.embedder.model_files import locate
     from enyal_daemon.embedder.onnx import Embedder
-    from enyal_daemon.service.memory import Memory
+    from enyal_daemon.service.engine import Engine
     from enyal_protocol import paths
 
     p = paths.resolve()
-    return Memory(p.db, Embedder(locate(p.data_dir)))
+    return Engine(p.db, Embedder(locate(p.data_dir)))
 
 
 def recall(memory: Any, arguments: dict[str, Any]) -> Any:
@@ -33,7 +33,9 @@ def recall(memory: Any, arguments: dict[str, Any]) -> Any:
     from enyal_protocol import wire as p
 
     params = msgspec.convert({"cwd": os.getcwd(), **arguments}, p.RecallParams)
-    return msgspec.to_builtins(memory.recall(params))
+    from enyal_daemon.service.recall import recall as recall_verb
+
+    return msgspec.to_builtins(recall_verb(memory, params))
 
 
 def serve(memory: Any) -> None:

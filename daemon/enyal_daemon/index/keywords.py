@@ -19,10 +19,10 @@ import math
 import re
 import threading
 import time
-from collections.abc import Sequence
-from typing import Any
 
 import apsw
+
+from ..store.filters import EntryFilter
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_TERMS = 32
@@ -62,11 +62,11 @@ def search(
     counts: DocCounts,
     text: str,
     k: int,
-    where: str | None = None,
-    args: Sequence[Any] = (),
+    f: EntryFilter | None = None,
 ) -> list[tuple[int, float]]:
-    """(rid, keyword score in [0, 1]) for the k best BM25 matches, among the entries e
-    WHERE `where` if given (None: every entry, deprecated ones too; the caller filters)."""
+    """(rid, keyword score in [0, 1]) for the k best BM25 matches, among the entries the
+    filter allows if it restricts anything (else every entry, deprecated ones too: the
+    caller drops those, which is cheaper than joining the entries table)."""
     words = terms(text)
     if not words:
         return []
@@ -89,7 +89,7 @@ def search(
     if not wanted:
         return []
     match = " OR ".join(quoted(w) for w in wanted)
-    if where is None:
+    if f is None or not f.restricts:
         cur = conn.execute(
             "SELECT rowid, bm25(context_fts) FROM context_fts WHERE context_fts MATCH ? "
             "ORDER BY rank LIMIT ?",
@@ -98,9 +98,9 @@ def search(
     else:
         cur = conn.execute(
             "SELECT f.rowid, bm25(context_fts) FROM context_fts f "
-            f"JOIN context_entries e ON e.rid = f.rowid WHERE context_fts MATCH ? AND {where} "
+            f"JOIN context_entries e ON e.rid = f.rowid WHERE context_fts MATCH ? AND {f.sql()} "
             "ORDER BY rank LIMIT ?",
-            (match, *args, k),
+            (match, *f.args, k),
         )
     return [(int(rid), min(1.0, -float(score) / ideal) ** 2) for rid, score in cur]
 

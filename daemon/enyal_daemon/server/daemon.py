@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fcntl
+import functools
 import logging
 import os
 import signal
@@ -30,8 +31,8 @@ from enyal_protocol.paths import Paths, ensure_private_dir
 from ..embedder.model_files import locate
 from ..embedder.onnx import Embedder
 from ..errors import EnyalError
-from ..service import graph, transfer, validity
-from ..service.memory import Memory
+from ..service.engine import Engine
+from ..service.verbs import VERBS
 from ..store import db
 from .activation import inherited_socket, notify
 from .dispatch import Dispatcher, Handler, error_frame
@@ -112,7 +113,7 @@ def bind_socket(path: Path) -> socket.socket:
 @dataclass
 class Daemon:
     paths: Paths
-    memory: Memory
+    engine: Engine
     idle: IdleWatch = field(default_factory=lambda: IdleWatch(0.0))
     started: float = field(default_factory=time.monotonic)
     stop: asyncio.Event = field(default_factory=asyncio.Event)
@@ -120,57 +121,36 @@ class Daemon:
     _connections: set[asyncio.Task[Any]] = field(default_factory=set)
 
     def status(self, _: p.StatusParams) -> p.Status:
-        files = self.memory.embedder.files
+        files = self.engine.embedder.files
         return p.Status(
             version=__version__,
             protocol=p.PROTOCOL_VERSION,
             pid=os.getpid(),
             uptime_s=round(time.monotonic() - self.started, 3),
             home=str(self.paths.home or self.paths.data_dir),
-            db_path=str(self.memory.db_path),
+            db_path=str(self.engine.db_path),
             socket=str(self.paths.socket),
-            entries=len(self.memory.index),  # O(1): clients call status on every connect
+            entries=len(self.engine.index),  # O(1): clients call status on every connect
             model=p.ModelInfo(
                 id=files.model_id,
-                dim=self.memory.embedder.dim,
+                dim=self.engine.embedder.dim,
                 path=str(files.model),
                 sha256=files.model_sha256,
                 source=files.source,
             ),
             sqlite_version=db.sqlite_version(),
-            sqlite_vec_version=db.vec_version(self.memory.reader()),
+            sqlite_vec_version=db.vec_version(self.engine.reader()),
         )
 
     def handlers(self, loop: asyncio.AbstractEventLoop) -> dict[str, Handler]:
-        m = self.memory
-
         def shutdown(_: p.ShutdownParams) -> p.ShutdownResult:
             loop.call_soon_threadsafe(self.stop.set)
             return p.ShutdownResult(stopping=True)
 
-        return {
-            "remember": m.remember,
-            "recall": m.recall,
-            "recall_by_scope": m.recall_by_scope,
-            "get": m.get,
-            "update": m.update,
-            "forget": m.forget,
-            "restore": m.restore,
-            "stats": m.stats,
-            "link": lambda params: graph.link(m, params),
-            "unlink": lambda params: graph.unlink(m, params),
-            "edges": lambda params: graph.edges(m, params),
-            "traverse": lambda params: graph.traverse(m, params),
-            "impact": lambda params: graph.impact(m, params),
-            "history": lambda params: validity.history(m, params),
-            "health": lambda params: validity.health(m, params),
-            "review": lambda params: validity.review(m, params),
-            "analytics": lambda params: validity.analytics(m, params),
-            "import": lambda params: transfer.import_lines(m, params),
-            "export": lambda params: transfer.export_page(m, params),
-            "status": self.status,
-            "shutdown": shutdown,
+        handlers: dict[str, Handler] = {
+            name: functools.partial(verb, self.engine) for name, verb in VERBS.items()
         }
+        return handlers | {"status": self.status, "shutdown": shutdown}
 
     async def serve_connection(
         self, dispatcher: Dispatcher, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
@@ -248,13 +228,13 @@ class Daemon:
             if me is not None:
                 self._connections.discard(me)
 
-    async def flush_touches_forever(self) -> None:
+    async def flush_bookkeeping_forever(self) -> None:
         loop = asyncio.get_running_loop()
         while not self.stop.is_set():
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self.stop.wait(), TOUCH_FLUSH_SECONDS)
             with contextlib.suppress(EnyalError):
-                await loop.run_in_executor(None, self.memory.flush_touches)
+                await loop.run_in_executor(None, self.engine.flush_bookkeeping)
 
     async def run(self, sock: socket.socket) -> None:
         loop = asyncio.get_running_loop()
@@ -274,7 +254,7 @@ class Daemon:
                 # service manager's socket must outlive us.
                 **_keep_socket_file(),
             )
-            flusher = asyncio.create_task(self.flush_touches_forever())
+            flusher = asyncio.create_task(self.flush_bookkeeping_forever())
             idler = asyncio.create_task(self.idle.run(self.stop))
             log.info("enyal %s ready on %s (pid %d)", __version__, self.paths.socket, os.getpid())
             await self.stop.wait()
@@ -290,14 +270,14 @@ class Daemon:
                 await asyncio.wait(busy, timeout=30)
             await flusher
             await idler
-        self.memory.close()
+        self.engine.close()
         log.info("stopped cleanly")
 
 
-def open_memory(paths: Paths) -> Memory:
+def open_engine(paths: Paths) -> Engine:
     files = locate(paths.data_dir)
     log.info("model %s from %s (%s)", files.model_id, files.model, files.source)
-    return Memory(paths.db, Embedder(files))
+    return Engine(paths.db, Embedder(files))
 
 
 def _same_file(f: IO[str], path: Path) -> bool:
@@ -349,8 +329,8 @@ def main(paths: Paths, idle_timeout: float | None = None, on_demand_idle: float 
     owns_socket = inherited is None
     pid_lock = acquire_pidfile(paths, activated=not owns_socket)
     try:
-        memory = open_memory(paths)
-        memory.embed("warm up")  # the first inference builds onnxruntime's kernels
+        engine = open_engine(paths)
+        engine.embed("warm up")  # the first inference builds onnxruntime's kernels
         sock = bind_socket(paths.socket) if inherited is None else inherited.sock
         # When we own the socket, it goes first on an idle exit: a client arriving then
         # starts a successor (which waits for our pidfile lock) instead of reaching us late.
@@ -360,7 +340,7 @@ def main(paths: Paths, idle_timeout: float | None = None, on_demand_idle: float 
         )
         notify(f"READY=1\nSTATUS=serving on {paths.socket}\nMAINPID={os.getpid()}")
         try:
-            asyncio.run(Daemon(paths, memory, idle=watch).run(sock))
+            asyncio.run(Daemon(paths, engine, idle=watch).run(sock))
         finally:
             if owns_socket:
                 _unlink_socket(paths.socket)

@@ -35,7 +35,7 @@ from enyal_protocol import wire as p
 from ..embedder.model_files import DIM, ModelFiles
 from ..errors import Conflict, InvalidValue
 from ..store import db, entries
-from .memory import Memory
+from .engine import bind_model
 
 Item = tuple[p.Entry, npt.NDArray[np.float32]]
 BATCH = 5000
@@ -92,7 +92,7 @@ def load(
     with _daemon_stopped(pid_file):
         conn = db.connect(db_path, writer=True)
         try:
-            Memory._check_model(conn, files)
+            bind_model(conn, files, DIM)
             conn.execute("PRAGMA synchronous=OFF")
             pending: list[Item] = []
 

@@ -11,11 +11,11 @@ Two cheap signals on top of similarity in meaning:
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from enyal_protocol import wire as p
 
 from ..index.keywords import STOPWORDS
+from ..store.rows import EntryRow
 
 CONFLICT_SIMILARITY = 0.6
 SUPERSEDE_SIMILARITY = 0.8
@@ -55,7 +55,7 @@ def review(
     content: str,
     content_type: str,
     scope: tuple[str, str | None],
-    similar: list[tuple[tuple[Any, ...], float]],
+    similar: list[tuple[EntryRow, float]],
     detect: bool,
     suggest: bool,
 ) -> tuple[list[p.Related], list[p.Related]]:
@@ -63,13 +63,15 @@ def review(
     conflicts: list[p.Related] = []
     candidates: list[p.Related] = []
     for row, sim in similar:
-        if row[2] == content:
+        if row.content == content:
             continue
-        why = contradiction(content, row[2]) if sim >= CONFLICT_SIMILARITY else None
+        why = contradiction(content, row.content) if sim >= CONFLICT_SIMILARITY else None
         if detect and why:
-            conflicts.append(p.Related(id=row[1], content=row[2], similarity=sim, reason=why))
-        same_kind = row[3] == content_type and (row[4], row[5]) == scope
+            conflicts.append(p.Related(id=row.id, content=row.content, similarity=sim, reason=why))
+        same_kind = row.content_type == content_type and row.scope == scope
         if suggest and same_kind and (sim >= SUPERSEDE_SIMILARITY or why):
             reason = why or "same subject, same scope: the new statement may replace it"
-            candidates.append(p.Related(id=row[1], content=row[2], similarity=sim, reason=reason))
+            candidates.append(
+                p.Related(id=row.id, content=row.content, similarity=sim, reason=reason)
+            )
     return conflicts, candidates

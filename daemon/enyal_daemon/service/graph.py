@@ -9,30 +9,21 @@ and a visited set ends cycles.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+import apsw
 
 from enyal_protocol import wire as p
 
+from ..embedder.onnx import Vectors
 from ..errors import Conflict, InvalidValue, NotFound
 from ..store import entries, graph
 from ..store.writer import Tx
 from .clock import now_iso
+from .engine import Engine, require_entry
 from .limits import check_metadata
 
-if TYPE_CHECKING:
-    import apsw
-
-    from ..embedder.onnx import Vectors
-    from .memory import Memory
-
 AUTO_LINK_MAX = 5
-
-
-def _require(conn: apsw.Connection, entry_id: str) -> tuple[Any, ...]:
-    row = entries.get_row(conn, entry_id)
-    if row is None:
-        raise NotFound(f"no entry with id {entry_id!r}")
-    return row
 
 
 def link_in_tx(
@@ -46,8 +37,8 @@ def link_in_tx(
 ) -> p.Edge:
     if source == target:
         raise InvalidValue("an entry cannot be linked to itself")
-    _require(tx.conn, source)
-    _require(tx.conn, target)
+    require_entry(tx.conn, source)
+    require_entry(tx.conn, target)
     if graph.find(tx.conn, source, target, edge_type) is not None:
         raise Conflict(f"a {edge_type} edge from {source} to {target} already exists")
     return graph.insert(
@@ -56,7 +47,7 @@ def link_in_tx(
 
 
 def remember_edges(
-    memory: Memory, tx: Tx, entry_id: str, params: p.RememberParams, vec: Vectors, when: str
+    engine: Engine, tx: Tx, entry_id: str, params: p.RememberParams, vec: Vectors, when: str
 ) -> list[p.Edge]:
     """The explicit edges and auto-links of a new entry, on its own transaction."""
     made = [
@@ -70,22 +61,22 @@ def remember_edges(
     ]
     if params.auto_link:
         linked = {e.target_id for e in made if e.edge_type == "relates_to"}
-        hits = memory.index.search(vec, AUTO_LINK_MAX + len(linked))
-        rows = entries.rows_by_rid(tx.conn, [rid for rid, _ in hits])
+        hits = engine.index.search(vec, AUTO_LINK_MAX + len(linked))
+        rows = entries.by_rids(tx.conn, [rid for rid, _ in hits])
         auto = 0
         for rid, sim in hits:  # best first: stop at the threshold
             if auto == AUTO_LINK_MAX or sim < params.auto_link_threshold:
                 break
             row = rows.get(rid)
-            if row is None or row[1] in linked:
+            if row is None or row.id in linked:
                 continue
-            linked.add(row[1])
+            linked.add(row.id)
             auto += 1
             made.append(
                 graph.insert(
                     tx.conn,
                     entry_id,
-                    row[1],
+                    row.id,
                     "relates_to",
                     round(sim, 6),
                     {"auto_generated": True},
@@ -95,7 +86,7 @@ def remember_edges(
     return made
 
 
-def link(memory: Memory, params: p.LinkParams) -> p.Edge:
+def link(engine: Engine, params: p.LinkParams) -> p.Edge:
     check_metadata(params.metadata)
 
     def job(tx: Tx) -> p.Edge:
@@ -108,12 +99,12 @@ def link(memory: Memory, params: p.LinkParams) -> p.Edge:
             params.metadata,
         )
 
-    edge = memory.writer.run(job)
-    memory.record_event(edge.source_id, "link")
+    edge = engine.write(job)
+    engine.bookkeeping.event(edge.source_id, "link")
     return edge
 
 
-def unlink(memory: Memory, params: p.UnlinkParams) -> p.Edge:
+def unlink(engine: Engine, params: p.UnlinkParams) -> p.Edge:
     def job(tx: Tx) -> p.Edge:
         edge = graph.find(tx.conn, params.source_id, params.target_id, params.edge_type)
         if edge is None:
@@ -123,12 +114,12 @@ def unlink(memory: Memory, params: p.UnlinkParams) -> p.Edge:
         graph.delete(tx.conn, edge.id)
         return edge
 
-    return memory.writer.run(job)
+    return engine.write(job)
 
 
-def edges(memory: Memory, params: p.EdgesParams) -> p.EdgesResult:
-    conn = memory.reader()
-    _require(conn, params.id)
+def edges(engine: Engine, params: p.EdgesParams) -> p.EdgesResult:
+    conn = engine.reader()
+    engine.require(params.id, conn)
     types = [params.edge_type] if params.edge_type else []
     return p.EdgesResult(edges=graph.touching(conn, [params.id], params.direction, types))
 
@@ -161,31 +152,22 @@ def walk(
 
 
 def _entries_by_id(conn: apsw.Connection, ids: list[str]) -> dict[str, p.Entry]:
-    out: dict[str, p.Entry] = {}
-    for start in range(0, len(ids), graph.CHUNK):
-        chunk = ids[start : start + graph.CHUNK]
-        cur = conn.execute(
-            f"SELECT {entries.COLUMNS} FROM context_entries "
-            f"WHERE id IN ({','.join('?' * len(chunk))})",
-            chunk,
-        )
-        for row in cur:
-            out[row[1]] = entries.row_to_entry(row)
-    return out
+    return {i: row.entry() for i, row in entries.by_ids(conn, ids).items()}
 
 
-def traverse(memory: Memory, params: p.TraverseParams) -> p.TraverseResult:
+def traverse(engine: Engine, params: p.TraverseParams) -> p.TraverseResult:
     if (params.id is None) == (params.query is None):
         raise InvalidValue("traverse needs exactly one of id or query")
-    conn = memory.reader()
+    conn = engine.reader()
     if params.id is not None:
-        start = entries.row_to_entry(_require(conn, params.id))
+        start = engine.require(params.id, conn).entry()
     else:
         assert params.query is not None
-        hits = memory.index.search(memory.embed(params.query), 1)
-        if not hits:
+        hits = engine.index.search(engine.embed(params.query), 1)
+        found_rows = entries.by_rids(conn, [hits[0][0]]) if hits else {}
+        if not found_rows:
             raise NotFound("no entry matches the query")
-        start = entries.row_to_entry(entries.rows_by_rid(conn, [hits[0][0]])[hits[0][0]])
+        start = next(iter(found_rows.values())).entry()
     found = walk(conn, start.id, params.direction, list(params.edge_types), params.depth)
     by_id = _entries_by_id(conn, [i for i, _, _ in found])
     nodes = [
@@ -194,9 +176,9 @@ def traverse(memory: Memory, params: p.TraverseParams) -> p.TraverseResult:
     return p.TraverseResult(start=start, nodes=nodes)
 
 
-def impact(memory: Memory, params: p.ImpactParams) -> p.ImpactResult:
-    conn = memory.reader()
-    target = entries.row_to_entry(_require(conn, params.id))
+def impact(engine: Engine, params: p.ImpactParams) -> p.ImpactResult:
+    conn = engine.reader()
+    target = engine.require(params.id, conn).entry()
     dependents = walk(conn, target.id, "incoming", ["depends_on"], params.depth)
     related_edges = [
         e
@@ -208,7 +190,7 @@ def impact(memory: Memory, params: p.ImpactParams) -> p.ImpactResult:
         for e in related_edges
     }
     by_id = _entries_by_id(conn, [i for i, _, _ in dependents] + list(related_ids))
-    memory.record_event(target.id, "impact")
+    engine.bookkeeping.event(target.id, "impact")
     return p.ImpactResult(
         entry=target,
         direct=[by_id[i] for i, d, _ in dependents if d == 1 and i in by_id],

@@ -1,7 +1,7 @@
 """Re-embedding every entry with the model found now (`enyal reindex`).
 
 A database's vectors are comparable only with the model that made them, so the
-daemon refuses a database recorded with another model (Memory._check_model).
+daemon refuses a database recorded with another model (engine.bind_model).
 This rewrites every vector in rid order, one transaction per batch, and records
 its progress in the same transaction (enyal_meta: reindex_target, reindex_done_rid).
 Killed at any point, it loses at most the batch in flight and resumes after the
@@ -78,9 +78,7 @@ def _begin(conn: apsw.Connection, files: ModelFiles, force: bool) -> tuple[int, 
 
 def _finish(conn: apsw.Connection, files: ModelFiles) -> None:
     with conn:
-        meta.put(conn, "model_id", files.model_id)
-        meta.put(conn, "model_dim", str(DIM))
-        meta.put(conn, "model_sha256", files.model_sha256)
+        meta.record_model(conn, files.model_id, DIM, files.model_sha256)
         conn.execute(
             "DELETE FROM enyal_meta WHERE key IN (?, ?, ?)", (TARGET_KEY, DONE_KEY, FROM_KEY)
         )

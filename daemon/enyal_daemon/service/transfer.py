@@ -19,8 +19,8 @@ from ..errors import EnyalError
 from ..store import entries, versions
 from ..store.writer import Tx
 from .clock import normalize_iso, now_iso
+from .engine import Engine
 from .limits import check_content, check_metadata
-from .memory import Memory
 
 _line_decoder = msgspec.json.Decoder(p.ImportEntry)
 MAX_RID = 2**63 - 1
@@ -67,7 +67,7 @@ def _entry(item: p.ImportEntry) -> p.Entry:
     )
 
 
-def import_lines(memory: Memory, params: p.ImportParams) -> p.ImportResult:
+def import_lines(engine: Engine, params: p.ImportParams) -> p.ImportResult:
     results: list[p.ImportLine] = []
     parsed: list[tuple[int, p.Entry]] = []
     for offset, line in enumerate(params.lines):
@@ -78,20 +78,20 @@ def import_lines(memory: Memory, params: p.ImportParams) -> p.ImportResult:
             parsed.append((number, _entry(_parse(line))))
         except EnyalError as exc:
             results.append(p.ImportLine(line=number, status="failed", error=exc.message))
-    vectors = memory.embed_many([e.content for _, e in parsed])
+    vectors = engine.embed_many([e.content for _, e in parsed])
 
     def job(tx: Tx) -> list[p.ImportLine]:
         out: list[p.ImportLine] = []
         for (number, entry), vec in zip(parsed, vectors, strict=True):
             try:
                 with tx.conn:  # one savepoint per line
-                    out.append(_store_one(memory, tx, number, entry, vec))
+                    out.append(_store_one(engine, tx, number, entry, vec))
             except Exception as exc:  # a constraint the checks above did not foresee
                 out.append(p.ImportLine(line=number, status="failed", error=str(exc)))
         return out
 
     if parsed:
-        results.extend(memory.writer.run(job))
+        results.extend(engine.write(job))
     results.sort(key=lambda r: r.line)
     return p.ImportResult(
         stored=sum(r.status == "stored" for r in results),
@@ -101,25 +101,25 @@ def import_lines(memory: Memory, params: p.ImportParams) -> p.ImportResult:
     )
 
 
-def _store_one(memory: Memory, tx: Tx, number: int, entry: p.Entry, vec: Any) -> p.ImportLine:
-    if entries.get_row(tx.conn, entry.id) is not None:
+def _store_one(engine: Engine, tx: Tx, number: int, entry: p.Entry, vec: Any) -> p.ImportLine:
+    if entries.get(tx.conn, entry.id) is not None:
         return p.ImportLine(line=number, status="existing", id=entry.id)
     if not entry.is_deprecated:
         same = entries.find_by_hash(
             tx.conn, entry.content_hash, entry.scope_level, entry.scope_path
         )
         if same is not None:
-            return p.ImportLine(line=number, status="existing", id=same[1])
+            return p.ImportLine(line=number, status="existing", id=same.id)
     rid = entries.insert(tx.conn, entry, vec.tobytes())
     versions.record(tx.conn, entry.id, "created", entry.created_at)
     active = not entry.is_deprecated
-    tx.after_commit.append(lambda: memory.index.add(rid, vec, active=active))
+    tx.after_commit.append(lambda: engine.index.add(rid, vec, active=active))
     return p.ImportLine(line=number, status="stored", id=entry.id)
 
 
-def export_page(memory: Memory, params: p.ExportParams) -> p.ExportResult:
+def export_page(engine: Engine, params: p.ExportParams) -> p.ExportResult:
     # rids are SQLite integers (64-bit): a cursor beyond them just means past the end.
     after = min(params.after, MAX_RID)
-    rows = entries.page(memory.reader(), after, params.limit, params.include_deprecated)
-    nxt = int(rows[-1][0]) if len(rows) == params.limit else None
-    return p.ExportResult(entries=[entries.row_to_entry(r) for r in rows], next=nxt)
+    rows = entries.page(engine.reader(), after, params.limit, params.include_deprecated)
+    nxt = rows[-1].rid if len(rows) == params.limit else None
+    return p.ExportResult(entries=[r.entry() for r in rows], next=nxt)

@@ -1,7 +1,8 @@
 """SQL over context_entries and its vector row. No policy here: the service decides.
 
 Every function takes the connection it runs on, so the writer can compose them
-inside one transaction and readers can run them on their own connections.
+inside one transaction and readers can run them on their own connections. Rows
+come back as EntryRow (store/rows.py), never as tuples.
 """
 
 from __future__ import annotations
@@ -15,39 +16,15 @@ import msgspec
 
 from enyal_protocol.wire import Entry
 
-COLUMNS = (
-    "rid, id, content, content_type, scope_level, scope_path, confidence, created_at, "
-    "updated_at, accessed_at, access_count, source_type, source_ref, tags, metadata, "
-    "is_deprecated, content_hash"
-)
+from .filters import EntryFilter
+from .rows import COLUMNS, E_COLUMNS, EntryRow, entry_row
 
-_json_decode = msgspec.json.decode
 _json_encode = msgspec.json.encode
+CHUNK = 500  # ids per IN (...) list, well under SQLite's variable limit
 
 
 def content_hash(content: str) -> str:
     return hashlib.sha256(content.encode("utf-8")).hexdigest()
-
-
-def row_to_entry(row: Sequence[Any]) -> Entry:
-    return Entry(
-        id=row[1],
-        content=row[2],
-        content_type=row[3],
-        scope_level=row[4],
-        scope_path=row[5],
-        confidence=row[6],
-        created_at=row[7],
-        updated_at=row[8],
-        accessed_at=row[9],
-        access_count=row[10],
-        source_type=row[11],
-        source_ref=row[12],
-        tags=_json_decode(row[13]),
-        metadata=_json_decode(row[14]),
-        is_deprecated=bool(row[15]),
-        content_hash=row[16],
-    )
 
 
 def insert(conn: apsw.Connection, entry: Entry, vector: bytes) -> int:
@@ -81,31 +58,47 @@ def insert(conn: apsw.Connection, entry: Entry, vector: bytes) -> int:
     return rid
 
 
-def get_row(conn: apsw.Connection, entry_id: str) -> tuple[Any, ...] | None:
+def get(conn: apsw.Connection, entry_id: str) -> EntryRow | None:
     row = conn.execute(
         f"SELECT {COLUMNS} FROM context_entries WHERE id = ?", (entry_id,)
     ).fetchone()
-    return tuple(row) if row else None
+    return entry_row(row) if row else None
 
 
-def rows_by_rid(conn: apsw.Connection, rids: Iterable[int]) -> dict[int, tuple[Any, ...]]:
+def by_rids(conn: apsw.Connection, rids: Iterable[int]) -> dict[int, EntryRow]:
     ids = list(rids)
-    if not ids:
-        return {}
-    marks = ",".join("?" * len(ids))
-    cur = conn.execute(f"SELECT {COLUMNS} FROM context_entries WHERE rid IN ({marks})", ids)
-    return {int(r[0]): tuple(r) for r in cur}
+    out: dict[int, EntryRow] = {}
+    for start in range(0, len(ids), CHUNK):
+        chunk = ids[start : start + CHUNK]
+        marks = ",".join("?" * len(chunk))
+        cur = conn.execute(f"SELECT {COLUMNS} FROM context_entries WHERE rid IN ({marks})", chunk)
+        for r in cur:
+            row = entry_row(r)
+            out[row.rid] = row
+    return out
+
+
+def by_ids(conn: apsw.Connection, ids: Sequence[str]) -> dict[str, EntryRow]:
+    out: dict[str, EntryRow] = {}
+    for start in range(0, len(ids), CHUNK):
+        chunk = list(ids[start : start + CHUNK])
+        marks = ",".join("?" * len(chunk))
+        cur = conn.execute(f"SELECT {COLUMNS} FROM context_entries WHERE id IN ({marks})", chunk)
+        for r in cur:
+            row = entry_row(r)
+            out[row.id] = row
+    return out
 
 
 def find_by_hash(
     conn: apsw.Connection, digest: str, scope_level: str, scope_path: str | None
-) -> tuple[Any, ...] | None:
+) -> EntryRow | None:
     row = conn.execute(
         f"SELECT {COLUMNS} FROM context_entries WHERE content_hash = ? AND scope_level = ? "
         "AND scope_path IS ? AND is_deprecated = 0 LIMIT 1",
         (digest, scope_level, scope_path),
     ).fetchone()
-    return tuple(row) if row else None
+    return entry_row(row) if row else None
 
 
 def update_fields(conn: apsw.Connection, rid: int, fields: dict[str, Any]) -> None:
@@ -119,6 +112,11 @@ def replace_vector(conn: apsw.Connection, rid: int, vector: bytes) -> None:
     # vec0 has no UPSERT; delete + insert on the same transaction is atomic.
     conn.execute("DELETE FROM context_vectors WHERE rowid = ?", (rid,))
     conn.execute("INSERT INTO context_vectors(rowid, embedding) VALUES (?, ?)", (rid, vector))
+
+
+def vector(conn: apsw.Connection, rid: int) -> bytes | None:
+    row = conn.execute("SELECT embedding FROM context_vectors WHERE rowid = ?", (rid,)).fetchone()
+    return bytes(row[0]) if row else None
 
 
 def delete(conn: apsw.Connection, rid: int) -> None:
@@ -142,17 +140,104 @@ def iter_vectors(conn: apsw.Connection) -> Iterator[tuple[int, bytes, bool]]:
     )
 
 
-def page(
-    conn: apsw.Connection, after: int, limit: int, include_deprecated: bool
-) -> list[tuple[Any, ...]]:
+def page(conn: apsw.Connection, after: int, limit: int, include_deprecated: bool) -> list[EntryRow]:
     where = "" if include_deprecated else "AND is_deprecated = 0"
     cur = conn.execute(
         f"SELECT {COLUMNS} FROM context_entries WHERE rid > ? {where} ORDER BY rid LIMIT ?",
         (after, limit),
     )
-    return [tuple(r) for r in cur]
+    return [entry_row(r) for r in cur]
 
 
 def count(conn: apsw.Connection) -> int:
     row = conn.execute("SELECT count(*) FROM context_entries").fetchone()
     return int(row[0]) if row else 0
+
+
+def max_rid(conn: apsw.Connection) -> int:
+    row = conn.execute("SELECT max(rid) FROM context_entries").fetchone()
+    return int(row[0]) if row is not None and row[0] is not None else 0
+
+
+# --- by scope and by filter -------------------------------------------------------------
+
+
+def rids_in_scope(
+    conn: apsw.Connection, level: str, path: str | None, above_rid: int = 0
+) -> list[int]:
+    """Active entries of one scope (those with a rid above `above_rid`)."""
+    return [
+        int(r[0])
+        for r in conn.execute(
+            "SELECT rid FROM context_entries WHERE rid > ? AND scope_level = ? "
+            "AND scope_path IS ? AND is_deprecated = 0",
+            (above_rid, level, path),
+        )
+    ]
+
+
+def filtered_rids(conn: apsw.Connection, f: EntryFilter, limit: int) -> list[int]:
+    """Up to `limit` rids the filter allows, deprecation aside (the index knows it)."""
+    return [
+        int(r[0])
+        for r in conn.execute(
+            f"SELECT e.rid FROM context_entries e WHERE {f.narrowing_sql()} LIMIT ?",
+            (*f.args, limit),
+        )
+    ]
+
+
+def passing(conn: apsw.Connection, f: EntryFilter, rids: Sequence[int]) -> set[int]:
+    """Those of `rids` the filter allows, deprecation aside."""
+    out: set[int] = set()
+    for start in range(0, len(rids), CHUNK):
+        chunk = list(rids[start : start + CHUNK])
+        cur = conn.execute(
+            f"SELECT e.rid FROM context_entries e WHERE {f.narrowing_sql()} "
+            f"AND e.rid IN ({','.join('?' * len(chunk))})",
+            (*f.args, *chunk),
+        )
+        out.update(int(r[0]) for r in cur)
+    return out
+
+
+def filtered(conn: apsw.Connection, f: EntryFilter) -> list[EntryRow]:
+    return [
+        entry_row(r)
+        for r in conn.execute(f"SELECT {E_COLUMNS} FROM context_entries e WHERE {f.sql()}", f.args)
+    ]
+
+
+# --- counts ------------------------------------------------------------------------------
+
+
+def totals(conn: apsw.Connection) -> tuple[int, int, str | None, str | None]:
+    """(entries, active entries, oldest created_at, newest created_at)."""
+    row = conn.execute(
+        "SELECT count(*), coalesce(sum(is_deprecated = 0), 0), min(created_at), "
+        "max(created_at) FROM context_entries"
+    ).fetchone()
+    assert row is not None  # an aggregate always returns a row
+    return int(row[0]), int(row[1]), row[2], row[3]
+
+
+def active_counts_by(conn: apsw.Connection, column: str) -> dict[str, int]:
+    """Active entries per value of content_type or scope_level."""
+    if column not in ("content_type", "scope_level"):
+        raise ValueError(column)
+    return dict(
+        conn.execute(
+            f"SELECT {column}, count(*) FROM context_entries WHERE is_deprecated = 0 GROUP BY 1"
+        )
+    )
+
+
+def confidence_bands(conn: apsw.Connection, high: float, low: float) -> dict[str, int]:
+    """Active entries with confidence >= high ('high'), >= low ('medium'), below ('low')."""
+    return dict(
+        conn.execute(
+            "SELECT CASE WHEN confidence >= ? THEN 'high' WHEN confidence >= ? THEN 'medium' "
+            "ELSE 'low' END, count(*) FROM context_entries WHERE is_deprecated = 0 GROUP BY 1",
+            (high, low),
+        )
+    )

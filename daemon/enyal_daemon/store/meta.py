@@ -16,3 +16,10 @@ def put(conn: apsw.Connection, key: str, value: str) -> None:
         "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
         (key, value),
     )
+
+
+def record_model(conn: apsw.Connection, model_id: str, dim: int, sha256: str) -> None:
+    """Which model the database's vectors came from, on the caller's transaction."""
+    put(conn, "model_id", model_id)
+    put(conn, "model_dim", str(dim))
+    put(conn, "model_sha256", sha256)

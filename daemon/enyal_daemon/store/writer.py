@@ -40,6 +40,7 @@ class Tx:
 class _Job:
     fn: Callable[[Tx], Any]
     future: Future[Any]
+    durable: bool = True
 
 
 _STOP = object()
@@ -54,17 +55,19 @@ class Writer:
         self._thread = threading.Thread(target=self._run, name="enyal-writer", daemon=True)
         self._thread.start()
 
-    def submit(self, fn: Callable[[Tx], T]) -> Future[T]:
+    def submit(self, fn: Callable[[Tx], T], durable: bool = True) -> Future[T]:
         fut: Future[T] = Future()
         with self._close_lock:
             if self._closed:
                 raise ShuttingDown("the daemon is shutting down; retry")
-            self._queue.put(_Job(fn, fut))
+            self._queue.put(_Job(fn, fut, durable))
         return fut
 
-    def run(self, fn: Callable[[Tx], T]) -> T:
-        """Submit and wait: returns once the job's transaction has committed."""
-        return self.submit(fn).result()
+    def run(self, fn: Callable[[Tx], T], durable: bool = True) -> T:
+        """Submit and wait: returns once the job's transaction has committed. A job that is
+        not `durable` (bookkeeping nobody was promised) does not make its batch wait for
+        the disk, unless a durable job shares the batch."""
+        return self.submit(fn, durable).result()
 
     def close(self) -> None:
         """Finish every job already accepted, then checkpoint the WAL and close."""
@@ -100,7 +103,10 @@ class Writer:
 
     def _commit_batch(self, batch: list[_Job]) -> None:
         outcomes: list[tuple[_Job, Tx, Any, BaseException | None]] = []
+        durable = any(job.durable for job in batch)
         try:
+            if not durable:  # WAL + NORMAL: consistent after a crash, just not fsync'd yet
+                self.conn.execute("PRAGMA synchronous=NORMAL")
             self.conn.execute("BEGIN IMMEDIATE")
             for job in batch:
                 tx = Tx(self.conn)
@@ -119,6 +125,9 @@ class Writer:
                 if not job.future.done():
                     job.future.set_exception(exc)
             return
+        finally:
+            if not durable:
+                self.conn.execute("PRAGMA synchronous=FULL")
         for job, tx, result, error in outcomes:
             if error is not None:
                 job.future.set_exception(error)

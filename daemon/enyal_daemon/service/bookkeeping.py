@@ -1,0 +1,80 @@
+"""Access counts and usage events, buffered off the request path and written in batches.
+
+Neither is an acknowledged write: a crash may lose a few seconds of counts, never a
+memory. So they are kept in memory, written by the daemon every couple of seconds in
+one transaction that need not wait for the disk (Writer.run(durable=False)), and the
+event log is bounded: events older than RETENTION_DAYS, and all but the newest
+MAX_EVENTS, are pruned now and then.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from ..store import analytics, entries
+from ..store.analytics import EventRow
+from ..store.writer import Tx
+from .clock import now_iso, to_iso
+
+RETENTION_DAYS = 90
+MAX_EVENTS = 200_000
+PRUNE_EVERY_SECONDS = 600.0
+
+
+@dataclass
+class Batch:
+    accessed: dict[str, tuple[int, str]] = field(default_factory=dict)  # id -> (times, last)
+    events: list[EventRow] = field(default_factory=list)
+    prune: bool = False
+
+    @property
+    def empty(self) -> bool:
+        return not self.accessed and not self.events and not self.prune
+
+    def store(self, tx: Tx) -> None:
+        entries.touch(tx.conn, [(i, n, when) for i, (n, when) in self.accessed.items()])
+        analytics.insert(tx.conn, self.events)
+        if self.prune:
+            cutoff = to_iso(datetime.now(UTC) - timedelta(days=RETENTION_DAYS))
+            analytics.prune(tx.conn, cutoff, keep=MAX_EVENTS)
+
+
+class Bookkeeping:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pending = Batch()
+        self._pruned_at = 0.0
+
+    def touch(self, ids: Iterable[str]) -> None:
+        """Keyed by entry id, not rid: a rid freed by a hard delete can be handed to the
+        next insert."""
+        now = now_iso()
+        with self._lock:
+            accessed = self._pending.accessed
+            for entry_id in ids:
+                count, _ = accessed.get(entry_id, (0, now))
+                accessed[entry_id] = (count + 1, now)
+
+    def event(
+        self, entry_id: str, event_type: str, query: str | None = None, rank: int | None = None
+    ) -> None:
+        with self._lock:
+            self._pending.events.append((entry_id, event_type, now_iso(), query, rank))
+
+    def events(self, rows: Iterable[EventRow]) -> None:
+        with self._lock:
+            self._pending.events.extend(rows)
+
+    def drain(self) -> Batch:
+        """What is pending, handed over once; pruning rides along every so often."""
+        with self._lock:
+            batch, self._pending = self._pending, Batch()
+        now = time.monotonic()
+        if now - self._pruned_at >= PRUNE_EVERY_SECONDS:
+            self._pruned_at = now
+            batch.prune = True
+        return batch

@@ -1,0 +1,159 @@
+"""The engine: the resources every verb shares, and nothing else.
+
+One Engine per daemon holds the database (the single writer and a reader per
+thread), the vector index, the keyword document counts, the embedder with its two
+inference slots, and the bookkeeping buffer. The verbs live in their own modules
+(memories, recall, graph, validity, health, analytics, stats, transfer), each a set
+of functions taking the engine; none reaches into another's state, and the engine
+imports none of them.
+
+Everything here is thread-safe: the server calls verbs from worker threads; reads
+run on per-thread connections, writes go through the one Writer.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import TypeVar
+
+import apsw
+import numpy as np
+
+from ..embedder.model_files import ModelFiles
+from ..embedder.onnx import Embedder, Vectors
+from ..errors import ModelUnavailable, NotFound
+from ..index import keywords
+from ..index.vectors import VectorIndex
+from ..store import db, entries, meta
+from ..store.rows import EntryRow
+from ..store.writer import Tx, Writer
+from .bookkeeping import Bookkeeping
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+PARALLEL_EMBED_FROM = 16
+EMBED_CONCURRENCY = 2  # one inference per core; more only queues inside onnxruntime
+
+
+def bind_model(conn: apsw.Connection, files: ModelFiles, dim: int) -> None:
+    """The vectors in a database are only comparable with the model that made them: a new
+    database records the model, one made by another model is refused."""
+    recorded = meta.get(conn, "model_id")
+    if recorded is None:
+        with conn:
+            meta.record_model(conn, files.model_id, dim, files.model_sha256)
+    elif recorded != files.model_id:
+        raise ModelUnavailable(
+            f"this database was embedded with {recorded}, but the model found is "
+            f"{files.model_id}; run `enyal reindex` to re-embed it"
+        )
+
+
+def require_entry(conn: apsw.Connection, entry_id: str) -> EntryRow:
+    """The entry with this id, or NotFound: the one place that says so."""
+    row = entries.get(conn, entry_id)
+    if row is None:
+        raise NotFound(f"no entry with id {entry_id!r}")
+    return row
+
+
+class Engine:
+    def __init__(self, db_path: Path, embedder: Embedder) -> None:
+        self.db_path = db_path
+        self.embedder = embedder
+        self.index = VectorIndex(embedder.dim)
+        self.doc_counts = keywords.DocCounts()
+        self.bookkeeping = Bookkeeping()
+        self._local = threading.local()
+        self._readers: list[apsw.Connection] = []
+        self._readers_lock = threading.Lock()
+        self._embed_slots = threading.BoundedSemaphore(EMBED_CONCURRENCY)
+        self._embed_pool = ThreadPoolExecutor(EMBED_CONCURRENCY, thread_name_prefix="enyal-embed")
+        # SQLite releases the GIL while it searches: keyword searches run here, beside the
+        # request thread that embeds the query.
+        self._side_pool = ThreadPoolExecutor(
+            (os.cpu_count() or 2) + 2, thread_name_prefix="enyal-fts"
+        )
+        conn = db.connect(db_path, writer=True)
+        try:
+            bind_model(conn, embedder.files, embedder.dim)
+        except Exception:
+            conn.close()
+            raise
+        self.writer = Writer(conn)
+        self.index.load(entries.iter_vectors(self.reader()))
+
+    def close(self) -> None:
+        self.flush_bookkeeping()
+        self.writer.close()
+        self._embed_pool.shutdown()
+        self._side_pool.shutdown()
+        with self._readers_lock:
+            for conn in self._readers:
+                conn.close()
+            self._readers.clear()
+
+    # --- the database ------------------------------------------------------------------
+
+    def reader(self) -> apsw.Connection:
+        """This thread's read connection (WAL: it never waits for the writer)."""
+        conn: apsw.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = db.connect(self.db_path, writer=False)
+            self._local.conn = conn
+            with self._readers_lock:
+                self._readers.append(conn)
+        return conn
+
+    def write(self, job: Callable[[Tx], T]) -> T:
+        """Run `job` on the writer; returns once its transaction has committed."""
+        return self.writer.run(job)
+
+    def beside(self, fn: Callable[[], T]) -> Future[T]:
+        """Run `fn` on a side thread (with its own reader) while this one does other work."""
+        return self._side_pool.submit(fn)
+
+    def require(self, entry_id: str, conn: apsw.Connection | None = None) -> EntryRow:
+        return require_entry(conn or self.reader(), entry_id)
+
+    # --- the model ---------------------------------------------------------------------
+
+    def embed(self, text: str) -> Vectors:
+        with self._embed_slots:
+            return self.embedder.embed(text)
+
+    def embed_many(self, texts: list[str]) -> Vectors:
+        """Many texts on both cores: an import is one request, but its batch is split in two
+        (alternating by length, so both halves pad alike) and embedded in parallel."""
+        if len(texts) < PARALLEL_EMBED_FROM:
+            with self._embed_slots:
+                return self.embedder.embed_many(texts)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        halves = [order[0::2], order[1::2]]
+        futures = [
+            self._embed_pool.submit(self._embed_slotted, [texts[i] for i in half])
+            for half in halves
+        ]
+        out = np.empty((len(texts), self.embedder.dim), dtype=np.float32)
+        for half, fut in zip(halves, futures, strict=True):
+            out[half] = fut.result()
+        return out
+
+    def _embed_slotted(self, texts: list[str]) -> Vectors:
+        with self._embed_slots:
+            return self.embedder.embed_many(texts)
+
+    # --- bookkeeping ---------------------------------------------------------------------
+
+    def flush_bookkeeping(self) -> None:
+        """Write buffered access counts and analytics events in one transaction."""
+        batch = self.bookkeeping.drain()
+        if batch.empty:
+            return
+        self.writer.run(batch.store, durable=False)

@@ -1,0 +1,68 @@
+"""How healthy is the store as a whole, and which entries to look at (seed 000 §11)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from enyal_protocol import wire as p
+
+from ..store import entries
+from ..store import health as queries
+from .clock import to_iso
+from .engine import Engine
+
+MAX_ISSUE_IDS = 100
+
+
+def health_score(active: int, superseded: int, conflicts: int, stale: int, orphans: int) -> float:
+    """1 − (0.05·superseded + 0.1·conflicts + 0.02·stale + 0.01·orphans) / active."""
+    if active == 0:
+        return 1.0
+    penalty = superseded * 0.05 + conflicts * 0.1 + stale * 0.02 + orphans * 0.01
+    return max(0.0, 1.0 - penalty / active)
+
+
+def _stale_before(stale_days: int) -> str:
+    return to_iso(datetime.now(UTC) - timedelta(days=stale_days))
+
+
+def health(engine: Engine, params: p.HealthParams) -> p.Health:
+    conn = engine.reader()
+    total, active, _, _ = entries.totals(conn)
+    cutoff = _stale_before(params.stale_days)
+    superseded = queries.ids(conn, "superseded", cutoff)
+    conflicted = queries.ids(conn, "conflicted", cutoff)
+    stale = queries.ids(conn, "stale", cutoff)
+    orphans = queries.ids(conn, "orphan", cutoff)
+    return p.Health(
+        total_entries=total,
+        active_entries=active,
+        superseded_count=len(superseded),
+        conflicts_count=len(conflicted),
+        stale_count=len(stale),
+        orphan_count=len(orphans),
+        health_score=round(
+            health_score(active, len(superseded), len(conflicted), len(stale), len(orphans)), 6
+        ),
+        issues=p.HealthIssues(
+            superseded_entries=superseded[:MAX_ISSUE_IDS],
+            conflicted_entries=conflicted[:MAX_ISSUE_IDS],
+            stale_entries=stale[:MAX_ISSUE_IDS],
+            orphan_entries=orphans[:MAX_ISSUE_IDS],
+        ),
+    )
+
+
+def review(engine: Engine, params: p.ReviewParams) -> p.ReviewResult:
+    conn = engine.reader()
+    cutoff = _stale_before(params.stale_days)
+    want = {params.kind} if params.kind != "all" else {"stale", "orphan", "conflicted"}
+
+    def listed(kind: queries.Kind) -> list[p.Entry]:
+        if kind not in want:
+            return []
+        return [r.entry() for r in queries.rows(conn, kind, cutoff, params.limit)]
+
+    return p.ReviewResult(
+        stale=listed("stale"), orphan=listed("orphan"), conflicted=listed("conflicted")
+    )

@@ -1,0 +1,232 @@
+"""The verbs on one memory: remember, get, update, forget, restore.
+
+Each validates and embeds outside the writer (embedding is the slow part and needs
+no lock), then does its reads-and-writes as one job on the writer, where the checks
+that must not race (dedup, existence) run.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import msgspec
+
+from enyal_protocol import wire as p
+
+from ..embedder.onnx import Vectors
+from ..errors import InvalidValue, NotFound
+from ..store import entries, versions
+from ..store.rows import EntryRow
+from ..store.writer import Tx
+from . import conflicts, graph, scopes
+from .clock import now_iso
+from .dedup import nearest_in_scope
+from .engine import Engine
+from .limits import check_content, check_metadata
+
+
+def remember(engine: Engine, params: p.RememberParams) -> p.RememberResult:
+    check_content(params.content)
+    check_metadata(params.metadata)
+    scope_path = scopes.resolve_scope_path(params.scope, params.scope_path, params.cwd)
+    digest = entries.content_hash(params.content)
+    vec = engine.embed(params.content)
+    now = now_iso()
+    entry = p.Entry(
+        id=str(uuid.uuid4()),
+        content=params.content,
+        content_type=params.content_type,
+        scope_level=params.scope,
+        scope_path=scope_path,
+        confidence=params.confidence,
+        created_at=now,
+        updated_at=now,
+        accessed_at=None,
+        access_count=0,
+        source_type=params.source_type,
+        source_ref=params.source_ref,
+        tags=list(dict.fromkeys(params.tags)),
+        metadata=params.metadata,
+        is_deprecated=False,
+        content_hash=digest,
+    )
+
+    def job(tx: Tx) -> p.RememberResult:
+        same = entries.find_by_hash(tx.conn, digest, params.scope, scope_path)
+        if same is not None:
+            return p.RememberResult(id=same.id, action="existing", entry=same.entry())
+        near = (
+            nearest_in_scope(engine, tx.conn, vec, params.scope, scope_path)
+            if params.dedup != "off"
+            else None
+        )
+        similarity = near[1] if near is not None else None
+        duplicate = near is not None and near[1] >= params.dedup_threshold
+        if near is not None and duplicate and params.dedup == "reject":
+            return p.RememberResult(
+                id=near[0].id,
+                action="rejected",
+                similarity=similarity,
+                duplicate_of=near[0].id,
+                entry=near[0].entry(),
+            )
+        if near is not None and duplicate and params.dedup == "merge":
+            merged = _replace_content(engine, tx, near[0], params.content, digest, vec, now)
+            return p.RememberResult(
+                id=merged.id,
+                action="merged",
+                similarity=similarity,
+                duplicate_of=merged.id,
+                entry=merged,
+            )
+        found_conflicts, candidates = _contradictions(engine, tx, params, scope_path, vec)
+        rid = entries.insert(tx.conn, entry, vec.tobytes())
+        versions.record(tx.conn, entry.id, "created", now)
+        edges = graph.remember_edges(engine, tx, entry.id, params, vec, now)
+        tx.after_commit.append(lambda: engine.index.add(rid, vec))
+        return p.RememberResult(
+            id=entry.id,
+            action="stored" if duplicate else "created",
+            similarity=similarity,
+            duplicate_of=near[0].id if near is not None and duplicate else None,
+            entry=entry,
+            edges=edges,
+            conflicts=found_conflicts,
+            supersedes_candidates=candidates,
+        )
+
+    return engine.write(job)
+
+
+def _contradictions(
+    engine: Engine, tx: Tx, params: p.RememberParams, scope_path: str | None, vec: Vectors
+) -> tuple[list[p.Related], list[p.Related]]:
+    if not (params.detect_conflicts or params.suggest_supersedes):
+        return [], []
+    hits = engine.index.search(vec, conflicts.CANDIDATES)
+    rows = entries.by_rids(tx.conn, [rid for rid, _ in hits])
+    return conflicts.review(
+        params.content,
+        params.content_type,
+        (params.scope, scope_path),
+        [(rows[rid], sim) for rid, sim in hits if rid in rows],
+        params.detect_conflicts,
+        params.suggest_supersedes,
+    )
+
+
+def _replace_content(
+    engine: Engine, tx: Tx, row: EntryRow, content: str, digest: str, vec: Vectors, now: str
+) -> p.Entry:
+    entries.update_fields(
+        tx.conn, row.rid, {"content": content, "content_hash": digest, "updated_at": now}
+    )
+    entries.replace_vector(tx.conn, row.rid, vec.tobytes())
+    versions.record(tx.conn, row.id, "updated", now)
+    active = not row.is_deprecated
+    tx.after_commit.append(lambda: engine.index.add(row.rid, vec, active=active))
+    return engine.require(row.id, tx.conn).entry()
+
+
+def get(engine: Engine, params: p.GetParams) -> p.Entry:
+    return engine.require(params.id).entry()
+
+
+def update(engine: Engine, params: p.UpdateParams) -> p.Entry:
+    fields: dict[str, Any] = {}
+    vec: Vectors | None = None
+    if params.content is not None:
+        check_content(params.content)
+        vec = engine.embed(params.content)
+        fields["content"] = params.content
+        fields["content_hash"] = entries.content_hash(params.content)
+    if params.content_type is not None:
+        fields["content_type"] = params.content_type
+    if params.confidence is not None:
+        fields["confidence"] = params.confidence
+    if params.tags is not None:
+        fields["tags"] = msgspec.json.encode(list(dict.fromkeys(params.tags))).decode()
+    if params.metadata is not None:
+        check_metadata(params.metadata)
+        fields["metadata"] = msgspec.json.encode(params.metadata).decode()
+    if not fields:
+        raise InvalidValue(
+            "nothing to update: give content, content_type, confidence, tags or metadata"
+        )
+    fields["updated_at"] = now_iso()
+
+    def job(tx: Tx) -> p.Entry:
+        row = engine.require(params.id, tx.conn)
+        entries.update_fields(tx.conn, row.rid, fields)
+        versions.record(tx.conn, params.id, "updated", fields["updated_at"])
+        if vec is not None:
+            entries.replace_vector(tx.conn, row.rid, vec.tobytes())
+            active = not row.is_deprecated
+            tx.after_commit.append(lambda: engine.index.add(row.rid, vec, active=active))
+        return engine.require(params.id, tx.conn).entry()
+
+    entry = engine.write(job)
+    engine.bookkeeping.event(entry.id, "update")
+    return entry
+
+
+def forget(engine: Engine, params: p.ForgetParams) -> p.ForgetResult:
+    def job(tx: Tx) -> p.ForgetResult:
+        row = engine.require(params.id, tx.conn)
+        if params.hard:
+            entries.delete(tx.conn, row.rid)  # edges, versions, events go by ON DELETE CASCADE
+            tx.after_commit.append(lambda: engine.index.remove(row.rid))
+            return p.ForgetResult(id=params.id, action="deleted")
+        if not row.is_deprecated:
+            entries.update_fields(tx.conn, row.rid, {"is_deprecated": 1})
+            versions.record(tx.conn, params.id, "forgotten", now_iso())
+        tx.after_commit.append(lambda: engine.index.set_active(row.rid, False))
+        return p.ForgetResult(id=params.id, action="deprecated")
+
+    return engine.write(job)
+
+
+def restore(engine: Engine, params: p.RestoreParams) -> p.Entry:
+    """Un-forget an entry; or, with `version`, bring back that version's content and
+    fields as a new version (history is never rewritten)."""
+    target: p.Version | None = None
+    vec: Vectors | None = None
+    if params.version is not None:
+        target = versions.get(engine.reader(), params.id, params.version)
+        if target is None:
+            engine.require(params.id)  # NotFound for an unknown entry first
+            raise NotFound(f"entry {params.id} has no version {params.version}")
+        vec = engine.embed(target.content)
+
+    def job(tx: Tx) -> p.Entry:
+        row = engine.require(params.id, tx.conn)
+        now = now_iso()
+        if target is None:
+            if row.is_deprecated:
+                entries.update_fields(tx.conn, row.rid, {"is_deprecated": 0})
+                versions.record(tx.conn, params.id, "restored", now)
+            tx.after_commit.append(lambda: engine.index.set_active(row.rid, True))
+        else:
+            assert vec is not None
+            entries.update_fields(
+                tx.conn,
+                row.rid,
+                {
+                    "content": target.content,
+                    "content_hash": entries.content_hash(target.content),
+                    "content_type": target.content_type,
+                    "confidence": target.confidence,
+                    "tags": msgspec.json.encode(target.tags).decode(),
+                    "metadata": msgspec.json.encode(target.metadata).decode(),
+                    "is_deprecated": int(target.is_deprecated),
+                    "updated_at": now,
+                },
+            )
+            entries.replace_vector(tx.conn, row.rid, vec.tobytes())
+            versions.record(tx.conn, params.id, "reverted", now)
+            active = not target.is_deprecated
+            tx.after_commit.append(lambda: engine.index.add(row.rid, vec, active=active))
+        return engine.require(params.id, tx.conn).entry()
+
+    return engine.write(job)

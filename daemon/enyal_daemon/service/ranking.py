@@ -1,0 +1,155 @@
+"""The one scorer: candidates in, the best few as Hits out. Current and as-of recall
+both rank here, with the formulas of scoring.py applied to whole arrays at once.
+
+A candidate is an entry with its similarity in meaning and in words; for as-of
+recall it also carries the version that was current then, whose content, type,
+confidence, tags and time are scored and reported instead of today's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+import numpy as np
+import numpy.typing as npt
+
+from enyal_protocol import wire as p
+
+from ..store import entries
+from ..store.rows import EntryRow
+from . import scoring
+
+# Only the best limit × HIT_MARGIN candidates become full hits (decoding tags and
+# metadata is the costly part); the margin leaves room for validity to drop or re-rank.
+HIT_MARGIN = 3
+
+Floats = npt.NDArray[np.float64]
+Weight = Callable[[str, str | None], float]
+
+_DECAY = scoring.DECAY_RATES
+
+
+@dataclass(slots=True)
+class Candidate:
+    row: EntryRow
+    semantic: float
+    keyword: float = 0.0
+    then: p.Version | None = None  # as-of recall: the entry as it was
+
+
+def _days_since(stamps: Sequence[str], now: datetime) -> Floats:
+    # numpy parses ISO 8601 in C; our stamps are UTC with a Z, which it wants dropped.
+    parsed = np.array([s[:-1] if s.endswith("Z") else s for s in stamps], dtype="datetime64[us]")
+    now64 = np.datetime64(now.replace(tzinfo=None), "us")
+    days = (now64 - parsed).astype(np.float64) / 86_400e6
+    return np.maximum(days, 0.0)
+
+
+def rank(
+    candidates: Sequence[Candidate],
+    now: datetime,
+    min_confidence: float,
+    weight: Weight,
+    keep: int,
+) -> list[p.Hit]:
+    """The `keep` best candidates above `min_confidence` (decayed), best first."""
+    if not candidates:
+        return []
+    n = len(candidates)
+    stamps: list[str] = []
+    confidence = np.empty(n)
+    rate = np.empty(n)
+    uses = np.empty(n)
+    w = np.empty(n)
+    sem = np.empty(n)
+    kw = np.empty(n)
+    for i, c in enumerate(candidates):
+        row, then = c.row, c.then
+        if then is None:
+            stamps.append(row.updated_at)
+            confidence[i] = row.confidence
+            rate[i] = _DECAY.get(row.content_type, 1.0)
+            uses[i] = row.access_count
+        else:  # as of then: its confidence and type of then, and no use counted since
+            stamps.append(then.changed_at)
+            confidence[i] = then.confidence
+            rate[i] = _DECAY.get(then.content_type, 1.0)
+            uses[i] = 0
+        w[i] = weight(row.scope_level, row.scope_path)
+        sem[i] = c.semantic
+        kw[i] = c.keyword
+    age = _days_since(stamps, now)
+    fresh = np.power(0.5, age * rate / scoring.HALF_LIFE_DAYS)
+    eff = np.minimum(1.0, confidence * fresh + np.minimum(0.2, np.log1p(uses) * 0.05))
+    rec = np.power(0.5, age / scoring.RECENCY_HALF_LIFE_DAYS)
+    sem = np.maximum(sem, 0.0)
+    base = scoring.W_SEMANTIC * sem + scoring.W_KEYWORD * kw + scoring.W_RECENCY * rec
+    score = base * eff * w
+    eligible = np.flatnonzero(eff >= min_confidence)
+    order = eligible[np.argsort(-score[eligible], kind="stable")][:keep]
+    hits = []
+    for i in order.tolist():
+        hit = _hit(candidates[i])
+        hit.score = float(score[i])
+        hit.semantic = float(sem[i])
+        hit.keyword = float(kw[i])
+        hit.recency = float(rec[i])
+        hit.effective_confidence = float(eff[i])
+        hit.scope_weight = float(w[i])
+        hit.freshness_score = float(fresh[i])
+        hits.append(hit)
+    return hits
+
+
+def _hit(c: Candidate) -> p.Hit:
+    """The candidate as a hit, its score parts still zero (rank fills them in)."""
+    row, then = c.row, c.then
+    if then is None:
+        return p.Hit(
+            id=row.id,
+            content=row.content,
+            content_type=row.content_type,
+            scope_level=row.scope_level,
+            scope_path=row.scope_path,
+            confidence=row.confidence,
+            created_at=row.created_at,
+            updated_at=row.updated_at,
+            accessed_at=row.accessed_at,
+            access_count=row.access_count,
+            source_type=row.source_type,
+            source_ref=row.source_ref,
+            tags=row.tags(),
+            metadata=row.metadata(),
+            is_deprecated=row.is_deprecated,
+            content_hash=row.content_hash,
+            score=0.0,
+            semantic=0.0,
+            keyword=0.0,
+            recency=0.0,
+            effective_confidence=0.0,
+        )
+    return p.Hit(
+        id=row.id,
+        content=then.content,
+        content_type=then.content_type,
+        scope_level=row.scope_level,
+        scope_path=row.scope_path,
+        confidence=then.confidence,
+        created_at=row.created_at,
+        updated_at=then.changed_at,
+        accessed_at=row.accessed_at,
+        access_count=row.access_count,
+        source_type=row.source_type,
+        source_ref=row.source_ref,
+        tags=then.tags,
+        metadata=then.metadata,
+        is_deprecated=then.is_deprecated,
+        content_hash=entries.content_hash(then.content),
+        score=0.0,
+        semantic=0.0,
+        keyword=0.0,
+        recency=0.0,
+        effective_confidence=0.0,
+    )

@@ -1,0 +1,184 @@
+"""Recall: the entries that best answer a query, now or as of a past moment.
+
+Candidates come from two searches run side by side: the query's words in FTS5 on
+a side thread, its meaning in the vector index on this one (after embedding). Each
+candidate then has both similarities; ranking.rank scores them all at once, and
+validity.annotate drops or re-ranks the superseded and the conflicting.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import apsw
+
+from enyal_protocol import wire as p
+
+from ..embedder.onnx import Vectors
+from ..errors import InvalidValue
+from ..index import keywords
+from ..store import entries, versions
+from ..store.filters import EntryFilter
+from . import scopes, validity
+from .clock import now_iso, parse_iso
+from .engine import Engine
+from .ranking import HIT_MARGIN, Candidate, Weight, rank
+
+# A filter letting more entries through than this is applied to a widened KNN (k * WIDEN
+# candidates) instead of restricting the KNN to a list of every entry it allows.
+EXACT_FILTER_MAX = 20_000
+WIDEN = 8
+
+
+def _unweighted(level: str, path: str | None) -> float:
+    return 1.0
+
+
+def recall(engine: Engine, params: p.RecallParams) -> p.RecallResult:
+    level, path, match_path = params.scope, None, False
+    if params.scope is not None:
+        path = scopes.resolve_scope_path(params.scope, params.scope_path, params.cwd)
+        match_path = params.scope != "global"
+    elif params.scope_path is not None:
+        path, match_path = scopes.absolute(params.scope_path, params.cwd), True
+    v = validity.Validity(params.exclude_superseded, params.flag_conflicts, params.freshness_boost)
+    if params.as_of is not None:
+        f = EntryFilter(
+            scope_level=level,
+            scope_path=path,
+            match_path=match_path,
+            include_deprecated=params.include_deprecated,
+        )
+        hits = _recall_as_of(engine, params, f, v)
+    else:
+        f = EntryFilter(
+            scope_level=level,
+            scope_path=path,
+            match_path=match_path,
+            content_type=params.content_type,
+            tags=tuple(params.tags),
+            include_deprecated=params.include_deprecated,
+        )
+        hits = _search(engine, params.query, params.limit, params.min_confidence, f, v)
+    return p.RecallResult(results=hits)
+
+
+def recall_by_scope(engine: Engine, params: p.RecallByScopeParams) -> p.RecallByScopeResult:
+    chain = scopes.chain(params.file_path, params.cwd)
+    weights: dict[tuple[str, str | None], float] = {(lv, path): w for lv, path, w in chain}
+    f = EntryFilter(
+        scopes=tuple((level, path) for level, path, _ in chain),
+        content_type=params.content_type,
+    )
+    hits = _search(
+        engine,
+        params.query,
+        params.limit,
+        params.min_confidence,
+        f,
+        validity.Validity(),
+        weight=lambda level, path: weights.get((level, path), 0.0),
+    )
+    return p.RecallByScopeResult(
+        results=hits,
+        scopes=[p.ScopeRef(level=level, path=path, weight=w) for level, path, w in chain],
+    )
+
+
+def _check_query(query: str) -> None:
+    if "\x00" in query:
+        raise InvalidValue("query must not contain NUL bytes")
+
+
+def _search(
+    engine: Engine,
+    query: str,
+    limit: int,
+    min_confidence: float,
+    f: EntryFilter,
+    v: validity.Validity,
+    weight: Weight = _unweighted,
+) -> list[p.Hit]:
+    _check_query(query)
+    conn = engine.reader()
+    k = max(limit * 5, 50)
+    by_words = engine.beside(
+        lambda: keywords.search(engine.reader(), engine.doc_counts, query, k, f)
+    )
+    qvec = engine.embed(query)
+    semantic = dict(
+        _nearest(engine, conn, qvec, k, f)
+        if f.restricts
+        else engine.index.search(qvec, k, active_only=not f.include_deprecated)
+    )
+    keyword = dict(by_words.result())
+    semantic.update(engine.index.similarity(qvec, [r for r in keyword if r not in semantic]))
+    rows = entries.by_rids(conn, semantic.keys() | keyword.keys())
+    candidates = [
+        Candidate(row, semantic.get(rid, 0.0), keyword.get(rid, 0.0))
+        for rid, row in rows.items()
+        if f.include_deprecated or not row.is_deprecated
+    ]
+    hits = rank(candidates, datetime.now(UTC), min_confidence, weight, limit * HIT_MARGIN)
+    hits = validity.annotate(engine, hits, v)[:limit]
+    now = now_iso()
+    engine.bookkeeping.touch(h.id for h in hits)
+    engine.bookkeeping.events((h.id, "recall", now, query, i) for i, h in enumerate(hits, 1))
+    return hits
+
+
+def _nearest(
+    engine: Engine, conn: apsw.Connection, qvec: Vectors, k: int, f: EntryFilter
+) -> list[tuple[int, float]]:
+    """KNN among the entries a filter allows. A selective filter (a project, a tag) is
+    searched exactly over its rows; one that lets most of a big store through (global
+    entries in a store of mostly global ones) would cost more to list than to scan,
+    so the whole index is searched wider and the candidates are filtered instead."""
+    active_only = not f.include_deprecated
+    allowed = entries.filtered_rids(conn, f, EXACT_FILTER_MAX + 1)
+    if len(allowed) <= EXACT_FILTER_MAX:
+        return engine.index.search(qvec, k, only=allowed, active_only=active_only)
+    wide = engine.index.search(qvec, k * WIDEN, active_only=active_only)
+    ok = entries.passing(conn, f, [rid for rid, _ in wide])
+    return [(rid, sim) for rid, sim in wide if rid in ok][:k]
+
+
+# --- as of a past moment -------------------------------------------------------------------
+
+
+def _recall_as_of(
+    engine: Engine, params: p.RecallParams, f: EntryFilter, v: validity.Validity
+) -> list[p.Hit]:
+    """What was believed at `as_of`: entries that existed then, not forgotten and (unless
+    asked) not superseded then, with their content, type, tags and confidence of then.
+
+    Ranked by meaning and recency as of then; the keyword part is 0 here because the
+    text index holds only current contents. Entries deleted for good are gone from history.
+    """
+    _check_query(params.query)
+    when = validity.as_of_instant(params.as_of or "")
+    conn = engine.reader()
+    allowed = {row.id: row for row in entries.filtered(conn, f)}
+    states = [
+        (allowed[entry_id], then)
+        for entry_id, then in versions.states_at(conn, when)
+        if entry_id in allowed
+        and (f.include_deprecated or not then.is_deprecated)
+        and (params.content_type is None or then.content_type == params.content_type)
+        and set(params.tags) <= set(then.tags)
+    ]
+    if not states:
+        return []
+    qvec = engine.embed(params.query)
+    sims = engine.index.similarity(
+        qvec, [row.rid for row, then in states if then.content == row.content]
+    )
+    changed = [(row, then) for row, then in states if then.content != row.content]
+    if changed:
+        old_vecs = engine.embed_many([then.content for _, then in changed])
+        for (row, _), sim in zip(changed, old_vecs @ qvec, strict=True):
+            sims[row.rid] = float(sim)
+    candidates = [Candidate(row, sims.get(row.rid, 0.0), then=then) for row, then in states]
+    keep = params.limit * HIT_MARGIN
+    hits = rank(candidates, parse_iso(when), params.min_confidence, _unweighted, keep)
+    return validity.annotate(engine, hits, v, as_of=when)[: params.limit]

@@ -1,0 +1,37 @@
+"""The daemon's methods: each wire method and the verb function that answers it.
+
+A verb is a function (engine, params) -> result; the server binds the engine once.
+`status` and `shutdown` are the server's own and are added there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from . import analytics, graph, health, memories, recall, stats, transfer, validity
+from .engine import Engine
+
+Verb = Callable[[Engine, Any], Any]
+
+VERBS: dict[str, Verb] = {
+    "remember": memories.remember,
+    "recall": recall.recall,
+    "recall_by_scope": recall.recall_by_scope,
+    "get": memories.get,
+    "update": memories.update,
+    "forget": memories.forget,
+    "restore": memories.restore,
+    "stats": stats.stats,
+    "link": graph.link,
+    "unlink": graph.unlink,
+    "edges": graph.edges,
+    "traverse": graph.traverse,
+    "impact": graph.impact,
+    "history": validity.history,
+    "health": health.health,
+    "review": health.review,
+    "analytics": analytics.analytics,
+    "import": transfer.import_lines,
+    "export": transfer.export_page,
+}

@@ -1,0 +1,60 @@
+"""Which entries a search may return, said by field, compiled to SQL here.
+
+The service says what it wants (a scope, a chain of scopes, a type, tags, deprecated
+or not); only this module knows how that reads as a WHERE clause over
+context_entries (alias e).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class EntryFilter:
+    scope_level: str | None = None
+    scope_path: str | None = None  # with scope_level: that scope; alone: any level at this path
+    match_path: bool = False  # scope_path applies (a global scope has none to match)
+    scopes: tuple[tuple[str, str | None], ...] = ()  # any of these (level, path) pairs
+    content_type: str | None = None
+    tags: tuple[str, ...] = ()
+    include_deprecated: bool = False
+    clauses: list[str] = field(default_factory=list, init=False, compare=False)
+    args: list[Any] = field(default_factory=list, init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        def add(clause: str, *args: Any) -> None:
+            self.clauses.append(clause)
+            self.args.extend(args)
+
+        if self.scope_level is not None:
+            add("e.scope_level = ?", self.scope_level)
+        if self.match_path:
+            add("e.scope_path = ?", self.scope_path)
+        if self.scopes:
+            add(
+                "("
+                + " OR ".join("(e.scope_level = ? AND e.scope_path IS ?)" for _ in self.scopes)
+                + ")",
+                *[x for pair in self.scopes for x in pair],
+            )
+        if self.content_type is not None:
+            add("e.content_type = ?", self.content_type)
+        for tag in self.tags:
+            add("EXISTS (SELECT 1 FROM json_each(e.tags) WHERE value = ?)", tag)
+
+    @property
+    def restricts(self) -> bool:
+        """Whether anything but deprecation narrows the search."""
+        return bool(self.clauses)
+
+    def narrowing_sql(self) -> str:
+        """The clauses without the deprecation one (the vector index knows deprecation)."""
+        return " AND ".join(self.clauses) if self.clauses else "1"
+
+    def sql(self) -> str:
+        clauses = list(self.clauses)
+        if not self.include_deprecated:
+            clauses.append("e.is_deprecated = 0")
+        return " AND ".join(clauses) if clauses else "1"

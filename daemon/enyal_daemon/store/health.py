@@ -1,0 +1,46 @@
+"""SQL for the health report and the review lists: active entries that are superseded,
+in a conflict, stale (not updated since a cutoff) or orphaned (no edge at all)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import apsw
+
+from .rows import E_COLUMNS, EntryRow, entry_row
+
+Kind = Literal["superseded", "conflicted", "stale", "orphan"]
+
+_ACTIVE = "e.is_deprecated = 0"
+_WHERE: dict[Kind, str] = {
+    "superseded": "EXISTS (SELECT 1 FROM context_edges g WHERE g.target_id = e.id "
+    "AND g.edge_type = 'supersedes')",
+    "conflicted": "EXISTS (SELECT 1 FROM context_edges g WHERE g.edge_type = 'conflicts_with' "
+    "AND (g.source_id = e.id OR g.target_id = e.id))",
+    "stale": "e.updated_at < ?",
+    "orphan": "NOT EXISTS (SELECT 1 FROM context_edges g WHERE g.source_id = e.id) "
+    "AND NOT EXISTS (SELECT 1 FROM context_edges g WHERE g.target_id = e.id)",
+}
+
+
+def _args(kind: Kind, stale_before: str) -> tuple[str, ...]:
+    return (stale_before,) if kind == "stale" else ()
+
+
+def ids(conn: apsw.Connection, kind: Kind, stale_before: str) -> list[str]:
+    """Every active entry of that kind, oldest update first."""
+    cur = conn.execute(
+        f"SELECT e.id FROM context_entries e WHERE {_ACTIVE} AND {_WHERE[kind]} "
+        "ORDER BY e.updated_at",
+        _args(kind, stale_before),
+    )
+    return [str(r[0]) for r in cur]
+
+
+def rows(conn: apsw.Connection, kind: Kind, stale_before: str, limit: int) -> list[EntryRow]:
+    cur = conn.execute(
+        f"SELECT {E_COLUMNS} FROM context_entries e WHERE {_ACTIVE} AND {_WHERE[kind]} "
+        "ORDER BY e.updated_at LIMIT ?",
+        (*_args(kind, stale_before), limit),
+    )
+    return [entry_row(r) for r in cur]
