@@ -672,6 +672,7 @@ TOO_LARGE = -32003
 MODEL_UNAVAILABLE = -32004
 CONFLICT = -32005
 SHUTTING_DOWN = -32006
+STARTUP_FAILED = -32007  # the daemon could not start; in logs and exit codes, not on the wire
 
 ERROR_NAMES: dict[int, str] = {
     PARSE_ERROR: "parse error",
@@ -685,6 +686,7 @@ ERROR_NAMES: dict[int, str] = {
     MODEL_UNAVAILABLE: "model unavailable",
     CONFLICT: "conflict",
     SHUTTING_DOWN: "shutting down",
+    STARTUP_FAILED: "startup failed",
 }
 
 MAX_FRAME_BYTES = 1024 * 1024

@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         # stderr goes to journald, which stamps every line with the time and our pid itself.
         for handler in logging.getLogger().handlers:
             handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
-    from .server.daemon import AlreadyRunning
+    from .errors import AlreadyRunning
     from .server.daemon import main as run
 
     try:

@@ -1,16 +1,21 @@
 """The daemon's errors, drawn once and mapped once to JSON-RPC codes.
 
-    EnyalError                      -32603 unless a subclass says otherwise
+    EnyalError                      -32603  never raised itself: only a bug lands here
     ├── InvalidParams               -32602  params of the wrong shape or type
     ├── NotFound                    -32001  no entry with that id
     ├── InvalidValue                -32002  well-formed but not acceptable
     ├── TooLarge                    -32003  content, batch or frame over a limit
     ├── ModelUnavailable            -32004  model files missing or failing their hash
+    │   └── FetchError              -32004  a model download failed or did not verify
     ├── Conflict                    -32005  the request contradicts the stored state
-    └── ShuttingDown                -32006  the daemon is stopping; retry on the next one
+    ├── ShuttingDown                -32006  the daemon is stopping; retry on the next one
+    └── StartupError                -32007  the daemon cannot start; never on the wire, the
+        ├── AlreadyRunning                  process exits (AlreadyRunning with 75, so that
+        └── ActivationError                 a client that spawned it just connects)
 
 The engine raises these and never prints; the server turns them into JSON-RPC
 error objects (server/dispatch.py), the CLI into a message and exit code 1.
+Every class names its code here; tests/test_errors.py holds every subclass to it.
 """
 
 from __future__ import annotations
@@ -49,9 +54,27 @@ class ModelUnavailable(EnyalError):
     code = protocol.MODEL_UNAVAILABLE
 
 
+class FetchError(ModelUnavailable):
+    code = protocol.MODEL_UNAVAILABLE
+
+
 class Conflict(EnyalError):
     code = protocol.CONFLICT
 
 
 class ShuttingDown(EnyalError):
     code = protocol.SHUTTING_DOWN
+
+
+class StartupError(EnyalError):
+    code = protocol.STARTUP_FAILED
+
+
+class AlreadyRunning(StartupError):
+    code = protocol.STARTUP_FAILED
+
+
+class ActivationError(StartupError):
+    """The service manager passed something we cannot serve on."""
+
+    code = protocol.STARTUP_FAILED

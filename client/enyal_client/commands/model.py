@@ -239,8 +239,8 @@ def cmd_reindex(ctx: Context, a: Args) -> Result:
         return {"action": "none", "total": 0}, f"no database at {paths.db}; nothing to reindex"
     from enyal_daemon.embedder.model_files import locate
     from enyal_daemon.embedder.onnx import Embedder
-    from enyal_daemon.errors import EnyalError
-    from enyal_daemon.server.daemon import AlreadyRunning, lock_pidfile
+    from enyal_daemon.errors import AlreadyRunning, EnyalError
+    from enyal_daemon.server.daemon import lock_pidfile
     from enyal_daemon.service import reindex
     from enyal_daemon.store import db
 

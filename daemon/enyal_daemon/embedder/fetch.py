@@ -26,7 +26,7 @@ from pathlib import Path
 
 from enyal_protocol import __version__
 
-from ..errors import EnyalError
+from ..errors import FetchError
 from .model_files import MODEL_NAME, MODEL_PINS, TOKENIZER_SHA256, ModelFiles, verify
 
 # (path under the base URL, file name in the model folder)
@@ -36,10 +36,6 @@ CHUNK = 1 << 20
 TIMEOUT_SECONDS = 60
 
 Progress = Callable[[str, int, int | None], None]  # (file name, bytes so far, total or None)
-
-
-class FetchError(EnyalError):
-    pass
 
 
 @dataclass(frozen=True)

@@ -23,16 +23,12 @@ from collections.abc import MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import EnyalError
+from ..errors import ActivationError
 
 log = logging.getLogger(__name__)
 
 SD_LISTEN_FDS_START = 3
 LAUNCHD_SOCKET_NAME = "enyal"  # the key under Sockets in the launchd plist
-
-
-class ActivationError(EnyalError):
-    """The service manager passed something we cannot serve on."""
 
 
 @dataclass(frozen=True)

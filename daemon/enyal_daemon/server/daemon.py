@@ -30,7 +30,7 @@ from enyal_protocol.paths import Paths, ensure_private_dir
 
 from ..embedder.model_files import locate
 from ..embedder.onnx import Embedder
-from ..errors import EnyalError
+from ..errors import AlreadyRunning, EnyalError, TooLarge
 from ..service.engine import Engine
 from ..service.verbs import VERBS
 from ..store import db
@@ -46,10 +46,6 @@ MAX_IN_FLIGHT_PER_CONNECTION = 64
 # How long a daemon waits for a predecessor that holds the pidfile but does not answer
 # yet (still loading its model, or exiting after idling) before it gives up.
 LOCK_WAIT_SECONDS = 30.0
-
-
-class AlreadyRunning(EnyalError):
-    pass
 
 
 def lock_pidfile(path: Path) -> IO[str]:
@@ -202,7 +198,7 @@ class Daemon:
                     writer.write(
                         error_frame(
                             None,
-                            p.TOO_LARGE,  # errors.py: a frame over its limit is TooLarge
+                            TooLarge.code,
                             f"frame larger than {p.MAX_FRAME_BYTES} bytes; closing the connection",
                         )
                     )

@@ -17,7 +17,7 @@ import msgspec
 
 from enyal_protocol import wire as p
 
-from ..errors import EnyalError
+from ..errors import EnyalError, InvalidParams
 
 log = logging.getLogger(__name__)
 
@@ -81,9 +81,8 @@ class Dispatcher:
             if notification:  # JSON-RPC 2.0: a notification is never answered, not even an error
                 return None
             message = _TOO_DEEP if isinstance(exc, RecursionError) else str(exc)
-            return error_frame(
-                req_id, p.INVALID_PARAMS, f"invalid params for {req.method}: {message}"
-            )
+            bad = InvalidParams(f"invalid params for {req.method}: {message}")
+            return error_frame(req_id, bad.code, bad.message, bad.data)
         try:
             loop = asyncio.get_running_loop()
             result = await loop.run_in_executor(self._executor, handler, params)

@@ -46,16 +46,6 @@ class Outcome:
     action: str  # "reindexed" or "up to date"
 
 
-def _count(conn: apsw.Connection, upto_rid: int | None = None) -> int:
-    if upto_rid is None:
-        row = conn.execute("SELECT count(*) FROM context_entries").fetchone()
-    else:
-        row = conn.execute(
-            "SELECT count(*) FROM context_entries WHERE rid <= ?", (upto_rid,)
-        ).fetchone()
-    return int(row[0]) if row else 0
-
-
 def _begin(conn: apsw.Connection, files: ModelFiles, force: bool) -> tuple[int, str | None] | None:
     """Where to start (the last rid done) and the model the vectors came from (None for a
     database that never recorded one); None when there is nothing to do."""
@@ -79,9 +69,7 @@ def _begin(conn: apsw.Connection, files: ModelFiles, force: bool) -> tuple[int, 
 def _finish(conn: apsw.Connection, files: ModelFiles) -> None:
     with conn:
         meta.record_model(conn, files.model_id, DIM, files.model_sha256)
-        conn.execute(
-            "DELETE FROM enyal_meta WHERE key IN (?, ?, ?)", (TARGET_KEY, DONE_KEY, FROM_KEY)
-        )
+        meta.delete(conn, TARGET_KEY, DONE_KEY, FROM_KEY)
 
 
 def run(
@@ -94,28 +82,23 @@ def run(
 ) -> Outcome:
     files = embedder.files
     start = _begin(conn, files, force)
-    total = _count(conn)
+    total = entries.count(conn)
     if start is None:
         return Outcome(files.model_id, files.model_id, total, 0, 0, "up to date")
     last_rid, previous = start
-    resumed_at = _count(conn, last_rid) if last_rid else 0
+    resumed_at = entries.count(conn, upto_rid=last_rid) if last_rid else 0
     done, reembedded = resumed_at, 0
     if progress is not None:
         progress(done, total)
     while True:
-        rows = list(
-            conn.execute(
-                "SELECT rid, content FROM context_entries WHERE rid > ? ORDER BY rid LIMIT ?",
-                (last_rid, batch_size),
-            )
-        )
+        rows = entries.contents_after(conn, last_rid, batch_size)
         if not rows:
             break
-        vectors = embedder.embed_many([str(r[1]) for r in rows])
+        vectors = embedder.embed_many([content for _, content in rows])
         with conn:  # the batch's vectors and the progress mark commit together
             for (rid, _), vec in zip(rows, vectors, strict=True):
-                entries.replace_vector(conn, int(rid), vec.tobytes())
-            last_rid = int(rows[-1][0])
+                entries.replace_vector(conn, rid, vec.tobytes())
+            last_rid = rows[-1][0]
             meta.put(conn, DONE_KEY, str(last_rid))
         done += len(rows)
         reembedded += len(rows)

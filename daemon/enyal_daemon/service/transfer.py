@@ -15,7 +15,7 @@ import msgspec
 
 from enyal_protocol import wire as p
 
-from ..errors import EnyalError
+from ..errors import EnyalError, InvalidValue
 from ..store import entries, versions
 from ..store.writer import Tx
 from .clock import normalize_iso, now_iso
@@ -30,15 +30,15 @@ def _parse(line: str) -> p.ImportEntry:
     try:
         item = _line_decoder.decode(line)
     except msgspec.ValidationError as exc:
-        raise EnyalError(f"invalid entry: {exc}") from None
+        raise InvalidValue(f"invalid entry: {exc}") from None
     except msgspec.DecodeError as exc:
-        raise EnyalError(f"not JSON: {exc}") from None
+        raise InvalidValue(f"not JSON: {exc}") from None
     check_content(item.content)
     check_metadata(item.metadata)
     if item.scope_level == "global" and item.scope_path is not None:
-        raise EnyalError("global scope takes no scope_path")
+        raise InvalidValue("global scope takes no scope_path")
     if item.scope_level != "global" and item.scope_path is None:
-        raise EnyalError(f"{item.scope_level} scope needs scope_path")
+        raise InvalidValue(f"{item.scope_level} scope needs scope_path")
     return item
 
 

@@ -149,9 +149,24 @@ def page(conn: apsw.Connection, after: int, limit: int, include_deprecated: bool
     return [entry_row(r) for r in cur]
 
 
-def count(conn: apsw.Connection) -> int:
-    row = conn.execute("SELECT count(*) FROM context_entries").fetchone()
+def count(conn: apsw.Connection, upto_rid: int | None = None) -> int:
+    """Entries (those with a rid up to `upto_rid`), deprecated ones included."""
+    if upto_rid is None:
+        row = conn.execute("SELECT count(*) FROM context_entries").fetchone()
+    else:
+        row = conn.execute(
+            "SELECT count(*) FROM context_entries WHERE rid <= ?", (upto_rid,)
+        ).fetchone()
     return int(row[0]) if row else 0
+
+
+def contents_after(conn: apsw.Connection, after_rid: int, limit: int) -> list[tuple[int, str]]:
+    """(rid, content) of the next `limit` entries after `after_rid`, in rid order."""
+    cur = conn.execute(
+        "SELECT rid, content FROM context_entries WHERE rid > ? ORDER BY rid LIMIT ?",
+        (after_rid, limit),
+    )
+    return [(int(rid), str(content)) for rid, content in cur]
 
 
 def max_rid(conn: apsw.Connection) -> int:

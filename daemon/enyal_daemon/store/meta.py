@@ -23,3 +23,7 @@ def record_model(conn: apsw.Connection, model_id: str, dim: int, sha256: str) ->
     put(conn, "model_id", model_id)
     put(conn, "model_dim", str(dim))
     put(conn, "model_sha256", sha256)
+
+
+def delete(conn: apsw.Connection, *keys: str) -> None:
+    conn.executemany("DELETE FROM enyal_meta WHERE key = ?", [(k,) for k in keys])
