@@ -230,6 +230,10 @@ def test_get_update_forget_restore(memory: Any) -> None:
         0.8,
         ["cache", "ttl"],
     )
+    # The tag filter follows the update: the new tag finds it, a dropped one does not.
+    assert [h.id for h in recall(memory, "cache TTL", tags=["ttl"])] == [e.id]
+    memories.update(memory, p.UpdateParams(id=e.id, tags=["ttl"]))
+    assert recall(memory, "cache TTL", tags=["cache"]) == []
     assert u.updated_at >= e.updated_at and u.created_at == e.created_at
     assert recall(memory, "10 minutes")[0].id == e.id
     with pytest.raises(InvalidValue):

@@ -442,6 +442,11 @@ def test_migration_from_previous_schema_keeps_data(home: Path, embedder: Any) ->
         ).results
         legacy = next(h for h in hits if h.id == "legacy")  # its vector came through the upgrade
         assert legacy.semantic == pytest.approx(1.0, abs=5e-3)  # int8 index rounding
+        # Its tags were copied into the tag table the filter reads.
+        tagged = recall_verb.recall(
+            m, p.RecallParams(query="an entry from before", tags=["old"], min_confidence=0)
+        ).results
+        assert [h.id for h in tagged] == ["legacy"]
         row = apsw.Connection(str(db)).execute("SELECT max(version) FROM schema_version").fetchone()
         assert row[0] == len(migrations.MIGRATIONS)
     finally:

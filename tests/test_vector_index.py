@@ -52,7 +52,7 @@ def loaded(
 ) -> VectorIndex:
     idx = VectorIndex(DIM, prefilter_min=1000, rerank_floor=100) if prefilter else VectorIndex(DIM)
     dep = deprecated or set()
-    idx.load((first_rid + i, mat[i].tobytes(), first_rid + i in dep) for i in range(len(mat)))
+    idx.load((first_rid + i, mat[i].tobytes(), first_rid + i in dep, 0) for i in range(len(mat)))
     return idx
 
 
@@ -178,10 +178,34 @@ def test_load_keeps_the_last_vector_of_a_repeated_rid_and_sorts() -> None:
     rng = np.random.default_rng(9)
     v = unit(rng.standard_normal((3, DIM)).astype(np.float32))
     idx = VectorIndex(DIM)
-    idx.load([(7, v[0].tobytes(), False), (3, v[1].tobytes(), False), (7, v[2].tobytes(), True)])
+    idx.load(
+        [(7, v[0].tobytes(), False, 0), (3, v[1].tobytes(), False, 0), (7, v[2].tobytes(), True, 0)]
+    )
     assert len(idx) == 2
     assert idx.search(v[2], 1, active_only=False)[0][0] == 7
     assert [r for r, _ in idx.search(v[2], 5)] == [3]  # 7 was loaded deprecated
+
+
+@pytest.mark.parametrize("prefilter_min", [32_768, 64])
+def test_search_within_groups_matches_a_search_over_their_rids(prefilter_min: int) -> None:
+    rng = np.random.default_rng(11)
+    mat = unit(rng.standard_normal((3000, DIM)).astype(np.float32))
+    group = rng.integers(1, 6, size=len(mat))
+    idx = VectorIndex(DIM, prefilter_min=prefilter_min, rerank_floor=64)
+    idx.load((i + 1, mat[i].tobytes(), i % 7 == 0, int(group[i])) for i in range(len(mat)))
+    q = unit(rng.standard_normal(DIM).astype(np.float32))
+    rids = [i + 1 for i in range(len(mat)) if group[i] in (2, 4)]
+    for active_only in (True, False):
+        by_groups = idx.search(q, 20, groups=[2, 4], active_only=active_only)
+        by_rids = idx.search(q, 20, only=rids, active_only=active_only)
+        assert by_groups == by_rids
+        assert all(group[r - 1] in (2, 4) for r, _ in by_groups)
+        assert active_only == all((r - 1) % 7 != 0 for r, _ in by_groups)
+    assert idx.search(q, 20, groups=[]) == []
+    assert idx.search(q, 20, groups=[99]) == []
+    # A row added later, or re-added, keeps the group it is given.
+    idx.add(5000, q, group=9)
+    assert idx.search(q, 1, groups=[9]) == [(5000, pytest.approx(1.0, abs=3e-3))]
 
 
 def test_empty_index_and_k_larger_than_the_index() -> None:

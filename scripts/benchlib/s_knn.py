@@ -26,11 +26,11 @@ def run(ctx: Ctx, db_path: Path, n: int) -> None:
     try:
         t0 = time.perf_counter()
         index = VectorIndex(384)
-        index.load(entries.iter_vectors(conn))
+        index.load((r, b, d, 0) for r, b, d, *_ in entries.iter_vectors(conn))
         load_s = time.perf_counter() - t0
         rids_l: list[int] = []
         blobs: list[bytes] = []
-        for rid, blob, _ in entries.iter_vectors(conn):
+        for rid, blob, *_ in entries.iter_vectors(conn):
             rids_l.append(rid)
             blobs.append(blob)
         rids = np.asarray(rids_l, dtype=np.int64)

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -55,6 +55,7 @@ import numpy.typing as npt
 Vector = npt.NDArray[np.float32]
 Int64s = npt.NDArray[np.int64]
 Distances = npt.NDArray[np.uint16]
+Row = tuple[int, bytes, bool, int]  # rid, float32 vector bytes, is_deprecated, group
 
 CHUNK = 2048  # rows of int8 codes converted to float32 at once (3 MB of scratch)
 BITS_CHUNK = 16384  # rows of sign bits XOR-ed and counted at once
@@ -65,7 +66,7 @@ RERANK_FLOOR = 4096
 RERANK_SHARE = 16
 
 DEAD, INACTIVE, ACTIVE = 0, 1, 2
-ARRAYS = ("_codes", "_scale", "_bits", "_rids", "_state")
+ARRAYS = ("_codes", "_scale", "_bits", "_rids", "_state", "_group")
 
 
 class _RWLock:
@@ -156,6 +157,9 @@ class VectorIndex:
         self._bits = np.zeros((cap, self.words), dtype=np.uint64)
         self._rids = np.zeros(cap, dtype=np.int64)  # sorted over [:_n], tombstones included
         self._state = np.zeros(cap, dtype=np.int8)
+        # A small integer per row naming its scope (index/groups.py), so that a search
+        # within a scope masks rows in numpy instead of listing its rids from SQLite.
+        self._group = np.zeros(cap, dtype=np.int32)
         self._n = 0  # rows in use, tombstones included
         self._dead = 0
 
@@ -166,15 +170,15 @@ class VectorIndex:
     def nbytes(self) -> int:
         """Bytes of the rows in use, tombstones included. Spare capacity is zero pages the
         OS has not backed yet, so it is left out."""
-        return self._n * (self.dim + 4 + 8 * self.words + 8 + 1)
+        return self._n * (self.dim + 4 + 8 * self.words + 8 + 1 + 4)
 
     # --- writes ---------------------------------------------------------------------
 
-    def load(self, rows: Iterable[tuple[int, bytes, bool]]) -> None:
-        """Add (rid, float32 vector bytes, is_deprecated) rows in bulk; a rid given twice
-        (or already present) keeps its last vector."""
+    def load(self, rows: Iterable[Row]) -> None:
+        """Add (rid, float32 vector bytes, is_deprecated, group) rows in bulk; a rid given
+        twice (or already present) keeps its last vector."""
         with self._lock.write():
-            batch: list[tuple[int, bytes, bool]] = []
+            batch: list[Row] = []
             for row in rows:
                 batch.append(row)
                 if len(batch) == LOAD_BATCH:
@@ -184,7 +188,7 @@ class VectorIndex:
                 self._append_batch(batch)
             self._normalize()
 
-    def add(self, rid: int, vec: Vector, active: bool = True) -> None:
+    def add(self, rid: int, vec: Vector, active: bool = True, group: int = 0) -> None:
         v = np.asarray(vec, dtype=np.float32).reshape(1, self.dim)
         codes, scale = quantize(v)
         bits = signs(v)
@@ -198,6 +202,7 @@ class VectorIndex:
             self._scale[pos] = scale[0]
             self._bits[pos] = bits[0]
             self._state[pos] = ACTIVE if active else INACTIVE
+            self._group[pos] = group
 
     def set_active(self, rid: int, active: bool) -> None:
         with self._lock.write():
@@ -218,16 +223,31 @@ class VectorIndex:
     # --- reads ----------------------------------------------------------------------
 
     def search(
-        self, query: Vector, k: int, *, only: Iterable[int] | None = None, active_only: bool = True
+        self,
+        query: Vector,
+        k: int,
+        *,
+        only: Iterable[int] | None = None,
+        groups: Collection[int] | None = None,
+        active_only: bool = True,
     ) -> list[tuple[int, float]]:
-        """The k nearest (rid, cosine similarity), best first. `only` restricts to those rids."""
+        """The k nearest (rid, cosine similarity), best first. `only` restricts to those rids,
+        `groups` to the rows of those groups (one of the two at most)."""
         if k <= 0:
             return []
         q = np.ascontiguousarray(query, dtype=np.float32).reshape(self.dim)
         floor = ACTIVE if active_only else INACTIVE
         with self._lock.read(), self._borrow() as scratch:
             n = self._n
-            if only is None and n < self.prefilter_min:
+            if groups is not None:
+                wanted = np.fromiter(groups, dtype=np.int32, count=len(groups))
+                mask = np.isin(self._group[:n], wanted) & (self._state[:n] >= floor)
+                positions = np.flatnonzero(mask).astype(np.int64)
+                if len(positions) >= self.prefilter_min:
+                    positions = self._prefilter(q, positions, floor, k, scratch)
+                sims = self._gather(q, positions, scratch)
+                rids = self._rids[positions]
+            elif only is None and n < self.prefilter_min:
                 sims = self._scan(q, n, scratch)
                 sims[self._state[:n] < floor] = -np.inf
                 rids = self._rids[:n]
@@ -385,9 +405,9 @@ class VectorIndex:
         self._dead += 1
         return pos
 
-    def _append_batch(self, batch: list[tuple[int, bytes, bool]]) -> None:
+    def _append_batch(self, batch: list[Row]) -> None:
         m = len(batch)
-        vecs = np.frombuffer(b"".join(blob for _, blob, _ in batch), dtype=np.float32)
+        vecs = np.frombuffer(b"".join(blob for _, blob, _, _ in batch), dtype=np.float32)
         vecs = vecs.reshape(m, self.dim)
         codes, scale = quantize(vecs)
         self._reserve(m)
@@ -395,8 +415,9 @@ class VectorIndex:
         self._codes[n : n + m] = codes
         self._scale[n : n + m] = scale
         self._bits[n : n + m] = signs(vecs)
-        self._rids[n : n + m] = [rid for rid, _, _ in batch]
-        self._state[n : n + m] = [INACTIVE if deprecated else ACTIVE for _, _, deprecated in batch]
+        self._rids[n : n + m] = [row[0] for row in batch]
+        self._state[n : n + m] = [INACTIVE if row[2] else ACTIVE for row in batch]
+        self._group[n : n + m] = [row[3] for row in batch]
         self._n = n + m
 
     def _normalize(self) -> None:

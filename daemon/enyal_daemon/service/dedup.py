@@ -19,7 +19,8 @@ from .engine import Engine
 def nearest_in_scope(
     engine: Engine, conn: apsw.Connection, vec: Vectors, level: str, path: str | None
 ) -> tuple[EntryRow, float] | None:
-    hits = engine.index.search(vec, 1, only=entries.rids_in_scope(conn, level, path))
+    groups = engine.groups.known([(level, path)])
+    hits = engine.index.search(vec, 1, groups=groups) if groups else []
     hits += _uncommitted(engine, conn, vec, level, path)
     hits.sort(key=lambda hit: hit[1], reverse=True)
     rows = entries.by_rids(conn, [rid for rid, _ in hits])
@@ -37,7 +38,7 @@ def _uncommitted(
     reader connection (outside this transaction) tells."""
     committed = entries.max_rid(engine.reader())
     out: list[tuple[int, float]] = []
-    for rid in entries.rids_in_scope(conn, level, path, above_rid=committed):
+    for rid in entries.rids_in_scope_after(conn, level, path, committed):
         blob = entries.vector(conn, rid)
         if blob is not None:
             out.append((rid, float(np.frombuffer(blob, dtype=np.float32) @ vec)))

@@ -28,6 +28,7 @@ from ..embedder.model_files import ModelFiles
 from ..embedder.onnx import Embedder, Vectors
 from ..errors import ModelUnavailable, NotFound
 from ..index import keywords
+from ..index.groups import ScopeGroups
 from ..index.vectors import VectorIndex
 from ..store import db, entries, meta
 from ..store.rows import EntryRow
@@ -68,6 +69,7 @@ class Engine:
         self.db_path = db_path
         self.embedder = embedder
         self.index = VectorIndex(embedder.dim)
+        self.groups = ScopeGroups()
         self.doc_counts = keywords.DocCounts()
         self.bookkeeping = Bookkeeping()
         self._local = threading.local()
@@ -87,7 +89,10 @@ class Engine:
             conn.close()
             raise
         self.writer = Writer(conn)
-        self.index.load(entries.iter_vectors(self.reader()))
+        self.index.load(
+            (rid, blob, deprecated, self.groups.key(level, path))
+            for rid, blob, deprecated, level, path in entries.iter_vectors(self.reader())
+        )
 
     def close(self) -> None:
         self.flush_bookkeeping()
@@ -121,6 +126,13 @@ class Engine:
 
     def require(self, entry_id: str, conn: apsw.Connection | None = None) -> EntryRow:
         return require_entry(conn or self.reader(), entry_id)
+
+    def index_after_commit(
+        self, tx: Tx, rid: int, vec: Vectors, scope: tuple[str, str | None], active: bool = True
+    ) -> None:
+        """Show the row's (new) vector to searches once its transaction has committed."""
+        group = self.groups.key(*scope)
+        tx.after_commit.append(lambda: self.index.add(rid, vec, active=active, group=group))
 
     # --- the model ---------------------------------------------------------------------
 

@@ -84,7 +84,7 @@ def remember(engine: Engine, params: p.RememberParams) -> p.RememberResult:
         rid = entries.insert(tx.conn, entry, vec.tobytes())
         versions.record(tx.conn, entry.id, "created", now)
         edges = graph.remember_edges(engine, tx, entry.id, params, vec, now)
-        tx.after_commit.append(lambda: engine.index.add(rid, vec))
+        engine.index_after_commit(tx, rid, vec, (params.scope, scope_path))
         return p.RememberResult(
             id=entry.id,
             action="stored" if duplicate else "created",
@@ -124,8 +124,7 @@ def _replace_content(
     )
     entries.replace_vector(tx.conn, row.rid, vec.tobytes())
     versions.record(tx.conn, row.id, "updated", now)
-    active = not row.is_deprecated
-    tx.after_commit.append(lambda: engine.index.add(row.rid, vec, active=active))
+    engine.index_after_commit(tx, row.rid, vec, row.scope, active=not row.is_deprecated)
     return engine.require(row.id, tx.conn).entry()
 
 
@@ -162,8 +161,7 @@ def update(engine: Engine, params: p.UpdateParams) -> p.Entry:
         versions.record(tx.conn, params.id, "updated", fields["updated_at"])
         if vec is not None:
             entries.replace_vector(tx.conn, row.rid, vec.tobytes())
-            active = not row.is_deprecated
-            tx.after_commit.append(lambda: engine.index.add(row.rid, vec, active=active))
+            engine.index_after_commit(tx, row.rid, vec, row.scope, active=not row.is_deprecated)
         return engine.require(params.id, tx.conn).entry()
 
     entry = engine.write(job)
@@ -225,8 +223,7 @@ def restore(engine: Engine, params: p.RestoreParams) -> p.Entry:
             )
             entries.replace_vector(tx.conn, row.rid, vec.tobytes())
             versions.record(tx.conn, params.id, "reverted", now)
-            active = not target.is_deprecated
-            tx.after_commit.append(lambda: engine.index.add(row.rid, vec, active=active))
+            engine.index_after_commit(tx, row.rid, vec, row.scope, not target.is_deprecated)
         return engine.require(params.id, tx.conn).entry()
 
     return engine.write(job)

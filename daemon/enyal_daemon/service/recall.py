@@ -135,12 +135,28 @@ def _nearest(
     entries in a store of mostly global ones) would cost more to list than to scan,
     so the whole index is searched wider and the candidates are filtered instead."""
     active_only = not f.include_deprecated
+    groups = _scope_groups(engine, f)
+    if groups is not None:
+        return engine.index.search(qvec, k, groups=groups, active_only=active_only)
     allowed = entries.filtered_rids(conn, f, EXACT_FILTER_MAX + 1)
     if len(allowed) <= EXACT_FILTER_MAX:
         return engine.index.search(qvec, k, only=allowed, active_only=active_only)
     wide = engine.index.search(qvec, k * WIDEN, active_only=active_only)
     ok = entries.passing(conn, f, [rid for rid, _ in wide])
     return [(rid, sim) for rid, sim in wide if rid in ok][:k]
+
+
+def _scope_groups(engine: Engine, f: EntryFilter) -> list[int] | None:
+    """The index groups a filter of scopes alone allows; None when it filters by more."""
+    if f.content_type is not None or f.tags:
+        return None
+    if f.scopes:
+        return engine.groups.known(f.scopes)
+    if f.scope_level is not None:
+        return engine.groups.known([(f.scope_level, f.scope_path if f.match_path else None)])
+    if f.match_path:
+        return engine.groups.at_path(f.scope_path)
+    return None
 
 
 # --- as of a past moment -------------------------------------------------------------------

@@ -113,7 +113,7 @@ def _store_one(engine: Engine, tx: Tx, number: int, entry: p.Entry, vec: Any) ->
     rid = entries.insert(tx.conn, entry, vec.tobytes())
     versions.record(tx.conn, entry.id, "created", entry.created_at)
     active = not entry.is_deprecated
-    tx.after_commit.append(lambda: engine.index.add(rid, vec, active=active))
+    engine.index_after_commit(tx, rid, vec, (entry.scope_level, entry.scope_path), active)
     return p.ImportLine(line=number, status="stored", id=entry.id)
 
 

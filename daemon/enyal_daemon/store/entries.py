@@ -132,11 +132,12 @@ def touch(conn: apsw.Connection, accessed: Sequence[tuple[str, int, str]]) -> No
     )
 
 
-def iter_vectors(conn: apsw.Connection) -> Iterator[tuple[int, bytes, bool]]:
-    """(rid, vector bytes, is_deprecated) of every entry, for building the in-memory index."""
+def iter_vectors(conn: apsw.Connection) -> Iterator[tuple[int, bytes, bool, str, str | None]]:
+    """(rid, vector bytes, is_deprecated, scope_level, scope_path) of every entry, for
+    building the in-memory index."""
     yield from conn.execute(
-        "SELECT v.rowid, v.embedding, e.is_deprecated FROM context_vectors v "
-        "JOIN context_entries e ON e.rid = v.rowid"
+        "SELECT v.rowid, v.embedding, e.is_deprecated, e.scope_level, e.scope_path "
+        "FROM context_vectors v JOIN context_entries e ON e.rid = v.rowid"
     )
 
 
@@ -177,16 +178,18 @@ def max_rid(conn: apsw.Connection) -> int:
 # --- by scope and by filter -------------------------------------------------------------
 
 
-def rids_in_scope(
-    conn: apsw.Connection, level: str, path: str | None, above_rid: int = 0
+def rids_in_scope_after(
+    conn: apsw.Connection, level: str, path: str | None, after_rid: int
 ) -> list[int]:
-    """Active entries of one scope (those with a rid above `above_rid`)."""
+    """Active entries of one scope with a rid above `after_rid` (the newest few)."""
+    # The unary + keeps SQLite off the scope index: walking the rid range is a few rows,
+    # walking a big scope's index entries is all of them.
     return [
         int(r[0])
         for r in conn.execute(
-            "SELECT rid FROM context_entries WHERE rid > ? AND scope_level = ? "
-            "AND scope_path IS ? AND is_deprecated = 0",
-            (above_rid, level, path),
+            "SELECT rid FROM context_entries WHERE rid > ? AND +scope_level = ? "
+            "AND +scope_path IS ? AND is_deprecated = 0",
+            (after_rid, level, path),
         )
     ]
 

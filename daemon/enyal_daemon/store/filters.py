@@ -42,7 +42,7 @@ class EntryFilter:
         if self.content_type is not None:
             add("e.content_type = ?", self.content_type)
         for tag in self.tags:
-            add("EXISTS (SELECT 1 FROM json_each(e.tags) WHERE value = ?)", tag)
+            add("e.rid IN (SELECT rid FROM context_tags WHERE tag = ?)", tag)
 
     @property
     def restricts(self) -> bool:

@@ -134,8 +134,34 @@ def m003_graph_versions_analytics(conn: apsw.Connection) -> None:
     )
 
 
+def m004_tags(conn: apsw.Connection) -> None:
+    """Tags as rows, kept by triggers: a tag filter becomes an index lookup instead of
+    parsing every entry's JSON (49 ms at 100k, scripts/bench)."""
+    conn.execute(
+        """
+        CREATE TABLE context_tags (
+            rid INTEGER NOT NULL REFERENCES context_entries(rid) ON DELETE CASCADE,
+            tag TEXT NOT NULL,
+            PRIMARY KEY (tag, rid)
+        ) WITHOUT ROWID;
+        CREATE INDEX idx_tags_rid ON context_tags(rid);
+        INSERT OR IGNORE INTO context_tags(rid, tag)
+            SELECT e.rid, j.value FROM context_entries e, json_each(e.tags) j;
+        CREATE TRIGGER context_tags_insert AFTER INSERT ON context_entries BEGIN
+            INSERT OR IGNORE INTO context_tags(rid, tag)
+                SELECT new.rid, value FROM json_each(new.tags);
+        END;
+        CREATE TRIGGER context_tags_update AFTER UPDATE OF tags ON context_entries BEGIN
+            DELETE FROM context_tags WHERE rid = new.rid;
+            INSERT OR IGNORE INTO context_tags(rid, tag)
+                SELECT new.rid, value FROM json_each(new.tags);
+        END;
+        """
+    )
+
+
 Migration = Callable[[apsw.Connection], None]
-MIGRATIONS: list[Migration] = [m001_entries, m002_meta, m003_graph_versions_analytics]
+MIGRATIONS: list[Migration] = [m001_entries, m002_meta, m003_graph_versions_analytics, m004_tags]
 
 
 def current_version(conn: apsw.Connection) -> int:
