@@ -345,6 +345,22 @@ def test_as_of_recall_across_update_and_supersession(memory: Any) -> None:
         recall_at("last tuesday")
 
 
+def test_as_of_recall_finds_what_was_forgotten_since_and_not_what_came_later(
+    memory: Any,
+) -> None:
+    gone = add(memory, "Deploys go out from the jenkins box every Tuesday.")
+    t_before_forget = memories.get(memory, p.GetParams(id=gone)).updated_at
+    memories.forget(memory, p.ForgetParams(id=gone))
+    later = add(memory, "Deploys go out from GitHub Actions on every merge.")
+
+    def ids_at(when: str) -> list[str]:
+        query = p.RecallParams(query="how do deploys go out", as_of=when, min_confidence=0)
+        return [h.id for h in recall_verb.recall(memory, query).results]
+
+    assert ids_at(t_before_forget) == [gone]  # believed then, forgotten since
+    assert ids_at(datetime.now(UTC).isoformat()) == [later]
+
+
 def test_health_on_a_crafted_db(memory: Any) -> None:
     old = "2020-01-01T00:00:00Z"
     lines = [

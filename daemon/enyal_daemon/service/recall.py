@@ -128,13 +128,19 @@ def _search(
 
 
 def _nearest(
-    engine: Engine, conn: apsw.Connection, qvec: Vectors, k: int, f: EntryFilter
+    engine: Engine,
+    conn: apsw.Connection,
+    qvec: Vectors,
+    k: int,
+    f: EntryFilter,
+    active_only: bool | None = None,
 ) -> list[tuple[int, float]]:
     """KNN among the entries a filter allows. A selective filter (a project, a tag) is
     searched exactly over its rows; one that lets most of a big store through (global
     entries in a store of mostly global ones) would cost more to list than to scan,
     so the whole index is searched wider and the candidates are filtered instead."""
-    active_only = not f.include_deprecated
+    if active_only is None:
+        active_only = not f.include_deprecated
     groups = _scope_groups(engine, f)
     if groups is not None:
         return engine.index.search(qvec, k, groups=groups, active_only=active_only)
@@ -168,24 +174,39 @@ def _recall_as_of(
     """What was believed at `as_of`: entries that existed then, not forgotten and (unless
     asked) not superseded then, with their content, type, tags and confidence of then.
 
-    Ranked by meaning and recency as of then; the keyword part is 0 here because the
-    text index holds only current contents. Entries deleted for good are gone from history.
+    Candidates are the entries nearest the query by today's vectors (forgotten ones
+    included: they may have been live then) plus every entry whose content has changed
+    since, whose old text is embedded again: an entry unchanged since then and far from
+    the query today was as far then. Ranked by meaning and recency as of then; the
+    keyword part is 0 here because the text index holds only current contents.
+    Entries deleted for good are gone from history.
     """
     _check_query(params.query)
     when = validity.as_of_instant(params.as_of or "")
     conn = engine.reader()
-    allowed = {row.id: row for row in entries.filtered(conn, f)}
+    qvec = engine.embed(params.query)
+    k = max(params.limit * 5, 50) * WIDEN
+    near = (
+        _nearest(engine, conn, qvec, k, f, active_only=False)
+        if f.restricts
+        else engine.index.search(qvec, k, active_only=False)
+    )
+    rows = entries.by_rids(conn, [rid for rid, _ in near])
+    changed_ids = versions.content_changed_since(conn, when)
+    rows.update({r.rid: r for r in entries.by_ids(conn, changed_ids).values()})
+    if f.restricts and changed_ids:
+        allowed = entries.passing(conn, f, list(rows))
+        rows = {rid: row for rid, row in rows.items() if rid in allowed}
+    by_id = {row.id: row for row in rows.values()}
     states = [
-        (allowed[entry_id], then)
-        for entry_id, then in versions.states_at(conn, when)
-        if entry_id in allowed
-        and (f.include_deprecated or not then.is_deprecated)
+        (by_id[entry_id], then)
+        for entry_id, then in versions.states_at(conn, when, list(by_id))
+        if (f.include_deprecated or not then.is_deprecated)
         and (params.content_type is None or then.content_type == params.content_type)
         and set(params.tags) <= set(then.tags)
     ]
     if not states:
         return []
-    qvec = engine.embed(params.query)
     sims = engine.index.similarity(
         qvec, [row.rid for row, then in states if then.content == row.content]
     )

@@ -59,13 +59,30 @@ def get(conn: apsw.Connection, entry_id: str, version: int) -> Version | None:
     return row_to_version(row) if row else None
 
 
-def states_at(conn: apsw.Connection, when: str) -> list[tuple[str, Version]]:
-    """(entry id, its latest version at `when`) for every entry that existed then."""
+_V_COLUMNS = ", ".join("v." + c for c in VERSION_COLUMNS.split(", "))
+CHUNK = 500
+
+
+def states_at(conn: apsw.Connection, when: str, ids: Sequence[str]) -> list[tuple[str, Version]]:
+    """(entry id, its latest version at `when`) for each of `ids` that existed then."""
+    out: list[tuple[str, Version]] = []
+    for start in range(0, len(ids), CHUNK):
+        chunk = list(ids[start : start + CHUNK])
+        cur = conn.execute(
+            f"SELECT v.entry_id, {_V_COLUMNS} FROM context_versions v WHERE v.entry_id IN "
+            f"({','.join('?' * len(chunk))}) AND v.version = (SELECT max(version) FROM "
+            "context_versions w WHERE w.entry_id = v.entry_id AND w.changed_at <= ?)",
+            (*chunk, when),
+        )
+        out.extend((str(r[0]), row_to_version(r[1:])) for r in cur)
+    return out
+
+
+def content_changed_since(conn: apsw.Connection, when: str) -> list[str]:
+    """Ids of the entries whose content or fields were changed after `when`."""
     cur = conn.execute(
-        f"SELECT v.entry_id, {', '.join('v.' + c for c in VERSION_COLUMNS.split(', '))} "
-        "FROM context_versions v JOIN ("
-        "  SELECT entry_id, max(version) AS mv FROM context_versions WHERE changed_at <= ? "
-        "  GROUP BY entry_id) last ON v.entry_id = last.entry_id AND v.version = last.mv",
+        "SELECT DISTINCT entry_id FROM context_versions WHERE changed_at > ? "
+        "AND change_type IN ('updated', 'reverted')",
         (when,),
     )
-    return [(str(r[0]), row_to_version(r[1:])) for r in cur]
+    return [str(r[0]) for r in cur]
