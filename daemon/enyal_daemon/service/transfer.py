@@ -15,6 +15,7 @@ import msgspec
 
 from enyal_protocol import wire as p
 
+from .. import heap
 from ..errors import EnyalError, InvalidValue
 from ..store import entries, versions
 from ..store.writer import Tx
@@ -92,6 +93,8 @@ def import_lines(engine: Engine, params: p.ImportParams) -> p.ImportResult:
 
     if parsed:
         results.extend(engine.write(job))
+        del vectors
+        heap.trim()  # a batch of long texts leaves tens of MB of freed heap behind
     results.sort(key=lambda r: r.line)
     return p.ImportResult(
         stored=sum(r.status == "stored" for r in results),
