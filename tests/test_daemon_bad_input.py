@@ -28,6 +28,7 @@ from daemon_support import (
     running,
     snapshot,
 )
+from enyal_protocol import __version__
 from enyal_protocol import wire as p
 
 SEED: list[dict[str, Any]] = [
@@ -622,3 +623,22 @@ def test_import_reports_bad_lines_and_stores_the_good(shared: RunningDaemon) -> 
     # The same good lines again: recognised, not duplicated.
     again = shared.call("import", {"lines": [json.dumps(good_a), json.dumps(good_b)]})
     assert (again["stored"], again["existing"], again["failed"]) == (0, 2, 0)
+
+
+def test_a_request_expecting_another_release_is_refused_not_run(unchanged: RunningDaemon) -> None:
+    other = {"version": "0.0.0-other", "protocol": p.PROTOCOL_VERSION}
+    this = {"version": __version__, "protocol": p.PROTOCOL_VERSION}
+    with RawConn(unchanged.paths.socket) as conn:
+        # A write from a client of another release does not run (`unchanged` checks the DB).
+        conn.send(
+            frame("remember", {"content": "not stored", "scope": "global"}, 5, enyal_expect=other)
+        )
+        err = error_of(conn.read())
+        assert err["code"] == p.VERSION_MISMATCH
+        assert err["data"]["version"] == __version__ and "enyal daemon restart" in err["message"]
+        conn.send(frame("status", {}, 6, enyal_expect={**this, "protocol": 999}))
+        assert error_of(conn.read())["code"] == p.VERSION_MISMATCH
+        conn.send(frame("status", {}, 7, enyal_expect=this))
+        assert result_of(conn.read())["version"] == __version__
+        conn.send(frame("status", {}, 8, enyal_expect="0.1.0"))
+        assert error_of(conn.read())["code"] == p.INVALID_REQUEST

@@ -637,11 +637,22 @@ METHODS: dict[str, Method] = {
 RequestId = int | str | None
 
 
+class Expect(Struct, kw_only=True, frozen=True):
+    """The release a client was built with: a daemon of another one refuses the request
+    (VERSION_MISMATCH) instead of running it, so the version check costs no round trip."""
+
+    version: str
+    protocol: int
+
+
 class Request(Struct, kw_only=True, omit_defaults=True):
     jsonrpc: str
     method: str
     params: msgspec.Raw | UnsetType = UNSET
     id: RequestId | UnsetType = UNSET
+    # An extension member (JSON-RPC 2.0 leaves other members to the application): a client
+    # sends it on a connection's first request. Daemons before it ignore it.
+    enyal_expect: Expect | UnsetType = UNSET
 
 
 class ErrorObject(Struct, kw_only=True, omit_defaults=True):
@@ -673,6 +684,7 @@ MODEL_UNAVAILABLE = -32004
 CONFLICT = -32005
 SHUTTING_DOWN = -32006
 STARTUP_FAILED = -32007  # the daemon could not start; in logs and exit codes, not on the wire
+VERSION_MISMATCH = -32008
 
 ERROR_NAMES: dict[int, str] = {
     PARSE_ERROR: "parse error",
@@ -687,6 +699,7 @@ ERROR_NAMES: dict[int, str] = {
     CONFLICT: "conflict",
     SHUTTING_DOWN: "shutting down",
     STARTUP_FAILED: "startup failed",
+    VERSION_MISMATCH: "version mismatch",
 }
 
 MAX_FRAME_BYTES = 1024 * 1024

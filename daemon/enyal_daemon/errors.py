@@ -9,6 +9,7 @@
     │   └── FetchError              -32004  a model download failed or did not verify
     ├── Conflict                    -32005  the request contradicts the stored state
     ├── ShuttingDown                -32006  the daemon is stopping; retry on the next one
+    ├── VersionMismatch             -32008  the client expects another release; not run
     └── StartupError                -32007  the daemon cannot start; never on the wire, the
         ├── AlreadyRunning                  process exits (AlreadyRunning with 75, so that
         └── ActivationError                 a client that spawned it just connects)
@@ -64,6 +65,10 @@ class Conflict(EnyalError):
 
 class ShuttingDown(EnyalError):
     code = protocol.SHUTTING_DOWN
+
+
+class VersionMismatch(EnyalError):
+    code = protocol.VERSION_MISMATCH
 
 
 class StartupError(EnyalError):

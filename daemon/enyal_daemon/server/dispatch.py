@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import Callable
 from concurrent.futures import Executor
 from typing import Any
 
 import msgspec
 
+from enyal_protocol import __version__
 from enyal_protocol import wire as p
 
-from ..errors import EnyalError, InvalidParams
+from ..errors import EnyalError, InvalidParams, VersionMismatch
 
 log = logging.getLogger(__name__)
 
@@ -27,6 +29,10 @@ _request_decoder = msgspec.json.Decoder(p.Request)
 _encoder = msgspec.json.Encoder()
 _params_decoders = {name: msgspec.json.Decoder(m.params) for name, m in p.METHODS.items()}
 _TOO_DEEP = "JSON nested too deeply"
+
+
+def _same_release(expect: p.Expect) -> bool:
+    return expect.version == __version__ and expect.protocol == p.PROTOCOL_VERSION
 
 
 def error_frame(req_id: p.RequestId, code: int, message: str, data: Any = None) -> bytes:
@@ -68,6 +74,16 @@ class Dispatcher:
         notification = req.id is msgspec.UNSET
         if req.jsonrpc != "2.0":
             return error_frame(req_id, p.INVALID_REQUEST, 'jsonrpc must be "2.0"')
+        if req.enyal_expect is not msgspec.UNSET and not _same_release(req.enyal_expect):
+            if notification:
+                return None
+            mismatch = VersionMismatch(
+                f"the daemon runs enyal {__version__} (protocol {p.PROTOCOL_VERSION}), not "
+                f"{req.enyal_expect.version} (protocol {req.enyal_expect.protocol}); "
+                "run `enyal daemon restart` to start the installed version",
+                {"version": __version__, "protocol": p.PROTOCOL_VERSION, "pid": os.getpid()},
+            )
+            return error_frame(req_id, mismatch.code, mismatch.message, mismatch.data)
         decoder = _params_decoders.get(req.method)
         handler = self._handlers.get(req.method)
         if decoder is None or handler is None:
