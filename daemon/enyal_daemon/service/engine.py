@@ -24,6 +24,7 @@ from typing import TypeVar
 import apsw
 import numpy as np
 
+from ..embedder.batcher import Batcher
 from ..embedder.model_files import ModelFiles
 from ..embedder.onnx import Embedder, Vectors
 from ..errors import ModelUnavailable, NotFound
@@ -77,6 +78,7 @@ class Engine:
         self._readers_lock = threading.Lock()
         self._embed_slots = threading.BoundedSemaphore(EMBED_CONCURRENCY)
         self._embed_pool = ThreadPoolExecutor(EMBED_CONCURRENCY, thread_name_prefix="enyal-embed")
+        self._batcher = Batcher(embedder, lambda: self._embed_slots, EMBED_CONCURRENCY)
         # SQLite releases the GIL while it searches: keyword searches run here, beside the
         # request thread that embeds the query.
         self._side_pool = ThreadPoolExecutor(
@@ -97,6 +99,7 @@ class Engine:
     def close(self) -> None:
         self.flush_bookkeeping()
         self.writer.close()
+        self._batcher.close()
         self._embed_pool.shutdown()
         self._side_pool.shutdown()
         with self._readers_lock:
@@ -137,8 +140,8 @@ class Engine:
     # --- the model ---------------------------------------------------------------------
 
     def embed(self, text: str) -> Vectors:
-        with self._embed_slots:
-            return self.embedder.embed(text)
+        """One text; concurrent requests' texts share an inference (embedder/batcher.py)."""
+        return self._batcher.embed(text)
 
     def embed_many(self, texts: list[str]) -> Vectors:
         """Many texts on both cores: an import is one request, but its batch is split in two
