@@ -139,5 +139,8 @@ class DocCounts:
 
 
 def _idf(n: int, df: int) -> float:
-    """IDF as FTS5's bm25() computes it; a word no entry holds counts as the rarest."""
+    """IDF as FTS5's bm25() computes it; a word no entry holds counts as the rarest.
+    The store size is the largest rid and the counts are cached, so after deletions a
+    word can seem held by more entries than the store has: it then counts as held by all."""
+    n = max(n, df)
     return max(1e-6, math.log((n - df + 0.5) / (df + 0.5)))

@@ -41,9 +41,24 @@ def link_in_tx(
     require_entry(tx.conn, target)
     if graph.find(tx.conn, source, target, edge_type) is not None:
         raise Conflict(f"a {edge_type} edge from {source} to {target} already exists")
+    if edge_type == "supersedes":
+        _check_not_superseded(tx, target)
     return graph.insert(
         tx.conn, source, target, edge_type, confidence, metadata or {}, when or now_iso()
     )
+
+
+def _check_not_superseded(tx: Tx, target: str) -> None:
+    """A chain has one head: superseding an entry that a live entry already supersedes
+    would fork it. Refused, naming the head to supersede instead (docs/PROTOCOL.md)."""
+    by = graph.superseded_by(tx.conn, [target]).get(target)
+    if by is not None:
+        head = graph.head_of(tx.conn, target)
+        raise Conflict(
+            f"{target} is already superseded by {by}; supersede the current head of its "
+            f"chain, {head}, instead",
+            {"superseded_by": by, "head": head},
+        )
 
 
 def remember_edges(

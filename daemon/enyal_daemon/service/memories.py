@@ -15,7 +15,7 @@ import msgspec
 from enyal_protocol import wire as p
 
 from ..embedder.onnx import Vectors
-from ..errors import InvalidValue, NotFound
+from ..errors import Conflict, InvalidValue, NotFound
 from ..store import entries, versions
 from ..store.rows import EntryRow
 from ..store.writer import Tx
@@ -157,6 +157,13 @@ def update(engine: Engine, params: p.UpdateParams) -> p.Entry:
 
     def job(tx: Tx) -> p.Entry:
         row = engine.require(params.id, tx.conn)
+        if "content_hash" in fields:  # remember never stores one text twice in a scope
+            same = entries.find_by_hash(tx.conn, fields["content_hash"], *row.scope)
+            if same is not None and same.id != row.id:
+                raise Conflict(
+                    f"entry {same.id} already holds this content in the same scope",
+                    {"existing": same.id},
+                )
         entries.update_fields(tx.conn, row.rid, fields)
         versions.record(tx.conn, params.id, "updated", fields["updated_at"])
         if vec is not None:

@@ -69,14 +69,27 @@ def as_of_instant(text: str) -> str:
 
 
 def history(engine: Engine, params: p.HistoryParams) -> p.HistoryResult:
+    """Versions, and the supersession chain both ways as far as it is live: a forgotten
+    entry supersedes nothing, so the chain stops at it (store/graph.py has the rule)."""
     conn = engine.reader()
     engine.require(params.id, conn)
     newer = walk(conn, params.id, "incoming", ["supersedes"], CHAIN_DEPTH)
     older = walk(conn, params.id, "outgoing", ["supersedes"], CHAIN_DEPTH)
-    by_id = entries.by_ids(conn, [i for i, _, _ in newer + older])
+    rows = entries.by_ids(conn, [params.id, *(i for i, _, _ in newer + older)])
+
+    def chain(found: list[tuple[str, int, p.Edge]], toward_newer: bool) -> list[p.Entry]:
+        kept, out = {params.id}, []
+        for i, _, edge in found:  # breadth first: an entry comes after the one it came by
+            came_by = edge.target_id if toward_newer else edge.source_id
+            superseder = rows.get(edge.source_id)
+            if came_by in kept and i in rows and superseder and not superseder.is_deprecated:
+                kept.add(i)
+                out.append(rows[i].entry())
+        return out
+
     return p.HistoryResult(
         id=params.id,
         versions=versions.list_for(conn, params.id, params.limit),
-        supersedes=[by_id[i].entry() for i, _, _ in older if i in by_id],
-        superseded_by=[by_id[i].entry() for i, _, _ in newer if i in by_id],
+        supersedes=chain(older, toward_newer=False),
+        superseded_by=chain(newer, toward_newer=True),
     )

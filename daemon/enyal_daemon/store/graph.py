@@ -15,6 +15,24 @@ from enyal_protocol.wire import Edge
 EDGE_COLUMNS = "id, source_id, target_id, edge_type, confidence, created_at, metadata"
 CHUNK = 500  # ids per IN (...) list, well under SQLite's variable limit
 
+# The validity rules, written once for every query that reads them (recall's annotations,
+# health, review, history, supersede checks): an edge of context_edges g counts only
+# while the entries that make it are live. A forgotten superseder supersedes nothing;
+# restoring it supersedes again. A conflict with a forgotten entry is no conflict.
+LIVE_SUPERSEDES = (
+    "g.edge_type = 'supersedes' AND EXISTS (SELECT 1 FROM context_entries s "
+    "WHERE s.id = g.source_id AND s.is_deprecated = 0)"
+)
+LIVE_CONFLICT = (
+    "g.edge_type = 'conflicts_with' AND NOT EXISTS (SELECT 1 FROM context_entries s "
+    "WHERE s.id IN (g.source_id, g.target_id) AND s.is_deprecated = 1)"
+)
+# As of a past moment, "live" means not forgotten in the source's version of then.
+_LIVE_SOURCE_THEN = (
+    "(SELECT v.is_deprecated FROM context_versions v WHERE v.entry_id = g.source_id "
+    "AND v.changed_at <= ? ORDER BY v.version DESC LIMIT 1) = 0"
+)
+
 
 def row_to_edge(row: Sequence[Any]) -> Edge:
     return Edge(
@@ -103,30 +121,46 @@ def touching(
 def superseded_by(
     conn: apsw.Connection, ids: Sequence[str], as_of: str | None = None
 ) -> dict[str, str]:
-    """For each of `ids` that some entry supersedes: the id of the newest superseder."""
+    """For each of `ids` that a live entry supersedes (live then, with `as_of`): the id of
+    the newest such superseder."""
     result: dict[str, str] = {}
-    when = " AND created_at <= ?" if as_of else ""
+    live = (
+        f"g.edge_type = 'supersedes' AND g.created_at <= ? AND {_LIVE_SOURCE_THEN}"
+        if as_of
+        else LIVE_SUPERSEDES
+    )
     for start in range(0, len(ids), CHUNK):
         chunk = list(ids[start : start + CHUNK])
         cur = conn.execute(
-            "SELECT target_id, source_id FROM context_edges WHERE edge_type = 'supersedes' "
-            f"AND target_id IN ({','.join('?' * len(chunk))}){when} ORDER BY created_at",
-            (*chunk, *([as_of] if as_of else [])),
+            "SELECT g.target_id, g.source_id FROM context_edges g WHERE "
+            f"g.target_id IN ({','.join('?' * len(chunk))}) AND {live} ORDER BY g.created_at",
+            (*chunk, *([as_of, as_of] if as_of else [])),
         )
         for target, source in cur:
             result[target] = source
     return result
 
 
+def head_of(conn: apsw.Connection, entry_id: str, max_depth: int = 64) -> str:
+    """The newest live entry of the supersession chain above `entry_id` (itself if none)."""
+    head = entry_id
+    for _ in range(max_depth):
+        newer = superseded_by(conn, [head]).get(head)
+        if newer is None or newer == entry_id:
+            break
+        head = newer
+    return head
+
+
 def conflicted(conn: apsw.Connection, ids: Sequence[str]) -> set[str]:
-    """Those of `ids` on either end of a conflicts_with edge."""
+    """Those of `ids` on either end of a conflicts_with edge between live entries."""
     found: set[str] = set()
     for start in range(0, len(ids), CHUNK):
         chunk = list(ids[start : start + CHUNK])
         marks = ",".join("?" * len(chunk))
         cur = conn.execute(
-            "SELECT source_id, target_id FROM context_edges WHERE edge_type = 'conflicts_with' "
-            f"AND (source_id IN ({marks}) OR target_id IN ({marks}))",
+            f"SELECT g.source_id, g.target_id FROM context_edges g WHERE {LIVE_CONFLICT} "
+            f"AND (g.source_id IN ({marks}) OR g.target_id IN ({marks}))",
             (*chunk, *chunk),
         )
         wanted = set(chunk)

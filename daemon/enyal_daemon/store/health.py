@@ -7,15 +7,16 @@ from typing import Literal
 
 import apsw
 
+from .graph import LIVE_CONFLICT, LIVE_SUPERSEDES
 from .rows import E_COLUMNS, EntryRow, entry_row
 
 Kind = Literal["superseded", "conflicted", "stale", "orphan"]
 
 _ACTIVE = "e.is_deprecated = 0"
 _WHERE: dict[Kind, str] = {
-    "superseded": "EXISTS (SELECT 1 FROM context_edges g WHERE g.target_id = e.id "
-    "AND g.edge_type = 'supersedes')",
-    "conflicted": "EXISTS (SELECT 1 FROM context_edges g WHERE g.edge_type = 'conflicts_with' "
+    "superseded": f"EXISTS (SELECT 1 FROM context_edges g WHERE g.target_id = e.id "
+    f"AND {LIVE_SUPERSEDES})",
+    "conflicted": f"EXISTS (SELECT 1 FROM context_edges g WHERE {LIVE_CONFLICT} "
     "AND (g.source_id = e.id OR g.target_id = e.id))",
     "stale": "e.updated_at < ?",
     "orphan": "NOT EXISTS (SELECT 1 FROM context_edges g WHERE g.source_id = e.id) "
