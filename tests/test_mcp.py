@@ -456,3 +456,20 @@ def test_the_shim_stays_thin() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
     ).stdout
     assert out.strip() == ""
+
+
+def test_deep_and_oversize_frames_are_answered_and_the_shim_serves_on(
+    project: Path, stderr_log: TextIO
+) -> None:
+    shim = RawShim(project, stderr_log)
+    try:
+        deep = b'{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"x": ' + b"[" * 5000
+        shim.send(deep + b"]" * 5000 + b"}}")
+        assert shim.receive()["error"]["code"] == p.INVALID_REQUEST
+        huge = json.dumps({"jsonrpc": "2.0", "id": 2, "method": "ping", "params": {"x": "a"}})
+        shim.send(huge.encode().replace(b'"a"', b'"' + b"a" * (p.MAX_FRAME_BYTES + 10) + b'"'))
+        assert shim.receive()["error"]["code"] == p.TOO_LARGE
+        assert shim.ask(3, "ping")["result"] == {}  # still serving, and in step
+        assert shim.close_stdin_and_wait() == 0
+    finally:
+        shim.reap()

@@ -13,9 +13,11 @@ import argparse
 import logging
 import sys
 
+from enyal_protocol import wire as p
+
 from .daemon_link import DaemonLink
 from .server import Server
-from .wire import Writer
+from .wire import Writer, lines
 
 
 def _parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -42,10 +44,14 @@ def main(argv: list[str] | None = None) -> int:
     out = sys.stdout.buffer
     # stdout is the MCP stream: a stray print anywhere must land on stderr instead.
     sys.stdout = sys.stderr
-    server = Server(Writer(out), DaemonLink())
+    writer = Writer(out)
+    server = Server(writer, DaemonLink())
     try:
-        for line in sys.stdin.buffer:
-            server.handle(line)
+        for line in lines(sys.stdin.buffer):
+            if line is None:
+                writer.error(None, p.TOO_LARGE, f"frame larger than {p.MAX_FRAME_BYTES} bytes")
+            else:
+                server.handle(line)
             if server.client_gone:
                 break
     except KeyboardInterrupt:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Iterator
 from typing import IO, Any
 
 import msgspec
@@ -64,11 +65,16 @@ def _usable_id(value: Any) -> RequestId | None:
     return value if isinstance(value, int | str) else None
 
 
+TOO_DEEP = "JSON nested too deeply"
+
+
 def parse(line: bytes) -> Message:
     try:
         obj = _any_decoder.decode(line)
     except msgspec.DecodeError as exc:
         raise Fault(PARSE_ERROR, f"malformed JSON: {exc}") from None
+    except RecursionError:  # valid JSON, but deeper than msgspec decodes: as the daemon says
+        raise Fault(INVALID_REQUEST, TOO_DEEP) from None
     if isinstance(obj, list):
         raise Fault(INVALID_REQUEST, "JSON-RPC batches are not supported (MCP 2025-06-18 on)")
     if not isinstance(obj, dict):
@@ -80,11 +86,31 @@ def parse(line: bytes) -> Message:
         raise Fault(
             INVALID_REQUEST, f"not a JSON-RPC 2.0 message: {exc}", request_id=req_id
         ) from None
+    except RecursionError:
+        raise Fault(INVALID_REQUEST, TOO_DEEP, request_id=req_id) from None
     if msg.jsonrpc != "2.0":
         raise Fault(INVALID_REQUEST, 'jsonrpc must be "2.0"', request_id=req_id)
     if all(isinstance(v, UnsetType) for v in (msg.method, msg.result, msg.error)):
         raise Fault(INVALID_REQUEST, "a message needs a method", request_id=req_id)
     return msg
+
+
+def lines(stream: IO[bytes], limit: int = p.MAX_FRAME_BYTES) -> Iterator[bytes | None]:
+    """The stream's lines, each at most `limit` bytes; None stands for a longer line,
+    whose bytes are read and dropped, so one huge frame neither fills memory nor ends
+    the session (the daemon's socket closes such a connection; stdio has just the one)."""
+    while True:
+        line = stream.readline(limit + 1)
+        if not line:
+            return
+        if len(line) <= limit or (line.endswith(b"\n") and len(line) == limit + 1):
+            yield line
+            continue
+        while not line.endswith(b"\n"):
+            line = stream.readline(limit + 1)
+            if not line:
+                break
+        yield None
 
 
 class _Response(Struct):
