@@ -43,6 +43,12 @@ class Paths:
         return self.runtime_dir / "enyal.pid"
 
     @property
+    def socket_dir_is_ours(self) -> bool:
+        """Whether the socket's folder is one Enyal made (so it may tighten it)."""
+        parent = self.socket.parent
+        return parent == self.runtime_dir or parent.name == f"enyal-{os.getuid()}"
+
+    @property
     def spawn_lock(self) -> Path:
         return self.runtime_dir / "spawn.lock"
 
@@ -102,11 +108,24 @@ def resolve(environ: Mapping[str, str] | None = None) -> Paths:
     return Paths(home, data_dir, runtime_dir, log_dir, config_dir, socket)
 
 
-def ensure_private_dir(path: Path) -> None:
-    """Create a directory only its owner can enter (the socket's and runtime dir)."""
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+def ensure_private_dir(path: Path, *, ours: bool = True) -> None:
+    """A directory for the socket or the pidfile that no other user can write into.
+
+    One that does not exist is created, 0700. An existing one must belong to this user.
+    If it is Enyal's own (`ours`: the runtime dir, /tmp/enyal-<uid>) it is tightened to
+    0700; any other folder (ENYAL_SOCKET=/tmp/enyal.sock names /tmp) is never changed,
+    and is refused if others can write into it, since they could replace the socket."""
+    if not path.exists():
+        path.mkdir(parents=True, exist_ok=True, mode=0o700)
     st = path.stat()
     if st.st_uid != os.getuid():  # e.g. /tmp/enyal-<uid> made by someone else first
         raise PermissionError(f"{path} belongs to uid {st.st_uid}, not to this user")
-    if st.st_mode & 0o077:
-        path.chmod(0o700)
+    if ours:
+        if st.st_mode & 0o077:
+            path.chmod(0o700)
+    elif st.st_mode & 0o022:
+        raise PermissionError(
+            f"{path} is writable by other users, who could replace the socket there; "
+            "point ENYAL_SOCKET into a folder only you can write (Enyal does not change "
+            "the permissions of folders it did not create)"
+        )

@@ -134,7 +134,7 @@ def cmd_install(a: Args) -> Result:
         # launchd creates the socket file, not the folders above it.
         from enyal_protocol.paths import ensure_private_dir
 
-        ensure_private_dir(paths.socket.parent)
+        ensure_private_dir(paths.socket.parent, ours=paths.socket_dir_is_ours)
         paths.log_dir.mkdir(parents=True, exist_ok=True)
     for f in files:
         f.path.parent.mkdir(parents=True, exist_ok=True)

@@ -30,7 +30,7 @@ from enyal_protocol.paths import Paths, ensure_private_dir
 
 from ..embedder.model_files import locate
 from ..embedder.onnx import Embedder
-from ..errors import AlreadyRunning, EnyalError, TooLarge
+from ..errors import AlreadyRunning, EnyalError, StartupError, TooLarge
 from ..service.engine import Engine
 from ..service.verbs import VERBS
 from ..store import db
@@ -82,8 +82,11 @@ def answers(path: Path) -> bool:
     return True
 
 
-def bind_socket(path: Path) -> socket.socket:
-    ensure_private_dir(path.parent)
+def bind_socket(path: Path, *, ours: bool = True) -> socket.socket:
+    try:
+        ensure_private_dir(path.parent, ours=ours)
+    except PermissionError as exc:
+        raise StartupError(str(exc)) from None
     # We hold the pidfile lock, so no other daemon serves this home. A socket file here
     # belongs to a dead daemon, unless a service manager holds it for socket activation:
     # unlinking that would leave its socket unit listening on a path nobody can reach.
@@ -327,7 +330,11 @@ def main(paths: Paths, idle_timeout: float | None = None, on_demand_idle: float 
     try:
         engine = open_engine(paths)
         engine.embed("warm up")  # the first inference builds onnxruntime's kernels
-        sock = bind_socket(paths.socket) if inherited is None else inherited.sock
+        sock = (
+            bind_socket(paths.socket, ours=paths.socket_dir_is_ours)
+            if inherited is None
+            else inherited.sock
+        )
         # When we own the socket, it goes first on an idle exit: a client arriving then
         # starts a successor (which waits for our pidfile lock) instead of reaching us late.
         watch = IdleWatch(
