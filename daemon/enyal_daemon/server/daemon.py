@@ -24,7 +24,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
 
-from enyal_protocol import __version__
+import msgspec
+
+from enyal_protocol import __version__, ownership
 from enyal_protocol import wire as p
 from enyal_protocol.paths import Paths, ensure_private_dir
 
@@ -64,6 +66,28 @@ def lock_pidfile(path: Path) -> IO[str]:
     f.seek(0)
     f.truncate()
     f.write(f"{os.getpid()}\n")
+    f.flush()
+    return f
+
+
+def lock_database(paths: Paths) -> IO[bytes]:
+    """Hold the database's own lock (enyal_protocol/ownership.py) for the life of the
+    process: one daemon per database, whichever runtime folder it was started from."""
+    path = ownership.lock_path(paths)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    f = path.open("a+b")
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        f.close()
+        owner = ownership.current_owner(paths)
+        where = f"pid {owner.pid}, socket {owner.socket}" if owner else "starting up"
+        raise AlreadyRunning(
+            f"another enyal daemon ({where}) already serves the database {paths.db}"
+        ) from None
+    f.seek(0)
+    f.truncate()
+    f.write(msgspec.json.encode(ownership.Owner(pid=os.getpid(), socket=str(paths.socket))))
     f.flush()
     return f
 
@@ -327,7 +351,9 @@ def main(paths: Paths, idle_timeout: float | None = None, on_demand_idle: float 
         idle_timeout = on_demand_idle if inherited is not None else 0.0
     owns_socket = inherited is None
     pid_lock = acquire_pidfile(paths, activated=not owns_socket)
+    db_lock: IO[bytes] | None = None
     try:
+        db_lock = lock_database(paths)
         engine = open_engine(paths)
         engine.embed("warm up")  # the first inference builds onnxruntime's kernels
         sock = (
@@ -348,6 +374,10 @@ def main(paths: Paths, idle_timeout: float | None = None, on_demand_idle: float 
             if owns_socket:
                 _unlink_socket(paths.socket)
     finally:
+        # The database's lock goes first: a successor waiting on the pidfile must find the
+        # database free once it has the pidfile.
+        if db_lock is not None:
+            db_lock.close()
         with contextlib.suppress(OSError):
             paths.pid_file.unlink()
         pid_lock.close()
