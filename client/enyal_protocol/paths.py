@@ -76,8 +76,11 @@ def _runtime_dir(env: Mapping[str, str]) -> Path:
     """The per-user runtime dir. Without XDG_RUNTIME_DIR (containers, ssh, cron) Linux has
     none, and platformdirs warns on every call; like tmux, fall back to a private folder
     under the temp dir, keyed by uid."""
-    if sys.platform.startswith("linux") and not env.get("XDG_RUNTIME_DIR"):
-        return _temp_dir() / f"enyal-{os.getuid()}"
+    if sys.platform.startswith("linux"):
+        # Read from `env`, not through platformdirs (which reads os.environ), so that
+        # resolve() answers for the environment it is given.
+        runtime = env.get("XDG_RUNTIME_DIR")
+        return Path(runtime) / APP if runtime else _temp_dir() / f"enyal-{os.getuid()}"
     import platformdirs
 
     return Path(platformdirs.user_runtime_dir(APP, appauthor=False))

@@ -685,6 +685,7 @@ CONFLICT = -32005
 SHUTTING_DOWN = -32006
 STARTUP_FAILED = -32007  # the daemon could not start; in logs and exit codes, not on the wire
 VERSION_MISMATCH = -32008
+STORAGE_UNAVAILABLE = -32009
 
 ERROR_NAMES: dict[int, str] = {
     PARSE_ERROR: "parse error",
@@ -700,6 +701,7 @@ ERROR_NAMES: dict[int, str] = {
     SHUTTING_DOWN: "shutting down",
     STARTUP_FAILED: "startup failed",
     VERSION_MISMATCH: "version mismatch",
+    STORAGE_UNAVAILABLE: "storage unavailable",
 }
 
 MAX_FRAME_BYTES = 1024 * 1024

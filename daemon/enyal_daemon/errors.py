@@ -10,6 +10,7 @@
     ├── Conflict                    -32005  the request contradicts the stored state
     ├── ShuttingDown                -32006  the daemon is stopping; retry on the next one
     ├── VersionMismatch             -32008  the client expects another release; not run
+    ├── StorageError                -32009  disk full, read-only or failing storage
     └── StartupError                -32007  the daemon cannot start; never on the wire, the
         ├── AlreadyRunning                  process exits (AlreadyRunning with 75, so that
         └── ActivationError                 a client that spawned it just connects)
@@ -69,6 +70,10 @@ class ShuttingDown(EnyalError):
 
 class VersionMismatch(EnyalError):
     code = protocol.VERSION_MISMATCH
+
+
+class StorageError(EnyalError):
+    code = protocol.STORAGE_UNAVAILABLE
 
 
 class StartupError(EnyalError):

@@ -70,12 +70,21 @@ def lock_pidfile(path: Path) -> IO[str]:
     return f
 
 
-def lock_database(paths: Paths) -> IO[bytes]:
+def lock_database(paths: Paths) -> IO[bytes] | None:
     """Hold the database's own lock (enyal_protocol/ownership.py) for the life of the
-    process: one daemon per database, whichever runtime folder it was started from."""
+    process: one daemon per database, whichever runtime folder it was started from.
+    In a read-only folder the lock is held if the file is there, and skipped if not:
+    a daemon that cannot write cannot corrupt what another one writes."""
     path = ownership.lock_path(paths)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    f = path.open("a+b")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        f: IO[bytes] = path.open("a+b")
+    except OSError:
+        try:
+            f = path.open("rb")
+        except OSError:
+            log.warning("cannot create %s (read-only folder): serving without it", path)
+            return None
     try:
         fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -85,10 +94,11 @@ def lock_database(paths: Paths) -> IO[bytes]:
         raise AlreadyRunning(
             f"another enyal daemon ({where}) already serves the database {paths.db}"
         ) from None
-    f.seek(0)
-    f.truncate()
-    f.write(msgspec.json.encode(ownership.Owner(pid=os.getpid(), socket=str(paths.socket))))
-    f.flush()
+    if f.writable():
+        f.seek(0)
+        f.truncate()
+        f.write(msgspec.json.encode(ownership.Owner(pid=os.getpid(), socket=str(paths.socket))))
+        f.flush()
     return f
 
 

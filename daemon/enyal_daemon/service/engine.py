@@ -27,11 +27,11 @@ import numpy as np
 from ..embedder.batcher import Batcher
 from ..embedder.model_files import ModelFiles
 from ..embedder.onnx import Embedder, Vectors
-from ..errors import ModelUnavailable, NotFound
+from ..errors import ModelUnavailable, NotFound, StorageError
 from ..index import keywords
 from ..index.groups import ScopeGroups
 from ..index.vectors import VectorIndex
-from ..store import db, entries, meta
+from ..store import db, entries, failures, meta
 from ..store.rows import EntryRow
 from ..store.writer import Tx, Writer
 from .bookkeeping import Bookkeeping
@@ -90,6 +90,9 @@ class Engine:
         except Exception:
             conn.close()
             raise
+        self.read_only = db.read_only(conn)
+        if self.read_only:
+            log.warning("%s cannot be written: serving reads only", db_path)
         self.writer = Writer(conn)
         self.index.load(
             (rid, blob, deprecated, self.groups.key(level, path))
@@ -119,9 +122,15 @@ class Engine:
                 self._readers.append(conn)
         return conn
 
-    def write(self, job: Callable[[Tx], T]) -> T:
+    def write(self, job: Callable[[Tx], T], durable: bool = True) -> T:
         """Run `job` on the writer; returns once its transaction has committed."""
-        return self.writer.run(job)
+        try:
+            return self.writer.run(job, durable)
+        except apsw.Error as exc:
+            storage = failures.describe(exc, self.db_path)
+            if storage is None:
+                raise
+            raise storage from exc
 
     def beside(self, fn: Callable[[], T]) -> Future[T]:
         """Run `fn` on a side thread (with its own reader) while this one does other work."""
@@ -169,6 +178,9 @@ class Engine:
     def flush_bookkeeping(self) -> None:
         """Write buffered access counts and analytics events in one transaction."""
         batch = self.bookkeeping.drain()
-        if batch.empty:
+        if batch.empty or self.read_only:
             return
-        self.writer.run(batch.store, durable=False)
+        try:
+            self.write(batch.store, durable=False)
+        except StorageError as exc:  # counts are not worth failing anything for
+            log.warning("access counts and events dropped: %s", exc.message)

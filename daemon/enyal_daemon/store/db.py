@@ -7,24 +7,45 @@ there. apsw bundles a current SQLite with loading enabled on every platform.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from urllib.parse import quote
 
 import apsw
 import sqlite_vec
 
+from ..errors import StorageError
 from .migrations import migrate
 
 BUSY_TIMEOUT_MS = 10_000
 
 
+def writable(path: Path) -> bool:
+    """Whether the database (and the folder its WAL lives in) can be written: false on a
+    read-only file, folder or file system."""
+    if path.exists() and not os.access(path, os.W_OK):
+        return False
+    return os.access(path.parent, os.W_OK)
+
+
 def connect(path: Path, *, writer: bool) -> apsw.Connection:
-    """A connection with sqlite-vec loaded. Only the writer migrates the schema."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """A connection with sqlite-vec loaded. Only the writer migrates the schema. A database
+    that cannot be written is opened read-only: reads work, writes fail as ReadOnlyError
+    (said as a StorageError by store/failures.py)."""
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+    if not writable(path):
+        if not path.exists():
+            raise StorageError(
+                f"cannot create the database {path}: its folder is read-only",
+                {"reason": "read-only", "path": str(path)},
+            )
+        conn = _open_read_only(path)
+        _load_vec(conn)
+        return conn
     conn = apsw.Connection(str(path))
     conn.set_busy_timeout(BUSY_TIMEOUT_MS)
-    conn.enable_load_extension(True)
-    conn.load_extension(sqlite_vec.loadable_path())
-    conn.enable_load_extension(False)
+    _load_vec(conn)
     conn.execute("PRAGMA foreign_keys=ON")
     # Pages cached per connection; there is one reader per request thread, so the total is
     # what the daemon's memory pays. Reads are served from the OS page cache anyway: 2 MB
@@ -37,6 +58,27 @@ def connect(path: Path, *, writer: bool) -> apsw.Connection:
         conn.execute("PRAGMA synchronous=FULL")
         migrate(conn)
     return conn
+
+
+def _open_read_only(path: Path) -> apsw.Connection:
+    """SQLite opens a WAL database read-only only if its -shm file exists or can be made.
+    In a read-only folder after a clean stop (WAL checkpointed and removed) neither holds:
+    then the file is opened immutable, which is exact, since nothing can change it."""
+    flags = apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
+    shm = path.with_name(path.name + "-shm")
+    if shm.exists() or os.access(path.parent, os.W_OK):
+        return apsw.Connection(f"file:{quote(str(path))}?mode=ro", flags=flags)
+    return apsw.Connection(f"file:{quote(str(path))}?immutable=1", flags=flags)
+
+
+def _load_vec(conn: apsw.Connection) -> None:
+    conn.enable_load_extension(True)
+    conn.load_extension(sqlite_vec.loadable_path())
+    conn.enable_load_extension(False)
+
+
+def read_only(conn: apsw.Connection) -> bool:
+    return bool(conn.readonly("main"))
 
 
 def sqlite_version() -> str:

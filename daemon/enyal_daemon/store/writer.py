@@ -118,7 +118,10 @@ class Writer:
                     outcomes.append((job, tx, None, exc))
             self.conn.execute("COMMIT")
         except Exception as exc:
-            log.exception("write transaction failed")
+            if isinstance(exc, apsw.FullError | apsw.ReadOnlyError | apsw.IOError):
+                log.warning("write transaction failed: %s", exc)  # the caller says why
+            else:
+                log.exception("write transaction failed")
             if not self.conn.getautocommit():
                 self.conn.execute("ROLLBACK")
             for job in batch:

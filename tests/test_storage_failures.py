@@ -1,0 +1,122 @@
+"""Storage that fails (issue 9): a full disk and a read-only database, on a real small
+tmpfs. Writes get their own error (-32009) saying why and where; reads go on; the daemon
+stops cleanly and restarts while the disk is full, and writes again once there is room.
+
+Mounting needs root (or CAP_SYS_ADMIN); elsewhere these tests skip, saying so."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import start_daemon
+from daemon_support import census, integrity, isolated_env
+from enyal_client.transport import RpcError
+from enyal_protocol import wire as p
+
+
+@contextlib.contextmanager
+def tmpfs(where: Path, size: str) -> Iterator[Path]:
+    where.mkdir(parents=True)
+    run = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size},mode=0700", "tmpfs", str(where)],
+        capture_output=True,
+        text=True,
+    )
+    if run.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here ({run.stderr.strip() or 'not root'})")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], check=False)
+
+
+def fill(disk: Path) -> Path:
+    """Take every free byte of the file system."""
+    filler = disk / "filler"
+    with filler.open("wb") as f, contextlib.suppress(OSError):
+        while True:
+            f.write(b"\0" * (1 << 16))
+            f.flush()
+    return filler
+
+
+def storage_error(call: Any) -> dict[str, Any]:
+    with pytest.raises(RpcError) as err:
+        call()
+    assert err.value.code == p.STORAGE_UNAVAILABLE, err.value
+    return {"message": err.value.message, "data": err.value.data}
+
+
+def remember(d: Any, text: str) -> str:
+    return str(d.call("remember", {"content": text, "scope": "global"})["id"])
+
+
+def test_a_full_disk_fails_writes_clearly_and_recovers_by_itself(tmp_path: Path) -> None:
+    with tmpfs(tmp_path / "disk", "16m") as disk:
+        home = disk / "home"
+        env = isolated_env(home)
+        d = start_daemon(env=env)
+        try:
+            kept = remember(d, "The staging database is stage-db-2.")
+            filler = fill(disk)
+            err = storage_error(lambda: remember(d, "Deploys happen on Tuesdays."))
+            assert err["message"].startswith("disk full:") and str(home) in err["message"]
+            assert err["data"]["reason"] == "full"
+            storage_error(lambda: d.call("forget", {"id": kept, "hard": True}))
+            hits = d.call("recall", {"query": "staging database", "min_confidence": 0})
+            assert [h["id"] for h in hits["results"]] == [kept]  # reads go on
+            assert d.stop() == 0  # SIGTERM while full: a clean stop
+            if d.proc.stderr:
+                d.proc.stderr.close()
+            d = start_daemon(env=env)  # and a restart while still full
+            assert d.call("get", {"id": kept})["content"] == "The staging database is stage-db-2."
+            filler.unlink()  # room again: no restart needed
+            later = remember(d, "Deploys happen on Tuesdays.")
+            d.call("forget", {"id": kept, "hard": True})
+            assert d.call("stats")["total"] == 1 and d.call("get", {"id": later})
+        finally:
+            if d.alive():
+                d.stop()
+            if d.proc.stderr:
+                d.proc.stderr.close()
+        assert integrity(home / "enyal.db") == ["ok"]
+        census(home / "enyal.db").assert_consistent()
+
+
+def test_a_read_only_database_serves_reads_and_refuses_writes(tmp_path: Path) -> None:
+    with tmpfs(tmp_path / "disk", "16m") as disk:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("ENYAL_", "XDG_"))}
+        runtime = tmp_path / "runtime"
+        runtime.mkdir(mode=0o700)
+        env.update(
+            ENYAL_SOCKET=str(runtime / "enyal.sock"),
+            XDG_RUNTIME_DIR=str(runtime),
+            XDG_DATA_HOME=str(disk / "data"),
+            XDG_STATE_HOME=str(tmp_path / "state"),
+            XDG_CONFIG_HOME=str(tmp_path / "config"),
+        )
+        d = start_daemon(env=env)
+        kept = remember(d, "Logs are written as JSON lines.")
+        assert d.stop() == 0
+        if d.proc.stderr:
+            d.proc.stderr.close()
+        subprocess.run(["mount", "-o", "remount,ro", str(disk)], check=True)
+        d = start_daemon(env=env)
+        try:
+            hits = d.call("recall", {"query": "log format", "min_confidence": 0})
+            assert [h["id"] for h in hits["results"]] == [kept]
+            err = storage_error(lambda: remember(d, "Metrics go to Prometheus."))
+            assert "read-only" in err["message"] and err["data"]["reason"] == "read-only"
+            assert d.call("stats")["total"] == 1
+        finally:
+            d.stop()
+            if d.proc.stderr:
+                d.proc.stderr.close()
+            subprocess.run(["mount", "-o", "remount,rw", str(disk)], check=False)
