@@ -106,13 +106,17 @@ def _contradictions(
         return [], []
     hits = engine.index.search(vec, conflicts.CANDIDATES)
     rows = entries.by_rids(tx.conn, [rid for rid, _ in hits])
+    similar = [(rows[rid], sim) for rid, sim in hits if rid in rows]
+    # Superseded entries are history; those this memory supersedes are being settled now.
+    settled = conflicts.superseded(tx.conn, similar) | set(params.supersedes)
     return conflicts.review(
         params.content,
         params.content_type,
         (params.scope, scope_path),
-        [(rows[rid], sim) for rid, sim in hits if rid in rows],
+        similar,
         params.detect_conflicts,
         params.suggest_supersedes,
+        settled,
     )
 
 
