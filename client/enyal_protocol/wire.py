@@ -356,6 +356,22 @@ class ExportResult(Struct, kw_only=True):
     next: int | None
 
 
+class BackupParams(Params, kw_only=True):
+    path: Annotated[
+        str,
+        Meta(min_length=1, description="Where to write the copy; relative to cwd if relative."),
+    ]
+    overwrite: bool = False
+    cwd: Cwd = None
+
+
+class BackupResult(Struct, kw_only=True):
+    path: str
+    bytes: int
+    entries: int
+    seconds: float
+
+
 class ImportEntry(Struct, kw_only=True, forbid_unknown_fields=True):
     """One JSONL line of an import: an exported Entry, or just the fields a person writes."""
 
@@ -618,6 +634,7 @@ METHODS: dict[str, Method] = {
     "stats": Method(StatsParams, Stats, "Counts and sizes."),
     "import": Method(ImportParams, ImportResult, "Store a batch of JSONL lines."),
     "export": Method(ExportParams, ExportResult, "Page through every entry."),
+    "backup": Method(BackupParams, BackupResult, "A consistent copy of the database, online."),
     "link": Method(LinkParams, Edge, "Create an edge between two entries."),
     "unlink": Method(UnlinkParams, Edge, "Remove an edge."),
     "edges": Method(EdgesParams, EdgesResult, "An entry's edges."),

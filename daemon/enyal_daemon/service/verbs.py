@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from . import analytics, graph, health, memories, recall, stats, transfer, validity
+from . import analytics, backup, graph, health, memories, recall, stats, transfer, validity
 from .engine import Engine
 
 Verb = Callable[[Engine, Any], Any]
@@ -34,4 +34,5 @@ VERBS: dict[str, Verb] = {
     "analytics": analytics.analytics,
     "import": transfer.import_lines,
     "export": transfer.export_page,
+    "backup": backup.backup,
 }
