@@ -333,9 +333,10 @@ class ImportParams(Params, kw_only=True):
 
 class ImportLine(Struct, kw_only=True):
     line: int
-    status: Literal["stored", "existing", "failed"]
+    status: Literal["stored", "existing", "failed", "read"]
     id: str | None = None
     error: str | None = None
+    kind: Literal["entry", "edge", "header"] = "entry"
 
 
 class ImportResult(Struct, kw_only=True):
@@ -349,11 +350,38 @@ class ExportParams(Params, kw_only=True):
     after: Annotated[int, Meta(ge=0, description="Cursor from the previous page; 0 to start.")] = 0
     limit: Annotated[int, Meta(ge=1, le=1000)] = 500
     include_deprecated: bool = True
+    kind: Literal["entries", "edges"] = "entries"
+    versions: bool = False  # each entry with its version history
 
 
-class ExportResult(Struct, kw_only=True):
-    entries: list[Entry]
+class ExportedEntry(Entry, kw_only=True, omit_defaults=True):
+    versions: list[Version] | None = None
+
+
+class ExportResult(Struct, kw_only=True, omit_defaults=True):
+    entries: list[ExportedEntry]
     next: int | None
+    edges: list[Edge] = []  # a page of kind "edges"; left out of entry pages
+
+
+EXPORT_FORMAT = 2  # 1: entries only, no header line; 2: header, entries with versions, edges
+
+
+class ExportHeader(Struct, kw_only=True):
+    """The first line of an export: what wrote it, so an import can tell."""
+
+    enyal_export: int
+    enyal_version: str
+    model_id: str
+    exported_at: str
+    entries: int
+    edges: int
+
+
+class ImportEdge(Struct, kw_only=True, forbid_unknown_fields=True):
+    """An edge line of an export: {"edge": {...}}."""
+
+    edge: Edge
 
 
 class BackupParams(Params, kw_only=True):
@@ -391,6 +419,7 @@ class ImportEntry(Struct, kw_only=True, forbid_unknown_fields=True):
     metadata: dict[str, Any] = {}
     is_deprecated: bool = False
     content_hash: str | None = None
+    versions: list[Version] | None = None  # the history, as exported; else "created" now
 
 
 # --- graph methods ---------------------------------------------------------------------

@@ -1,15 +1,24 @@
-"""Import and export as JSONL: one entry a line, every field, vectors left out.
+"""Import and export as JSONL: everything a memory means, vectors left out.
 
+The format (docs/PROTOCOL.md, "The export format"): a header line naming the format
+and the model, then one line per entry with its version history, then one line
+per edge. Exports of format 1 (bare entry lines, no header) still import.
 Vectors are a function of the content and the model, so they are recomputed on
 import rather than carried (a file stays small, and stays valid across models).
-Each import line is its own savepoint: a line is stored whole or not at all,
-and a bad line is reported without touching the others.
+
+Each import line is its own savepoint: a line is stored whole or not at all, and a
+bad line is reported without touching the others. Edges come after the entries
+they join, so a whole file imports in order; an edge whose ends are missing fails
+alone. Imported edges and histories are taken as they were written: the checks of
+`link` (one head per supersession chain) guard new edges, not restored ones.
 """
 
 from __future__ import annotations
 
+import functools
 import uuid
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Literal
 
 import msgspec
 
@@ -17,38 +26,67 @@ from enyal_protocol import wire as p
 
 from .. import heap
 from ..errors import EnyalError, InvalidValue
-from ..store import entries, versions
+from ..store import entries, graph, versions
 from ..store.writer import Tx
 from .clock import normalize_iso, now_iso
-from .engine import Engine
+from .engine import Engine, require_entry
 from .limits import check_content, check_metadata
 
-_line_decoder = msgspec.json.Decoder(p.ImportEntry)
+_entry_decoder = msgspec.json.Decoder(p.ImportEntry)
+_edge_decoder = msgspec.json.Decoder(p.ImportEdge)
+_header_decoder = msgspec.json.Decoder(p.ExportHeader)
 MAX_RID = 2**63 - 1
 
+Parsed = tuple[int, p.Entry, list[p.Version] | None] | tuple[int, p.Edge]
 
-def _parse(line: str) -> p.ImportEntry:
+
+def _decode(decoder: msgspec.json.Decoder[Any], line: str, what: str) -> Any:
     try:
-        item = _line_decoder.decode(line)
+        return decoder.decode(line)
     except msgspec.ValidationError as exc:
-        raise InvalidValue(f"invalid entry: {exc}") from None
+        raise InvalidValue(f"invalid {what}: {exc}") from None
     except msgspec.DecodeError as exc:
         raise InvalidValue(f"not JSON: {exc}") from None
+    except RecursionError:
+        raise InvalidValue("JSON nested too deeply") from None
+
+
+LineKind = Literal["entry", "edge", "header"]
+
+
+def _kind(line: str) -> LineKind:
+    """What a line holds, from its first key: a header and an edge line each have one."""
+    head = line.lstrip()[:32]
+    if head.startswith('{"enyal_export"'):
+        return "header"
+    if head.startswith('{"edge"'):
+        return "edge"
+    return "entry"
+
+
+def _header(line: str) -> p.ExportHeader:
+    header: p.ExportHeader = _decode(_header_decoder, line, "header")
+    if header.enyal_export > p.EXPORT_FORMAT:
+        raise InvalidValue(
+            f"written in export format {header.enyal_export} by enyal {header.enyal_version}; "
+            f"this one reads up to {p.EXPORT_FORMAT}: upgrade Enyal to import it"
+        )
+    return header
+
+
+def _entry(line: str) -> tuple[p.Entry, list[p.Version] | None]:
+    item: p.ImportEntry = _decode(_entry_decoder, line, "entry")
     check_content(item.content)
     check_metadata(item.metadata)
     if item.scope_level == "global" and item.scope_path is not None:
         raise InvalidValue("global scope takes no scope_path")
     if item.scope_level != "global" and item.scope_path is None:
         raise InvalidValue(f"{item.scope_level} scope needs scope_path")
-    return item
-
-
-def _entry(item: p.ImportEntry) -> p.Entry:
     now = now_iso()
     created = normalize_iso(item.created_at, "created_at") if item.created_at else now
     updated = normalize_iso(item.updated_at, "updated_at") if item.updated_at else created
     accessed = normalize_iso(item.accessed_at, "accessed_at") if item.accessed_at else None
-    return p.Entry(
+    entry = p.Entry(
         id=item.id or str(uuid.uuid4()),
         content=item.content,
         content_type=item.content_type,
@@ -66,45 +104,91 @@ def _entry(item: p.ImportEntry) -> p.Entry:
         is_deprecated=item.is_deprecated,
         content_hash=entries.content_hash(item.content),
     )
+    if item.versions is not None:
+        numbers = [v.version for v in item.versions]
+        if len(set(numbers)) != len(numbers) or min(numbers, default=1) < 1:
+            raise InvalidValue("versions must be numbered from 1, each once")
+        for v in item.versions:
+            normalize_iso(v.changed_at, "versions.changed_at")
+    return entry, item.versions
+
+
+def _edge(line: str) -> p.Edge:
+    edge: p.Edge = _decode(_edge_decoder, line, "edge").edge
+    check_metadata(edge.metadata)
+    if edge.source_id == edge.target_id:
+        raise InvalidValue("an entry cannot be linked to itself")
+    normalize_iso(edge.created_at, "edge.created_at")
+    return edge
 
 
 def import_lines(engine: Engine, params: p.ImportParams) -> p.ImportResult:
     results: list[p.ImportLine] = []
-    parsed: list[tuple[int, p.Entry]] = []
+    to_embed: list[tuple[int, p.Entry, list[p.Version] | None]] = []
+    edges: list[tuple[int, p.Edge]] = []
     for offset, line in enumerate(params.lines):
         number = params.first_line + offset
         if not line.strip():
             continue  # blank lines are not entries
+        kind = _kind(line)
         try:
-            parsed.append((number, _entry(_parse(line))))
+            if kind == "header":
+                _header(line)
+                results.append(p.ImportLine(line=number, status="read", kind="header"))
+            elif kind == "edge":
+                edges.append((number, _edge(line)))
+            else:
+                to_embed.append((number, *_entry(line)))
         except EnyalError as exc:
-            results.append(p.ImportLine(line=number, status="failed", error=exc.message))
-    vectors = engine.embed_many([e.content for _, e in parsed])
+            results.append(p.ImportLine(line=number, status="failed", error=exc.message, kind=kind))
+    vectors = engine.embed_many([e.content for _, e, _ in to_embed])
 
     def job(tx: Tx) -> list[p.ImportLine]:
         out: list[p.ImportLine] = []
-        for (number, entry), vec in zip(parsed, vectors, strict=True):
-            try:
-                with tx.conn:  # one savepoint per line
-                    out.append(_store_one(engine, tx, number, entry, vec))
-            except Exception as exc:  # a constraint the checks above did not foresee
-                out.append(p.ImportLine(line=number, status="failed", error=str(exc)))
+        for (number, entry, history), vec in zip(to_embed, vectors, strict=True):
+            store = functools.partial(_store_entry, engine, tx, number, entry, history, vec)
+            out.append(_savepoint(tx, number, "entry", store))
+        for number, edge in edges:
+            out.append(
+                _savepoint(tx, number, "edge", functools.partial(_store_edge, tx, number, edge))
+            )
         return out
 
-    if parsed:
+    if to_embed or edges:
         results.extend(engine.write(job))
         del vectors
         heap.trim()  # a batch of long texts leaves tens of MB of freed heap behind
     results.sort(key=lambda r: r.line)
+    counted = [r for r in results if r.kind != "header"]
     return p.ImportResult(
-        stored=sum(r.status == "stored" for r in results),
-        existing=sum(r.status == "existing" for r in results),
-        failed=sum(r.status == "failed" for r in results),
+        stored=sum(r.status == "stored" for r in counted),
+        existing=sum(r.status == "existing" for r in counted),
+        failed=sum(r.status == "failed" for r in counted),
         lines=results,
     )
 
 
-def _store_one(engine: Engine, tx: Tx, number: int, entry: p.Entry, vec: Any) -> p.ImportLine:
+def _savepoint(
+    tx: Tx, number: int, kind: Literal["entry", "edge"], store: Callable[[], p.ImportLine]
+) -> p.ImportLine:
+    try:
+        with tx.conn:  # one savepoint per line
+            return store()
+    except EnyalError as exc:
+        error = exc.message
+    except Exception as exc:  # a constraint the checks above did not foresee
+        error = str(exc)
+    return p.ImportLine(line=number, status="failed", error=error, kind=kind)
+
+
+def _store_entry(
+    engine: Engine,
+    tx: Tx,
+    number: int,
+    entry: p.Entry,
+    history: list[p.Version] | None,
+    vec: Any,
+) -> p.ImportLine:
     if entries.get(tx.conn, entry.id) is not None:
         return p.ImportLine(line=number, status="existing", id=entry.id)
     if not entry.is_deprecated:
@@ -114,15 +198,44 @@ def _store_one(engine: Engine, tx: Tx, number: int, entry: p.Entry, vec: Any) ->
         if same is not None:
             return p.ImportLine(line=number, status="existing", id=same.id)
     rid = entries.insert(tx.conn, entry, vec.tobytes())
-    versions.record(tx.conn, entry.id, "created", entry.created_at)
-    active = not entry.is_deprecated
-    engine.index_after_commit(tx, rid, vec, (entry.scope_level, entry.scope_path), active)
+    if history:
+        versions.insert_all(tx.conn, entry.id, history)
+    else:
+        versions.record(tx.conn, entry.id, "created", entry.created_at)
+    scope = (entry.scope_level, entry.scope_path)
+    engine.index_after_commit(tx, rid, vec, scope, active=not entry.is_deprecated)
     return p.ImportLine(line=number, status="stored", id=entry.id)
 
 
+def _store_edge(tx: Tx, number: int, edge: p.Edge) -> p.ImportLine:
+    if graph.get(tx.conn, edge.id) is not None:
+        return p.ImportLine(line=number, status="existing", id=edge.id, kind="edge")
+    same = graph.find(tx.conn, edge.source_id, edge.target_id, edge.edge_type)
+    if same is not None:
+        return p.ImportLine(line=number, status="existing", id=same.id, kind="edge")
+    require_entry(tx.conn, edge.source_id)
+    require_entry(tx.conn, edge.target_id)
+    graph.insert_edge(tx.conn, edge)
+    return p.ImportLine(line=number, status="stored", id=edge.id, kind="edge")
+
+
 def export_page(engine: Engine, params: p.ExportParams) -> p.ExportResult:
-    # rids are SQLite integers (64-bit): a cursor beyond them just means past the end.
+    # Cursors are SQLite integers (64-bit): one beyond them just means past the end.
     after = min(params.after, MAX_RID)
-    rows = entries.page(engine.reader(), after, params.limit, params.include_deprecated)
-    nxt = rows[-1].rid if len(rows) == params.limit else None
-    return p.ExportResult(entries=[r.entry() for r in rows], next=nxt)
+    conn = engine.reader()
+    if params.kind == "edges":
+        page = graph.page(conn, after, params.limit)
+        nxt = page[-1][0] if len(page) == params.limit else None
+        return p.ExportResult(entries=[], edges=[edge for _, edge in page], next=nxt)
+    rows = entries.page(conn, after, params.limit, params.include_deprecated)
+    history = versions.all_for(conn, [r.id for r in rows]) if params.versions else {}
+    exported = [
+        p.ExportedEntry(
+            **msgspec.structs.asdict(r.entry()),
+            versions=history.get(r.id, []) if params.versions else None,
+        )
+        for r in rows
+    ]
+    return p.ExportResult(
+        entries=exported, next=rows[-1].rid if len(rows) == params.limit else None
+    )

@@ -79,6 +79,38 @@ def insert(
     return edge
 
 
+def insert_edge(conn: apsw.Connection, edge: Edge) -> None:
+    """An edge as it was exported: its own id, time, confidence and metadata."""
+    conn.execute(
+        f"INSERT INTO context_edges ({EDGE_COLUMNS}) VALUES (?,?,?,?,?,?,?)",
+        (
+            edge.id,
+            edge.source_id,
+            edge.target_id,
+            edge.edge_type,
+            edge.confidence,
+            edge.created_at,
+            msgspec.json.encode(edge.metadata).decode(),
+        ),
+    )
+
+
+def get(conn: apsw.Connection, edge_id: str) -> Edge | None:
+    row = conn.execute(
+        f"SELECT {EDGE_COLUMNS} FROM context_edges WHERE id = ?", (edge_id,)
+    ).fetchone()
+    return row_to_edge(row) if row else None
+
+
+def page(conn: apsw.Connection, after: int, limit: int) -> list[tuple[int, Edge]]:
+    """(rowid, edge) of the next `limit` edges after rowid `after`, in insertion order."""
+    cur = conn.execute(
+        f"SELECT rowid, {EDGE_COLUMNS} FROM context_edges WHERE rowid > ? ORDER BY rowid LIMIT ?",
+        (after, limit),
+    )
+    return [(int(r[0]), row_to_edge(r[1:])) for r in cur]
+
+
 def find(conn: apsw.Connection, source: str, target: str, edge_type: str) -> Edge | None:
     row = conn.execute(
         f"SELECT {EDGE_COLUMNS} FROM context_edges "

@@ -86,3 +86,41 @@ def content_changed_since(conn: apsw.Connection, when: str) -> list[str]:
         (when,),
     )
     return [str(r[0]) for r in cur]
+
+
+def all_for(conn: apsw.Connection, ids: Sequence[str]) -> dict[str, list[Version]]:
+    """Every version of each of `ids`, oldest first."""
+    out: dict[str, list[Version]] = {}
+    for start in range(0, len(ids), CHUNK):
+        chunk = list(ids[start : start + CHUNK])
+        cur = conn.execute(
+            f"SELECT entry_id, {VERSION_COLUMNS} FROM context_versions WHERE entry_id IN "
+            f"({','.join('?' * len(chunk))}) ORDER BY entry_id, version",
+            chunk,
+        )
+        for r in cur:
+            out.setdefault(str(r[0]), []).append(row_to_version(r[1:]))
+    return out
+
+
+def insert_all(conn: apsw.Connection, entry_id: str, history: Sequence[Version]) -> None:
+    """An entry's history as it was exported."""
+    conn.executemany(
+        f"INSERT INTO context_versions (entry_id, {VERSION_COLUMNS}) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (
+                entry_id,
+                v.version,
+                v.change_type,
+                v.changed_at,
+                v.content,
+                v.content_type,
+                v.confidence,
+                msgspec.json.encode(v.tags).decode(),
+                msgspec.json.encode(v.metadata).decode(),
+                int(v.is_deprecated),
+            )
+            for v in history
+        ],
+    )
