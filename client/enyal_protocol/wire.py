@@ -283,9 +283,10 @@ class ForgetParams(Params, kw_only=True):
     ] = False
 
 
-class ForgetResult(Struct, kw_only=True):
+class ForgetResult(Struct, kw_only=True, omit_defaults=True):
     id: str
     action: Literal["deprecated", "deleted"]
+    changed: bool = True  # sent only when false: it was forgotten already, nothing changed
 
 
 class RestoreParams(Params, kw_only=True):

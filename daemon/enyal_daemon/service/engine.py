@@ -27,7 +27,7 @@ import numpy as np
 from ..embedder.batcher import Batcher
 from ..embedder.model_files import ModelFiles
 from ..embedder.onnx import Embedder, Vectors
-from ..errors import ModelUnavailable, NotFound, StorageError
+from ..errors import InvalidValue, ModelUnavailable, NotFound, StorageError
 from ..index import keywords
 from ..index.groups import ScopeGroups
 from ..index.vectors import VectorIndex
@@ -40,6 +40,8 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 PARALLEL_EMBED_FROM = 16
+MIN_PREFIX = 4
+SHOW_AMBIGUOUS = 5
 EMBED_CONCURRENCY = 2  # one inference per core; more only queues inside onnxruntime
 
 
@@ -58,11 +60,24 @@ def bind_model(conn: apsw.Connection, files: ModelFiles, dim: int) -> None:
 
 
 def require_entry(conn: apsw.Connection, entry_id: str) -> EntryRow:
-    """The entry with this id, or NotFound: the one place that says so."""
+    """The entry with this id, or with an id this unique prefix starts (as git takes
+    abbreviated hashes, MIN_PREFIX characters at least); NotFound, or InvalidValue for an
+    ambiguous prefix: the one place that says so."""
     row = entries.get(conn, entry_id)
-    if row is None:
-        raise NotFound(f"no entry with id {entry_id!r}")
-    return row
+    if row is not None:
+        return row
+    if len(entry_id) >= MIN_PREFIX and "\x00" not in entry_id:
+        matches = entries.by_prefix(conn, entry_id, SHOW_AMBIGUOUS + 1)
+        if len(matches) == 1:
+            return matches[0]
+        if matches:
+            ids = [m.id for m in matches[:SHOW_AMBIGUOUS]]
+            more = ", …" if len(matches) > SHOW_AMBIGUOUS else ""
+            raise InvalidValue(
+                f"id prefix {entry_id!r} is ambiguous: {', '.join(ids)}{more}",
+                {"matches": ids},
+            )
+    raise NotFound(f"no entry with id {entry_id!r}")
 
 
 class Engine:

@@ -37,8 +37,10 @@ def link_in_tx(
 ) -> p.Edge:
     if source == target:
         raise InvalidValue("an entry cannot be linked to itself")
-    require_entry(tx.conn, source)
-    require_entry(tx.conn, target)
+    source = require_entry(tx.conn, source).id
+    target = require_entry(tx.conn, target).id
+    if source == target:
+        raise InvalidValue("an entry cannot be linked to itself")
     if graph.find(tx.conn, source, target, edge_type) is not None:
         raise Conflict(f"a {edge_type} edge from {source} to {target} already exists")
     if edge_type == "supersedes":
@@ -121,7 +123,9 @@ def link(engine: Engine, params: p.LinkParams) -> p.Edge:
 
 def unlink(engine: Engine, params: p.UnlinkParams) -> p.Edge:
     def job(tx: Tx) -> p.Edge:
-        edge = graph.find(tx.conn, params.source_id, params.target_id, params.edge_type)
+        source = require_entry(tx.conn, params.source_id).id
+        target = require_entry(tx.conn, params.target_id).id
+        edge = graph.find(tx.conn, source, target, params.edge_type)
         if edge is None:
             raise NotFound(
                 f"no {params.edge_type} edge from {params.source_id} to {params.target_id}"
@@ -134,9 +138,9 @@ def unlink(engine: Engine, params: p.UnlinkParams) -> p.Edge:
 
 def edges(engine: Engine, params: p.EdgesParams) -> p.EdgesResult:
     conn = engine.reader()
-    engine.require(params.id, conn)
+    entry_id = engine.require(params.id, conn).id
     types = [params.edge_type] if params.edge_type else []
-    return p.EdgesResult(edges=graph.touching(conn, [params.id], params.direction, types))
+    return p.EdgesResult(edges=graph.touching(conn, [entry_id], params.direction, types))
 
 
 def walk(

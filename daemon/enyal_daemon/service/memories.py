@@ -169,11 +169,11 @@ def update(engine: Engine, params: p.UpdateParams) -> p.Entry:
                     {"existing": same.id},
                 )
         entries.update_fields(tx.conn, row.rid, fields)
-        versions.record(tx.conn, params.id, "updated", fields["updated_at"])
+        versions.record(tx.conn, row.id, "updated", fields["updated_at"])
         if vec is not None:
             entries.replace_vector(tx.conn, row.rid, vec.tobytes())
             engine.index_after_commit(tx, row.rid, vec, row.scope, active=not row.is_deprecated)
-        return engine.require(params.id, tx.conn).entry()
+        return engine.require(row.id, tx.conn).entry()
 
     entry = engine.write(job)
     engine.bookkeeping.event(entry.id, "update")
@@ -186,12 +186,13 @@ def forget(engine: Engine, params: p.ForgetParams) -> p.ForgetResult:
         if params.hard:
             entries.delete(tx.conn, row.rid)  # edges, versions, events go by ON DELETE CASCADE
             tx.after_commit.append(lambda: engine.index.remove(row.rid))
-            return p.ForgetResult(id=params.id, action="deleted")
-        if not row.is_deprecated:
-            entries.update_fields(tx.conn, row.rid, {"is_deprecated": 1})
-            versions.record(tx.conn, params.id, "forgotten", now_iso())
+            return p.ForgetResult(id=row.id, action="deleted")
+        if row.is_deprecated:  # already forgotten: nothing changes, no version is added
+            return p.ForgetResult(id=row.id, action="deprecated", changed=False)
+        entries.update_fields(tx.conn, row.rid, {"is_deprecated": 1})
+        versions.record(tx.conn, row.id, "forgotten", now_iso())
         tx.after_commit.append(lambda: engine.index.set_active(row.rid, False))
-        return p.ForgetResult(id=params.id, action="deprecated")
+        return p.ForgetResult(id=row.id, action="deprecated")
 
     return engine.write(job)
 
@@ -201,20 +202,20 @@ def restore(engine: Engine, params: p.RestoreParams) -> p.Entry:
     fields as a new version (history is never rewritten)."""
     target: p.Version | None = None
     vec: Vectors | None = None
+    entry_id = engine.require(params.id).id
     if params.version is not None:
-        target = versions.get(engine.reader(), params.id, params.version)
+        target = versions.get(engine.reader(), entry_id, params.version)
         if target is None:
-            engine.require(params.id)  # NotFound for an unknown entry first
-            raise NotFound(f"entry {params.id} has no version {params.version}")
+            raise NotFound(f"entry {entry_id} has no version {params.version}")
         vec = engine.embed(target.content)
 
     def job(tx: Tx) -> p.Entry:
-        row = engine.require(params.id, tx.conn)
+        row = engine.require(entry_id, tx.conn)
         now = now_iso()
         if target is None:
             if row.is_deprecated:
                 entries.update_fields(tx.conn, row.rid, {"is_deprecated": 0})
-                versions.record(tx.conn, params.id, "restored", now)
+                versions.record(tx.conn, row.id, "restored", now)
             tx.after_commit.append(lambda: engine.index.set_active(row.rid, True))
         else:
             assert vec is not None
@@ -233,8 +234,8 @@ def restore(engine: Engine, params: p.RestoreParams) -> p.Entry:
                 },
             )
             entries.replace_vector(tx.conn, row.rid, vec.tobytes())
-            versions.record(tx.conn, params.id, "reverted", now)
+            versions.record(tx.conn, row.id, "reverted", now)
             engine.index_after_commit(tx, row.rid, vec, row.scope, not target.is_deprecated)
-        return engine.require(params.id, tx.conn).entry()
+        return engine.require(row.id, tx.conn).entry()
 
     return engine.write(job)

@@ -72,13 +72,13 @@ def history(engine: Engine, params: p.HistoryParams) -> p.HistoryResult:
     """Versions, and the supersession chain both ways as far as it is live: a forgotten
     entry supersedes nothing, so the chain stops at it (store/graph.py has the rule)."""
     conn = engine.reader()
-    engine.require(params.id, conn)
-    newer = walk(conn, params.id, "incoming", ["supersedes"], CHAIN_DEPTH)
-    older = walk(conn, params.id, "outgoing", ["supersedes"], CHAIN_DEPTH)
-    rows = entries.by_ids(conn, [params.id, *(i for i, _, _ in newer + older)])
+    entry_id = engine.require(params.id, conn).id
+    newer = walk(conn, entry_id, "incoming", ["supersedes"], CHAIN_DEPTH)
+    older = walk(conn, entry_id, "outgoing", ["supersedes"], CHAIN_DEPTH)
+    rows = entries.by_ids(conn, [entry_id, *(i for i, _, _ in newer + older)])
 
     def chain(found: list[tuple[str, int, p.Edge]], toward_newer: bool) -> list[p.Entry]:
-        kept, out = {params.id}, []
+        kept, out = {entry_id}, []
         for i, _, edge in found:  # breadth first: an entry comes after the one it came by
             came_by = edge.target_id if toward_newer else edge.source_id
             superseder = rows.get(edge.source_id)
@@ -88,8 +88,8 @@ def history(engine: Engine, params: p.HistoryParams) -> p.HistoryResult:
         return out
 
     return p.HistoryResult(
-        id=params.id,
-        versions=versions.list_for(conn, params.id, params.limit),
+        id=entry_id,
+        versions=versions.list_for(conn, entry_id, params.limit),
         supersedes=chain(older, toward_newer=False),
         superseded_by=chain(newer, toward_newer=True),
     )
