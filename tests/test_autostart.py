@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import wait_for
+from conftest import stop_daemon_of_home, wait_for
+from enyal_client import transport
 from enyal_protocol import __version__
 from enyal_protocol import paths as enyal_paths
 from enyal_protocol.paths import ensure_private_dir
@@ -150,3 +151,17 @@ def test_logs_shows_and_follows_the_background_daemons_log(home: Path) -> None:
         follower.wait(10)
         if follower.stdout:
             follower.stdout.close()
+
+
+def test_a_request_the_daemon_hung_up_on_reaches_its_successor(home: Path) -> None:
+    # A connection whose daemon went away (an idle exit, a restart) between two requests:
+    # the next request is sent again to a daemon reached (or started) anew, not failed.
+    conn = transport.connect(enyal_paths.resolve())
+    try:
+        first = conn.call("status", {})["pid"]
+        stop_daemon_of_home()
+        assert conn.call("stats", {})["total"] == 0
+        assert conn.call("status", {})["pid"] != first
+    finally:
+        conn.close()
+        stop_daemon_of_home()

@@ -3,6 +3,7 @@ with different XDG_RUNTIME_DIR share ~/.local/share/enyal but look for different
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -71,6 +72,16 @@ def test_a_second_daemon_on_the_same_database_exits_naming_the_first(
             assert conn.call("status", {})["pid"] == first.pid
         finally:
             conn.close()
+        # A client of the other runtime folder finds the daemon that owns the database.
+        cli = subprocess.run(
+            [str(Path(sys.executable).parent / "enyal"), "status", "--json"],
+            env=env_b,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert cli.returncode == 0, cli.stderr
+        assert json.loads(cli.stdout)["pid"] == first.pid
     finally:
         first.terminate()
         first.wait(timeout=60)

@@ -6,22 +6,30 @@ and only then spawns `python -m enyal_daemon` in a new session, logging to the
 log dir, and waits for the socket. Many clients starting at once make one daemon.
 A daemon started this way exits after daemon.idle_timeout without a connection.
 
-Every new connection checks the daemon's version against the client's (one `status`
-call): after an upgrade the old daemon keeps running until restarted, and a client
-talking to it is told so (VersionMismatch) rather than failing in odd ways.
+Every new connection checks the daemon's version against the client's: its first
+request carries the release it expects (`enyal_expect`), and a daemon of another one
+refuses it without running it. After an upgrade the old daemon keeps running until
+restarted, and a client talking to it is told so (VersionMismatch) rather than failing
+in odd ways; the check costs no round trip of its own.
+
+A daemon that closes the connection before answering (it stops taking requests in the
+moment it exits after idling, or it was restarted) is reached again, or started, and
+the request is sent once more. A daemon serving this database from another runtime
+folder (another XDG_RUNTIME_DIR) is found through the database's lock file.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import itertools
 import os
 import socket
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -64,30 +72,70 @@ _encoder = msgspec.json.Encoder()
 _response_decoder = msgspec.json.Decoder(p.Response)
 
 
-class Connection:
-    """One socket to the daemon; calls are sequential on it."""
+_EXPECT = p.Expect(version=__version__, protocol=p.PROTOCOL_VERSION)
 
-    def __init__(self, sock: socket.socket) -> None:
+
+def _mismatch(data: Any) -> VersionMismatch:
+    info = data if isinstance(data, dict) else {}
+    return VersionMismatch(
+        f"this client is enyal {__version__} (protocol {p.PROTOCOL_VERSION}) but the daemon "
+        f"(pid {info.get('pid')}) runs enyal {info.get('version')} (protocol "
+        f"{info.get('protocol')}); run `enyal daemon restart` to start the installed version"
+    )
+
+
+class Connection:
+    """One socket to the daemon; calls are sequential on it.
+
+    `check`: the first request carries this client's release, for the daemon to refuse
+    if it runs another. `reopen`: how to reach a daemon again when this one closes the
+    connection without answering (the request is then sent once more)."""
+
+    def __init__(
+        self,
+        sock: socket.socket,
+        *,
+        check: bool = False,
+        reopen: Callable[[], socket.socket] | None = None,
+    ) -> None:
         self._sock = sock
         self._file = sock.makefile("rb")
         self._ids = itertools.count(1)
+        self._expect = check
+        self._reopen = reopen
 
     def close(self) -> None:
         self._file.close()
         self._sock.close()
 
+    def _send(self, method: str, body: msgspec.Raw) -> bytes:
+        req = p.Request(jsonrpc="2.0", method=method, params=body, id=next(self._ids))
+        if self._expect:
+            req.enyal_expect = _EXPECT
+        self._sock.sendall(_encoder.encode(req) + b"\n")
+        return self._file.readline(p.MAX_FRAME_BYTES * 64)
+
     def call_raw(self, method: str, params: Any) -> bytes:
         """Send one request, return the result's raw JSON; raise RpcError on an error object."""
-        req_id = next(self._ids)
         body = params if isinstance(params, msgspec.Raw) else msgspec.Raw(_encoder.encode(params))
-        frame = _encoder.encode(p.Request(jsonrpc="2.0", method=method, params=body, id=req_id))
-        self._sock.sendall(frame + b"\n")
-        line = self._file.readline(p.MAX_FRAME_BYTES * 64)
+        try:
+            line = self._send(method, body)
+        except (BrokenPipeError, ConnectionResetError):
+            line = b""
+        if not line and self._reopen is not None:
+            self.close()
+            self._sock = self._reopen()
+            self._file = self._sock.makefile("rb")
+            self._reopen = None  # once: a daemon that keeps hanging up is a real failure
+            line = self._send(method, body)
         if not line:
             raise DaemonUnavailable("the daemon closed the connection")
         resp = _response_decoder.decode(line)
         if not isinstance(resp.error, msgspec.UnsetType):
+            if resp.error.code == p.VERSION_MISMATCH and self._expect:
+                raise _mismatch(resp.error.data)
             raise RpcError(resp.error.code, resp.error.message, resp.error.data)
+        self._expect = False  # one answered request proves the release
         if isinstance(resp.result, msgspec.UnsetType):
             raise ClientError("the daemon sent a response with neither result nor error")
         return bytes(resp.result)
@@ -143,44 +191,57 @@ def _spawn_lock(paths: Paths) -> Iterator[None]:
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
-def check_version(conn: Connection) -> None:
-    """Raise VersionMismatch unless the daemon is this client's version."""
-    status = conn.call("status", {})
-    version, protocol = status.get("version"), status.get("protocol")
-    if version != __version__ or protocol != p.PROTOCOL_VERSION:
-        raise VersionMismatch(
-            f"this client is enyal {__version__} (protocol {p.PROTOCOL_VERSION}) but the daemon "
-            f"(pid {status.get('pid')}) runs enyal {version} (protocol {protocol}); "
-            "run `enyal daemon restart` to start the installed version"
+def _owner_socket(paths: Paths) -> socket.socket | None:
+    """A connection to the daemon that holds this database's lock, if it serves a socket
+    other than ours (it was started from another runtime folder)."""
+    from enyal_protocol import ownership
+
+    owner = ownership.current_owner(paths)
+    if owner is None or owner.socket == str(paths.socket):
+        return None
+    sock = try_connect(owner.socket)
+    if sock is None:
+        raise DaemonUnavailable(
+            f"the database {paths.db} is served by enyal daemon pid {owner.pid} on "
+            f"{owner.socket}, which does not answer"
         )
+    return sock
+
+
+def open_socket(paths: Paths, autostart: bool) -> socket.socket:
+    """A socket to the daemon serving `paths`: ours, the database owner's, or a new one."""
+    sock = try_connect(paths.socket) or _owner_socket(paths)
+    if sock is not None:
+        return sock
+    if not autostart:
+        raise DaemonUnavailable(f"no daemon answers on {paths.socket}")
+    with _spawn_lock(paths):
+        sock = try_connect(paths.socket) or _owner_socket(paths)
+        if sock is None:
+            spawn_log = paths.log_dir / "spawn.log"
+            offset = spawn_log.stat().st_size if spawn_log.exists() else 0
+            proc = spawn_daemon(paths)
+            sock = _wait_for_socket(paths, proc, offset)
+            # Reap the daemon when it exits (idle timeout, restart) so that a long-lived
+            # client such as the MCP shim does not keep a zombie.
+            threading.Thread(target=proc.wait, name="enyal-reaper", daemon=True).start()
+    return sock
 
 
 def connect(
-    paths: Paths | None = None, *, autostart: bool = True, check: bool = True
+    paths: Paths | None = None,
+    *,
+    autostart: bool = True,
+    check: bool = True,
+    retry: bool = True,
 ) -> Connection:
+    """`check`: the first request on the connection checks the daemon's release. `retry`:
+    a request the daemon hung up on is sent once more to a daemon reached again (the MCP
+    shim turns this off: it pools connections and retries itself)."""
     paths = paths or resolve()
-    sock = try_connect(paths.socket)
-    if sock is None:
-        if not autostart:
-            raise DaemonUnavailable(f"no daemon answers on {paths.socket}")
-        with _spawn_lock(paths):
-            sock = try_connect(paths.socket)
-            if sock is None:
-                spawn_log = paths.log_dir / "spawn.log"
-                offset = spawn_log.stat().st_size if spawn_log.exists() else 0
-                proc = spawn_daemon(paths)
-                sock = _wait_for_socket(paths, proc, offset)
-                # Reap the daemon when it exits (idle timeout, restart) so that a long-lived
-                # client such as the MCP shim does not keep a zombie.
-                threading.Thread(target=proc.wait, name="enyal-reaper", daemon=True).start()
-    conn = Connection(sock)
-    if check:
-        try:
-            check_version(conn)
-        except BaseException:
-            conn.close()
-            raise
-    return conn
+    sock = open_socket(paths, autostart)
+    reopen = functools.partial(open_socket, paths, autostart) if retry else None
+    return Connection(sock, check=check, reopen=reopen)
 
 
 def _why_it_exited(paths: Paths, offset: int) -> str:
@@ -206,6 +267,10 @@ def _wait_for_socket(
         if sock is not None:
             return sock
         code = proc.poll()
+        if code == EXIT_ALREADY_RUNNING:  # another daemon holds the database: use it
+            sock = _owner_socket(paths)
+            if sock is not None:
+                return sock
         if code is not None and code != EXIT_ALREADY_RUNNING:
             raise DaemonUnavailable(
                 f"the daemon exited with status {code} while starting"

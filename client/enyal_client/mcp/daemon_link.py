@@ -10,6 +10,7 @@ forget are idempotent (at worst a hard forget then reports its entry missing).
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 from collections.abc import Callable
@@ -34,8 +35,8 @@ class _Retry(Exception):
 
 
 class DaemonLink:
-    def __init__(self, connector: Callable[[], Connection] = connect) -> None:
-        self._connect = connector
+    def __init__(self, connector: Callable[[], Connection] | None = None) -> None:
+        self._connect = connector or functools.partial(connect, retry=False)
         self._idle: list[Connection] = []
         self._lock = threading.Lock()
 
