@@ -388,3 +388,15 @@ def test_unselective_filters_take_the_widened_path(
     assert {h.scope_level for h in hits} == {"global"}
     scoped = recall(memory, "which linter should I run?", scope="project", cwd=str(proj))
     assert [h.id for h in scoped] == [local.id]
+
+
+def test_a_relevance_floor_drops_what_matches_neither_in_meaning_nor_in_words(
+    memory: Any,
+) -> None:
+    ruff = remember(memory, "Lint the code with ruff before committing.")
+    remember(memory, "The office plants are watered on Mondays.")
+    everything = recall(memory, "which linter do we use?", min_confidence=0)
+    assert len(everything) == 2  # no floor: every candidate, however unrelated
+    floored = recall(memory, "which linter do we use?", min_confidence=0, min_relevance=0.2)
+    assert [h.id for h in floored] == [ruff.id]
+    assert all(h.semantic >= 0.2 or h.keyword**0.5 >= 0.2 for h in floored)

@@ -46,6 +46,18 @@ def _seconds(raw: Any) -> float:
     return value
 
 
+def _share(raw: Any) -> float:
+    if isinstance(raw, bool) or not isinstance(raw, int | float | str):
+        raise ValueError("must be a number from 0 to 1")
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError("must be a number from 0 to 1") from None
+    if not 0.0 <= value <= 1.0:
+        raise ValueError("must be a number from 0 to 1")
+    return value
+
+
 def _level(raw: Any) -> str:
     if not isinstance(raw, str) or raw.upper() not in LOG_LEVELS:
         raise ValueError(f"must be one of {', '.join(LOG_LEVELS)}")
@@ -91,6 +103,14 @@ KEYS: tuple[Key, ...] = (
         "a folder holding model.onnx and tokenizer.json, tried before any other source",
     ),
     Key("model.url", "ENYAL_MODEL_URL", HUB_URL, _url, "where `enyal model fetch` downloads"),
+    Key(
+        "recall.floor",
+        "ENYAL_RECALL_FLOOR",
+        0.2,
+        _share,
+        "recall leaves out results whose meaning (cosine) and words (share of the query's "
+        "information matched) both score below this; 0 keeps everything",
+    ),
 )
 
 
@@ -128,6 +148,10 @@ class Config:
     @property
     def model_url(self) -> str:
         return str(self.get("model.url"))
+
+    @property
+    def min_relevance(self) -> float:
+        return float(self.get("recall.floor"))
 
 
 def _read_file(path: Path) -> dict[str, Any]:

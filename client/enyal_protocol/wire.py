@@ -218,6 +218,17 @@ class RecallParams(Params, kw_only=True):
     freshness_boost: Annotated[
         float, Meta(ge=0.0, le=1.0, description="How much type-aware freshness moves the ranking.")
     ] = 0.1
+    min_relevance: Annotated[
+        float,
+        Meta(
+            ge=0.0,
+            le=1.0,
+            description=(
+                "Leave out results whose meaning (cosine) and words (share of the query "
+                "matched) both score below this; 0 keeps all. The CLI sends recall.floor."
+            ),
+        ),
+    ] = 0.0
     as_of: Annotated[
         str | None,
         Meta(
@@ -245,6 +256,17 @@ class RecallByScopeParams(Params, kw_only=True):
     min_confidence: Annotated[
         float, Meta(ge=0.0, le=1.0, description="Minimum effective (decayed) confidence.")
     ] = 0.3
+    min_relevance: Annotated[
+        float,
+        Meta(
+            ge=0.0,
+            le=1.0,
+            description=(
+                "Leave out results whose meaning (cosine) and words (share of the query "
+                "matched) both score below this; 0 keeps all. The CLI sends recall.floor."
+            ),
+        ),
+    ] = 0.0
     cwd: Cwd = None
 
 

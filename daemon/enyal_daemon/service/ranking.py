@@ -47,14 +47,24 @@ def _days_since(stamps: Sequence[str], now: datetime) -> Floats:
     return np.maximum(days, 0.0)
 
 
+@dataclass(frozen=True)
+class Floors:
+    """What a result must reach to be returned at all: effective (decayed) confidence, and
+    relevance, in meaning (cosine) or in words (the share of the query's information it
+    matches, which is the square root of the keyword part)."""
+
+    confidence: float
+    relevance: float
+
+
 def rank(
     candidates: Sequence[Candidate],
     now: datetime,
-    min_confidence: float,
+    floors: Floors,
     weight: Weight,
     keep: int,
 ) -> list[p.Hit]:
-    """The `keep` best candidates above `min_confidence` (decayed), best first."""
+    """The `keep` best candidates above the floors, best first."""
     if not candidates:
         return []
     n = len(candidates)
@@ -87,7 +97,8 @@ def rank(
     sem = np.maximum(sem, 0.0)
     base = scoring.W_SEMANTIC * sem + scoring.W_KEYWORD * kw + scoring.W_RECENCY * rec
     score = base * eff * w
-    eligible = np.flatnonzero(eff >= min_confidence)
+    relevant = (sem >= floors.relevance) | (np.sqrt(kw) >= floors.relevance)
+    eligible = np.flatnonzero((eff >= floors.confidence) & relevant)
     order = eligible[np.argsort(-score[eligible], kind="stable")][:keep]
     hits = []
     for i in order.tolist():

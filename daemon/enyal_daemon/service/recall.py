@@ -22,7 +22,7 @@ from ..store.filters import EntryFilter
 from . import scopes, validity
 from .clock import now_iso, parse_iso
 from .engine import Engine
-from .ranking import HIT_MARGIN, Candidate, Weight, rank
+from .ranking import HIT_MARGIN, Candidate, Floors, Weight, rank
 
 # A filter letting more entries through than this is applied to a widened KNN (k * WIDEN
 # candidates) instead of restricting the KNN to a list of every entry it allows.
@@ -59,7 +59,7 @@ def recall(engine: Engine, params: p.RecallParams) -> p.RecallResult:
             tags=tuple(params.tags),
             include_deprecated=params.include_deprecated,
         )
-        hits = _search(engine, params.query, params.limit, params.min_confidence, f, v)
+        hits = _search(engine, params.query, params.limit, _floors(params), f, v)
     return p.RecallResult(results=hits)
 
 
@@ -74,7 +74,7 @@ def recall_by_scope(engine: Engine, params: p.RecallByScopeParams) -> p.RecallBy
         engine,
         params.query,
         params.limit,
-        params.min_confidence,
+        _floors(params),
         f,
         validity.Validity(),
         weight=lambda level, path: weights.get((level, path), 0.0),
@@ -83,6 +83,10 @@ def recall_by_scope(engine: Engine, params: p.RecallByScopeParams) -> p.RecallBy
         results=hits,
         scopes=[p.ScopeRef(level=level, path=path, weight=w) for level, path, w in chain],
     )
+
+
+def _floors(params: p.RecallParams | p.RecallByScopeParams) -> Floors:
+    return Floors(params.min_confidence, params.min_relevance)
 
 
 def _check_query(query: str) -> None:
@@ -94,7 +98,7 @@ def _search(
     engine: Engine,
     query: str,
     limit: int,
-    min_confidence: float,
+    floors: Floors,
     f: EntryFilter,
     v: validity.Validity,
     weight: Weight = _unweighted,
@@ -119,7 +123,7 @@ def _search(
         for rid, row in rows.items()
         if f.include_deprecated or not row.is_deprecated
     ]
-    hits = rank(candidates, datetime.now(UTC), min_confidence, weight, limit * HIT_MARGIN)
+    hits = rank(candidates, datetime.now(UTC), floors, weight, limit * HIT_MARGIN)
     hits = validity.annotate(engine, hits, v)[:limit]
     now = now_iso()
     engine.bookkeeping.touch(h.id for h in hits)
@@ -217,5 +221,5 @@ def _recall_as_of(
             sims[row.rid] = float(sim)
     candidates = [Candidate(row, sims.get(row.rid, 0.0), then=then) for row, then in states]
     keep = params.limit * HIT_MARGIN
-    hits = rank(candidates, parse_iso(when), params.min_confidence, _unweighted, keep)
+    hits = rank(candidates, parse_iso(when), _floors(params), _unweighted, keep)
     return validity.annotate(engine, hits, v, as_of=when)[: params.limit]
