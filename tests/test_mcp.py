@@ -458,7 +458,7 @@ def test_the_shim_stays_thin() -> None:
     assert out.strip() == ""
 
 
-def test_deep_and_oversize_frames_are_answered_and_the_shim_serves_on(
+def test_deep_oversize_and_non_utf8_frames_are_answered_and_the_shim_serves_on(
     project: Path, stderr_log: TextIO
 ) -> None:
     shim = RawShim(project, stderr_log)
@@ -469,6 +469,8 @@ def test_deep_and_oversize_frames_are_answered_and_the_shim_serves_on(
         huge = json.dumps({"jsonrpc": "2.0", "id": 2, "method": "ping", "params": {"x": "a"}})
         shim.send(huge.encode().replace(b'"a"', b'"' + b"a" * (p.MAX_FRAME_BYTES + 10) + b'"'))
         assert shim.receive()["error"]["code"] == p.TOO_LARGE
+        shim.send(b'{"jsonrpc": "2.0", "id": 4, "method": "pi\xffng"}')  # not UTF-8
+        assert shim.receive()["error"]["code"] == p.PARSE_ERROR
         assert shim.ask(3, "ping")["result"] == {}  # still serving, and in step
         assert shim.close_stdin_and_wait() == 0
     finally:

@@ -7,6 +7,7 @@ Mounting needs root (or CAP_SYS_ADMIN); elsewhere these tests skip, saying so.""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import subprocess
 from collections.abc import Iterator
@@ -114,6 +115,9 @@ def test_a_read_only_database_serves_reads_and_refuses_writes(tmp_path: Path) ->
             assert [h["id"] for h in hits["results"]] == [kept]
             err = storage_error(lambda: remember(d, "Metrics go to Prometheus."))
             assert "read-only" in err["message"] and err["data"]["reason"] == "read-only"
+            line = json.dumps({"content": "Traces go to Tempo.", "scope_level": "global"})
+            err = storage_error(lambda: d.call("import", {"lines": [line]}))
+            assert err["data"]["reason"] == "read-only"  # the batch, not a failed line
             assert d.call("stats")["total"] == 1
         finally:
             d.stop()

@@ -73,6 +73,8 @@ def parse(line: bytes) -> Message:
         obj = _any_decoder.decode(line)
     except msgspec.DecodeError as exc:
         raise Fault(PARSE_ERROR, f"malformed JSON: {exc}") from None
+    except UnicodeDecodeError as exc:  # msgspec raises this, not DecodeError, for bad UTF-8
+        raise Fault(PARSE_ERROR, f"not UTF-8: {exc.reason} at byte {exc.start}") from None
     except RecursionError:  # valid JSON, but deeper than msgspec decodes: as the daemon says
         raise Fault(INVALID_REQUEST, TOO_DEEP) from None
     if isinstance(obj, list):

@@ -27,6 +27,7 @@ from enyal_protocol import wire as p
 from .. import heap
 from ..errors import EnyalError, InvalidValue
 from ..store import entries, graph, versions
+from ..store.failures import STORAGE_FAILURES
 from ..store.writer import Tx
 from .clock import normalize_iso, now_iso
 from .engine import Engine, require_entry
@@ -176,6 +177,8 @@ def _savepoint(
             return store()
     except EnyalError as exc:
         error = exc.message
+    except STORAGE_FAILURES:
+        raise  # the whole batch fails as one StorageError (Engine.write), not line by line
     except Exception as exc:  # a constraint the checks above did not foresee
         error = str(exc)
     return p.ImportLine(line=number, status="failed", error=error, kind=kind)

@@ -16,6 +16,9 @@ import apsw
 
 from ..errors import StorageError
 
+# The apsw exceptions describe() turns into a StorageError.
+STORAGE_FAILURES = (apsw.FullError, apsw.ReadOnlyError, apsw.IOError, apsw.CantOpenError)
+
 
 def free_bytes(path: Path) -> int | None:
     try:
@@ -42,7 +45,7 @@ def describe(exc: BaseException, db: Path) -> StorageError | None:
             "give the file and its folder write permission back to write again",
             {"reason": "read-only", "path": str(db)},
         )
-    if isinstance(exc, apsw.IOError | apsw.CantOpenError):
+    if isinstance(exc, STORAGE_FAILURES):
         return StorageError(
             f"I/O error on {db}: {exc}; nothing was written",
             {"reason": "io", "path": str(db)},
