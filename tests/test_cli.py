@@ -105,12 +105,17 @@ def test_import_and_export(tmp_path: Path) -> None:
     assert (body["stored"], body["existing"], body["failed"]) == (2, 0, 1)
     assert body["failures"][0]["line"] == 2
     out = tmp_path / "out.jsonl"
-    assert run_cli("export", str(out), "--json").json() == {"exported": 2, "file": str(out)}
-    lines = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+    done = run_cli("export", str(out), "--json").json()
+    assert done == {"exported": 2, "edges": 0, "file": str(out), "format": "jsonl"}
+    header, *lines = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+    assert header["enyal_export"] == 2 and (header["entries"], header["edges"]) == (2, 0)
+    assert header["model_id"] == run_cli("status", "--json").json()["model"]["id"]
     assert sorted(x["content"] for x in lines) == ["alpha memory", "beta memory"]
     assert set(lines[0]) >= {"id", "content_type", "scope_level", "tags", "metadata", "created_at"}
-    stdout_export = run_cli("export")
-    assert [json.loads(x) for x in stdout_export.out.splitlines()] == lines
+    assert [v["change_type"] for v in lines[0]["versions"]] == ["created"]
+    stdout_header, *stdout_lines = map(json.loads, run_cli("export").out.splitlines())
+    assert stdout_lines == lines
+    assert {**stdout_header, "exported_at": None} == {**header, "exported_at": None}
     again = run_cli("import", "-", "--json", input=out.read_text(encoding="utf-8")).json()
     assert (again["stored"], again["existing"], again["failed"]) == (0, 2, 0)
 
@@ -125,8 +130,8 @@ def test_errors_and_exit_codes(tmp_path: Path) -> None:
     assert run_cli("remember", "x", "--metadata", "[1]").code == 2
     assert run_cli("frobnicate").code == 2
     assert run_cli("import", str(tmp_path / "nope.jsonl")).code == 1
-    empty = run_cli("remember", "   ", "--scope", "global")
-    assert empty.code == 1 and "content is empty" in empty.err
+    empty = run_cli("remember", "   ", "--scope", "global")  # refused by the daemon
+    assert empty.code == 2 and "content is empty" in empty.err
     big = run_cli("remember", "x" * 70000, "--scope", "global")
     assert big.code == 1 and "limit" in big.err
     assert run_cli("recall", "x", "--path", "/a.py", "--tag", "t").code == 2

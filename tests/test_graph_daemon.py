@@ -121,5 +121,5 @@ def test_graph_cli_verbs() -> None:
     as_of = cli("recall", "which queue", "--as-of", versions[-1]["changed_at"])["results"]
     assert as_of[0]["content"] == "The queue is RabbitMQ."
     bad = run_cli("traverse", a, "--depth", "9")
-    assert bad.code == 1 and "depth" in bad.err
+    assert bad.code == 2 and "--depth: must be 1–4" in bad.err  # argparse, from the protocol
     assert run_cli("link", a, b, "--type", "likes").code == 2

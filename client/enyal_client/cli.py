@@ -1,6 +1,8 @@
 """`enyal`: the command line. A thin client: it parses, calls the daemon, prints.
 
-Exit codes: 0 ok, 1 an error from Enyal (message on stderr), 2 a usage error.
+Exit codes: 0 ok, 1 an error from Enyal (message on stderr), 2 a usage error: one
+argparse sees, one the protocol's types reject before anything is sent, or a value
+the daemon refuses (-32602, -32002), each said in plain words.
 Every verb takes --json and then prints exactly one JSON document on stdout
 (export without a file prints JSONL, one entry a line, which is its format).
 """
@@ -15,15 +17,21 @@ from typing import Any
 
 import msgspec
 
+from enyal_protocol import wire as p
+
 from .commands.base import Context, Registry, UsageError
 from .commands.daemon import DaemonExit
 from .transport import ClientError, RpcError
+
+# Daemon errors that mean "you asked for something that cannot be": argparse's exit 2.
+USAGE_CODES = (p.INVALID_PARAMS, p.INVALID_VALUE)
 
 # The module of each verb. A run imports only its verb's module (the others cost tens of
 # milliseconds the user waits for); `enyal --help` and a mistyped verb import them all.
 # tests/test_docs.py checks this table against what the modules register.
 VERB_MODULES: dict[str, tuple[str, ...]] = {
-    "memory": tuple("remember recall get update forget restore stats import export status".split()),
+    "memory": tuple("remember recall get update forget restore stats status".split()),
+    "transfer": ("import", "export", "backup"),
     "graph": tuple("link unlink edges traverse impact history health review analytics".split()),
     "daemon": ("daemon",),
     "model": ("model", "reindex"),
@@ -96,7 +104,7 @@ def _main(argv: list[str] | None) -> int:
         return 2
     except RpcError as exc:
         _fail(args, exc.code, exc.message)
-        return 1
+        return 2 if exc.code in USAGE_CODES else 1
     except BrokenPipeError:
         raise
     except (ClientError, OSError) as exc:
@@ -109,7 +117,7 @@ def _main(argv: list[str] | None) -> int:
             _print_json(result)
     elif text:
         print(text)
-    failed = isinstance(result, dict) and bool(result.get("failed"))
+    failed = isinstance(result, dict) and bool(result.get("failed"))  # import's lines
     return 1 if failed else 0
 
 

@@ -324,6 +324,13 @@ class RestoreParams(Params, kw_only=True):
     ] = None
 
 
+class RestoreResult(Entry, kw_only=True, omit_defaults=True):
+    """The entry as restored; `changed` is sent only when false: it was not forgotten (and
+    no version was given), so nothing changed and no version was written."""
+
+    changed: bool = True
+
+
 # --- stats -----------------------------------------------------------------------
 
 
@@ -682,7 +689,7 @@ METHODS: dict[str, Method] = {
     "get": Method(GetParams, Entry, "One entry by id."),
     "update": Method(UpdateParams, Entry, "Change an entry."),
     "forget": Method(ForgetParams, ForgetResult, "Deprecate (or hard-delete) an entry."),
-    "restore": Method(RestoreParams, Entry, "Bring back a forgotten entry."),
+    "restore": Method(RestoreParams, RestoreResult, "Bring back a forgotten entry."),
     "stats": Method(StatsParams, Stats, "Counts and sizes."),
     "import": Method(ImportParams, ImportResult, "Store a batch of JSONL lines."),
     "export": Method(ExportParams, ExportResult, "Page through every entry."),

@@ -78,23 +78,3 @@ def json_object(text: str) -> Any:
     if not isinstance(value, dict):
         raise argparse.ArgumentTypeError("must be a JSON object")
     return value
-
-
-def unit(text: str) -> float:
-    try:
-        x = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0.0 <= x <= 1.0:
-        raise argparse.ArgumentTypeError("must be between 0 and 1")
-    return x
-
-
-def limit(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if not 1 <= n <= 100:
-        raise argparse.ArgumentTypeError("must be between 1 and 100")
-    return n

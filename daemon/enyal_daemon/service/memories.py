@@ -197,7 +197,7 @@ def forget(engine: Engine, params: p.ForgetParams) -> p.ForgetResult:
     return engine.write(job)
 
 
-def restore(engine: Engine, params: p.RestoreParams) -> p.Entry:
+def restore(engine: Engine, params: p.RestoreParams) -> p.RestoreResult:
     """Un-forget an entry; or, with `version`, bring back that version's content and
     fields as a new version (history is never rewritten)."""
     target: p.Version | None = None
@@ -209,10 +209,12 @@ def restore(engine: Engine, params: p.RestoreParams) -> p.Entry:
             raise NotFound(f"entry {entry_id} has no version {params.version}")
         vec = engine.embed(target.content)
 
-    def job(tx: Tx) -> p.Entry:
+    def job(tx: Tx) -> p.RestoreResult:
         row = engine.require(entry_id, tx.conn)
         now = now_iso()
+        changed = True
         if target is None:
+            changed = row.is_deprecated
             if row.is_deprecated:
                 entries.update_fields(tx.conn, row.rid, {"is_deprecated": 0})
                 versions.record(tx.conn, row.id, "restored", now)
@@ -236,6 +238,7 @@ def restore(engine: Engine, params: p.RestoreParams) -> p.Entry:
             entries.replace_vector(tx.conn, row.rid, vec.tobytes())
             versions.record(tx.conn, row.id, "reverted", now)
             engine.index_after_commit(tx, row.rid, vec, row.scope, not target.is_deprecated)
-        return engine.require(row.id, tx.conn).entry()
+        entry = engine.require(row.id, tx.conn).entry()
+        return p.RestoreResult(**msgspec.structs.asdict(entry), changed=changed)
 
     return engine.write(job)

@@ -1,0 +1,90 @@
+"""Memories as a Markdown document a team can read and commit beside its code.
+
+One section per scope (a project, a workspace, global; a file's memories sit under
+the file's path), and in each, the memories grouped by type. Forgotten memories
+are left out; a superseded one is struck through and names what replaced it, so
+the document says what is believed now and what it used to be. JSONL stays the
+lossless format: this one is for people.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+
+from enyal_protocol import wire as p
+
+TYPE_TITLES = {
+    "convention": "Conventions",
+    "decision": "Decisions",
+    "preference": "Preferences",
+    "pattern": "Patterns",
+    "fact": "Facts",
+}
+
+
+def _scope_title(e: p.Entry) -> str:
+    if e.scope_level == "global":
+        return "Global"
+    return f"{e.scope_level.capitalize()} `{e.scope_path}`"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _day(iso: str) -> str:
+    return iso[:10]
+
+
+def in_project(e: p.Entry, root: str) -> bool:
+    """Is the entry stored under `root` (the folder itself, or a file or folder in it)?"""
+    path = e.scope_path or ""
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def render(entries: Iterable[p.Entry], edges: Iterable[p.Edge], title: str) -> str:
+    live = {e.id: e for e in entries if not e.is_deprecated}
+    replaced_by: dict[str, list[p.Entry]] = defaultdict(list)
+    for edge in edges:
+        # A forgotten superseder supersedes nothing (the validity rule, docs/PROTOCOL.md).
+        if edge.edge_type == "supersedes" and edge.source_id in live and edge.target_id in live:
+            replaced_by[edge.target_id].append(live[edge.source_id])
+    scopes: dict[str, list[p.Entry]] = defaultdict(list)
+    for e in live.values():
+        scopes[_scope_title(e)].append(e)
+    out = [f"# {title}", ""]
+    if not live:
+        out += ["_No memories._", ""]
+    order = sorted(scopes, key=lambda s: (s == "Global", s))
+    for scope in order:
+        out += [f"## {scope}", ""]
+        by_type: dict[str, list[p.Entry]] = defaultdict(list)
+        for e in scopes[scope]:
+            by_type[e.content_type].append(e)
+        for kind, heading in TYPE_TITLES.items():
+            group = sorted(by_type.get(kind, []), key=lambda e: (e.id in replaced_by, e.created_at))
+            if not group:
+                continue
+            out += [f"### {heading}", ""]
+            out += [_item(e, replaced_by.get(e.id, [])) for e in group]
+            out.append("")
+    return "\n".join(out)
+
+
+def _item(e: p.Entry, successors: list[p.Entry]) -> str:
+    text = _one_line(e.content)
+    dates = f"added {_day(e.created_at)}"
+    if _day(e.updated_at) != _day(e.created_at):
+        dates += f", updated {_day(e.updated_at)}"
+    tags = " ".join(f"`{t}`" for t in e.tags)
+    facts = [dates] + ([tags] if tags else []) + [f"id `{e.id[:8]}`"]
+    if e.confidence < 1.0:
+        facts.append(f"confidence {e.confidence:.2f}")
+    if successors:
+        line = f"- ~~{text}~~ — superseded by: " + "; ".join(
+            f"“{_one_line(s.content)}” (`{s.id[:8]}`)" for s in successors
+        )
+    else:
+        line = f"- {text}"
+    return f"{line}  \n  <sub>{' · '.join(facts)}</sub>"

@@ -1,0 +1,207 @@
+"""Moving memories in and out: import, export (lossless JSONL, or Markdown for people)
+and backup (a consistent copy of the database, taken by the daemon while it serves)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+import msgspec
+
+from enyal_protocol import wire as p
+
+from ..transport import ClientError, Connection
+from . import contract as ct
+from . import markdown
+from .base import Args, Registry, Result, UsageError, on_daemon
+
+IMPORT_BATCH = 200
+EXPORT_PAGE = 500
+SPOOL_BYTES = 8 << 20  # an export body above this waits on disk for its header
+
+_encoder = msgspec.json.Encoder()
+
+
+# --- import ----------------------------------------------------------------------------
+
+
+def _batches(f: IO[str]) -> Iterator[tuple[int, list[str]]]:
+    batch: list[str] = []
+    first = 1
+    for number, line in enumerate(f, 1):
+        if not batch:
+            first = number
+        batch.append(line.rstrip("\n"))
+        if len(batch) == IMPORT_BATCH:
+            yield first, batch
+            batch = []
+    if batch:
+        yield first, batch
+
+
+def cmd_import(c: Connection, a: Args) -> Result:
+    totals = {"stored": 0, "existing": 0, "failed": 0, "edges": 0}
+    failures: list[p.ImportLine] = []
+    try:
+        f = sys.stdin if a.file == "-" else open(a.file, encoding="utf-8")  # noqa: SIM115
+    except OSError as exc:
+        raise ClientError(f"cannot read {a.file}: {exc.strerror}") from None
+    with f:
+        try:
+            for first, lines in _batches(f):
+                params = {"lines": lines, "first_line": first}
+                r = ct.call(c, "import", params, p.ImportResult)
+                totals["stored"] += r.stored
+                totals["existing"] += r.existing
+                totals["failed"] += r.failed
+                totals["edges"] += sum(x.kind == "edge" and x.status == "stored" for x in r.lines)
+                failures.extend(x for x in r.lines if x.status == "failed")
+        except UnicodeDecodeError as exc:
+            raise ClientError(f"{a.file} is not UTF-8 text: {exc.reason}") from None
+    result = {**totals, "failures": failures}
+    text = "\n".join(
+        [f"line {x.line}: {x.error}" for x in failures]
+        + [
+            f"stored {totals['stored']} (of which {totals['edges']} links), "
+            f"existing {totals['existing']}, failed {totals['failed']}"
+        ]
+    )
+    return result, text
+
+
+# --- export ----------------------------------------------------------------------------
+
+
+def _entries(c: Connection, include_deprecated: bool, versions: bool) -> Iterator[p.ExportedEntry]:
+    after: int | None = 0
+    while after is not None:
+        params = {
+            "after": after,
+            "limit": EXPORT_PAGE,
+            "include_deprecated": include_deprecated,
+            "versions": versions,
+        }
+        page = ct.call(c, "export", params, p.ExportResult)
+        yield from page.entries
+        after = page.next
+
+
+def _edges(c: Connection) -> Iterator[p.Edge]:
+    after: int | None = 0
+    while after is not None:
+        params = {"after": after, "limit": EXPORT_PAGE, "kind": "edges"}
+        page = ct.call(c, "export", params, p.ExportResult)
+        yield from page.edges
+        after = page.next
+
+
+def _write_jsonl(c: Connection, a: Args, out: IO[bytes]) -> tuple[int, int]:
+    """Format 2: a header line, the entries with their histories, then the edges.
+    The header counts what follows, so the body is spooled first."""
+    status = ct.call(c, "status", {}, p.Status)
+    exported: set[str] = set()
+    n_edges = 0
+    with tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES) as body:
+        for e in _entries(c, include_deprecated=not a.active_only, versions=True):
+            body.write(_encoder.encode(e) + b"\n")
+            exported.add(e.id)
+        for edge in _edges(c):
+            # Without the forgotten entries, their links would point at nothing.
+            if edge.source_id in exported and edge.target_id in exported:
+                body.write(_encoder.encode(p.ImportEdge(edge=edge)) + b"\n")
+                n_edges += 1
+        header = p.ExportHeader(
+            enyal_export=p.EXPORT_FORMAT,
+            enyal_version=status.version,
+            model_id=status.model.id,
+            exported_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            entries=len(exported),
+            edges=n_edges,
+        )
+        out.write(_encoder.encode(header) + b"\n")
+        body.seek(0)
+        while chunk := body.read(1 << 20):
+            out.write(chunk)
+    return len(exported), n_edges
+
+
+def _write_markdown(c: Connection, a: Args, out: IO[bytes]) -> tuple[int, int]:
+    entries: list[p.Entry] = list(_entries(c, include_deprecated=False, versions=False))
+    title = "Memories"
+    if a.project is not None:
+        root = os.path.abspath(a.project)
+        entries = [e for e in entries if markdown.in_project(e, root)]
+        title = f"Memories of {os.path.basename(root) or root}"
+    ids = {e.id for e in entries}
+    edges = [e for e in _edges(c) if e.source_id in ids and e.target_id in ids]
+    out.write(markdown.render(entries, edges, title).encode() + b"\n")
+    return len(entries), len(edges)
+
+
+def cmd_export(c: Connection, a: Args) -> Result:
+    if a.project is not None and a.format != "markdown":
+        raise UsageError("--project goes with --format markdown (JSONL exports everything)")
+    to_stdout = a.file in (None, "-")
+    out: IO[bytes]
+    try:
+        out = sys.stdout.buffer if to_stdout else open(a.file, "wb")  # noqa: SIM115
+    except OSError as exc:
+        raise ClientError(f"cannot write {a.file}: {exc.strerror}") from None
+    write = _write_markdown if a.format == "markdown" else _write_jsonl
+    try:
+        count, n_edges = write(c, a, out)
+    finally:
+        if to_stdout:
+            out.flush()
+        else:
+            out.close()
+    if to_stdout:
+        return None, ""
+    result = {"exported": count, "edges": n_edges, "file": a.file, "format": a.format}
+    return result, f"exported {count} entries and {n_edges} links to {a.file}"
+
+
+# --- backup ----------------------------------------------------------------------------
+
+
+def cmd_backup(c: Connection, a: Args) -> Result:
+    params = {"path": a.file, "overwrite": a.force, "cwd": os.getcwd()}
+    r = ct.call(c, "backup", params, p.BackupResult, {"path": "FILE", "overwrite": "--force"})
+    text = (
+        f"backed up {r.entries} entries ({r.bytes / 1e6:.1f} MB) to {r.path} in {r.seconds:.2f} s"
+        f"\nrestore: stop the daemon (enyal daemon stop), copy {Path(r.path).name} over the "
+        "database (enyal status shows where), start it again"
+    )
+    return r, text
+
+
+def register(reg: Registry) -> None:
+    imp = reg.verb(
+        "import", "import JSONL: an export, or lines you wrote (- for stdin)", on_daemon(cmd_import)
+    )
+    imp.add_argument("file")
+
+    ex = reg.verb(
+        "export",
+        "export everything as lossless JSONL (entries, histories, links), or as Markdown",
+        on_daemon(cmd_export),
+    )
+    ex.add_argument("file", nargs="?", help="default: stdout")
+    ex.add_argument("--format", choices=("jsonl", "markdown"), default="jsonl")
+    ex.add_argument("--active-only", action="store_true", help="leave forgotten entries out")
+    ex.add_argument(
+        "--project", metavar="DIR", help="markdown: only what is stored under this folder"
+    )
+
+    b = reg.verb(
+        "backup",
+        "a consistent copy of the database, taken while the daemon runs",
+        on_daemon(cmd_backup),
+    )
+    b.add_argument("file")
+    b.add_argument("--force", action="store_true", help="replace FILE if it exists")

@@ -1,0 +1,171 @@
+"""The CLI as people type it (issues 8 and 9): plain messages and exit 2 for values the
+protocol refuses, choices and bounds taken from the protocol's own types, a relevance
+floor on recall, short output for long memories, honest "nothing changed" replies,
+both spellings of --direction, the lossless and the Markdown export, and backups."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from conftest import run_cli
+from enyal_client.commands import contract as ct
+from enyal_protocol import wire as p
+
+pytestmark = pytest.mark.usefixtures("autostarted")
+
+
+def remember(text: str, *extra: str) -> str:
+    r = run_cli("remember", text, "--scope", "global", *extra, "--json")
+    assert r.code == 0, r.err
+    return str(r.json()["id"])
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["remember", ""], "content must not be empty"),
+        (["remember", "x", "--tag", "t" * 65], "each --tag is too long (at most 64 characters)"),
+        (["traverse", "abcd", "--depth", "9"], "--depth: must be 1–4"),
+        (["recall", "x", "--limit", "101"], "--limit: must be 1–100"),
+        (["remember", "x", "--confidence", "2"], "--confidence: must be 0–1"),
+        (["recall", ""], "query must not be empty"),
+        (["history", "x" * 65], "ID is too long (at most 64 characters)"),
+        (["review", "--limit", "0"], "--limit: must be 1–100"),
+    ],
+)
+def test_bad_values_get_plain_messages_and_exit_2(argv: list[str], message: str) -> None:
+    r = run_cli(*argv)
+    assert r.code == 2, r
+    assert message in r.err, r.err
+    assert "Expected" not in r.err and "$." not in r.err  # no wire jargon
+    assert run_cli("stats", "--json").json()["total"] == 0  # nothing was stored
+
+
+def test_choices_and_bounds_come_from_the_protocol() -> None:
+    assert ct.choices(p.RememberParams, "content_type") == (
+        "fact",
+        "preference",
+        "decision",
+        "convention",
+        "pattern",
+    )
+    assert ct.choices(p.TraverseParams, "edge_types") == p.EDGE_TYPES
+    assert ct.bounds(p.TraverseParams, "depth") == ct.Bounds(ge=1, le=4)
+    assert ct.bounds(p.RecallParams, "limit") == ct.Bounds(ge=1, le=100)
+    with pytest.raises(ct.UsageError, match="--type must be one of relates_to"):
+        ct.check(
+            "link",
+            {"source_id": "a", "target_id": "b", "edge_type": "likes"},
+            {"edge_type": "--type"},
+        )
+
+
+def test_recall_drops_unrelated_results_unless_all() -> None:
+    remember("The CI pipeline runs on GitHub Actions.")
+    remember("Database migrations are written with Alembic.")
+    floor = run_cli("recall", "zebra crossing lights", "--json").json()["results"]
+    everything = run_cli("recall", "zebra crossing lights", "--all", "--json").json()["results"]
+    assert floor == [] and len(everything) == 2
+    hit = run_cli("recall", "which CI system do we use?", "--json").json()["results"]
+    assert [h["content"] for h in hit][:1] == ["The CI pipeline runs on GitHub Actions."]
+
+
+def test_long_memories_are_cut_in_human_output_only() -> None:
+    long = "The release checklist: " + " ".join(f"step {i} is done by hand;" for i in range(80))
+    eid = remember(long)
+    out = run_cli("recall", "release checklist steps").out
+    first = out.splitlines()[0]
+    assert len(first) < 300 and "chars)" in first and long not in out
+    assert (
+        run_cli("recall", "release checklist steps", "--json").json()["results"][0]["content"]
+        == long
+    )
+    assert long in run_cli("get", eid[:8]).out
+
+
+def test_forget_and_restore_say_when_nothing_changed() -> None:
+    eid = remember("Feature flags live in LaunchDarkly.")
+    assert run_cli("restore", eid).out.strip() == f"{eid} is not forgotten: nothing changed"
+    assert "forgotten (enyal restore" in run_cli("forget", eid).out
+    again = run_cli("forget", eid)
+    assert again.code == 0 and again.out.strip() == f"{eid} already forgotten: nothing changed"
+    assert run_cli("restore", eid).out.strip() == f"restored {eid}"
+    history = run_cli("history", eid, "--json").json()["versions"]  # newest first
+    assert [v["change_type"] for v in history] == ["restored", "forgotten", "created"]
+
+
+def test_edges_accepts_in_and_out() -> None:
+    old = remember("We deploy with ArgoCD.")
+    new = remember("We deploy with Flux.", "--supersedes", old)
+    for direction, expected in (("in", 1), ("incoming", 1), ("out", 0), ("outgoing", 0)):
+        r = run_cli("edges", old, "--direction", direction, "--json")
+        assert len(r.json()["edges"]) == expected, (direction, r)
+    assert (
+        run_cli("edges", new, "--direction", "out", "--json").json()["edges"][0]["target_id"] == old
+    )
+
+
+def test_a_round_trip_through_the_cli_keeps_supersession(tmp_path: Path, home: Path) -> None:
+    old = remember("We deploy with ArgoCD.", "--type", "decision")
+    remember("We deploy with Flux.", "--type", "decision", "--supersedes", old)
+    dump = tmp_path / "all.jsonl"
+    assert run_cli("export", str(dump)).code == 0
+    assert run_cli("daemon", "stop").code == 0
+    for name in ("enyal.db", "enyal.db-wal", "enyal.db-shm"):
+        (home / name).unlink(missing_ok=True)
+    back = run_cli("import", str(dump), "--json").json()
+    assert (back["stored"], back["edges"], back["failed"]) == (3, 1, 0)
+    top = run_cli("recall", "how do we deploy?", "--json").json()["results"]
+    assert top[0]["content"] == "We deploy with Flux."
+    assert all(h["content"] != "We deploy with ArgoCD." for h in top)  # still superseded
+    again = tmp_path / "again.jsonl"
+    run_cli("export", str(again))
+    assert dump.read_text().splitlines()[1:] == again.read_text().splitlines()[1:]
+
+
+def test_markdown_export_per_project(tmp_path: Path) -> None:
+    proj = tmp_path / "shop"
+    (proj / ".git").mkdir(parents=True)
+    other = tmp_path / "other"
+    (other / ".git").mkdir(parents=True)
+
+    def add(text: str, cwd: Path, *extra: str) -> str:
+        r = run_cli("remember", text, *extra, "--json", cwd=cwd)
+        assert r.code == 0, r.err
+        return str(r.json()["id"])
+
+    old = add("Payments go through Braintree.", proj, "--type", "decision")
+    add("Payments go through Stripe.", proj, "--type", "decision", "--supersedes", old)
+    add("Use pytest fixtures, not setUp.", proj, "--type", "convention", "--tag", "testing")
+    add("The other project uses Go.", other)
+    doc = tmp_path / "MEMORY.md"
+    r = run_cli("export", str(doc), "--format", "markdown", "--project", str(proj))
+    assert r.code == 0, r.err
+    text = doc.read_text()
+    assert text.startswith("# Memories of shop")
+    assert f"## Project `{proj}`" in text
+    assert text.index("### Conventions") < text.index("### Decisions")
+    assert "`testing`" in text and "added 20" in text
+    assert "~~Payments go through Braintree.~~ — superseded by: “Payments go through Stripe.”" in (
+        text
+    )
+    assert "Go." not in text
+    assert run_cli("export", "--project", str(proj)).code == 2  # markdown only
+
+
+def test_backup_from_the_cli(tmp_path: Path) -> None:
+    remember("Backups are taken nightly.")
+    target = tmp_path / "copy.db"
+    r = run_cli("backup", str(target))
+    assert r.code == 0 and "restore:" in r.out, r.err
+    with sqlite3.connect(target) as db:
+        assert db.execute("pragma integrity_check").fetchone() == ("ok",)
+        assert db.execute("select count(*) from context_entries").fetchone() == (1,)
+    exists = run_cli("backup", str(target))
+    assert exists.code == 1 and "exists" in exists.err
+    assert run_cli("backup", str(target), "--force").code == 0
+    assert json.loads(run_cli("backup", str(target), "--force", "--json").out)["entries"] == 1
