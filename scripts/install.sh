@@ -1,15 +1,18 @@
-# Sourced by scripts/run and scripts/test: a virtualenv in .venv with Enyal installed
-# (editable), plus the test tools when asked. Re-running is cheap: pip skips what is there.
+# Sourced by scripts/run and scripts/test: a virtualenv in .venv with Enyal installed.
+# scripts/test installs it editable with the test tools (the suite runs the working
+# tree); scripts/run installs it as users get it, a regular wheel without extras: an
+# editable install's import hook costs every CLI run and enyal-mcp start ~5 ms.
 install_enyal() {
     local extra="${1:-}"
     if [ ! -x .venv/bin/python ]; then
         python3 -m venv .venv
     fi
-    .venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip >/dev/null
+    local pip=(.venv/bin/python -m pip install --quiet --disable-pip-version-check)
+    "${pip[@]}" --upgrade pip >/dev/null
     if [ -n "$extra" ]; then
-        .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[$extra]"
+        "${pip[@]}" -e ".[$extra]"
     else
-        .venv/bin/python -m pip install --quiet --disable-pip-version-check -e .
+        "${pip[@]}" .
     fi
 }
 

@@ -18,7 +18,6 @@ Light on purpose (tomllib only): clients read it before spawning a daemon.
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -156,10 +155,18 @@ class Config:
 
 def _read_file(path: Path) -> dict[str, Any]:
     try:
-        with path.open("rb") as f:
-            data = tomllib.load(f)
+        f = path.open("rb")
     except FileNotFoundError:
         return {}
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror}") from None
+    # Imported only when there is a file: most homes have none, and every CLI run and
+    # MCP shim start reads the config before anything else (tomllib costs ~5 ms).
+    import tomllib
+
+    try:
+        with f:
+            data = tomllib.load(f)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: {exc}") from None
     except OSError as exc:
