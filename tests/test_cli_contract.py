@@ -35,6 +35,8 @@ def remember(text: str, *extra: str) -> str:
         (["recall", ""], "query must not be empty"),
         (["history", "x" * 65], "ID is too long (at most 64 characters)"),
         (["review", "--limit", "0"], "--limit: must be 1–100"),
+        (["remember", "x", "--ttl", "soon"], "--ttl is not in the expected form: Time to live"),
+        (["remember", "x", "--importance", "6"], "--importance: must be 1–5"),
     ],
 )
 def test_bad_values_get_plain_messages_and_exit_2(argv: list[str], message: str) -> None:
@@ -169,3 +171,20 @@ def test_backup_from_the_cli(tmp_path: Path) -> None:
     assert exists.code == 1 and "exists" in exists.err
     assert run_cli("backup", str(target), "--force").code == 0
     assert json.loads(run_cli("backup", str(target), "--force", "--json").out)["entries"] == 1
+
+
+def test_importance_ttl_and_confirm(home: Path) -> None:
+    low = remember("The staging cluster is called blue.", "--importance", "1")
+    high = remember("The production cluster is called green.", "--importance", "5")
+    hits = run_cli("recall", "what is the cluster called?", "--json").json()["results"]
+    assert [h["id"] for h in hits][:2] == [high, low]  # near-ties ordered by importance
+    only = run_cli("recall", "cluster", "--min-importance", "4", "--json").json()["results"]
+    assert [h["id"] for h in only] == [high]
+    scratch = remember("The flaky test today is test_upload.", "--ttl", "7d")
+    entry = run_cli("get", scratch, "--json").json()
+    assert entry["expires_at"] > entry["created_at"]
+    assert run_cli("update", scratch, "--ttl", "never", "--json").json()["expires_at"] is None
+    done = run_cli("confirm", low, "--json").json()
+    assert done["confirm_count"] == 1 and done["confirmed_at"] >= done["updated_at"]
+    assert "confirmed" in run_cli("confirm", low).out
+    assert "importance 1" in run_cli("get", low).out

@@ -459,7 +459,7 @@ def test_forget_soft_then_restore(shared: RunningDaemon) -> None:
     assert rid_of(shared.paths.db, eid) in census(shared.paths.db).vectors
 
     restored = shared.call("restore", {"id": eid})
-    assert restored["is_deprecated"] is False
+    assert restored.pop("changed") is True and restored["is_deprecated"] is False
     assert {k: v for k, v in restored.items() if k != "is_deprecated"} == {
         k: v for k, v in res["entry"].items() if k != "is_deprecated"
     }
@@ -764,3 +764,26 @@ def test_shutdown_method_stops_the_daemon_cleanly(tmp_path: Path) -> None:
         assert not wal.exists() or wal.stat().st_size == 0
     with running(tmp_path / "home") as again:
         assert [e["content"] for e in export_all(again.call)] == ["Written before shutdown"]
+
+
+def test_an_expired_entry_is_gone_at_once_for_every_method(tmp_path: Path) -> None:
+    """The sweep runs before any method: no waiting for a cleanup job."""
+    with running(tmp_path / "home") as d:
+        kept = d.call("remember", {"content": "Deploys happen on Tuesdays.", "scope": "global"})
+        soon = d.call(
+            "remember",
+            {"content": "The deploy freeze lasts until noon.", "scope": "global", "ttl": "1s"},
+        )
+        linked = d.call(
+            "link", {"source_id": kept["id"], "target_id": soon["id"], "edge_type": "relates_to"}
+        )
+        assert linked["target_id"] == soon["id"]
+        assert d.call("stats")["total"] == 2
+        wait_for(lambda: d.call("stats")["total"] == 1, timeout=10, what="expiry")
+        with pytest.raises(RpcError) as gone:
+            d.call("get", {"id": soon["id"]})
+        assert gone.value.code == p.NOT_FOUND
+        hits = d.call("recall", {"query": "deploy freeze", "min_confidence": 0})["results"]
+        assert [h["id"] for h in hits] == [kept["id"]]
+        assert d.call("edges", {"id": kept["id"]})["edges"] == []
+    census(d.paths.db).assert_consistent()  # entries = vectors = FTS rows

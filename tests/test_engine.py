@@ -358,16 +358,16 @@ def test_timestamps_are_utc_iso() -> None:
     assert now_iso().endswith("Z")
 
 
-def test_recall_counts_accesses(memory: Any) -> None:
+def test_recall_and_get_count_accesses(memory: Any) -> None:
     e = remember(memory, "Access counting works.")
     other = remember(memory, "An unrelated memory about gardening.")
-    assert memories.get(memory, p.GetParams(id=e.id)).access_count == 0
+    assert memories.get(memory, p.GetParams(id=e.id)).access_count == 0  # counted: 1
     for _ in range(2):
         assert recall(memory, "access counting", limit=1)[0].id == e.id
     memory.flush_bookkeeping()
     got = memories.get(memory, p.GetParams(id=e.id))
-    assert got.access_count == 2 and got.accessed_at is not None
-    assert memories.get(memory, p.GetParams(id=other.id)).access_count == 0
+    assert got.access_count == 3 and got.accessed_at is not None  # a get, two recalls
+    assert memory.require(other.id).access_count == 0  # neither recalled nor got
 
 
 def test_unselective_filters_take_the_widened_path(

@@ -444,8 +444,35 @@ def test_migration_from_previous_schema_keeps_data(home: Path, embedder: Any) ->
         is_deprecated=False,
         content_hash=entries.content_hash("an entry from before the graph existed"),
     )
-    with conn:
-        entries.insert(conn, entry, vec.tobytes())
+    with conn:  # the columns of that schema, as the release that wrote it did
+        conn.execute(
+            "INSERT INTO context_entries (id, content, content_hash, content_type, scope_level, "
+            "scope_path, confidence, created_at, updated_at, accessed_at, access_count, "
+            "source_type, source_ref, tags, metadata, is_deprecated) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                entry.id,
+                entry.content,
+                entry.content_hash,
+                "fact",
+                "global",
+                None,
+                1.0,
+                entry.created_at,
+                entry.updated_at,
+                None,
+                3,
+                None,
+                None,
+                '["old"]',
+                '{"k": 1}',
+                0,
+            ),
+        )
+        conn.execute(
+            "INSERT INTO context_vectors(rowid, embedding) VALUES (last_insert_rowid(), ?)",
+            (vec.tobytes(),),
+        )
     conn.close()
     m = Engine(db, embedder)
     try:

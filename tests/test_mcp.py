@@ -42,6 +42,7 @@ TOOL_NAMES = {
     "enyal_get",
     "enyal_update",
     "enyal_forget",
+    "enyal_confirm",
     "enyal_stats",
     "enyal_link",
     "enyal_unlink",
@@ -213,6 +214,14 @@ def test_calls_every_tool(mode: str, project: Path, stderr_log: TextIO, autostar
                 "The build uses ruff, line length 100.",
                 [],
             )
+            confirmed = await s.call("enyal_confirm", {"id": lint_id})
+            assert confirmed["confirm_count"] == 1 and confirmed["confirmed_at"] is not None
+            scratch = await s.call(
+                "enyal_remember",
+                {"content": "The flaky test is test_upload.", "importance": 5, "ttl": "2h"},
+            )
+            assert scratch["entry"]["importance"] == 5 and scratch["entry"]["expires_at"]
+            await s.call("enyal_forget", {"id": scratch["id"], "hard": True})
             assert await s.call("enyal_forget", {"id": lint_id}) == {
                 "id": lint_id,
                 "action": "deprecated",

@@ -23,6 +23,16 @@ CONTENT_TYPES: tuple[ContentType, ...] = ("fact", "preference", "decision", "con
 SCOPE_LEVELS: tuple[ScopeLevel, ...] = ("global", "workspace", "project", "file")
 
 Confidence = Annotated[float, Meta(ge=0.0, le=1.0)]
+Importance = Annotated[
+    int, Meta(ge=1, le=5, description="How much this matters, 1 (trivia) to 5 (critical).")
+]
+Ttl = Annotated[
+    str,
+    Meta(
+        pattern=r"^(never|[0-9]{1,6}[smhdw])$",
+        description="Time to live, e.g. 30m, 12h, 7d, 2w (never: no expiry). It then expires.",
+    ),
+]
 Limit = Annotated[int, Meta(ge=1, le=100, description="Maximum number of results (1-100).")]
 Tag = Annotated[str, Meta(min_length=1, max_length=64)]
 Tags = Annotated[list[Tag], Meta(max_length=32)]
@@ -60,6 +70,10 @@ class Entry(Struct, kw_only=True):
     metadata: dict[str, Any]
     is_deprecated: bool
     content_hash: str
+    importance: int = 3
+    expires_at: str | None = None  # gone from recall and stats from then, and then deleted
+    confirmed_at: str | None = None  # checked and still true: decay counts from here
+    confirm_count: int = 0
 
 
 class Hit(Entry, kw_only=True):
@@ -130,6 +144,8 @@ class RememberParams(Params, kw_only=True):
         dict[str, Any], Meta(description="Free-form JSON object stored with the memory.")
     ] = {}
     confidence: Annotated[Confidence, Meta(description="How sure this is, 0 to 1.")] = 1.0
+    importance: Importance = 3
+    ttl: Ttl | None = None
     dedup: Annotated[
         DedupMode,
         Meta(
@@ -191,6 +207,9 @@ class RememberResult(Struct, kw_only=True):
 # --- recall --------------------------------------------------------------------
 
 
+MinImportance = Annotated[int, Meta(ge=1, le=5, description="Only entries this important or more.")]
+
+
 class RecallParams(Params, kw_only=True):
     query: Query
     limit: Limit = 10
@@ -229,6 +248,7 @@ class RecallParams(Params, kw_only=True):
             ),
         ),
     ] = 0.0
+    min_importance: MinImportance = 1
     as_of: Annotated[
         str | None,
         Meta(
@@ -267,6 +287,7 @@ class RecallByScopeParams(Params, kw_only=True):
             ),
         ),
     ] = 0.0
+    min_importance: MinImportance = 1
     cwd: Cwd = None
 
 
@@ -295,6 +316,10 @@ class UpdateParams(Params, kw_only=True):
     confidence: Annotated[Confidence | None, Meta(description="New confidence, 0 to 1.")] = None
     tags: Annotated[Tags | None, Meta(description="Replaces the tags.")] = None
     metadata: Annotated[dict[str, Any] | None, Meta(description="Replaces the metadata.")] = None
+    importance: Importance | None = None
+    ttl: Annotated[
+        Ttl | None, Meta(description="A new time to live from now; never clears it.")
+    ] = None
 
 
 class ForgetParams(Params, kw_only=True):
@@ -324,11 +349,18 @@ class RestoreParams(Params, kw_only=True):
     ] = None
 
 
-class RestoreResult(Entry, kw_only=True, omit_defaults=True):
-    """The entry as restored; `changed` is sent only when false: it was not forgotten (and
-    no version was given), so nothing changed and no version was written."""
+class RestoreResult(Entry, kw_only=True):
+    """The entry as restored; `changed` is false when it was not forgotten (and no version
+    was given), so nothing changed and no version was written."""
 
     changed: bool = True
+
+
+class ConfirmParams(Params, kw_only=True):
+    id: EntryId
+    confidence: Annotated[
+        Confidence | None, Meta(description="Set the confidence too; by default it is kept.")
+    ] = None
 
 
 # --- stats -----------------------------------------------------------------------
@@ -449,6 +481,10 @@ class ImportEntry(Struct, kw_only=True, forbid_unknown_fields=True):
     metadata: dict[str, Any] = {}
     is_deprecated: bool = False
     content_hash: str | None = None
+    importance: Importance = 3
+    expires_at: str | None = None
+    confirmed_at: str | None = None
+    confirm_count: Annotated[int, Meta(ge=0)] = 0
     versions: list[Version] | None = None  # the history, as exported; else "created" now
 
 
@@ -690,6 +726,9 @@ METHODS: dict[str, Method] = {
     "update": Method(UpdateParams, Entry, "Change an entry."),
     "forget": Method(ForgetParams, ForgetResult, "Deprecate (or hard-delete) an entry."),
     "restore": Method(RestoreParams, RestoreResult, "Bring back a forgotten entry."),
+    "confirm": Method(
+        ConfirmParams, Entry, "Checked and still true: reset the decay clock, count it."
+    ),
     "stats": Method(StatsParams, Stats, "Counts and sizes."),
     "import": Method(ImportParams, ImportResult, "Store a batch of JSONL lines."),
     "export": Method(ExportParams, ExportResult, "Page through every entry."),

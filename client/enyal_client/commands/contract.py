@@ -88,6 +88,12 @@ def bounds(struct: type[Any], field: str) -> Bounds:
     return Bounds(**found)
 
 
+def _description(struct: type[Any], field: str) -> str:
+    """The field's own words (its innermost Meta description says what a value looks like)."""
+    found = [m.description for m in _parts(_hints(struct)[field]) if isinstance(m, Meta)]
+    return next((d for d in reversed(found) if d), "see --help")
+
+
 def _span(b: Bounds) -> str:
     def num(x: float) -> str:
         return f"{x:g}"
@@ -149,6 +155,8 @@ def plain(struct: type[Any], message: str, flags: dict[str, str]) -> str:
         return f"{name} is too long (at most {length[1]} characters)"
     if re.search(r"`(int|float)` (>=|<=|>|<)", bare):
         return f"{name} must be {_span(b)}"
+    if "matching regex" in bare:
+        return f"{name} is not in the expected form: {_description(struct, field)}"
     enum = re.match(r"Invalid enum value (.*)", bare)
     if enum:
         return f"{name} must be one of {', '.join(choices(struct, field))} (not {enum[1]})"

@@ -51,6 +51,13 @@ def entry_text(e: p.Entry) -> str:
         f"  {e.content}",
         f"  confidence {e.confidence:.2f}  created {e.created_at}  updated {e.updated_at}",
     ]
+    if e.importance != 3 or e.expires_at or e.confirm_count:
+        extra = [f"importance {e.importance}"]
+        extra += [f"expires {e.expires_at}"] if e.expires_at else []
+        extra += (
+            [f"confirmed {e.confirm_count}× (last {e.confirmed_at})"] if e.confirm_count else []
+        )
+        lines.append("  " + "  ".join(extra))
     if e.tags:
         lines.append(f"  tags: {', '.join(e.tags)}")
     if e.source_type or e.source_ref:
@@ -117,6 +124,8 @@ def cmd_remember(c: Connection, a: Args) -> Result:
             "source_ref": a.source_ref,
             "metadata": a.metadata,
             "confidence": a.confidence,
+            "importance": a.importance,
+            "ttl": a.ttl,
             "dedup": a.dedup,
             "dedup_threshold": a.threshold,
             "relates_to": a.relates_to,
@@ -145,6 +154,7 @@ def cmd_recall(c: Connection, a: Args) -> Result:
         "limit": a.limit,
         "content_type": a.type,
         "min_confidence": a.min_confidence,
+        "min_importance": a.min_importance,
         # The floor drops what neither meaning nor words tie to the query; --all keeps it.
         "min_relevance": 0.0 if a.all else config.load().min_relevance,
         "cwd": os.getcwd(),
@@ -191,6 +201,8 @@ def cmd_update(c: Connection, a: Args) -> Result:
             "confidence": a.confidence,
             "tags": a.tag,
             "metadata": a.metadata,
+            "importance": a.importance,
+            "ttl": a.ttl,
         }
     )
     r = ct.call(c, "update", params, p.Entry, FLAGS)
@@ -215,6 +227,12 @@ def cmd_restore(c: Connection, a: Args) -> Result:
         return r, f"{r.id} is not forgotten: nothing changed"
     what = f" to version {a.version}" if a.version is not None else ""
     return r, f"restored {r.id}{what}"
+
+
+def cmd_confirm(c: Connection, a: Args) -> Result:
+    params = drop_none({"id": a.id, "confidence": a.confidence})
+    r = ct.call(c, "confirm", params, p.Entry, FLAGS)
+    return r, f"confirmed {r.id} ({r.confirm_count} times; last {r.confirmed_at})"
 
 
 def cmd_stats(c: Connection, a: Args) -> Result:
@@ -247,6 +265,8 @@ def register(reg: Registry) -> None:
     r.add_argument("--source-ref")
     r.add_argument("--metadata", type=json_object, help="a JSON object")
     r.add_argument("--confidence", type=ct.number(R, "confidence", float))
+    r.add_argument("--importance", type=ct.number(R, "importance"), help="1-5 (default 3)")
+    r.add_argument("--ttl", help="time to live: 30m, 12h, 7d, 2w (the memory expires then)")
     r.add_argument("--dedup", choices=ct.choices(R, "dedup"))
     r.add_argument(
         "--threshold",
@@ -270,6 +290,7 @@ def register(reg: Registry) -> None:
     q.add_argument("--type", choices=ct.choices(Q, "content_type"))
     q.add_argument("--tag", action="append", help="only entries with this tag (repeatable)")
     q.add_argument("--min-confidence", type=ct.number(Q, "min_confidence", float))
+    q.add_argument("--min-importance", type=ct.number(Q, "min_importance"), help="1-5")
     q.add_argument(
         "--all",
         action="store_true",
@@ -290,6 +311,14 @@ def register(reg: Registry) -> None:
     u.add_argument("--confidence", type=ct.number(U, "confidence", float))
     u.add_argument("--tag", action="append", help="replaces the tags (repeatable)")
     u.add_argument("--metadata", type=json_object, help="replaces the metadata (a JSON object)")
+    u.add_argument("--importance", type=ct.number(U, "importance"), help="1-5")
+    u.add_argument("--ttl", help="a new time to live from now (30m, 12h, 7d, 2w; never clears)")
+
+    cf = reg.verb(
+        "confirm", "the memory was checked and still holds (decay restarts)", on_daemon(cmd_confirm)
+    )
+    cf.add_argument("id")
+    cf.add_argument("--confidence", type=ct.number(p.ConfirmParams, "confidence", float))
 
     fo = reg.verb("forget", "forget an entry (restorable unless --hard)", on_daemon(cmd_forget))
     fo.add_argument("id")

@@ -125,6 +125,16 @@ TOOLS: tuple[ToolSpec, ...] = (
         idempotent=True,
     ),
     ToolSpec(
+        "enyal_confirm",
+        "confirm",
+        "Confirm a memory still holds",
+        "Say that a stored memory was checked and is still true (you verified it against the "
+        "code or the user confirmed it). Its confidence stops decaying from its old date and "
+        "recall prefers it as recently confirmed. Returns the entry with confirmed_at and "
+        "confirm_count.",
+        idempotent=False,
+    ),
+    ToolSpec(
         "enyal_stats",
         "stats",
         "Memory statistics",

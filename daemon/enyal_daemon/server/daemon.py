@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fcntl
-import functools
 import logging
 import os
 import signal
@@ -34,7 +33,7 @@ from ..embedder.model_files import locate
 from ..embedder.onnx import Embedder
 from ..errors import AlreadyRunning, EnyalError, StartupError, TooLarge
 from ..service.engine import Engine
-from ..service.verbs import VERBS
+from ..service.verbs import bind
 from ..store import db
 from .activation import inherited_socket, notify
 from .dispatch import Dispatcher, Handler, error_frame
@@ -180,9 +179,7 @@ class Daemon:
             loop.call_soon_threadsafe(self.stop.set)
             return p.ShutdownResult(stopping=True)
 
-        handlers: dict[str, Handler] = {
-            name: functools.partial(verb, self.engine) for name, verb in VERBS.items()
-        }
+        handlers: dict[str, Handler] = dict(bind(self.engine))
         return handlers | {"status": self.status, "shutdown": shutdown}
 
     async def serve_connection(

@@ -13,6 +13,7 @@ run on per-thread connections, writes go through the one Writer.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import threading
@@ -34,7 +35,9 @@ from ..index.vectors import VectorIndex
 from ..store import db, entries, failures, meta
 from ..store.rows import EntryRow
 from ..store.writer import Tx, Writer
+from . import expiry
 from .bookkeeping import Bookkeeping
+from .clock import now_iso
 
 log = logging.getLogger(__name__)
 
@@ -109,6 +112,7 @@ class Engine:
         if self.read_only:
             log.warning("%s cannot be written: serving reads only", db_path)
         self.writer = Writer(conn)
+        self.expiry = expiry.Expiry(entries.next_expiry(self.reader()))
         self.index.load(
             (rid, blob, deprecated, self.groups.key(level, path))
             for rid, blob, deprecated, level, path in entries.iter_vectors(self.reader())
@@ -146,6 +150,26 @@ class Engine:
             if storage is None:
                 raise
             raise storage from exc
+
+    def sweep_expired(self) -> None:
+        """Delete what has expired, if anything has (service/expiry.py)."""
+        now = now_iso()
+        if self.read_only or not self.expiry.due(now):
+            return
+
+        def job(tx: Tx) -> None:
+            for rid in expiry.sweep(tx, now):
+                tx.after_commit.append(functools.partial(self.index.remove, rid))
+            earliest = entries.next_expiry(tx.conn)
+            # In commit order with the notes of other writes, which also run after commit.
+            tx.after_commit.append(lambda: self.expiry.reset(earliest))
+
+        self.write(job)
+
+    def note_expiry(self, tx: Tx, when: str | None) -> None:
+        """A write on `tx` sets an expiry: known to sweep_expired once it has committed."""
+        if when is not None:
+            tx.after_commit.append(lambda: self.expiry.note(when))
 
     def beside(self, fn: Callable[[], T]) -> Future[T]:
         """Run `fn` on a side thread (with its own reader) while this one does other work."""

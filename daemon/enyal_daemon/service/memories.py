@@ -19,7 +19,7 @@ from ..errors import Conflict, InvalidValue, NotFound
 from ..store import entries, versions
 from ..store.rows import EntryRow
 from ..store.writer import Tx
-from . import conflicts, graph, scopes
+from . import conflicts, expiry, graph, scopes
 from .clock import now_iso
 from .dedup import nearest_in_scope
 from .engine import Engine
@@ -33,6 +33,7 @@ def remember(engine: Engine, params: p.RememberParams) -> p.RememberResult:
     digest = entries.content_hash(params.content)
     vec = engine.embed(params.content)
     now = now_iso()
+    expires = expiry.expires_at(params.ttl) if params.ttl is not None else None
     entry = p.Entry(
         id=str(uuid.uuid4()),
         content=params.content,
@@ -50,6 +51,8 @@ def remember(engine: Engine, params: p.RememberParams) -> p.RememberResult:
         metadata=params.metadata,
         is_deprecated=False,
         content_hash=digest,
+        importance=params.importance,
+        expires_at=expires,
     )
 
     def job(tx: Tx) -> p.RememberResult:
@@ -82,6 +85,7 @@ def remember(engine: Engine, params: p.RememberParams) -> p.RememberResult:
             )
         found_conflicts, candidates = _contradictions(engine, tx, params, scope_path, vec)
         rid = entries.insert(tx.conn, entry, vec.tobytes())
+        engine.note_expiry(tx, expires)
         versions.record(tx.conn, entry.id, "created", now)
         edges = graph.remember_edges(engine, tx, entry.id, params, vec, now)
         engine.index_after_commit(tx, rid, vec, (params.scope, scope_path))
@@ -133,7 +137,28 @@ def _replace_content(
 
 
 def get(engine: Engine, params: p.GetParams) -> p.Entry:
-    return engine.require(params.id).entry()
+    entry = engine.require(params.id).entry()
+    engine.bookkeeping.touch([entry.id])  # reading an entry is using it, as a recall hit is
+    return entry
+
+
+def confirm(engine: Engine, params: p.ConfirmParams) -> p.Entry:
+    """The memory was checked and still holds: its decay clock starts again (and recency
+    counts from now), and the confirmation is counted. Content is unchanged, so no
+    version is written."""
+
+    def job(tx: Tx) -> p.Entry:
+        row = engine.require(params.id, tx.conn)
+        fields: dict[str, Any] = {
+            "confirmed_at": now_iso(),
+            "confirm_count": row.confirm_count + 1,
+        }
+        if params.confidence is not None:
+            fields["confidence"] = params.confidence
+        entries.update_fields(tx.conn, row.rid, fields)
+        return engine.require(row.id, tx.conn).entry()
+
+    return engine.write(job)
 
 
 def update(engine: Engine, params: p.UpdateParams) -> p.Entry:
@@ -153,9 +178,14 @@ def update(engine: Engine, params: p.UpdateParams) -> p.Entry:
     if params.metadata is not None:
         check_metadata(params.metadata)
         fields["metadata"] = msgspec.json.encode(params.metadata).decode()
+    if params.importance is not None:
+        fields["importance"] = params.importance
+    if params.ttl is not None:
+        fields["expires_at"] = expiry.expires_at(params.ttl)
     if not fields:
         raise InvalidValue(
-            "nothing to update: give content, content_type, confidence, tags or metadata"
+            "nothing to update: give content, content_type, confidence, tags, metadata, "
+            "importance or ttl"
         )
     fields["updated_at"] = now_iso()
 
@@ -169,6 +199,7 @@ def update(engine: Engine, params: p.UpdateParams) -> p.Entry:
                     {"existing": same.id},
                 )
         entries.update_fields(tx.conn, row.rid, fields)
+        engine.note_expiry(tx, fields.get("expires_at"))
         versions.record(tx.conn, row.id, "updated", fields["updated_at"])
         if vec is not None:
             entries.replace_vector(tx.conn, row.rid, vec.tobytes())

@@ -72,13 +72,14 @@ def rank(
     confidence = np.empty(n)
     rate = np.empty(n)
     uses = np.empty(n)
+    importance = np.empty(n)
     w = np.empty(n)
     sem = np.empty(n)
     kw = np.empty(n)
     for i, c in enumerate(candidates):
         row, then = c.row, c.then
         if then is None:
-            stamps.append(row.updated_at)
+            stamps.append(row.checked_at)
             confidence[i] = row.confidence
             rate[i] = _DECAY.get(row.content_type, 1.0)
             uses[i] = row.access_count
@@ -87,6 +88,7 @@ def rank(
             confidence[i] = then.confidence
             rate[i] = _DECAY.get(then.content_type, 1.0)
             uses[i] = 0
+        importance[i] = row.importance
         w[i] = weight(row.scope_level, row.scope_path)
         sem[i] = c.semantic
         kw[i] = c.keyword
@@ -96,7 +98,7 @@ def rank(
     rec = np.power(0.5, age / scoring.RECENCY_HALF_LIFE_DAYS)
     sem = np.maximum(sem, 0.0)
     base = scoring.W_SEMANTIC * sem + scoring.W_KEYWORD * kw + scoring.W_RECENCY * rec
-    score = base * eff * w
+    score = base * eff * w * (1.0 + scoring.IMPORTANCE_STEP * (importance - 3))
     relevant = (sem >= floors.relevance) | (np.sqrt(kw) >= floors.relevance)
     eligible = np.flatnonzero((eff >= floors.confidence) & relevant)
     order = eligible[np.argsort(-score[eligible], kind="stable")][:keep]
@@ -135,6 +137,10 @@ def _hit(c: Candidate) -> p.Hit:
             metadata=row.metadata(),
             is_deprecated=row.is_deprecated,
             content_hash=row.content_hash,
+            importance=row.importance,
+            expires_at=row.expires_at,
+            confirmed_at=row.confirmed_at,
+            confirm_count=row.confirm_count,
             score=0.0,
             semantic=0.0,
             keyword=0.0,
@@ -158,6 +164,10 @@ def _hit(c: Candidate) -> p.Hit:
         metadata=then.metadata,
         is_deprecated=then.is_deprecated,
         content_hash=entries.content_hash(then.content),
+        importance=row.importance,
+        expires_at=row.expires_at,
+        confirmed_at=row.confirmed_at,
+        confirm_count=row.confirm_count,
         score=0.0,
         semantic=0.0,
         keyword=0.0,

@@ -47,6 +47,7 @@ def recall(engine: Engine, params: p.RecallParams) -> p.RecallResult:
             scope_level=level,
             scope_path=path,
             match_path=match_path,
+            min_importance=params.min_importance,
             include_deprecated=params.include_deprecated,
         )
         hits = _recall_as_of(engine, params, f, v)
@@ -57,6 +58,7 @@ def recall(engine: Engine, params: p.RecallParams) -> p.RecallResult:
             match_path=match_path,
             content_type=params.content_type,
             tags=tuple(params.tags),
+            min_importance=params.min_importance,
             include_deprecated=params.include_deprecated,
         )
         hits = _search(engine, params.query, params.limit, _floors(params), f, v)
@@ -69,6 +71,7 @@ def recall_by_scope(engine: Engine, params: p.RecallByScopeParams) -> p.RecallBy
     f = EntryFilter(
         scopes=tuple((level, path) for level, path, _ in chain),
         content_type=params.content_type,
+        min_importance=params.min_importance,
     )
     hits = _search(
         engine,
@@ -158,7 +161,7 @@ def _nearest(
 
 def _scope_groups(engine: Engine, f: EntryFilter) -> list[int] | None:
     """The index groups a filter of scopes alone allows; None when it filters by more."""
-    if f.content_type is not None or f.tags:
+    if f.content_type is not None or f.tags or f.min_importance > 1:
         return None
     if f.scopes:
         return engine.groups.known(f.scopes)

@@ -1,10 +1,12 @@
 """How much an entry is worth to a query: meaning, words, recency, and trust.
 
     score = (0.6 * semantic + 0.3 * keyword + 0.1 * recency)
-            * effective_confidence * scope_weight
+            * effective_confidence * scope_weight * (1 + 0.1 * (importance - 3))
 
 semantic is the cosine similarity (clipped at 0), keyword the BM25 score mapped
-into [0, 1), recency halves every 30 days since the last update. Effective
+into [0, 1), recency halves every 30 days since the last update or confirmation.
+Importance (1-5, default 3) moves a score by 10% a step: ±20% at the ends, enough
+to order near-ties, too little to lift an unrelated memory over a relevant one. Effective
 confidence decays the stored confidence with a 90-day half-life scaled by the
 entry's type (conventions age slowly, facts fast) and adds up to 0.2 for use.
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 import math
 
 W_SEMANTIC, W_KEYWORD, W_RECENCY = 0.6, 0.3, 0.1
+IMPORTANCE_STEP = 0.1
 HALF_LIFE_DAYS = 90.0
 RECENCY_HALF_LIFE_DAYS = 30.0
 

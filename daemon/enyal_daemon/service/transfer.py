@@ -104,6 +104,12 @@ def _entry(line: str) -> tuple[p.Entry, list[p.Version] | None]:
         metadata=item.metadata,
         is_deprecated=item.is_deprecated,
         content_hash=entries.content_hash(item.content),
+        importance=item.importance,
+        expires_at=normalize_iso(item.expires_at, "expires_at") if item.expires_at else None,
+        confirmed_at=(
+            normalize_iso(item.confirmed_at, "confirmed_at") if item.confirmed_at else None
+        ),
+        confirm_count=item.confirm_count,
     )
     if item.versions is not None:
         numbers = [v.version for v in item.versions]
@@ -201,6 +207,7 @@ def _store_entry(
         if same is not None:
             return p.ImportLine(line=number, status="existing", id=same.id)
     rid = entries.insert(tx.conn, entry, vec.tobytes())
+    engine.note_expiry(tx, entry.expires_at)
     if history:
         versions.insert_all(tx.conn, entry.id, history)
     else:

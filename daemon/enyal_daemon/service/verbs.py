@@ -6,6 +6,7 @@ A verb is a function (engine, params) -> result; the server binds the engine onc
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -22,6 +23,7 @@ VERBS: dict[str, Verb] = {
     "update": memories.update,
     "forget": memories.forget,
     "restore": memories.restore,
+    "confirm": memories.confirm,
     "stats": stats.stats,
     "link": graph.link,
     "unlink": graph.unlink,
@@ -36,3 +38,14 @@ VERBS: dict[str, Verb] = {
     "export": transfer.export_page,
     "backup": backup.backup,
 }
+
+
+def bind(engine: Engine) -> dict[str, Callable[[Any], Any]]:
+    """Every verb with the engine bound. Each first deletes what has expired, if anything
+    has: that is what makes an expired entry vanish for every reader at once."""
+
+    def run(verb: Verb, params: Any) -> Any:
+        engine.sweep_expired()
+        return verb(engine, params)
+
+    return {name: functools.partial(run, verb) for name, verb in VERBS.items()}

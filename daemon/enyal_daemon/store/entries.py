@@ -32,8 +32,9 @@ def insert(conn: apsw.Connection, entry: Entry, vector: bytes) -> int:
     conn.execute(
         "INSERT INTO context_entries (id, content, content_hash, content_type, scope_level, "
         "scope_path, confidence, created_at, updated_at, accessed_at, access_count, "
-        "source_type, source_ref, tags, metadata, is_deprecated) "
-        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        "source_type, source_ref, tags, metadata, is_deprecated, importance, expires_at, "
+        "confirmed_at, confirm_count) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         (
             entry.id,
             entry.content,
@@ -51,6 +52,10 @@ def insert(conn: apsw.Connection, entry: Entry, vector: bytes) -> int:
             _json_encode(entry.tags).decode(),
             _json_encode(entry.metadata).decode(),
             int(entry.is_deprecated),
+            entry.importance,
+            entry.expires_at,
+            entry.confirmed_at,
+            entry.confirm_count,
         ),
     )
     rid = conn.last_insert_rowid()
@@ -269,3 +274,24 @@ def confidence_bands(conn: apsw.Connection, high: float, low: float) -> dict[str
             (high, low),
         )
     )
+
+
+# --- expiry ------------------------------------------------------------------------------
+
+
+def next_expiry(conn: apsw.Connection) -> str | None:
+    row = conn.execute(
+        "SELECT min(expires_at) FROM context_entries WHERE expires_at IS NOT NULL"
+    ).fetchone()
+    return row[0] if row else None
+
+
+def expired(conn: apsw.Connection, now: str) -> list[tuple[int, str]]:
+    """(rid, id) of every entry whose time is up."""
+    return [
+        (int(rid), str(eid))
+        for rid, eid in conn.execute(
+            "SELECT rid, id FROM context_entries WHERE expires_at IS NOT NULL AND expires_at <= ?",
+            (now,),
+        )
+    ]

@@ -19,6 +19,7 @@ class EntryFilter:
     scopes: tuple[tuple[str, str | None], ...] = ()  # any of these (level, path) pairs
     content_type: str | None = None
     tags: tuple[str, ...] = ()
+    min_importance: int = 1
     include_deprecated: bool = False
     clauses: list[str] = field(default_factory=list, init=False, compare=False)
     args: list[Any] = field(default_factory=list, init=False, compare=False)
@@ -43,6 +44,8 @@ class EntryFilter:
             add("e.content_type = ?", self.content_type)
         for tag in self.tags:
             add("e.rid IN (SELECT rid FROM context_tags WHERE tag = ?)", tag)
+        if self.min_importance > 1:
+            add("e.importance >= ?", self.min_importance)
 
     @property
     def restricts(self) -> bool:

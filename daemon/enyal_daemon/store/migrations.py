@@ -160,8 +160,31 @@ def m004_tags(conn: apsw.Connection) -> None:
     )
 
 
+def m005_importance_expiry(conn: apsw.Connection) -> None:
+    """Importance (1-5), expiry, and confirmations (issue 10; seeds 001, 002). Adding
+    columns with defaults rewrites nothing: existing entries read as importance 3,
+    never expiring, never confirmed."""
+    conn.execute(
+        """
+        ALTER TABLE context_entries ADD COLUMN importance INTEGER NOT NULL DEFAULT 3
+            CHECK (importance BETWEEN 1 AND 5);
+        ALTER TABLE context_entries ADD COLUMN expires_at TEXT;
+        ALTER TABLE context_entries ADD COLUMN confirmed_at TEXT;
+        ALTER TABLE context_entries ADD COLUMN confirm_count INTEGER NOT NULL DEFAULT 0;
+        CREATE INDEX idx_entries_expiry ON context_entries(expires_at)
+            WHERE expires_at IS NOT NULL;
+        """
+    )
+
+
 Migration = Callable[[apsw.Connection], None]
-MIGRATIONS: list[Migration] = [m001_entries, m002_meta, m003_graph_versions_analytics, m004_tags]
+MIGRATIONS: list[Migration] = [
+    m001_entries,
+    m002_meta,
+    m003_graph_versions_analytics,
+    m004_tags,
+    m005_importance_expiry,
+]
 
 
 def current_version(conn: apsw.Connection) -> int:

@@ -36,10 +36,21 @@ class EntryRow(msgspec.Struct, frozen=True):
     metadata_json: str
     deprecated: int  # 0 or 1, as SQLite stores it
     content_hash: str
+    importance: int
+    expires_at: str | None
+    confirmed_at: str | None
+    confirm_count: int
 
     @property
     def is_deprecated(self) -> bool:
         return bool(self.deprecated)
+
+    @property
+    def checked_at(self) -> str:
+        """When the entry was last known true: decay and recency count from here."""
+        if self.confirmed_at is not None and self.confirmed_at > self.updated_at:
+            return self.confirmed_at
+        return self.updated_at
 
     @property
     def scope(self) -> tuple[ScopeLevel, str | None]:
@@ -71,13 +82,17 @@ class EntryRow(msgspec.Struct, frozen=True):
             metadata=self.metadata(),
             is_deprecated=self.is_deprecated,
             content_hash=self.content_hash,
+            importance=self.importance,
+            expires_at=self.expires_at,
+            confirmed_at=self.confirmed_at,
+            confirm_count=self.confirm_count,
         )
 
 
 COLUMNS = (
     "rid, id, content, content_type, scope_level, scope_path, confidence, created_at, "
     "updated_at, accessed_at, access_count, source_type, source_ref, tags, metadata, "
-    "is_deprecated, content_hash"
+    "is_deprecated, content_hash, importance, expires_at, confirmed_at, confirm_count"
 )
 # The same columns of the entries table aliased e, for queries that join it.
 E_COLUMNS = ", ".join("e." + c for c in COLUMNS.split(", "))
