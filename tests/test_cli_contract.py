@@ -188,3 +188,37 @@ def test_importance_ttl_and_confirm(home: Path) -> None:
     assert done["confirm_count"] == 1 and done["confirmed_at"] >= done["updated_at"]
     assert "confirmed" in run_cli("confirm", low).out
     assert "importance 1" in run_cli("get", low).out
+
+
+def test_list_pages_filters_and_batch_recall(home: Path) -> None:
+    ids = [
+        remember(f"Service {name} is owned by team {team}.", "--metadata", json.dumps(meta))
+        for name, team, meta in (
+            ("billing", "payments", {"team": "payments", "tier": 1}),
+            ("search", "discovery", {"team": "discovery", "tier": 2}),
+            ("ledger", "payments", {"team": "payments", "tier": 2, "legacy": True}),
+        )
+    ]
+    pages: list[str] = []
+    cursor: list[str] = []
+    while True:
+        page = run_cli("list", "--sort", "created", "--asc", "--limit", "2", *cursor, "--json")
+        body = page.json()
+        pages += [e["id"] for e in body["entries"]]
+        if body["next"] is None:
+            break
+        cursor = ["--cursor", body["next"]]
+    assert pages == ids  # every entry once, oldest first, across pages
+    payments = run_cli("list", "--where", "team=payments", "--json").json()["entries"]
+    assert {e["id"] for e in payments} == {ids[0], ids[2]}
+    legacy = run_cli("list", "--where", "legacy=true", "--where", "tier=2", "--json").json()
+    assert [e["id"] for e in legacy["entries"]] == [ids[2]]
+    where = run_cli("recall", "who owns it", "--where", "team=discovery", "--all", "--json")
+    assert [h["id"] for h in where.json()["results"]] == [ids[1]]
+    assert "more: add --cursor" in run_cli("list", "--limit", "1").out
+    bad = run_cli("list", "--cursor", "nonsense")
+    assert bad.code == 2 and "cursor" in bad.err
+    batch = run_cli("recall", "-q", "billing owner", "-q", "search owner", "--json").json()
+    assert [r["results"][0]["id"] for r in batch["results"]] == [ids[0], ids[1]]
+    text = run_cli("recall", "-q", "billing owner", "-q", "search owner").out
+    assert "# billing owner" in text and "# search owner" in text

@@ -43,6 +43,8 @@ TOOL_NAMES = {
     "enyal_update",
     "enyal_forget",
     "enyal_confirm",
+    "enyal_recall_batch",
+    "enyal_list",
     "enyal_stats",
     "enyal_link",
     "enyal_unlink",
@@ -214,6 +216,10 @@ def test_calls_every_tool(mode: str, project: Path, stderr_log: TextIO, autostar
                 "The build uses ruff, line length 100.",
                 [],
             )
+            both = await s.call("enyal_recall_batch", {"queries": ["linter", "greeting"]})
+            assert [r["results"][0]["id"] for r in both["results"]] == [lint_id, in_file["id"]]
+            listed = await s.call("enyal_list", {"sort": "created", "order": "asc", "limit": 1})
+            assert [e["id"] for e in listed["entries"]] == [lint_id] and listed["next"]
             confirmed = await s.call("enyal_confirm", {"id": lint_id})
             assert confirmed["confirm_count"] == 1 and confirmed["confirmed_at"] is not None
             scratch = await s.call(

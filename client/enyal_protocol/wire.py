@@ -210,6 +210,14 @@ class RememberResult(Struct, kw_only=True):
 MinImportance = Annotated[int, Meta(ge=1, le=5, description="Only entries this important or more.")]
 
 
+# Metadata equality: {"ticket": "ENG-12", "reviewed": true} keeps entries whose metadata
+# holds each of these keys at exactly this scalar value.
+Where = Annotated[
+    dict[Annotated[str, Meta(min_length=1, max_length=128)], str | int | float | bool],
+    Meta(max_length=16, description="Only entries whose metadata has these key = value pairs."),
+]
+
+
 class RecallParams(Params, kw_only=True):
     query: Query
     limit: Limit = 10
@@ -222,6 +230,7 @@ class RecallParams(Params, kw_only=True):
     ] = None
     content_type: Annotated[ContentType | None, Meta(description="Only this kind.")] = None
     tags: Annotated[Tags, Meta(description="Only entries carrying all of these tags.")] = []
+    where: Where = {}
     min_confidence: Annotated[
         float, Meta(ge=0.0, le=1.0, description="Minimum effective (decayed) confidence.")
     ] = 0.3
@@ -289,6 +298,56 @@ class RecallByScopeParams(Params, kw_only=True):
     ] = 0.0
     min_importance: MinImportance = 1
     cwd: Cwd = None
+
+
+class RecallBatchParams(Params, kw_only=True):
+    """Several queries under the same filters, embedded in one model batch."""
+
+    queries: Annotated[list[Query], Meta(min_length=1, max_length=16)]
+    limit: Limit = 10
+    scope: ScopeLevel | None = None
+    scope_path: str | None = None
+    content_type: ContentType | None = None
+    tags: Tags = []
+    where: Where = {}
+    min_confidence: Annotated[float, Meta(ge=0.0, le=1.0)] = 0.3
+    min_relevance: Annotated[float, Meta(ge=0.0, le=1.0)] = 0.0
+    min_importance: MinImportance = 1
+    cwd: Cwd = None
+
+
+class RecallBatchResult(Struct, kw_only=True):
+    results: list[RecallResult]  # one per query, in order
+
+
+ListSort = Literal["updated", "created", "accessed", "importance"]
+
+
+class ListParams(Params, kw_only=True):
+    scope: ScopeLevel | None = None
+    scope_path: str | None = None
+    content_type: ContentType | None = None
+    tags: Tags = []
+    where: Where = {}
+    min_importance: MinImportance = 1
+    created_after: Annotated[str | None, Meta(description="ISO date or time.")] = None
+    created_before: str | None = None
+    updated_after: str | None = None
+    updated_before: str | None = None
+    include_deprecated: bool = False
+    sort: ListSort = "updated"
+    order: Literal["desc", "asc"] = "desc"
+    limit: Annotated[int, Meta(ge=1, le=1000)] = 50
+    cursor: Annotated[
+        Annotated[str, Meta(max_length=512)] | None,
+        Meta(description="`next` of the previous page."),
+    ] = None
+    cwd: Cwd = None
+
+
+class ListResult(Struct, kw_only=True):
+    entries: list[Entry]
+    next: str | None  # pass as `cursor` for the next page; null on the last
 
 
 class ScopeRef(Struct, kw_only=True):
@@ -722,6 +781,10 @@ METHODS: dict[str, Method] = {
     "recall_by_scope": Method(
         RecallByScopeParams, RecallByScopeResult, "Search file -> project -> workspace -> global."
     ),
+    "recall_batch": Method(
+        RecallBatchParams, RecallBatchResult, "Several queries at once, one model batch."
+    ),
+    "list": Method(ListParams, ListResult, "Entries by filter and order, a page at a time."),
     "get": Method(GetParams, Entry, "One entry by id."),
     "update": Method(UpdateParams, Entry, "Change an entry."),
     "forget": Method(ForgetParams, ForgetResult, "Deprecate (or hard-delete) an entry."),

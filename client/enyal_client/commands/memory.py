@@ -4,6 +4,7 @@ the protocol's Structs (contract.py)."""
 
 from __future__ import annotations
 
+import argparse
 import os
 
 import msgspec
@@ -28,6 +29,21 @@ FLAGS = {
     "dedup_threshold": "--threshold",
     "file_path": "--path",
 }
+
+
+def where_pair(text: str) -> tuple[str, object]:
+    """--where key=value: the value as JSON when it reads as a scalar (true, 3, 1.5),
+    else as the string it is."""
+    key, sep, raw = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError("must be key=value")
+    try:
+        value = msgspec.json.decode(raw)
+    except msgspec.DecodeError:
+        value = raw
+    if not isinstance(value, str | int | float | bool):
+        value = raw
+    return key, value
 
 
 # --- text output ---------------------------------------------------------------------
@@ -149,24 +165,48 @@ def cmd_remember(c: Connection, a: Args) -> Result:
 
 
 def cmd_recall(c: Connection, a: Args) -> Result:
+    queries = ([a.query] if a.query is not None else []) + (a.queries or [])
+    if not queries:
+        raise UsageError("give a query (or several with -q)")
     common = {
-        "query": a.query,
         "limit": a.limit,
         "content_type": a.type,
         "min_confidence": a.min_confidence,
         "min_importance": a.min_importance,
+        "where": dict(a.where) if a.where else None,
         # The floor drops what neither meaning nor words tie to the query; --all keeps it.
         "min_relevance": 0.0 if a.all else config.load().min_relevance,
         "cwd": os.getcwd(),
     }
+    if len(queries) > 1:
+        if a.path or a.include_deprecated or a.include_superseded or a.as_of:
+            raise UsageError(
+                "several queries (-q) cannot be combined with --path, --include-deprecated, "
+                "--include-superseded or --as-of"
+            )
+        params = drop_none(
+            {
+                **common,
+                "queries": queries,
+                "scope": a.scope,
+                "scope_path": a.scope_path,
+                "tags": a.tag or None,
+            }
+        )
+        batch = ct.call(c, "recall_batch", params, p.RecallBatchResult, FLAGS)
+        text = "\n\n".join(
+            f"# {q}\n{_hits_text(r.results)}" for q, r in zip(queries, batch.results, strict=True)
+        )
+        return batch, text
     hits: list[p.Hit]
+    common["query"] = queries[0]
     if a.path is not None:
-        if a.scope or a.scope_path or a.tag or a.include_deprecated or a.as_of:
+        if a.scope or a.scope_path or a.tag or a.include_deprecated or a.as_of or a.where:
             raise UsageError(
                 "--path (scope-aware recall) cannot be combined with "
-                "--scope, --scope-path, --tag, --include-deprecated or --as-of"
+                "--scope, --scope-path, --tag, --where, --include-deprecated or --as-of"
             )
-        params = drop_none({**common, "file_path": a.path})
+        params = drop_none({**common, "file_path": a.path, "where": None})
         by_scope = ct.call(c, "recall_by_scope", params, p.RecallByScopeResult, FLAGS)
         result: object = by_scope
         hits = by_scope.results
@@ -185,6 +225,38 @@ def cmd_recall(c: Connection, a: Args) -> Result:
         plain = ct.call(c, "recall", params, p.RecallResult, FLAGS)
         result, hits = plain, plain.results
     return result, _hits_text(hits)
+
+
+def cmd_list(c: Connection, a: Args) -> Result:
+    params = drop_none(
+        {
+            "scope": a.scope,
+            "scope_path": a.scope_path,
+            "content_type": a.type,
+            "tags": a.tag or None,
+            "where": dict(a.where) if a.where else None,
+            "min_importance": a.min_importance,
+            "created_after": a.created_after,
+            "created_before": a.created_before,
+            "updated_after": a.updated_after,
+            "updated_before": a.updated_before,
+            "include_deprecated": a.include_deprecated or None,
+            "sort": a.sort,
+            "order": "asc" if a.asc else None,
+            "limit": a.limit,
+            "cursor": a.cursor,
+            "cwd": os.getcwd(),
+        }
+    )
+    r = ct.call(c, "list", params, p.ListResult, FLAGS)
+    lines = [
+        f"{e.id[:8]}  {e.updated_at[:10]}  {e.content_type:<10} [{_scope(e)}]  "
+        f"{shown(e.content, 100)}" + ("  (forgotten)" if e.is_deprecated else "")
+        for e in r.entries
+    ] or ["no entries"]
+    if r.next is not None:
+        lines.append(f"more: add --cursor {r.next}")
+    return r, "\n".join(lines)
 
 
 def cmd_get(c: Connection, a: Args) -> Result:
@@ -280,7 +352,22 @@ def register(reg: Registry) -> None:
     r.add_argument("--suggest-supersedes", action="store_true", help="report replaceable entries")
 
     q = reg.verb("recall", "search memories (meaning + words + recency)", on_daemon(cmd_recall))
-    q.add_argument("query")
+    q.add_argument("query", nargs="?")
+    q.add_argument(
+        "-q",
+        "--query",
+        dest="queries",
+        action="append",
+        metavar="QUERY",
+        help="one of several queries answered in one request (repeatable)",
+    )
+    q.add_argument(
+        "--where",
+        action="append",
+        type=where_pair,
+        metavar="KEY=VALUE",
+        help="only entries whose metadata has KEY = VALUE (repeatable)",
+    )
     q.add_argument("--limit", type=ct.number(Q, "limit"), default=10)
     q.add_argument(
         "--path", help="scope-aware: the file you work on (file > project > workspace > global)"
@@ -299,6 +386,22 @@ def register(reg: Registry) -> None:
     q.add_argument("--include-deprecated", action="store_true")
     q.add_argument("--include-superseded", action="store_true")
     q.add_argument("--as-of", metavar="DATE", help="what was believed then (ISO date or time)")
+
+    L = p.ListParams
+    ls = reg.verb("list", "entries by filter and order, a page at a time", on_daemon(cmd_list))
+    ls.add_argument("--type", choices=ct.choices(L, "content_type"))
+    ls.add_argument("--scope", choices=ct.choices(L, "scope"))
+    ls.add_argument("--scope-path")
+    ls.add_argument("--tag", action="append", help="only entries with this tag (repeatable)")
+    ls.add_argument("--where", action="append", type=where_pair, metavar="KEY=VALUE")
+    ls.add_argument("--min-importance", type=ct.number(L, "min_importance"))
+    for bound in ("created-after", "created-before", "updated-after", "updated-before"):
+        ls.add_argument(f"--{bound}", metavar="DATE")
+    ls.add_argument("--include-deprecated", action="store_true")
+    ls.add_argument("--sort", choices=ct.choices(L, "sort"), help="default: updated")
+    ls.add_argument("--asc", action="store_true", help="oldest (or least) first")
+    ls.add_argument("--limit", type=ct.number(L, "limit"), help="default 50")
+    ls.add_argument("--cursor", help="the `more:` cursor of the previous page")
 
     reg.verb("get", "show one entry (an id or a unique prefix)", on_daemon(cmd_get)).add_argument(
         "id"

@@ -125,6 +125,26 @@ TOOLS: tuple[ToolSpec, ...] = (
         idempotent=True,
     ),
     ToolSpec(
+        "enyal_recall_batch",
+        "recall_batch",
+        "Search memory for several questions",
+        "Answer several questions at once under the same filters, e.g. at the start of a task "
+        "('test conventions', 'how we deploy', 'open decisions about the API'). Cheaper than "
+        "calling enyal_recall for each. Returns one result list per query, in order.",
+        read_only=True,
+        idempotent=True,
+    ),
+    ToolSpec(
+        "enyal_list",
+        "list",
+        "List memories",
+        "List stored memories by filter (type, scope, tags, metadata key = value, importance, "
+        "created/updated dates) in a chosen order, a page at a time: not a search, so use it "
+        "to browse or audit what is stored. Pass `next` back as `cursor` for the next page.",
+        read_only=True,
+        idempotent=True,
+    ),
+    ToolSpec(
         "enyal_confirm",
         "confirm",
         "Confirm a memory still holds",

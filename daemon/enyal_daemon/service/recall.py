@@ -35,34 +35,51 @@ def _unweighted(level: str, path: str | None) -> float:
 
 
 def recall(engine: Engine, params: p.RecallParams) -> p.RecallResult:
+    v = validity.Validity(params.exclude_superseded, params.flag_conflicts, params.freshness_boost)
+    f = _filter(params)
+    if params.as_of is not None:
+        hits = _recall_as_of(engine, params, f, v)
+    else:
+        hits = _search(engine, params.query, params.limit, _floors(params), f, v)
+    return p.RecallResult(results=hits)
+
+
+def recall_batch(engine: Engine, params: p.RecallBatchParams) -> p.RecallBatchResult:
+    """Each query as `recall` would answer it, their embeddings computed in one batch."""
+    for query in params.queries:
+        _check_query(query)
+    f = _filter(params)
+    qvecs = engine.embed_many(list(params.queries))
+    floors = _floors(params)
+    return p.RecallBatchResult(
+        results=[
+            p.RecallResult(
+                results=_search(engine, query, params.limit, floors, f, validity.Validity(), qvec)
+            )
+            for query, qvec in zip(params.queries, qvecs, strict=True)
+        ]
+    )
+
+
+def _filter(params: p.RecallParams | p.RecallBatchParams) -> EntryFilter:
     level, path, match_path = params.scope, None, False
     if params.scope is not None:
         path = scopes.resolve_scope_path(params.scope, params.scope_path, params.cwd)
         match_path = params.scope != "global"
     elif params.scope_path is not None:
         path, match_path = scopes.absolute(params.scope_path, params.cwd), True
-    v = validity.Validity(params.exclude_superseded, params.flag_conflicts, params.freshness_boost)
-    if params.as_of is not None:
-        f = EntryFilter(
-            scope_level=level,
-            scope_path=path,
-            match_path=match_path,
-            min_importance=params.min_importance,
-            include_deprecated=params.include_deprecated,
-        )
-        hits = _recall_as_of(engine, params, f, v)
-    else:
-        f = EntryFilter(
-            scope_level=level,
-            scope_path=path,
-            match_path=match_path,
-            content_type=params.content_type,
-            tags=tuple(params.tags),
-            min_importance=params.min_importance,
-            include_deprecated=params.include_deprecated,
-        )
-        hits = _search(engine, params.query, params.limit, _floors(params), f, v)
-    return p.RecallResult(results=hits)
+    as_of = isinstance(params, p.RecallParams) and params.as_of is not None
+    return EntryFilter(
+        scope_level=level,
+        scope_path=path,
+        match_path=match_path,
+        # As-of recall checks type and tags against the version of then, not today's.
+        content_type=None if as_of else params.content_type,
+        tags=() if as_of else tuple(params.tags),
+        min_importance=params.min_importance,
+        metadata=tuple(params.where.items()),
+        include_deprecated=isinstance(params, p.RecallParams) and params.include_deprecated,
+    )
 
 
 def recall_by_scope(engine: Engine, params: p.RecallByScopeParams) -> p.RecallByScopeResult:
@@ -88,7 +105,7 @@ def recall_by_scope(engine: Engine, params: p.RecallByScopeParams) -> p.RecallBy
     )
 
 
-def _floors(params: p.RecallParams | p.RecallByScopeParams) -> Floors:
+def _floors(params: p.RecallParams | p.RecallByScopeParams | p.RecallBatchParams) -> Floors:
     return Floors(params.min_confidence, params.min_relevance)
 
 
@@ -104,6 +121,7 @@ def _search(
     floors: Floors,
     f: EntryFilter,
     v: validity.Validity,
+    qvec: Vectors | None = None,
     weight: Weight = _unweighted,
 ) -> list[p.Hit]:
     _check_query(query)
@@ -112,7 +130,8 @@ def _search(
     by_words = engine.beside(
         lambda: keywords.search(engine.reader(), engine.doc_counts, query, k, f)
     )
-    qvec = engine.embed(query)
+    if qvec is None:
+        qvec = engine.embed(query)
     semantic = dict(
         _nearest(engine, conn, qvec, k, f)
         if f.restricts
@@ -161,7 +180,7 @@ def _nearest(
 
 def _scope_groups(engine: Engine, f: EntryFilter) -> list[int] | None:
     """The index groups a filter of scopes alone allows; None when it filters by more."""
-    if f.content_type is not None or f.tags or f.min_importance > 1:
+    if f.content_type is not None or f.tags or f.min_importance > 1 or f.metadata:
         return None
     if f.scopes:
         return engine.groups.known(f.scopes)

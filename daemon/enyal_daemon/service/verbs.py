@@ -10,7 +10,18 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from . import analytics, backup, graph, health, memories, recall, stats, transfer, validity
+from . import (
+    analytics,
+    backup,
+    graph,
+    health,
+    listing,
+    memories,
+    recall,
+    stats,
+    transfer,
+    validity,
+)
 from .engine import Engine
 
 Verb = Callable[[Engine, Any], Any]
@@ -19,6 +30,8 @@ VERBS: dict[str, Verb] = {
     "remember": memories.remember,
     "recall": recall.recall,
     "recall_by_scope": recall.recall_by_scope,
+    "recall_batch": recall.recall_batch,
+    "list": listing.list_entries,
     "get": memories.get,
     "update": memories.update,
     "forget": memories.forget,

@@ -241,6 +241,38 @@ def filtered(conn: apsw.Connection, f: EntryFilter) -> list[EntryRow]:
     ]
 
 
+SORT_KEYS = {
+    "updated": "e.updated_at",
+    "created": "e.created_at",
+    "accessed": "coalesce(e.accessed_at, '')",
+    "importance": "e.importance",
+}
+
+
+def listing(
+    conn: apsw.Connection,
+    f: EntryFilter,
+    sort: str,
+    descending: bool,
+    after: tuple[Any, int] | None,
+    limit: int,
+) -> list[tuple[Any, EntryRow]]:
+    """A page of the entries a filter allows, ordered by `sort` then rid (a total order,
+    so a keyset cursor (key, rid) resumes exactly where the last page ended)."""
+    key = SORT_KEYS[sort]
+    op, direction = ("<", "DESC") if descending else (">", "ASC")
+    where, args = f.sql(), list(f.args)
+    if after is not None:
+        where += f" AND ({key}, e.rid) {op} (?, ?)"
+        args += list(after)
+    cur = conn.execute(
+        f"SELECT {key}, {E_COLUMNS} FROM context_entries e WHERE {where} "
+        f"ORDER BY {key} {direction}, e.rid {direction} LIMIT ?",
+        (*args, limit),
+    )
+    return [(r[0], entry_row(r[1:])) for r in cur]
+
+
 # --- counts ------------------------------------------------------------------------------
 
 

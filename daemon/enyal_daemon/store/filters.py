@@ -20,6 +20,11 @@ class EntryFilter:
     content_type: str | None = None
     tags: tuple[str, ...] = ()
     min_importance: int = 1
+    metadata: tuple[tuple[str, str | int | float | bool], ...] = ()  # key = value pairs
+    created_after: str | None = None
+    created_before: str | None = None
+    updated_after: str | None = None
+    updated_before: str | None = None
     include_deprecated: bool = False
     clauses: list[str] = field(default_factory=list, init=False, compare=False)
     args: list[Any] = field(default_factory=list, init=False, compare=False)
@@ -46,6 +51,19 @@ class EntryFilter:
             add("e.rid IN (SELECT rid FROM context_tags WHERE tag = ?)", tag)
         if self.min_importance > 1:
             add("e.importance >= ?", self.min_importance)
+        for key, value in self.metadata:
+            # json_extract gives JSON true/false as 1/0; a quoted key path allows any key.
+            path = '$."' + key.replace('"', '""') + '"'
+            scalar = int(value) if isinstance(value, bool) else value
+            add("json_extract(e.metadata, ?) = ?", path, scalar)
+        for column, op, bound in (
+            ("created_at", ">=", self.created_after),
+            ("created_at", "<", self.created_before),
+            ("updated_at", ">=", self.updated_after),
+            ("updated_at", "<", self.updated_before),
+        ):
+            if bound is not None:
+                add(f"e.{column} {op} ?", bound)
 
     @property
     def restricts(self) -> bool:

@@ -1,0 +1,74 @@
+"""`list`: entries by filter and order, a page at a time (seeds 002 and 003's listing).
+
+Pages are cut by a keyset cursor — the last entry's sort key and rid — rather than
+an offset: a page costs the same deep into a large store, and entries written
+between two pages neither repeat nor vanish from the ones still to come.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+import msgspec
+
+from enyal_protocol import wire as p
+
+from ..errors import InvalidValue
+from ..store import entries
+from ..store.filters import EntryFilter
+from . import scopes
+from .clock import normalize_iso
+from .engine import Engine
+
+_Cursor = tuple[str | int, int]  # (sort key, rid)
+
+
+def _encode_cursor(key: Any, rid: int) -> str:
+    return base64.urlsafe_b64encode(msgspec.json.encode([key, rid])).decode()
+
+
+def _decode_cursor(text: str) -> _Cursor:
+    try:
+        key, rid = msgspec.json.decode(base64.urlsafe_b64decode(text.encode()))
+    except (ValueError, TypeError, msgspec.DecodeError):
+        raise InvalidValue("cursor is not one this daemon handed out (pass `next` as is)") from None
+    if not isinstance(key, str | int) or isinstance(key, bool) or not isinstance(rid, int):
+        raise InvalidValue("cursor is not one this daemon handed out (pass `next` as is)")
+    return key, rid
+
+
+def _bound(value: str | None, field: str) -> str | None:
+    return normalize_iso(value, field) if value is not None else None
+
+
+def list_entries(engine: Engine, params: p.ListParams) -> p.ListResult:
+    path, match_path = None, False
+    if params.scope is not None:
+        path = scopes.resolve_scope_path(params.scope, params.scope_path, params.cwd)
+        match_path = params.scope != "global"
+    elif params.scope_path is not None:
+        path, match_path = scopes.absolute(params.scope_path, params.cwd), True
+    f = EntryFilter(
+        scope_level=params.scope,
+        scope_path=path,
+        match_path=match_path,
+        content_type=params.content_type,
+        tags=tuple(params.tags),
+        min_importance=params.min_importance,
+        metadata=tuple(params.where.items()),
+        created_after=_bound(params.created_after, "created_after"),
+        created_before=_bound(params.created_before, "created_before"),
+        updated_after=_bound(params.updated_after, "updated_after"),
+        updated_before=_bound(params.updated_before, "updated_before"),
+        include_deprecated=params.include_deprecated,
+    )
+    after = _decode_cursor(params.cursor) if params.cursor is not None else None
+    # One row more than asked says whether another page exists.
+    page = entries.listing(
+        engine.reader(), f, params.sort, params.order == "desc", after, params.limit + 1
+    )
+    more = len(page) > params.limit
+    page = page[: params.limit]
+    nxt = _encode_cursor(page[-1][0], page[-1][1].rid) if more else None
+    return p.ListResult(entries=[row.entry() for _, row in page], next=nxt)
