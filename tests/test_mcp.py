@@ -31,6 +31,7 @@ from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 
 from conftest import stop_daemon_of_home
+from enyal_client.mcp.calls import DATA_NOTE
 from enyal_protocol import paths as enyal_paths
 from enyal_protocol import wire as p
 
@@ -92,7 +93,10 @@ class Session:
         assert not result.is_error, result.content
         (block,) = result.content
         assert isinstance(block, types.TextContent)
-        assert json.loads(block.text) == result.structured_content
+        text = block.text
+        if text.startswith(DATA_NOTE):  # recalled memories are framed as data
+            text = text[len(DATA_NOTE) :]
+        assert json.loads(text) == result.structured_content
         return result.structured_content
 
 
@@ -192,6 +196,10 @@ def test_calls_every_tool(mode: str, project: Path, stderr_log: TextIO, autostar
 
             found = await s.call("enyal_recall", {"query": "which linter does the build use"})
             assert found["results"][0]["id"] == lint_id
+            assert found["results"][0]["written_by"] == "agent"  # filled by the shim
+            raw = await s.client.call_tool("enyal_recall", {"query": "linter"})
+            assert isinstance(raw.content[0], types.TextContent)
+            assert raw.content[0].text.startswith(DATA_NOTE)
             tagged = await s.call("enyal_recall", {"query": "linting", "tags": ["tooling"]})
             assert [h["id"] for h in tagged["results"]] == [lint_id]
 

@@ -30,7 +30,9 @@ USAGE_CODES = (p.INVALID_PARAMS, p.INVALID_VALUE)
 # milliseconds the user waits for); `enyal --help` and a mistyped verb import them all.
 # tests/test_docs.py checks this table against what the modules register.
 VERB_MODULES: dict[str, tuple[str, ...]] = {
-    "memory": tuple("remember recall list get update confirm forget restore stats status".split()),
+    "memory": tuple(
+        "remember recall list get update confirm release forget restore stats status".split()
+    ),
     "transfer": ("import", "export", "backup"),
     "graph": tuple("link unlink edges traverse impact history health review analytics".split()),
     "daemon": ("daemon",),

@@ -18,6 +18,7 @@ ContentType = Literal["fact", "preference", "decision", "convention", "pattern"]
 ScopeLevel = Literal["global", "workspace", "project", "file"]
 SourceType = Literal["conversation", "file", "commit", "manual"]
 DedupMode = Literal["off", "reject", "merge", "store"]
+WrittenBy = Literal["user", "agent", "import", "file"]
 
 CONTENT_TYPES: tuple[ContentType, ...] = ("fact", "preference", "decision", "convention", "pattern")
 SCOPE_LEVELS: tuple[ScopeLevel, ...] = ("global", "workspace", "project", "file")
@@ -74,6 +75,9 @@ class Entry(Struct, kw_only=True):
     expires_at: str | None = None  # gone from recall and stats from then, and then deleted
     confirmed_at: str | None = None  # checked and still true: decay counts from here
     confirm_count: int = 0
+    written_by: WrittenBy | None = None  # who wrote it: provenance, shown with every hit
+    quarantined: bool = False  # reads as an instruction to the agent: out of default recall
+    quarantine_reason: str | None = None
 
 
 class Hit(Entry, kw_only=True):
@@ -146,6 +150,10 @@ class RememberParams(Params, kw_only=True):
     confidence: Annotated[Confidence, Meta(description="How sure this is, 0 to 1.")] = 1.0
     importance: Importance = 3
     ttl: Ttl | None = None
+    written_by: Annotated[
+        WrittenBy | None,
+        Meta(description="Who writes it; the CLI says user, the MCP shim agent."),
+    ] = None
     dedup: Annotated[
         DedupMode,
         Meta(
@@ -236,6 +244,9 @@ class RecallParams(Params, kw_only=True):
     ] = 0.3
     include_deprecated: Annotated[
         bool, Meta(description="Also return forgotten (deprecated) entries.")
+    ] = False
+    include_quarantined: Annotated[
+        bool, Meta(description="Also return quarantined entries (text aimed at the agent).")
     ] = False
     exclude_superseded: Annotated[
         bool, Meta(description="Leave out entries another entry supersedes.")
@@ -415,6 +426,10 @@ class RestoreResult(Entry, kw_only=True):
     changed: bool = True
 
 
+class ReleaseParams(Params, kw_only=True):
+    id: EntryId
+
+
 class ConfirmParams(Params, kw_only=True):
     id: EntryId
     confidence: Annotated[
@@ -544,6 +559,9 @@ class ImportEntry(Struct, kw_only=True, forbid_unknown_fields=True):
     expires_at: str | None = None
     confirmed_at: str | None = None
     confirm_count: Annotated[int, Meta(ge=0)] = 0
+    written_by: WrittenBy | None = None
+    quarantined: bool = False
+    quarantine_reason: str | None = None
     versions: list[Version] | None = None  # the history, as exported; else "created" now
 
 
@@ -684,7 +702,7 @@ class Health(Struct, kw_only=True):
     issues: HealthIssues
 
 
-ReviewKind = Literal["all", "stale", "orphan", "conflicted"]
+ReviewKind = Literal["all", "stale", "orphan", "conflicted", "quarantined"]
 
 
 class ReviewParams(Params, kw_only=True):
@@ -697,6 +715,7 @@ class ReviewResult(Struct, kw_only=True):
     stale: list[Entry]
     orphan: list[Entry]
     conflicted: list[Entry]
+    quarantined: list[Entry] = []
 
 
 EventType = Literal["recall", "update", "link", "impact"]
@@ -792,6 +811,7 @@ METHODS: dict[str, Method] = {
     "confirm": Method(
         ConfirmParams, Entry, "Checked and still true: reset the decay clock, count it."
     ),
+    "release": Method(ReleaseParams, Entry, "Let a quarantined entry back into recall."),
     "stats": Method(StatsParams, Stats, "Counts and sizes."),
     "import": Method(ImportParams, ImportResult, "Store a batch of JSONL lines."),
     "export": Method(ExportParams, ExportResult, "Page through every entry."),

@@ -113,6 +113,7 @@ def cmd_review(c: Connection, a: Args) -> Result:
     lines = [f"stale      {_short(e)}" for e in r.stale]
     lines += [f"orphan     {_short(e)}" for e in r.orphan]
     lines += [f"conflicted {_short(e)}" for e in r.conflicted]
+    lines += [f"quarantined {_short(e)}  ({e.quarantine_reason})" for e in r.quarantined]
     return r, "\n".join(lines) or "nothing to review"
 
 

@@ -76,6 +76,10 @@ def entry_text(e: p.Entry) -> str:
         lines.append("  " + "  ".join(extra))
     if e.tags:
         lines.append(f"  tags: {', '.join(e.tags)}")
+    if e.written_by:
+        lines.append(f"  written by: {e.written_by}")
+    if e.quarantined:
+        lines.append(f"  quarantined: {e.quarantine_reason} (enyal release {e.id[:8]})")
     if e.source_type or e.source_ref:
         lines.append(f"  source: {e.source_type or '-'} {e.source_ref or ''}".rstrip())
     if e.metadata:
@@ -150,12 +154,18 @@ def cmd_remember(c: Connection, a: Args) -> Result:
             "auto_link": a.auto_link or None,
             "detect_conflicts": a.detect_conflicts or None,
             "suggest_supersedes": a.suggest_supersedes or None,
+            "written_by": "user",
             "cwd": os.getcwd(),
         }
     )
     r = ct.call(c, "remember", params, p.RememberResult, FLAGS)
     sim = f" (similarity {r.similarity:.3f})" if r.similarity is not None else ""
     lines = [f"{REMEMBERED[r.action]} {r.id}{sim}"]
+    if r.entry.quarantined:
+        lines.append(
+            f"  quarantined ({r.entry.quarantine_reason}): it reads as an instruction to an "
+            f"agent, so recall leaves it out; `enyal release {r.id[:8]}` if you meant it"
+        )
     lines += [f"  linked: {e.edge_type} -> {e.target_id}" for e in r.edges]
     lines += [f"  may conflict with {x.id} ({x.reason}): {x.content}" for x in r.conflicts]
     lines += [
@@ -218,6 +228,7 @@ def cmd_recall(c: Connection, a: Args) -> Result:
                 "scope_path": a.scope_path,
                 "tags": a.tag or None,
                 "include_deprecated": a.include_deprecated or None,
+                "include_quarantined": a.include_quarantined or None,
                 "exclude_superseded": False if a.include_superseded else None,
                 "as_of": a.as_of,
             }
@@ -299,6 +310,11 @@ def cmd_restore(c: Connection, a: Args) -> Result:
         return r, f"{r.id} is not forgotten: nothing changed"
     what = f" to version {a.version}" if a.version is not None else ""
     return r, f"restored {r.id}{what}"
+
+
+def cmd_release(c: Connection, a: Args) -> Result:
+    r = ct.call(c, "release", {"id": a.id}, p.Entry, FLAGS)
+    return r, f"released {r.id}: recall returns it again"
 
 
 def cmd_confirm(c: Connection, a: Args) -> Result:
@@ -385,6 +401,7 @@ def register(reg: Registry) -> None:
     )
     q.add_argument("--include-deprecated", action="store_true")
     q.add_argument("--include-superseded", action="store_true")
+    q.add_argument("--include-quarantined", action="store_true")
     q.add_argument("--as-of", metavar="DATE", help="what was believed then (ISO date or time)")
 
     L = p.ListParams
@@ -421,6 +438,12 @@ def register(reg: Registry) -> None:
         "confirm", "the memory was checked and still holds (decay restarts)", on_daemon(cmd_confirm)
     )
     cf.add_argument("id")
+    rl = reg.verb(
+        "release",
+        "let a quarantined entry back into recall (you vouch for it)",
+        on_daemon(cmd_release),
+    )
+    rl.add_argument("id")
     cf.add_argument("--confidence", type=ct.number(p.ConfirmParams, "confidence", float))
 
     fo = reg.verb("forget", "forget an entry (restorable unless --hard)", on_daemon(cmd_forget))

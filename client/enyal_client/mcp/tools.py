@@ -33,7 +33,7 @@ def _cwd() -> str | None:
 # Params fields the shim fills itself: the agent knows no better than this process where
 # it runs. They are left out of the input schema, so an argument naming one is refused
 # like any other field the schema does not list.
-SHIM_FILLED: dict[str, Callable[[], Any]] = {"cwd": _cwd}
+SHIM_FILLED: dict[str, Callable[[], Any]] = {"cwd": _cwd, "written_by": lambda: "agent"}
 
 
 @dataclass(frozen=True)

@@ -56,7 +56,9 @@ def health(engine: Engine, params: p.HealthParams) -> p.Health:
 def review(engine: Engine, params: p.ReviewParams) -> p.ReviewResult:
     conn = engine.reader()
     cutoff = _stale_before(params.stale_days)
-    want = {params.kind} if params.kind != "all" else {"stale", "orphan", "conflicted"}
+    want = (
+        {params.kind} if params.kind != "all" else {"stale", "orphan", "conflicted", "quarantined"}
+    )
 
     def listed(kind: queries.Kind) -> list[p.Entry]:
         if kind not in want:
@@ -64,5 +66,8 @@ def review(engine: Engine, params: p.ReviewParams) -> p.ReviewResult:
         return [r.entry() for r in queries.rows(conn, kind, cutoff, params.limit)]
 
     return p.ReviewResult(
-        stale=listed("stale"), orphan=listed("orphan"), conflicted=listed("conflicted")
+        stale=listed("stale"),
+        orphan=listed("orphan"),
+        conflicted=listed("conflicted"),
+        quarantined=listed("quarantined"),
     )

@@ -16,6 +16,7 @@ from enyal_protocol import wire as p
 
 from ..embedder.onnx import Vectors
 from ..errors import Conflict, InvalidValue, NotFound
+from ..hygiene.injection import suspicious
 from ..store import entries, versions
 from ..store.rows import EntryRow
 from ..store.writer import Tx
@@ -34,6 +35,7 @@ def remember(engine: Engine, params: p.RememberParams) -> p.RememberResult:
     vec = engine.embed(params.content)
     now = now_iso()
     expires = expiry.expires_at(params.ttl) if params.ttl is not None else None
+    flags = suspicious(" ".join([params.content, *params.tags]))
     entry = p.Entry(
         id=str(uuid.uuid4()),
         content=params.content,
@@ -53,6 +55,9 @@ def remember(engine: Engine, params: p.RememberParams) -> p.RememberResult:
         content_hash=digest,
         importance=params.importance,
         expires_at=expires,
+        written_by=params.written_by,
+        quarantined=bool(flags),
+        quarantine_reason=", ".join(flags) or None,
     )
 
     def job(tx: Tx) -> p.RememberResult:
@@ -142,6 +147,19 @@ def get(engine: Engine, params: p.GetParams) -> p.Entry:
     return entry
 
 
+def release(engine: Engine, params: p.ReleaseParams) -> p.Entry:
+    """The user read a quarantined entry and vouches for it: back into default recall.
+    (The MCP shim offers no tool for this: an agent must not release what it wrote.)"""
+
+    def job(tx: Tx) -> p.Entry:
+        row = engine.require(params.id, tx.conn)
+        fields = {"quarantined": 0, "quarantine_reason": None}
+        entries.update_fields(tx.conn, row.rid, fields)
+        return engine.require(row.id, tx.conn).entry()
+
+    return engine.write(job)
+
+
 def confirm(engine: Engine, params: p.ConfirmParams) -> p.Entry:
     """The memory was checked and still holds: its decay clock starts again (and recency
     counts from now), and the confirmation is counted. Content is unchanged, so no
@@ -169,6 +187,10 @@ def update(engine: Engine, params: p.UpdateParams) -> p.Entry:
         vec = engine.embed(params.content)
         fields["content"] = params.content
         fields["content_hash"] = entries.content_hash(params.content)
+        flags = suspicious(params.content)
+        if flags:  # new text is checked as new text is; a release is not undone otherwise
+            fields["quarantined"] = 1
+            fields["quarantine_reason"] = ", ".join(flags)
     if params.content_type is not None:
         fields["content_type"] = params.content_type
     if params.confidence is not None:

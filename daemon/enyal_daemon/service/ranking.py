@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+import msgspec
 import numpy as np
 import numpy.typing as npt
 
@@ -117,60 +118,21 @@ def rank(
 
 
 def _hit(c: Candidate) -> p.Hit:
-    """The candidate as a hit, its score parts still zero (rank fills them in)."""
-    row, then = c.row, c.then
-    if then is None:
-        return p.Hit(
-            id=row.id,
-            content=row.content,
-            content_type=row.content_type,
-            scope_level=row.scope_level,
-            scope_path=row.scope_path,
-            confidence=row.confidence,
-            created_at=row.created_at,
-            updated_at=row.updated_at,
-            accessed_at=row.accessed_at,
-            access_count=row.access_count,
-            source_type=row.source_type,
-            source_ref=row.source_ref,
-            tags=row.tags(),
-            metadata=row.metadata(),
-            is_deprecated=row.is_deprecated,
-            content_hash=row.content_hash,
-            importance=row.importance,
-            expires_at=row.expires_at,
-            confirmed_at=row.confirmed_at,
-            confirm_count=row.confirm_count,
-            score=0.0,
-            semantic=0.0,
-            keyword=0.0,
-            recency=0.0,
-            effective_confidence=0.0,
+    """The candidate as a hit, its score parts still zero (rank fills them in). As of a
+    past moment, the version of then supplies what it said and how sure it was."""
+    fields = msgspec.structs.asdict(c.row.entry())
+    then = c.then
+    if then is not None:
+        fields.update(
+            content=then.content,
+            content_type=then.content_type,
+            confidence=then.confidence,
+            updated_at=then.changed_at,
+            tags=then.tags,
+            metadata=then.metadata,
+            is_deprecated=then.is_deprecated,
+            content_hash=entries.content_hash(then.content),
         )
     return p.Hit(
-        id=row.id,
-        content=then.content,
-        content_type=then.content_type,
-        scope_level=row.scope_level,
-        scope_path=row.scope_path,
-        confidence=then.confidence,
-        created_at=row.created_at,
-        updated_at=then.changed_at,
-        accessed_at=row.accessed_at,
-        access_count=row.access_count,
-        source_type=row.source_type,
-        source_ref=row.source_ref,
-        tags=then.tags,
-        metadata=then.metadata,
-        is_deprecated=then.is_deprecated,
-        content_hash=entries.content_hash(then.content),
-        importance=row.importance,
-        expires_at=row.expires_at,
-        confirmed_at=row.confirmed_at,
-        confirm_count=row.confirm_count,
-        score=0.0,
-        semantic=0.0,
-        keyword=0.0,
-        recency=0.0,
-        effective_confidence=0.0,
+        **fields, score=0.0, semantic=0.0, keyword=0.0, recency=0.0, effective_confidence=0.0
     )

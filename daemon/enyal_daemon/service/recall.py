@@ -79,6 +79,7 @@ def _filter(params: p.RecallParams | p.RecallBatchParams) -> EntryFilter:
         min_importance=params.min_importance,
         metadata=tuple(params.where.items()),
         include_deprecated=isinstance(params, p.RecallParams) and params.include_deprecated,
+        include_quarantined=isinstance(params, p.RecallParams) and params.include_quarantined,
     )
 
 
@@ -143,7 +144,8 @@ def _search(
     candidates = [
         Candidate(row, semantic.get(rid, 0.0), keyword.get(rid, 0.0))
         for rid, row in rows.items()
-        if f.include_deprecated or not row.is_deprecated
+        if (f.include_deprecated or not row.is_deprecated)
+        and (f.include_quarantined or not row.quarantined)
     ]
     hits = rank(candidates, datetime.now(UTC), floors, weight, limit * HIT_MARGIN)
     hits = validity.annotate(engine, hits, v)[:limit]
@@ -228,6 +230,7 @@ def _recall_as_of(
         (by_id[entry_id], then)
         for entry_id, then in versions.states_at(conn, when, list(by_id))
         if (f.include_deprecated or not then.is_deprecated)
+        and (f.include_quarantined or not by_id[entry_id].quarantined)
         and (params.content_type is None or then.content_type == params.content_type)
         and set(params.tags) <= set(then.tags)
     ]

@@ -26,6 +26,7 @@ from enyal_protocol import wire as p
 
 from .. import heap
 from ..errors import EnyalError, InvalidValue
+from ..hygiene.injection import suspicious
 from ..store import entries, graph, versions
 from ..store.failures import STORAGE_FAILURES
 from ..store.writer import Tx
@@ -84,6 +85,7 @@ def _entry(line: str) -> tuple[p.Entry, list[p.Version] | None]:
     if item.scope_level != "global" and item.scope_path is None:
         raise InvalidValue(f"{item.scope_level} scope needs scope_path")
     now = now_iso()
+    flags = suspicious(" ".join([item.content, *item.tags]))
     created = normalize_iso(item.created_at, "created_at") if item.created_at else now
     updated = normalize_iso(item.updated_at, "updated_at") if item.updated_at else created
     accessed = normalize_iso(item.accessed_at, "accessed_at") if item.accessed_at else None
@@ -110,6 +112,11 @@ def _entry(line: str) -> tuple[p.Entry, list[p.Version] | None]:
             normalize_iso(item.confirmed_at, "confirmed_at") if item.confirmed_at else None
         ),
         confirm_count=item.confirm_count,
+        # An exported entry (it has an id) keeps its provenance, even none; a line
+        # written by hand is the import's.
+        written_by=item.written_by if item.id is not None else (item.written_by or "import"),
+        quarantined=item.quarantined or bool(flags),
+        quarantine_reason=item.quarantine_reason or (", ".join(flags) or None),
     )
     if item.versions is not None:
         numbers = [v.version for v in item.versions]

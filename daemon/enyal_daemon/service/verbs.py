@@ -37,6 +37,7 @@ VERBS: dict[str, Verb] = {
     "forget": memories.forget,
     "restore": memories.restore,
     "confirm": memories.confirm,
+    "release": memories.release,
     "stats": stats.stats,
     "link": graph.link,
     "unlink": graph.unlink,

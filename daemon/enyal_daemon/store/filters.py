@@ -26,6 +26,7 @@ class EntryFilter:
     updated_after: str | None = None
     updated_before: str | None = None
     include_deprecated: bool = False
+    include_quarantined: bool = False
     clauses: list[str] = field(default_factory=list, init=False, compare=False)
     args: list[Any] = field(default_factory=list, init=False, compare=False)
 
@@ -78,4 +79,6 @@ class EntryFilter:
         clauses = list(self.clauses)
         if not self.include_deprecated:
             clauses.append("e.is_deprecated = 0")
+        if not self.include_quarantined:
+            clauses.append("e.quarantined = 0")
         return " AND ".join(clauses) if clauses else "1"

@@ -10,7 +10,7 @@ import apsw
 from .graph import LIVE_CONFLICT, LIVE_SUPERSEDES
 from .rows import E_COLUMNS, EntryRow, entry_row
 
-Kind = Literal["superseded", "conflicted", "stale", "orphan"]
+Kind = Literal["superseded", "conflicted", "stale", "orphan", "quarantined"]
 
 _ACTIVE = "e.is_deprecated = 0"
 _WHERE: dict[Kind, str] = {
@@ -19,6 +19,7 @@ _WHERE: dict[Kind, str] = {
     "conflicted": f"EXISTS (SELECT 1 FROM context_edges g WHERE {LIVE_CONFLICT} "
     "AND (g.source_id = e.id OR g.target_id = e.id))",
     "stale": "e.updated_at < ?",
+    "quarantined": "e.quarantined = 1",
     "orphan": "NOT EXISTS (SELECT 1 FROM context_edges g WHERE g.source_id = e.id) "
     "AND NOT EXISTS (SELECT 1 FROM context_edges g WHERE g.target_id = e.id)",
 }

@@ -177,6 +177,20 @@ def m005_importance_expiry(conn: apsw.Connection) -> None:
     )
 
 
+def m006_provenance_quarantine(conn: apsw.Connection) -> None:
+    """Who wrote an entry, and whether it reads as an instruction to the agent (issue
+    10): existing entries have no known writer and are not quarantined."""
+    conn.execute(
+        """
+        ALTER TABLE context_entries ADD COLUMN written_by TEXT
+            CHECK (written_by IN ('user', 'agent', 'import', 'file'));
+        ALTER TABLE context_entries ADD COLUMN quarantined INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE context_entries ADD COLUMN quarantine_reason TEXT;
+        CREATE INDEX idx_entries_quarantined ON context_entries(rid) WHERE quarantined = 1;
+        """
+    )
+
+
 Migration = Callable[[apsw.Connection], None]
 MIGRATIONS: list[Migration] = [
     m001_entries,
@@ -184,6 +198,7 @@ MIGRATIONS: list[Migration] = [
     m003_graph_versions_analytics,
     m004_tags,
     m005_importance_expiry,
+    m006_provenance_quarantine,
 ]
 
 

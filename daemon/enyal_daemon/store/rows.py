@@ -13,7 +13,7 @@ from typing import Any
 
 import msgspec
 
-from enyal_protocol.wire import ContentType, Entry, ScopeLevel, SourceType
+from enyal_protocol.wire import ContentType, Entry, ScopeLevel, SourceType, WrittenBy
 
 _decode = msgspec.json.decode
 
@@ -40,6 +40,9 @@ class EntryRow(msgspec.Struct, frozen=True):
     expires_at: str | None
     confirmed_at: str | None
     confirm_count: int
+    written_by: WrittenBy | None
+    quarantined: int  # 0 or 1
+    quarantine_reason: str | None
 
     @property
     def is_deprecated(self) -> bool:
@@ -86,13 +89,17 @@ class EntryRow(msgspec.Struct, frozen=True):
             expires_at=self.expires_at,
             confirmed_at=self.confirmed_at,
             confirm_count=self.confirm_count,
+            written_by=self.written_by,
+            quarantined=bool(self.quarantined),
+            quarantine_reason=self.quarantine_reason,
         )
 
 
 COLUMNS = (
     "rid, id, content, content_type, scope_level, scope_path, confidence, created_at, "
     "updated_at, accessed_at, access_count, source_type, source_ref, tags, metadata, "
-    "is_deprecated, content_hash, importance, expires_at, confirmed_at, confirm_count"
+    "is_deprecated, content_hash, importance, expires_at, confirmed_at, confirm_count, "
+    "written_by, quarantined, quarantine_reason"
 )
 # The same columns of the entries table aliased e, for queries that join it.
 E_COLUMNS = ", ".join("e." + c for c in COLUMNS.split(", "))
