@@ -10,6 +10,7 @@ import contextlib
 import json
 import os
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -119,6 +120,17 @@ def test_a_read_only_database_serves_reads_and_refuses_writes(tmp_path: Path) ->
             err = storage_error(lambda: d.call("import", {"lines": [line]}))
             assert err["data"]["reason"] == "read-only"  # the batch, not a failed line
             assert d.call("stats")["total"] == 1
+            doctor = subprocess.run(
+                [str(Path(sys.executable).parent / "enyal"), "doctor", "--json"],
+                env=env,
+                capture_output=True,
+                text=True,
+            )
+            checks = {c["name"]: c for c in json.loads(doctor.stdout)["checks"]}
+            writable = checks["writable"]
+            assert writable["status"] == "warn" and "read-only" in writable["detail"]
+            assert "write permission" in writable["fix"]
+            assert checks["database"]["status"] == "ok"  # no advice to move the file aside
         finally:
             d.stop()
             if d.proc.stderr:

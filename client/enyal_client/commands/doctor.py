@@ -333,6 +333,24 @@ def check_database(paths: Paths) -> Check:
     return Check("database", "ok", f"{paths.db}: integrity ok, model {recorded or 'unrecorded'}")
 
 
+def check_writable(paths: Paths) -> Check:
+    """A database the daemon cannot write is served read-only (recall works, writes are
+    refused with -32009): worth a warning, and its fix is permission, not a new file."""
+    db, folder = paths.db, paths.db.parent
+    if not db.exists():
+        return Check("writable", "ok", f"{folder} will hold the database")
+    blocked = [str(f) for f in (db, folder) if not os.access(f, os.W_OK)]
+    if not blocked:
+        return Check("writable", "ok", f"{db} and its folder can be written")
+    return Check(
+        "writable",
+        "warn",
+        f"read-only: {', '.join(blocked)} cannot be written, so Enyal serves reads only",
+        f"give write permission back (chmod u+w {' '.join(blocked)}; on a read-only mount, "
+        "remount it read-write), then `enyal daemon restart`: nothing needs moving aside",
+    )
+
+
 def run_checks(paths: Paths) -> list[Check]:
     checks = [
         Check("python", "ok", f"{sys.version.split()[0]} at {sys.executable}"),
@@ -350,6 +368,7 @@ def run_checks(paths: Paths) -> list[Check]:
         daemon_check = Check("daemon", "fail", f"the check raised {exc}")
     checks.append(daemon_check)
     checks.append(_safe("service", lambda: check_service(paths)))
+    checks.append(_safe("writable", lambda: check_writable(paths)))
     checks.append(_safe("database", lambda: check_database(paths)))
     return checks
 
