@@ -286,8 +286,13 @@ def check_database(paths: Paths) -> Check:
     import apsw
     import sqlite_vec
 
+    name, flags = str(paths.db), apsw.SQLITE_OPEN_READONLY
+    if not os.access(paths.db.parent, os.W_OK):
+        # A WAL database in a folder that cannot be written cannot even be read the usual
+        # way (SQLite wants its -shm file): read it as immutable, as the daemon does.
+        name, flags = f"{paths.db.as_uri()}?immutable=1", flags | apsw.SQLITE_OPEN_URI
     try:
-        conn = apsw.Connection(str(paths.db), flags=apsw.SQLITE_OPEN_READONLY)
+        conn = apsw.Connection(name, flags=flags)
         try:
             conn.enable_load_extension(True)
             conn.load_extension(sqlite_vec.loadable_path())
