@@ -37,6 +37,7 @@ def remember(text: str, *extra: str) -> str:
         (["review", "--limit", "0"], "--limit: must be 1–100"),
         (["remember", "x", "--ttl", "soon"], "--ttl is not in the expected form: Time to live"),
         (["remember", "x", "--importance", "6"], "--importance: must be 1–5"),
+        (["remember", "x", "--ttl", "999999w"], "ttl 999999w is longer than 36500 days"),
     ],
 )
 def test_bad_values_get_plain_messages_and_exit_2(argv: list[str], message: str) -> None:

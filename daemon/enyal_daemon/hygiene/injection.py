@@ -9,8 +9,8 @@ the user — not refused: the user may have meant it, and a refusal would lose i
 The rules are few and aimed at the phrasing of injections (imperatives addressed
 to the assistant about its instructions, piping downloads into a shell, sending
 data somewhere) and at characters that hide text from a reader (Unicode tag
-characters, zero-width and bidi controls). scripts/eval_injection measures them
-against tests/data/injection/.
+characters, zero-width and bidi controls). tests/test_injection.py measures them
+on the labelled set in tests/data/injection/.
 """
 
 from __future__ import annotations

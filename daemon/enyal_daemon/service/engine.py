@@ -164,7 +164,10 @@ class Engine:
             # In commit order with the notes of other writes, which also run after commit.
             tx.after_commit.append(lambda: self.expiry.reset(earliest))
 
-        self.write(job)
+        try:
+            self.write(job)
+        except StorageError as exc:  # a full disk must not stop reads: sweep next time
+            log.warning("could not delete expired entries: %s", exc.message)
 
     def note_expiry(self, tx: Tx, when: str | None) -> None:
         """A write on `tx` sets an expiry: known to sweep_expired once it has committed."""

@@ -12,11 +12,13 @@ from __future__ import annotations
 import threading
 from datetime import UTC, datetime, timedelta
 
+from ..errors import InvalidValue
 from ..store import entries
 from ..store.writer import Tx
 from .clock import to_iso
 
 UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+MAX_TTL_DAYS = 36_500  # a century: past that, a TTL is a typo (and 999999w overflows dates)
 
 
 def expires_at(ttl: str, now: datetime | None = None) -> str | None:
@@ -24,8 +26,11 @@ def expires_at(ttl: str, now: datetime | None = None) -> str | None:
     already checked the shape."""
     if ttl == "never":
         return None
+    seconds = int(ttl[:-1]) * UNIT_SECONDS[ttl[-1]]
+    if seconds > MAX_TTL_DAYS * 86400:
+        raise InvalidValue(f"ttl {ttl} is longer than {MAX_TTL_DAYS} days; use never")
     start = now or datetime.now(UTC)
-    return to_iso(start + timedelta(seconds=int(ttl[:-1]) * UNIT_SECONDS[ttl[-1]]))
+    return to_iso(start + timedelta(seconds=seconds))
 
 
 class Expiry:
