@@ -6,6 +6,9 @@
     [model]
     dir = "/opt/minilm"     # ENYAL_MODEL_DIR
     url = "https://…"       # ENYAL_MODEL_URL; where `enyal model fetch` downloads from
+    [recall]
+    floor = 0.2             # ENYAL_RECALL_FLOOR; `enyal recall` leaves out results whose
+                            # meaning and words both score below it (--all keeps them)
 
 The file lives in the platform's config dir (or ENYAL_HOME). Precedence: the
 environment, then the file, then the default. ENYAL_HOME and ENYAL_SOCKET stay
