@@ -3,21 +3,29 @@
 Texts: coding-agent memories (facts, preferences, decisions, conventions, patterns)
 from templates whose slots are filled from vocabularies of real tools, services and
 reasons: ~10-35 words each, a vocabulary like a real store's, so FTS5 does real work.
+About 60% carry metadata (`lang`, `reviewed`) so metadata filters have work to do.
 
 Vectors, exactly: `base` distinct texts are embedded for real with the daemon's own
 model (all-MiniLM-L6-v2 int8, the Embedder class), cached under the cache dir by a
-hash of texts and model. Memory i is base text i mod `base` with its details varied
-(a ticket, a file, a number) when i >= base; its vector is that base text's
-embedding plus Gaussian noise, renormalised. The noise is calibrated in the same
-run: it makes cos(memory, base) equal to the mean cosine between real embeddings of
-a base text and of its detail variants (`calibrate`). A store of n <= base memories
-therefore holds only real embeddings of its own texts.
+hash of texts and model, in blocks of EMBED_BLOCK texts (a run cut short resumes,
+and the full bench's first block is the 10k store's). A store of n <= base memories
+holds only real embeddings of its own texts: the full bench embeds 100k, so its 10k
+and 100k stores are entirely real. Only beyond `base` (the 1M store of --1m) is
+memory i base text i mod `base` with its details varied (a ticket, a file, a
+number), its vector that base text's embedding plus Gaussian noise, renormalised.
+The noise is calibrated in the same run: it makes cos(memory, base) equal to the
+mean cosine between real embeddings of a base text and of its detail variants
+(`calibrate`).
+
+Queries: distinct generated questions (`questions`), never repeated within a run,
+so no timing rests on a warm path for the same text.
 """
 
 from __future__ import annotations
 
 import hashlib
 import random
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
@@ -50,6 +58,10 @@ from benchlib.vocab import (
 
 F32 = npt.NDArray[np.float32]
 EmbedMany = Callable[[list[str]], F32]
+Log = Callable[[str], None]
+
+EMBED_BLOCK = 10_000
+METADATA_SHARE = 0.6
 
 CONTENT_TYPES = list(TEMPLATES)
 MONTHS = ["Jan", "Mar", "May", "Aug", "Oct"]
@@ -124,22 +136,55 @@ def variant(text: str, rng: random.Random) -> str:
 
 
 def questions(n: int, seed: int = 11) -> list[str]:
+    """n distinct questions (the templates allow ~5,000)."""
     rng = random.Random(seed)
-    return [rng.choice(QUESTIONS).format(**_slots(rng)) for _ in range(n)]
+    seen: set[str] = set()
+    out: list[str] = []
+    for _ in range(n * 50):
+        q = rng.choice(QUESTIONS).format(**_slots(rng))
+        if q not in seen:
+            seen.add(q)
+            out.append(q)
+            if len(out) == n:
+                return out
+    raise ValueError(f"the question templates do not give {n:,} distinct questions")
+
+
+def embed_blocks(
+    texts: list[str], embed_many: EmbedMany, cache_dir: Path, tag: str, log: Log
+) -> F32:
+    """embed_cached over blocks of EMBED_BLOCK texts, logging the rate of each one embedded."""
+    parts: list[F32] = []
+    for start in range(0, len(texts), EMBED_BLOCK):
+        block = texts[start : start + EMBED_BLOCK]
+        t0 = time.perf_counter()
+        vecs, cached = _embed_cached(block, embed_many, cache_dir, tag)
+        if not cached:
+            dt = time.perf_counter() - t0
+            log(f"embedded texts {start:,}-{start + len(block):,} ({len(block) / dt:.0f}/s)")
+        parts.append(vecs)
+    return np.concatenate(parts) if parts else np.zeros((0, 384), np.float32)
 
 
 def embed_cached(texts: list[str], embed_many: EmbedMany, cache_dir: Path, tag: str) -> F32:
+    return _embed_cached(texts, embed_many, cache_dir, tag)[0]
+
+
+def _embed_cached(
+    texts: list[str], embed_many: EmbedMany, cache_dir: Path, tag: str
+) -> tuple[F32, bool]:
+    """(vectors, whether they came from the cache)."""
     key = hashlib.sha256(("\n".join(texts) + "\0" + tag).encode()).hexdigest()[:20]
     path = cache_dir / f"emb-{key}.npy"
     if path.exists():
         cached: F32 = np.load(path)
-        return cached
+        return cached, True
     vecs = embed_many(texts)
     cache_dir.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp.npy")
     np.save(tmp, vecs)
     tmp.replace(path)
-    return vecs
+    return vecs, False
 
 
 def calibrate(base: F32, variants: F32) -> tuple[float, float]:
@@ -156,6 +201,8 @@ def entries(
     """n (entry fields, unit vector) pairs; the first len(texts) are the real ones."""
     rng = random.Random(seed)
     nrng = np.random.default_rng(seed)
+    # its own stream, so adding metadata left every other field of a memory as it was
+    mrng = random.Random(seed + 1)
     dim = vecs.shape[1]
     now = datetime.now(UTC)
     for i in range(n):
@@ -164,7 +211,7 @@ def entries(
         vec = vecs[b]
         if i >= len(texts):
             text = variant(text, rng)
-            noisy = vec + sigma * nrng.standard_normal(dim).astype(np.float32) / np.sqrt(dim)
+            noisy = vec + sigma * nrng.standard_normal(dim, dtype=np.float32) / np.sqrt(dim)
             vec = (noisy / np.linalg.norm(noisy)).astype(np.float32)
         r = rng.random()
         project = rng.choice(PROJECTS)
@@ -189,5 +236,10 @@ def entries(
             "source_type": "conversation",
             "tags": rng.sample(TAGS, rng.randint(0, 3)),
             "is_deprecated": rng.random() < 0.02,
+            "metadata": (
+                {"lang": mrng.choice(LANGS), "reviewed": mrng.random() < 0.5}
+                if mrng.random() < METADATA_SHARE
+                else {}
+            ),
         }
         yield fields, vec

@@ -7,17 +7,58 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from benchlib import machine, s_agents, s_cli, s_cold, s_knn, s_memory, s_recall, s_writes
-from benchlib.config import FULL, QUICK, Ctx
+from benchlib import (
+    machine,
+    s_agents,
+    s_cli,
+    s_cold,
+    s_filters,
+    s_import,
+    s_knn,
+    s_memory,
+    s_recall,
+    s_writes,
+)
+from benchlib.config import FULL, QUICK, Ctx, log
 from benchlib.procs import Daemon
 from benchlib.report import Report, size
 from benchlib.store import Engine, cached_store, install, make_corpus
 
-SECTIONS = ("recall", "knn", "cold", "cli", "writes", "agents", "memory")
+SECTIONS = ("recall", "filters", "knn", "cold", "cli", "writes", "import", "agents", "memory")
 COLD_MAX = 100_000  # the per-client server loads the whole store on each start: not at 1M
+# the write, import and RSS goals are set at 100k: writes run at the largest size up to it
+WRITES_MAX = 100_000
+
+
+Section = Callable[[Ctx, Daemon, int], None]
+
+
+def corpus_note(base: int, sizes: tuple[int, ...], sigma: float, cos: float) -> str:
+    real = [size(n) for n in sizes if n <= base]
+    mixed = [size(n) for n in sizes if n > base]
+    text = (
+        f"Stored corpus: {base:,} distinct generated coding-agent memories, each embedded for "
+        "real with the daemon's model (cached). "
+    )
+    if real:
+        text += f"Stores of {', '.join(real)}: every vector is the real embedding of its own text. "
+    if mixed:
+        text += (
+            f"Stores of {', '.join(mixed)}: the first {base:,} memories are real; memory i beyond "
+            f"is text i mod {base:,} with its details varied and its vector that text's real "
+            f"embedding plus Gaussian noise (sigma {sigma:.3f}, calibrated so cos(memory, its "
+            f"base) = {cos:.3f}, the mean cosine between real embeddings of a text and of its "
+            "detail variants). "
+        )
+    return text + (
+        "Built with enyal_daemon.service.bulk.load, daemon stopped, cached in the cache dir. "
+        "Queries are distinct generated questions, embedded by the daemon inside each timed "
+        "recall."
+    )
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -53,22 +94,16 @@ def main(argv: list[str] | None = None) -> int:
     only = set(args.only.split(",")) if args.only else set(SECTIONS)
     work = Path(tempfile.mkdtemp(prefix="enyal-bench-"))
     report = Report(machine.describe(), cfg.as_dict())
+    meter = machine.LoadMeter()
     t0 = time.perf_counter()
     engine = Engine.load()
     ctx = Ctx(
-        cfg, report, engine, make_corpus(engine, cfg.base_texts, args.cache), args.cache, work
+        cfg, report, engine, make_corpus(engine, cfg.base_texts, args.cache, log), args.cache, work
     )
     c = ctx.corpus
     ctx.log(f"corpus ready: {len(c.texts):,} embedded texts in {c.embed_seconds:.1f} s")
-    report.notes.append(
-        f"Stored corpus: {len(c.texts):,} generated coding-agent memories embedded for real "
-        "with the daemon's model; store memory i is text i mod that number, with its details "
-        f"varied beyond it and its vector that text's embedding plus Gaussian noise "
-        f"(sigma {c.sigma:.3f}, calibrated so cos(memory, its base) = {c.calibrated_cos:.3f}, the "
-        "mean cosine between real embeddings of a text and of its detail variants). Loaded "
-        "with enyal_daemon.service.bulk.load, daemon stopped. Queries are generated short "
-        "questions, embedded by the daemon as part of each timed recall."
-    )
+    report.notes.append(corpus_note(len(c.texts), sizes, c.sigma, c.calibrated_cos))
+    writes_at = max((x for x in sizes if x <= WRITES_MAX), default=sizes[0])
     try:
         if "memory" in only:
             s_memory.empty_daemon(ctx)
@@ -88,25 +123,30 @@ def main(argv: list[str] | None = None) -> int:
                     s_memory.rss_row(ctx, daemon, n, "after start (index loaded)")
                 served = 0
                 if "recall" in only:
-                    served = s_recall.run(ctx, daemon, n)
+                    served += s_recall.run(ctx, daemon, n)
                     ctx.log(f"recall at {n:,} done")
+                if "filters" in only:
+                    served += s_filters.run(ctx, daemon, n)
+                    ctx.log(f"filtered recall at {n:,} done")
                 if "memory" in only and served:
-                    s_memory.rss_row(ctx, daemon, n, f"after {served:,} recalls")
+                    s_memory.rss_row(ctx, daemon, n, f"after {served:,} recalls", goal=True)
                 if "knn" in only:
                     s_knn.run(ctx, home / "enyal.db", n)
                     ctx.log(f"knn at {n:,} done")
                 if "cold" in only and n <= COLD_MAX:
                     s_cold.run(ctx, daemon, n)
                     ctx.log(f"cold start at {n:,} done")
+                sections: list[tuple[str, Section]] = []
                 if i == 0:
-                    for name, section in (
-                        ("cli", s_cli),
-                        ("writes", s_writes),
-                        ("agents", s_agents),
-                    ):
-                        if name in only:
-                            section.run(ctx, daemon, n)
-                            ctx.log(f"{name} done")
+                    sections += [("cli", s_cli.run), ("agents", s_agents.run)]
+                if n == writes_at:
+                    # last at their size: they add memories, and the RSS goal reads the
+                    # daemon after the SciFact import
+                    sections += [("writes", s_writes.run), ("import", s_import.run)]
+                for name, section in sections:
+                    if name in only:
+                        section(ctx, daemon, n)
+                        ctx.log(f"{name} at {n:,} done")
             finally:
                 daemon.stop()
     finally:
@@ -114,6 +154,12 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(work, ignore_errors=True)
     report.extra["wall_seconds"] = round(time.perf_counter() - t0, 1)
     report.machine["load_avg_at_end"] = [round(x, 2) for x in os.getloadavg()]
+    report.machine["load"] = meter.stop()
+    report.notes.append(machine.load_line(report.machine["load"]))
+    report.notes.append(
+        "Value: latency percentiles marked (pooled) are over every sample of every run; "
+        "other values are the median of runs; min–max is over runs (or rounds, or pairs)."
+    )
     end_commit = machine.commit()
     if end_commit != report.machine["commit"]:
         report.notes.append(

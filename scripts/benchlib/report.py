@@ -1,5 +1,8 @@
-"""The results: rows of one markdown table (median, min-max over runs, target, verdict),
-and the same with every run's raw figure as JSON."""
+"""The results: rows of one markdown table (value, min-max over runs, target, verdict),
+and the same with every run's raw figure as JSON.
+
+A row's value is a percentile over every run's samples pooled when it has one
+(`pooled`), else the median of its runs. Rows that go against us stay in the table."""
 
 from __future__ import annotations
 
@@ -28,7 +31,8 @@ class Target:
         if math.isnan(x):
             return "not measured"
         if self.met(x):
-            return "met"
+            # the headroom too: a target met by 2% is one bad day from missed
+            return f"met ({x / self.value - 1:+.0%})" if self.value else "met"
         if self.op == "<=":
             return f"**missed** by {_num(x - self.value)}{_unit(unit)} ({x / self.value - 1:+.0%})"
         return f"**missed** by {_num(self.value - x)}{_unit(unit)} ({x / self.value - 1:+.0%})"
@@ -43,14 +47,21 @@ class Row:
     unit: str
     target: Target | None = None
     note: str = ""
+    pooled: float | None = None  # a percentile over all runs' samples: the value when set
+
+    @property
+    def value(self) -> float:
+        return self.runs.median if self.pooled is None else self.pooled
 
     def cells(self) -> list[str]:
         spread = (
             f"{_num(self.runs.lo)}–{_num(self.runs.hi)}" if len(self.runs.values) > 1 else "1 run"
         )
         target = self.target.text(self.unit) if self.target else ""
-        verdict = self.target.verdict(self.runs.median, self.unit) if self.target else ""
-        value = f"{_num(self.runs.median)}{_unit(self.unit)}"
+        verdict = self.target.verdict(self.value, self.unit) if self.target else ""
+        value = f"{_num(self.value)}{_unit(self.unit)}"
+        if self.pooled is not None:
+            value += " (pooled)"
         return [self.section, self.measure, self.n, value, spread, target, verdict, self.note]
 
 
@@ -67,7 +78,7 @@ class Report:
         return row
 
     def markdown(self) -> str:
-        head = ["#", "measure", "n", "median", "min–max", "target", "verdict", "note"]
+        head = ["#", "measure", "n", "value", "runs min–max", "target", "verdict", "note"]
         lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for r in self.rows:
             lines.append("| " + " | ".join(c.replace("|", "\\|") for c in r.cells()) + " |")
@@ -83,12 +94,14 @@ class Report:
                     "measure": r.measure,
                     "n": r.n,
                     "unit": r.unit,
+                    "value": _finite(r.value),
+                    "pooled": r.pooled is not None,
                     "median": _finite(r.runs.median),
                     "min": _finite(r.runs.lo),
                     "max": _finite(r.runs.hi),
                     "runs": [_finite(v) for v in r.runs.values],
                     "target": None if r.target is None else [r.target.op, r.target.value],
-                    "met": None if r.target is None else r.target.met(r.runs.median),
+                    "met": None if r.target is None else r.target.met(r.value),
                     "note": r.note,
                 }
                 for r in self.rows

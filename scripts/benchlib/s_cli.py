@@ -1,17 +1,21 @@
 """3. `enyal recall`, process start to exit, with Python's own start-up beside it and the
-per-client alternative (a CLI that loads the engine itself), interleaved."""
+per-client alternative (a CLI that loads the engine itself), interleaved. The goal:
+the p50 wall within 4x a bare `python -c pass` timed in the same loop."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 
 from benchlib import corpus
 from benchlib.config import Ctx
 from benchlib.procs import BIN, HERE, Daemon, env_for
 from benchlib.report import Row, Target, size
 from benchlib.stats import Runs, pct
+
+CLI_TARGET_RATIO = 4.0
 
 
 def _wall(argv: list[str], env: dict[str, str]) -> float:
@@ -28,7 +32,7 @@ def run(ctx: Ctx, daemon: Daemon, n: int) -> None:
     env = env_for(daemon.home)
     qs = corpus.questions(cfg.cli_reps + 2, seed=55)
     py = sys.executable
-    commands = {
+    commands: dict[str, Callable[[str], list[str]]] = {
         "enyal recall": lambda q: [str(BIN / "enyal"), "recall", q],
         "python -c pass": lambda q: [py, "-c", "pass"],
         "python -c 'import enyal_client.cli'": lambda q: [py, "-c", "import enyal_client.cli"],
@@ -49,13 +53,24 @@ def run(ctx: Ctx, daemon: Daemon, n: int) -> None:
     rep = ctx.report
     note = f"{cfg.cli_reps} runs each, interleaved"
     wall = times["enyal recall"]
+    bare = times["python -c pass"]
+    rep.add(Row("3", "`enyal recall` wall, p50", s, Runs(wall), "ms", note=note))
+    rep.add(Row("3", "`enyal recall` wall, p99", s, Runs(), "ms", pooled=pct(wall, 99)))
+    rep.add(Row("3", "  floor: `python -c pass`, p50", s, Runs(bare), "ms"))
+    # the goal is relative: Python's own start-up moves with the machine's load, and the
+    # client's share of the wall is what the design controls
     rep.add(
         Row(
-            "3", "`enyal recall` wall (median = p50)", s, Runs(wall), "ms", Target("<=", 60.0), note
+            "3",
+            "`enyal recall` p50 / `python -c pass` p50",
+            s,
+            Runs([a / b for a, b in zip(wall, bare, strict=True) if b]),
+            "×",
+            Target("<=", CLI_TARGET_RATIO),
+            f"per pair min-max; value {pct(wall, 50):.1f} / {pct(bare, 50):.1f} ms",
+            pct(wall, 50) / pct(bare, 50),
         )
     )
-    rep.add(Row("3", "`enyal recall` wall, p99", s, Runs([pct(wall, 99)]), "ms"))
-    rep.add(Row("3", "  floor: `python -c pass`", s, Runs(times["python -c pass"]), "ms"))
     imp = times["python -c 'import enyal_client.cli'"]
     rep.add(Row("3", "  floor: `python -c 'import enyal_client.cli'`", s, Runs(imp), "ms"))
     rep.add(

@@ -162,6 +162,20 @@ QUESTIONS = [
     '{component} config file',
     'how often does the {component} job run',
     'what does {person} want in code reviews',
+    # Two-slot questions: the one-slot ones above give only ~750 distinct strings, and the
+    # bench wants well over 1,000 distinct queries so no answer repeats a cached path.
+    'does {component} use {db} or {db2}',
+    'why did we replace {tool2} with {tool}',
+    'how do I fix {error} in {component}',
+    'is {component} written in {lang} or something else',
+    'why did {component} move off {fw2}',
+    'what did {person} say about {component}',
+    'which env var holds the {db} url for {component}',
+    'how do I run {tool} on the {component} code',
+    'what happens to {component} in {env} when {situation}',
+    'can I put logic in {file} for {component}',
+    'who owns {file} in {component}',
+    'is {tool} or {tool2} the formatter for {lang}',
 ]
 
 PROJECTS = [f"/home/dev/src/{name}" for name in (

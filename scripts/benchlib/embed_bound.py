@@ -1,0 +1,49 @@
+"""The embedding bound: what two threads doing nothing but embedding achieve, one text at a
+time, on the texts the agents send (80% short questions, 20% memories).
+
+Every agent op embeds one text, and that is the work no design removes; on 2 cores
+two onnxruntime runs at once is the most the hardware gives. So agents' throughput
+over this figure is the share of the machine the rest of the daemon leaves them.
+Measured in this process with the daemon's own Embedder class and settings, right
+before each round of agents, so both see the same load on the shared machine."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+
+from benchlib import corpus
+from benchlib.agent_worker import RECALL_SHARE
+from benchlib.store import Engine
+
+THREADS = 2
+
+
+def texts(count: int = 600, seed: int = 31) -> list[str]:
+    rng = random.Random(seed)
+    qs = corpus.questions(count, seed=seed)
+    mem = [t for _, t in corpus.base_texts(count, seed=seed)]
+    return [qs[i] if rng.random() < RECALL_SHARE else mem[i] for i in range(count)]
+
+
+def measure(engine: Engine, seconds: float, sample: list[str]) -> float:
+    """Texts embedded per second by THREADS threads over `seconds`."""
+    done = [0] * THREADS
+    stop = time.perf_counter() + seconds
+
+    def work(k: int) -> None:
+        i = k
+        while time.perf_counter() < stop:
+            engine.embedder.embed(sample[i % len(sample)])
+            done[k] += 1
+            i += THREADS
+
+    engine.embedder.embed(sample[0])  # the session's first run allocates: not timed
+    t0 = time.perf_counter()
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(THREADS)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return sum(done) / (time.perf_counter() - t0)
