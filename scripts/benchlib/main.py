@@ -93,6 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     cfg = replace(cfg, sizes=sizes)
     only = set(args.only.split(",")) if args.only else set(SECTIONS)
     work = Path(tempfile.mkdtemp(prefix="enyal-bench-"))
+    os.environ.setdefault("ENYAL_BENCH_PYCACHE", str(args.cache / "pycache"))
     report = Report(machine.describe(), cfg.as_dict())
     meter = machine.LoadMeter()
     t0 = time.perf_counter()
@@ -103,6 +104,12 @@ def main(argv: list[str] | None = None) -> int:
     c = ctx.corpus
     ctx.log(f"corpus ready: {len(c.texts):,} embedded texts in {c.embed_seconds:.1f} s")
     report.notes.append(corpus_note(len(c.texts), sizes, c.sigma, c.calibrated_cos))
+    if os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        report.notes.append(
+            "PYTHONDONTWRITEBYTECODE is set here; the processes the bench starts run without "
+            "it and keep their bytecode under the cache dir (PYTHONPYCACHEPREFIX), as an "
+            "installed package has it."
+        )
     writes_at = max((x for x in sizes if x <= WRITES_MAX), default=sizes[0])
     try:
         if "memory" in only:
