@@ -1,0 +1,720 @@
+"""The secret patterns: one `Rule` per credential format, most specific first.
+
+Shapes were learnt from the providers' own documentation of their token formats and
+from the public rule sets of gitleaks, detect-secrets, trufflehog and GitHub secret
+scanning; the expressions are written here, not copied. Each rule names:
+
+- `kind`: the placeholder's word (`[REDACTED:<kind>]`) and the key of the counts a
+  caller sees. Several formats may share a kind (all classic GitHub tokens are
+  `github-token`): the kind says what leaked, the rule `name` which shape found it.
+- `keywords`: lowercase substrings, one of which must occur in the text for the rule
+  to run at all (gitleaks' trick). Most memories mention no credential, so most rules
+  are skipped after a cheap `in` test: ~0.15 ms for a 500-character note that says
+  "token", "secret" and "auth", a few tens of µs for one that names no credential.
+- `group`: the part of the match that is the secret; the rest (a key name, a scheme,
+  a user name, a header) is context and is kept.
+- `accept`: an optional check of the match that returns the kind to report, or None
+  to let the text be (placeholders such as `${DB_PASSWORD}`, code such as
+  `token=None`, hashes next to the word "token").
+
+Order matters: when two rules claim overlapping text the earlier one wins, so a
+`ghp_…` after `GITHUB_TOKEN=` is reported as `github-token`, not as a `token`
+assignment, and the generic rules come last.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+Accept = Callable[[re.Match[str]], str | None]
+Finder = Callable[[str], Iterator[tuple[int, int, str]]]
+
+# A kind is what goes between `[REDACTED:` and `]`; keeping it to this alphabet is what
+# lets the placeholder be recognised again (idempotence) and never look like a secret.
+KIND = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One secret format. Build custom ones with `custom_rule`."""
+
+    kind: str
+    pattern: re.Pattern[str] | None
+    keywords: tuple[str, ...] = ()
+    group: int | str = 0
+    accept: Accept | None = None
+    name: str = ""
+    # A rule whose logic does not fit one expression finds its own spans.
+    finder: Finder | None = None
+
+    def applies(self, lowered: str) -> bool:
+        return not self.keywords or any(k in lowered for k in self.keywords)
+
+    def find(self, text: str) -> Iterator[tuple[int, int, str]]:
+        """(start, end, kind) of each secret in `text` (the secret part only)."""
+        if self.finder is not None:
+            yield from self.finder(text)
+            return
+        assert self.pattern is not None
+        for m in self.pattern.finditer(text):
+            kind = self.kind if self.accept is None else self.accept(m)
+            if kind is None:
+                continue
+            start, end = m.span(self.group)
+            if end > start:
+                yield start, end, kind
+
+
+def custom_rule(kind: str, pattern: str, keywords: tuple[str, ...] = ()) -> Rule:
+    """A rule from configuration (`config.toml`): `pattern` is a regular expression; if
+    it has a group named `secret` only that part is replaced, else the whole match.
+    Compile these once (at config load), not per write."""
+    if not KIND.fullmatch(kind):
+        raise ValueError(f"secret kind {kind!r}: use lowercase letters, digits and '-'")
+    compiled = re.compile(pattern)
+    group: int | str = "secret" if "secret" in compiled.groupindex else 0
+    return Rule(kind, compiled, tuple(k.lower() for k in keywords), group, name=f"custom:{kind}")
+
+
+# --- what is not a secret ---------------------------------------------------------------
+
+# Values people write where a secret would go in documentation, templates and code.
+_PLACEHOLDER_WORDS = frozenset(
+    "none null nil undefined true false yes no str string bytes int integer bool optional "
+    "secretstr password passwd passphrase pwd secret secrets token tokens key apikey api_key "
+    "changeme change_me changeit required optional hidden masked redacted empty example "
+    "sample placeholder dummy fake test testing todo tbd fixme foo bar baz value env "
+    "environment default notset unset n/a na foobar".split()
+)
+_PLACEHOLDER = re.compile(
+    r"""
+    ^(?:
+        [${].*                    # $TOKEN ${DB_PASSWORD} $(cat f) {{ x }} {pw}
+      | %[A-Za-z_]\w*%|%\(\w+\)s   # %API_KEY% %(password)s (not %40…: URL-encoded)
+      | <[^<>]*>                  # <your-token>
+      | \[[^\[\]]*\]              # [token]
+      | [xX*•·.#_-]+              # xxxx, ********
+      | \#[0-9a-fA-F]{3,8}        # a colour (Pygments' "Token: '#d0d0d0'")
+      | .*(?:\.\.\.|…)|.*\*{3}.*  # sk-..., hf_***, hf_jwt_…: elided
+      | .*\b(?:os\.environ|os\.getenv|getenv|process\.env|ENV\[|env\(|secrets\.).*
+      | .*(?:your|YOUR|Your)[_ -]?\w*.*  # YOUR_API_KEY, your-token
+      | .*EXAMPLE.*               # AWS's documented examples (AKIA…EXAMPLE)
+    )$""",
+    re.VERBOSE,
+)
+
+
+_FILLER_RUN = re.compile(r"(.)\1{7}")
+
+
+def is_placeholder(value: str) -> bool:
+    """Does `value` stand for a secret rather than being one?"""
+    v = value.strip().strip("\"'`")
+    if not v:
+        return True
+    if v.lower() in _PLACEHOLDER_WORDS or _PLACEHOLDER.match(v):
+        return True
+    # One or two distinct characters (aaaa…, 0000…, abab…) or a long run of one
+    # (ghp_xxxxxxxx…) is filler, not key material: a random key almost never has one.
+    return len(set(v)) <= 2 or _FILLER_RUN.search(v) is not None
+
+
+def entropy(s: str) -> float:
+    """Shannon entropy in bits per character."""
+    n = len(s)
+    return -sum(c / n * math.log2(c / n) for c in Counter(s).values()) if n else 0.0
+
+
+# Pieces of an identifier, split left to right without backtracking across pieces: one
+# expression with nested repetition (words of digits or letters, repeated) backtracks
+# exponentially on a long digit run such as a Slack token's.
+_PIECE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+|[_.\-/=]|.")
+
+
+def wordish(s: str) -> bool:
+    """CamelCase, snake_case or kebab-case made of words, numbers and acronyms
+    (OAuth2ClientCredentialsProvider, refresh-token-rotation-v2). A random key almost
+    always has an isolated lowercase letter between other characters; this has none."""
+    pieces = _PIECE.findall(s)
+    for i, p in enumerate(pieces):
+        if p[-1].islower():
+            # A lone lowercase letter ("Kx", "q") is what random text is made of; allow it
+            # only before a number of 2+ digits (Ed25519, v12).
+            lower = len(p) - (1 if p[0].isupper() else 0)
+            if lower < 2 and not (
+                i + 1 < len(pieces) and pieces[i + 1].isdigit() and len(pieces[i + 1]) >= 2
+            ):
+                return False
+        elif not (p.isupper() or p.isdigit() or p in "_.-/="):
+            return False
+    return True
+
+
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_HEX = re.compile(r"[0-9a-fA-F]+")
+_PATH_SEGMENT = re.compile(r"[A-Za-z_.~=-]*\d{0,2}[A-Za-z_.~=-]*")
+
+
+def _decodes_to_prose(s: str) -> bool:
+    """Base64 of ordinary text ("aGVsbG8gd29ybGQ=") is an encoding, not a key."""
+    try:
+        raw = base64.b64decode(s + "=" * (-len(s) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    if len(raw) < 8:
+        return False
+    printable = sum(32 <= b < 127 for b in raw)
+    return printable / len(raw) > 0.95 and b" " in raw
+
+
+def looks_random(s: str) -> bool:
+    """Could `s` be key material rather than a word, identifier, path, id or version?"""
+    if len(s) < 20 or is_placeholder(s):
+        return False
+    if not (any(c.isdigit() for c in s) and any(c.isalpha() for c in s)):
+        return False
+    if _UUID.fullmatch(s) or wordish(s):
+        return False
+    if "/" in s and all(_PATH_SEGMENT.fullmatch(p) for p in s.split("/")):
+        return False
+    if _decodes_to_prose(s):
+        return False
+    # Hex carries at most 4 bits a character, other alphabets up to ~6; thresholds sit
+    # below what random keys of 20+ characters reach and above words and identifiers.
+    return entropy(s) >= (3.0 if _HEX.fullmatch(s) else 3.5)
+
+
+# --- rule builders ----------------------------------------------------------------------
+
+# Token boundaries: a secret does not start or end in the middle of a longer token.
+_B = r"(?<![A-Za-z0-9_-])"
+_E = r"(?![A-Za-z0-9_-])"
+
+
+def _token(name: str, kind: str, body: str, *keywords: str, flags: int = 0) -> Rule:
+    """A format recognised by its own shape, usually a fixed prefix."""
+
+    def accept(m: re.Match[str]) -> str | None:
+        return None if is_placeholder(m.group(0)) else kind
+
+    return Rule(kind, re.compile(_B + body + _E, flags), keywords, 0, accept, name)
+
+
+def _near(name: str, kind: str, context: str, secret: str, *keywords: str) -> Rule:
+    """A format that is only a secret next to a word naming it (an AWS secret key is
+    40 base64 characters, a Heroku key a UUID): `context`, then within the same line
+    the `secret`."""
+    pattern = re.compile(
+        rf"(?i:{context})[^\n]{{0,30}}?(?<![A-Za-z0-9/+_-])(?P<s>{secret})(?![A-Za-z0-9/+_=-])"
+    )
+
+    def accept(m: re.Match[str]) -> str | None:
+        return None if is_placeholder(m.group("s")) else kind
+
+    return Rule(kind, pattern, keywords, "s", accept, name)
+
+
+def _keyed(name: str, kind: str, pattern: str, *keywords: str, flags: int = 0) -> Rule:
+    """A secret in a group named `s` after a fixed context (URL, header, parameter)."""
+
+    def accept(m: re.Match[str]) -> str | None:
+        return None if is_placeholder(m.group("s")) else kind
+
+    return Rule(kind, re.compile(pattern, flags), keywords, "s", accept, name)
+
+
+# --- private keys -----------------------------------------------------------------------
+
+_PRIVATE_KEY_TYPES = (
+    ("private-key-rsa", "RSA PRIVATE KEY"),
+    ("private-key-ec", "EC PRIVATE KEY"),
+    ("private-key-dsa", "DSA PRIVATE KEY"),
+    ("private-key-openssh", "OPENSSH PRIVATE KEY"),
+    ("private-key-pkcs8-encrypted", "ENCRYPTED PRIVATE KEY"),
+    ("private-key-pkcs8", "PRIVATE KEY"),
+    ("private-key-pgp", "PGP PRIVATE KEY BLOCK"),
+)
+
+
+def _private_key(name: str, label: str) -> Rule:
+    # The whole block goes, armour lines included. `\\n` lets a block written into JSON
+    # (one line, escaped newlines) match as well. A block cut short (a memory quoting
+    # only its start) is taken up to the last base64 line.
+    pattern = re.compile(
+        rf"-----BEGIN {label}-----"
+        rf"(?:[\s\S]{{0,20000}}?-----END {label}-----"
+        r"|(?:(?:\s|\\n)*(?:[A-Za-z0-9+/=]{16,}|[A-Za-z-]+: [^\n\\]*))+)"
+    )
+    return Rule("private-key", pattern, ("private key",), 0, None, name)
+
+
+# --- connection strings, URLs, headers --------------------------------------------------
+
+
+def _url_password() -> Rule:
+    # scheme://user:password@host — any scheme (postgres, mysql, mongodb+srv, redis, amqp,
+    # http(s), ftp, smtp …). The user name may be empty (redis://:pw@host). A password
+    # cannot hold '/', '@' or whitespace unencoded, which also keeps host:port/path@x out.
+    pattern = re.compile(
+        r"(?i)\b[a-z][a-z0-9+.-]{1,30}://[^\s:/@'\"<>\[\]]*:(?P<s>[^\s@/'\"<>\[\]]+)@[\w.\[\]-]"
+    )
+
+    def accept(m: re.Match[str]) -> str | None:
+        s = m.group("s")
+        return None if is_placeholder(s) or s.lower() in {"pass", "pw"} else "url-password"
+
+    return Rule("url-password", pattern, ("://",), "s", accept, "url-password")
+
+
+# --- key = value assignments ------------------------------------------------------------
+
+_ASSIGN_KIND = {
+    "password": "password",
+    "passwd": "password",
+    "passphrase": "password",
+    "pwd": "password",
+    "secret": "secret",
+    "token": "token",
+}
+_ASSIGNMENT = re.compile(
+    r"""(?ix)
+    (?P<kw>password|passwd|passphrase|pwd|secret|token
+          |api[_ -]?key|apikey|access[_-]?key|secret[_-]?key|private[_-]?key)
+    (?![\w])                                  # the key ends at the word: not max_tokens
+    ["']?\s*(?P<op>:=|=>|=|:)(?!=)\s*          # = : := =>, not == or ===
+    (?:"(?P<dq>[^"\n]{1,300})"
+      |'(?P<sq>[^'\n]{1,300})'
+      |(?P<bare>[^\s'"`,;<>)\]}]{1,300}))
+    """
+)
+# Code, not a value: attribute access, calls, subscripts, type annotations.
+_CODE_REF = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|.*[(\[].*|\w+\s*\|\s*\w+")
+_SECRETISH_WORD = re.compile(r"(?i)pass|secret|token|key|cred")
+
+
+def _key_before(text: str, start: int) -> str:
+    """The whole key a keyword ends: DB_PASSWORD for PASSWORD, --password for password."""
+    i = start
+    while i > 0 and (text[i - 1].isalnum() or text[i - 1] in "_.-"):
+        i -= 1
+    return text[i:start]
+
+
+def assignment_kind(key: str) -> str:
+    k = key.lower().replace(" ", "_").replace("-", "_")
+    for word, kind in _ASSIGN_KIND.items():
+        if k.endswith(word) and not k.endswith(("_key", "apikey")):
+            return kind
+    return "api-key" if "api" in k or "access" in k else "secret"
+
+
+def value_is_secret(key: str, value: str, *, quoted: bool, colon: bool = False) -> bool:
+    """Is `value`, written against a secret-ish `key`, the secret itself?"""
+    v = value.strip()
+    if len(v) < 4 or is_placeholder(v):
+        return False
+    if v.isdigit() and len(v) < 8:  # lengths, ports, counts: password_len: 12
+        return False
+    if any(c.isspace() for c in v):
+        # A passphrase may have spaces; a token, key or secret never does, and quoted
+        # prose next to the word "token" is common in notes.
+        return quoted and assignment_kind(key) == "password"
+    if _decodes_to_prose(v):
+        return False
+    if wordish(v) and not any(c.isdigit() for c in v) and _SECRETISH_WORD.search(v):
+        # my-secret, my_token, "X-Access-Token", challengePassword: a name for a secret
+        return False
+    if quoted:
+        return True
+    if _CODE_REF.fullmatch(v) or _SECRETISH_WORD.search(v):
+        # self.password, settings.DB_PASSWORD, get_token(), token=token_value: code
+        return False
+    if re.fullmatch(r"[A-Za-z_]+", v) and not key.isupper():
+        # A bare word against a lower-case key is a variable in code (password=pw,
+        # use_auth_token=auth); env files spell keys in capitals (DB_PASSWORD=letmein).
+        return False
+    if re.fullmatch(r"[A-Z][A-Z0-9]*_[A-Z0-9_]+", v):
+        return False  # a constant: TOKEN = DEFAULT_TOKEN, FRAMES_PER_TOKEN = HOP_LENGTH
+    if colon:
+        # `password: x` is also how prose and type annotations read ("Token: expired",
+        # "password: str"): take only values that do not look like a plain word.
+        has_digit = any(c.isdigit() for c in v)
+        return len(v) >= 6 and (has_digit or (bool(re.search(r"\W", v)) and not wordish(v)))
+    return True
+
+
+def _assignments(text: str) -> Iterator[tuple[int, int, str]]:
+    for m in _ASSIGNMENT.finditer(text):
+        key = _key_before(text, m.start("kw")) + m.group("kw")
+        if key.lower() == "pwd":  # the shell's working directory, not a password
+            continue
+        if "public" in key.lower():  # publicKeyToken, public_key: public by design
+            continue
+        group = "dq" if m.group("dq") is not None else "sq" if m.group("sq") else "bare"
+        value = m.group(group)
+        if not value_is_secret(
+            key, value, quoted=group != "bare", colon=m.group("op") == ":" and group == "bare"
+        ):
+            continue
+        yield m.start(group), m.end(group), assignment_kind(key)
+
+
+# --- high-entropy strings next to a secret-ish word -------------------------------------
+
+_KEYWORD = re.compile(
+    r"(?i)\b(?:api[ _-]?keys?|secrets?|secret[ _-]?keys?|tokens?|passwords?|passwd|"
+    r"credentials?|auth|bearer|access[ _-]?keys?|private[ _-]?keys?|client[ _-]?secret)\b"
+)
+_CANDIDATE = re.compile(r"(?<![\w+/=.-])[A-Za-z0-9][A-Za-z0-9+/_.=-]{19,}")
+# Hashes are named as such; a hex string after "commit" is a revision, not a key.
+_HASH_CONTEXT = re.compile(r"(?i)sha\d*|commit|digest|hash|checksum|integrity|rev\b|revision")
+_TIGHT = re.compile(r"""[\s"'`:=>(-]*(?:(?:is|was|are|of|to|value|set to)\b[\s"'`:=]*)?""")
+_WINDOW = 40
+
+
+def _high_entropy(text: str) -> Iterator[tuple[int, int, str]]:
+    for kw in _KEYWORD.finditer(text):
+        end = text.find("\n", kw.end())
+        window_end = min(kw.end() + _WINDOW, len(text) if end < 0 else end)
+        for c in _CANDIDATE.finditer(text, kw.end(), len(text)):
+            if c.start() > window_end:
+                break
+            s = c.group(0).rstrip(".")  # a sentence's full stop is not part of the key
+            gap = text[kw.end() : c.start()]
+            before = text[max(0, c.start() - 8) : c.start()]
+            if _HASH_CONTEXT.search(gap) or _HASH_CONTEXT.search(before):
+                continue
+            # An SSH public key's blob starts with a length prefix, base64 "AAAA"; public
+            # keys are shared on purpose (authorized_keys, deploy keys).
+            if s.startswith("AAAA") or re.search(r"ssh-|ecdsa-", gap[-30:] + before):
+                continue
+            # A hex string is taken only right after the keyword ("api key is 0a1b…"):
+            # further away it is far more often a commit or a checksum.
+            if _HEX.fullmatch(s) and not _TIGHT.fullmatch(gap):
+                continue
+            # Part of a URL (a query string is the assignment rule's business) or a call.
+            word_start = max(text.rfind(" ", 0, c.start()), text.rfind("\n", 0, c.start()))
+            if "://" in text[word_start + 1 : c.start()] or text[c.end() : c.end() + 1] == "(":
+                continue
+            if looks_random(s):
+                yield c.start(), c.start() + len(s), "high-entropy-secret"
+
+
+# --- the table --------------------------------------------------------------------------
+
+_B64 = r"[A-Za-z0-9+/]"
+_UUID_RE = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+
+RULES: tuple[Rule, ...] = (
+    # Cloud: AWS
+    _token(
+        "aws-access-key-id",
+        "aws-access-key-id",
+        r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z2-7]{16}",
+        "akia",
+        "asia",
+        "abia",
+        "acca",
+        "a3t",
+    ),
+    _near(
+        "aws-secret-access-key",
+        "aws-secret-key",
+        r"aws.{0,20}?secret|secret.?access.?key",
+        r"[A-Za-z0-9/+]{40}",
+        "secret",
+    ),
+    # Cloud: Google
+    _keyed(
+        "gcp-service-account-private-key",
+        "gcp-service-account",
+        r'"private_key"\s*:\s*"(?P<s>-----BEGIN[^"]*)"',
+        "private_key",
+    ),
+    _keyed(
+        "gcp-service-account-key-id",
+        "gcp-service-account",
+        r'"private_key_id"\s*:\s*"(?P<s>[0-9a-f]{40})"',
+        "private_key_id",
+    ),
+    _token("gcp-api-key", "gcp-api-key", r"AIza[0-9A-Za-z_-]{35}", "aiza"),
+    _token("gcp-oauth-client-secret", "gcp-oauth-secret", r"GOCSPX-[\w-]{28}", "gocspx-"),
+    _token("gcp-oauth-access-token", "gcp-oauth-token", r"ya29\.[\w-]{30,}", "ya29."),
+    # Cloud: Azure
+    _keyed(
+        "azure-storage-account-key",
+        "azure-storage-key",
+        rf"(?i)AccountKey\s*=\s*(?P<s>{_B64}{{40,100}}={{0,2}})",
+        "accountkey",
+    ),
+    _keyed(
+        "azure-shared-access-key",
+        "azure-storage-key",
+        rf"(?i)SharedAccessKey\s*=\s*(?P<s>{_B64}{{30,100}}={{0,2}})",
+        "sharedaccesskey",
+    ),
+    _keyed(
+        "azure-sas-signature",
+        "azure-sas-token",
+        r"[?&]sig=(?P<s>[A-Za-z0-9%+/]{30,}(?:=|%3D){0,2})",
+        "sig=",
+    ),
+    _token(
+        "azure-ad-client-secret",
+        "azure-client-secret",
+        r"[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}",
+        "q~",
+    ),
+    # Version control
+    *(
+        _token(f"github-{name}", "github-token", rf"{prefix}_[A-Za-z0-9]{{36,251}}", prefix)
+        for name, prefix in (
+            ("classic-pat", "ghp"),
+            ("oauth-token", "gho"),
+            ("user-to-server-token", "ghu"),
+            ("server-to-server-token", "ghs"),
+            ("refresh-token", "ghr"),
+        )
+    ),
+    _token("github-fine-grained-pat", "github-token", r"github_pat_\w{22,255}", "github_pat_"),
+    _token("gitlab-pat", "gitlab-token", r"glpat-[\w-]{20,}", "glpat-"),
+    _token("gitlab-deploy-token", "gitlab-token", r"gldt-[\w-]{20,}", "gldt-"),
+    _token("gitlab-runner-token", "gitlab-token", r"glrt-[\w-]{20,}", "glrt-"),
+    _token("gitlab-pipeline-trigger", "gitlab-token", r"glptt-[0-9a-f]{40}", "glptt-"),
+    _token(
+        "gitlab-runner-registration",
+        "gitlab-token",
+        r"GR1348941[\w-]{20}",
+        "gr1348941",
+    ),
+    _token("bitbucket-app-password", "bitbucket-token", r"ATBB[A-Za-z0-9_=.-]{32,}", "atbb"),
+    # Chat
+    _token("slack-bot-token", "slack-token", r"xoxb-\d{8,13}-\d{8,13}[\w-]{8,}", "xoxb-"),
+    _token("slack-user-token", "slack-token", r"xoxp-\d{8,13}-\d{8,13}[\w-]{8,}", "xoxp-"),
+    _token(
+        "slack-legacy-token",
+        "slack-token",
+        r"xox[aros]-[\w-]{10,}",
+        "xoxa-",
+        "xoxr-",
+        "xoxo-",
+        "xoxs-",
+    ),
+    _token("slack-config-token", "slack-token", r"xoxe(?:\.xox[bp])?-\d-[A-Z0-9]{140,}", "xoxe"),
+    _token("slack-app-token", "slack-token", r"xapp-\d-[A-Z0-9]+-\d+-[a-f0-9]{32,}", "xapp-"),
+    _keyed(
+        "slack-webhook",
+        "slack-webhook",
+        r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<s>[A-Za-z0-9+/_-]{30,})",
+        "hooks.slack.com",
+    ),
+    _token(
+        "discord-bot-token",
+        "discord-token",
+        r"[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}",
+    ),
+    _keyed(
+        "discord-webhook",
+        "discord-webhook",
+        r"discord(?:app)?\.com/api/webhooks/\d+/(?P<s>[\w-]{60,70})",
+        "discord",
+    ),
+    _token("telegram-bot-token", "telegram-bot-token", r"\d{8,10}:AA[\w-]{33}", ":aa"),
+    # Payment and SaaS
+    _token("stripe-secret-key", "stripe-key", r"sk_(?:live|test)_[A-Za-z0-9]{20,247}", "sk_"),
+    _token("stripe-restricted-key", "stripe-key", r"rk_(?:live|test)_[A-Za-z0-9]{20,247}", "rk_"),
+    _token("stripe-webhook-secret", "stripe-webhook-secret", r"whsec_[A-Za-z0-9]{32,}", "whsec_"),
+    _token("twilio-api-key", "twilio-api-key", r"SK[0-9a-fA-F]{32}", "sk"),
+    _token("twilio-account-sid", "twilio-account-sid", r"AC[0-9a-f]{32}", "ac"),
+    _near(
+        "twilio-auth-token",
+        "twilio-auth-token",
+        r"twilio[^\n]{0,60}?(?:auth[ _-]?token|secret)",
+        r"[0-9a-f]{32}",
+        "twilio",
+    ),
+    _token("sendgrid-api-key", "sendgrid-key", r"SG\.[\w-]{22}\.[\w-]{43}", "sg."),
+    _token("mailgun-api-key", "mailgun-key", r"key-[0-9a-f]{32}", "key-"),
+    *(
+        _token(f"shopify-{name}", "shopify-token", rf"{prefix}_[a-fA-F0-9]{{32}}", prefix)
+        for name, prefix in (
+            ("access-token", "shpat"),
+            ("shared-secret", "shpss"),
+            ("custom-app-token", "shpca"),
+            ("private-app-token", "shppa"),
+        )
+    ),
+    _token(
+        "square-access-token", "square-token", r"(?:EAAA|sq0atp-)[\w-]{22,60}", "eaaa", "sq0atp-"
+    ),
+    _token("square-oauth-secret", "square-token", r"sq0csp-[\w-]{43}", "sq0csp-"),
+    # AI providers
+    _token("anthropic-api-key", "anthropic-key", r"sk-ant-[a-z]+\d*-[\w-]{32,}", "sk-ant-"),
+    _token(
+        "openai-project-key",
+        "openai-key",
+        r"sk-(?:proj|svcacct|admin)-[\w-]{40,}",
+        "sk-proj-",
+        "sk-svcacct-",
+        "sk-admin-",
+    ),
+    _token(
+        "openai-legacy-key",
+        "openai-key",
+        r"sk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}|sk-[A-Za-z0-9]{48}",
+        "sk-",
+    ),
+    _token(
+        "huggingface-token",
+        "huggingface-token",
+        r"(?:hf|api_org)_[A-Za-z0-9]{30,40}",
+        "hf_",
+        "api_org_",
+    ),
+    _token("replicate-token", "replicate-token", r"r8_[A-Za-z0-9]{37}", "r8_"),
+    _token("groq-api-key", "groq-key", r"gsk_[A-Za-z0-9]{48,52}", "gsk_"),
+    _token("xai-api-key", "xai-key", r"xai-[A-Za-z0-9]{70,90}", "xai-"),
+    _token("perplexity-api-key", "perplexity-key", r"pplx-[A-Za-z0-9]{40,56}", "pplx-"),
+    # Package registries
+    _token("npm-token", "npm-token", r"npm_[A-Za-z0-9]{36}", "npm_"),
+    _token(
+        "pypi-token",
+        "pypi-token",
+        r"pypi-(?:AgEIcHlwaS5vcmc|AgENdGVzdC5weXBpLm9yZw)[\w-]{50,}",
+        "pypi-",
+    ),
+    _token("docker-hub-token", "docker-hub-token", r"dckr_(?:pat|oat)_[\w-]{27,}", "dckr_"),
+    # Infrastructure
+    _token("vault-service-token", "vault-token", r"hvs\.[\w-]{24,}", "hvs."),
+    _token("vault-batch-token", "vault-token", r"hvb\.[\w-]{24,}", "hvb."),
+    _near("vault-legacy-token", "vault-token", r"vault", r"s\.[A-Za-z0-9]{24}", "vault"),
+    _token(
+        "terraform-cloud-token",
+        "terraform-token",
+        r"[A-Za-z0-9]{14}\.atlasv1\.[\w-]{60,80}",
+        "atlasv1",
+    ),
+    _near(
+        "heroku-api-key",
+        "heroku-api-key",
+        r"heroku[\w .-]{0,20}?(?:api[ _-]?key|token|auth|secret|key)",
+        _UUID_RE,
+        "heroku",
+    ),
+    _token("heroku-platform-key", "heroku-api-key", r"HRKU-[\w-]{60}", "hrku-"),
+    _token("digitalocean-token", "digitalocean-token", r"do[opr]_v1_[a-f0-9]{64}", "_v1_"),
+    _token("pulumi-token", "pulumi-token", r"pul-[a-f0-9]{40}", "pul-"),
+    _token("doppler-token", "doppler-token", r"dp\.(?:pt|st|sa|ct)\.[A-Za-z0-9]{40,44}", "dp."),
+    _token("databricks-token", "databricks-token", r"dapi[a-f0-9]{32}(?:-\d)?", "dapi"),
+    _token("supabase-token", "supabase-token", r"sbp_[a-f0-9]{40}", "sbp_"),
+    _token(
+        "planetscale-token",
+        "planetscale-token",
+        r"pscale_(?:tkn|pw|oauth)_[\w.-]{32,64}",
+        "pscale_",
+    ),
+    _token("netlify-token", "netlify-token", r"nfp_[A-Za-z0-9]{36}", "nfp_"),
+    _token("flyio-token", "flyio-token", r"fo1_[\w-]{43}", "fo1_"),
+    _token("render-api-key", "render-token", r"rnd_[A-Za-z0-9]{32}", "rnd_"),
+    # Observability and productivity
+    _token("sentry-token", "sentry-token", r"sntry[su]_[\w=+/-]{40,}", "sntry"),
+    _token(
+        "grafana-service-account", "grafana-token", r"glsa_[A-Za-z0-9]{32}_[a-f0-9]{8}", "glsa_"
+    ),
+    _token("grafana-cloud-token", "grafana-token", r"glc_[A-Za-z0-9+/]{32,}={0,2}", "glc_"),
+    _token("newrelic-user-key", "newrelic-key", r"NRAK-[A-Z0-9]{27}", "nrak-"),
+    _token("postman-api-key", "postman-key", r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}", "pmak-"),
+    _token("linear-api-key", "linear-key", r"lin_api_[A-Za-z0-9]{40}", "lin_api_"),
+    _token(
+        "notion-token",
+        "notion-token",
+        r"(?:secret_[A-Za-z0-9]{43}|ntn_\d{11}[A-Za-z0-9]{35})",
+        "secret_",
+        "ntn_",
+    ),
+    _token("atlassian-api-token", "atlassian-token", r"ATATT3[\w=-]{100,}", "atatt3"),
+    _token("figma-token", "figma-token", r"figd_[\w-]{40}", "figd_"),
+    _token("mapbox-secret-token", "mapbox-token", r"sk\.eyJ[\w-]{20,}\.[\w-]{20,}", "sk.eyj"),
+    _token("onepassword-service-account", "onepassword-token", r"ops_eyJ[\w+/=-]{100,}", "ops_eyj"),
+    _token("age-secret-key", "age-secret-key", r"AGE-SECRET-KEY-1[0-9A-Z]{58}", "age-secret-key-"),
+    # Generic structured secrets
+    _token("jwt", "jwt", r"eyJ[\w-]{8,}\.eyJ[\w-]{8,}\.[\w-]*", "eyj"),
+    *(_private_key(name, label) for name, label in _PRIVATE_KEY_TYPES),
+    _url_password(),
+    _keyed(
+        "connection-string-password",
+        "connection-password",
+        r"(?i)(?:[?&;]|\bjdbc:\S*?[?&;:])\s*(?:password|pwd)\s*=\s*(?P<s>[^&;\s'\"]+)",
+        "password=",
+        "pwd=",
+        "password =",
+    ),
+    _keyed(
+        "basic-auth-header",
+        "basic-auth",
+        r"(?i)\bAuthorization[\"']?\s*[:=]\s*[\"']?Basic\s+(?P<s>[A-Za-z0-9+/]{8,}={0,2})",
+        "basic",
+    ),
+    _keyed(
+        "bearer-auth-header",
+        "bearer-token",
+        r"(?i)\bAuthorization[\"']?\s*[:=]\s*[\"']?(?:Bearer|Token)\s+(?P<s>[\w.~+/-]{8,}=*)",
+        "authorization",
+    ),
+    Rule(
+        "bearer-token",
+        re.compile(r"\b[Bb]earer\s+(?P<s>[A-Za-z0-9][\w.~+/-]{15,}=*)"),
+        ("bearer",),
+        "s",
+        lambda m: (
+            "bearer-token"
+            if any(c.isdigit() for c in m.group("s")) and not is_placeholder(m.group("s"))
+            else None
+        ),
+        "bearer-token",
+    ),
+    _keyed(
+        "curl-user-password",
+        "basic-auth",
+        r"\bcurl\b[^\n]*?\s(?:-u|--user)\s*['\"]?[^\s:'\"]+:(?P<s>[^\s'\"]+)",
+        "curl",
+    ),
+    _keyed(
+        "netrc-password",
+        "password",
+        r"(?i)\bmachine\s+\S+\s+login\s+\S+\s+password\s+(?P<s>\S+)",
+        "machine",
+    ),
+    _keyed(
+        "mysql-password-flag",
+        "password",
+        r"\b(?:mysql|mysqldump|mariadb)\b[^\n]*?\s-p(?P<s>[^\s'\"]{3,})",
+        "mysql",
+        "mariadb",
+    ),
+    _keyed("sshpass-password", "password", r"\bsshpass\s+-p\s*['\"]?(?P<s>[^\s'\"]+)", "sshpass"),
+    Rule(
+        "assignment",
+        None,
+        ("pass", "pwd", "secret", "token", "key"),
+        0,
+        None,
+        "assignment",
+        _assignments,
+    ),
+    Rule(
+        "high-entropy-secret",
+        None,
+        ("key", "secret", "token", "pass", "auth", "bearer", "credential"),
+        0,
+        None,
+        "high-entropy-near-keyword",
+        _high_entropy,
+    ),
+)

@@ -1,0 +1,206 @@
+"""Secrets never stored (issue 10): the detector on its corpus of fake secrets and of
+benign look-alikes (tests/data/secrets/, written by generate.py there).
+
+The corpus was written alongside the rules, so its rates are a floor against
+regressions, not a measure of unseen text; scripts/eval_secrets prints them per kind
+with timings."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from enyal_daemon.hygiene.secrets import (
+    RULES,
+    Redactor,
+    custom_rule,
+    merge_found,
+    redact,
+    redact_metadata,
+    redact_tags,
+)
+
+DATA = Path(__file__).parent / "data" / "secrets"
+
+
+def load(name: str) -> list[dict[str, Any]]:
+    lines = (DATA / name).read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+POSITIVES = load("positives.jsonl")
+BENIGN = load("benign.jsonl")
+
+
+def secrets_of(row: dict[str, Any]) -> list[str]:
+    s = row["secret"]
+    return [s] if isinstance(s, str) else list(s)
+
+
+def caught(row: dict[str, Any]) -> bool:
+    r = redact(row["text"])
+    return all(s not in r.text for s in secrets_of(row)) and set(row["kinds"]) <= set(r.found)
+
+
+def test_corpus_size_and_spread() -> None:
+    assert len(POSITIVES) >= 120 and len(BENIGN) >= 60
+    kinds = {k for row in POSITIVES for k in row["kinds"]}
+    assert len(kinds) >= 40, sorted(kinds)
+    assert len(RULES) >= 50  # formats, several of which share a kind
+
+
+def test_rates() -> None:
+    detected = sum(caught(row) for row in POSITIVES) / len(POSITIVES)
+    altered = [row["text"] for row in BENIGN if redact(row["text"]).text != row["text"]]
+    false_positive_rate = len(altered) / len(BENIGN)
+    print(
+        f"\nsecrets: detection {detected:.1%} of {len(POSITIVES)} positives, "
+        f"false positives {false_positive_rate:.1%} of {len(BENIGN)} benign"
+    )
+    assert detected >= 0.98
+    assert altered == []
+
+
+@pytest.mark.parametrize("row", POSITIVES, ids=lambda r: ",".join(r["kinds"]))
+def test_each_positive(row: dict[str, Any]) -> None:
+    r = redact(row["text"])
+    for secret in secrets_of(row):
+        assert secret not in r.text
+    assert set(row["kinds"]) <= set(r.found)
+    # Counts say kinds and numbers only: no found key or value carries the secret.
+    assert all(re.fullmatch(r"[a-z0-9-]+", k) and isinstance(n, int) for k, n in r.found.items())
+    assert not any(s in json.dumps(r.found) for s in secrets_of(row))
+    # Each placeholder is typed by a kind the result reports.
+    assert set(re.findall(r"\[REDACTED:([a-z0-9-]+)\]", r.text)) == set(r.found)
+    assert sum(r.found.values()) == r.text.count("[REDACTED:")
+
+
+@pytest.mark.parametrize("row", BENIGN, ids=lambda r: r["why"])
+def test_each_benign_unchanged(row: dict[str, Any]) -> None:
+    r = redact(row["text"])
+    assert r.text == row["text"]
+    assert r.found == {} and not r.changed
+
+
+@pytest.mark.parametrize("row", POSITIVES[::7] + BENIGN[::7])
+def test_idempotent(row: dict[str, Any]) -> None:
+    once = redact(row["text"])
+    twice = redact(once.text)
+    assert twice.text == once.text
+    assert twice.found == {}
+
+
+def test_only_the_secret_part_goes() -> None:
+    r = redact("staging: postgres://app:Zq8!vR2mK0pW@db:5432/x (read/write)")
+    assert r.text == "staging: postgres://app:[REDACTED:url-password]@db:5432/x (read/write)"
+    assert r.found == {"url-password": 1}
+    r = redact(
+        "DB_PASSWORD=Zq8vR2mK0pW1 and GITHUB_TOKEN=ghp_" + "aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5"
+    )
+    assert r.text == "DB_PASSWORD=[REDACTED:password] and GITHUB_TOKEN=[REDACTED:github-token]"
+    assert r.found == {"github-token": 1, "password": 1}
+
+
+def test_counts_add_up() -> None:
+    keys = ["ghp_" + c * 2 + "Xy7Qm2Lp9Rt4Vw6Zb8Nc1Jd3Hf5Gk0Ms2P" for c in "abc"]
+    r = redact(" ".join(f"token {i}: {k}" for i, k in enumerate(keys)))
+    assert r.found == {"github-token": 3}
+    assert merge_found({"a": 1}, {"a": 2, "b": 1}) == {"a": 3, "b": 1}
+
+
+def test_extra_rules() -> None:
+    rule = custom_rule("acme-key", r"\bACME-(?P<secret>[0-9A-F]{16})\b", keywords=("acme-",))
+    text = "internal key ACME-0123456789ABCDEF for the billing API"
+    assert redact(text).text == text  # not a built-in format
+    r = redact(text, extra_rules=[rule])
+    assert r.text == "internal key ACME-[REDACTED:acme-key] for the billing API"
+    assert r.found == {"acme-key": 1}
+    # Without a `secret` group the whole match goes.
+    whole = custom_rule("ticket-secret", r"TKS_[a-z0-9]{12}")
+    assert redact("x TKS_ab12cd34ef56 y", [whole]).text == "x [REDACTED:ticket-secret] y"
+    with pytest.raises(ValueError):
+        custom_rule("Bad Kind", "x")
+
+
+def test_allow_list() -> None:
+    token = "ghp_" + "Zz9Yy8Xx7Ww6Vv5Uu4Tt3Ss2Rr1Qq0Pp9Oo8"
+    text = f"the demo repo's throwaway token {token} (revoked)"
+    assert redact(text).found == {"github-token": 1}
+    kept = redact(text, allow=[token])
+    assert kept.text == text and kept.found == {}
+    # The allow-list is by value: another token in the same text still goes.
+    other = "ghp_" + "Aa1Bb2Cc3Dd4Ee5Ff6Gg7Hh8Ii9Jj0Kk1Ll2"
+    r = Redactor(allow=[token]).redact(f"{text} and {other}")
+    assert token in r.text and other not in r.text
+
+
+def test_aws_documentation_examples_are_kept() -> None:
+    text = "docs: AKIAIOSFODNN7EXAMPLE / wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+    assert redact(text).text == text
+
+
+def test_tags_and_metadata() -> None:
+    gh = "ghp_" + "Mn4Bv6Cx8Zl1Kj3Hg5Fd7Sa9Qw2Er4Ty6Ui8O"
+    tags, found = redact_tags(["deploy", f"token:{gh}", "ci"])
+    assert tags == ["deploy", "token:[REDACTED:github-token]", "ci"]
+    assert found == {"github-token": 1}
+
+    meta = {
+        "ticket": "ENG-12",
+        "db": {"password": "hunter2!x", "host": "db.internal", "port": 5432},
+        "env": ["A=1", f"GITHUB_TOKEN={gh}"],
+        "api_key": "${API_KEY}",
+        f"note {gh}": True,
+        "reviewed": True,
+        "count": 3,
+        "none": None,
+    }
+    out, found = redact_metadata(meta)
+    assert out["ticket"] == "ENG-12"
+    assert out["db"] == {"password": "[REDACTED:password]", "host": "db.internal", "port": 5432}
+    assert out["env"] == ["A=1", "GITHUB_TOKEN=[REDACTED:github-token]"]
+    assert out["api_key"] == "${API_KEY}"  # a placeholder, not a secret
+    assert "note [REDACTED:github-token]" in out
+    assert out["reviewed"] is True and out["count"] == 3 and out["none"] is None
+    assert found == {"github-token": 2, "password": 1}
+    assert gh not in json.dumps(out)
+    # Metadata is not modified in place, and a second pass finds nothing.
+    assert meta["db"]["password"] == "hunter2!x"  # type: ignore[index]
+    assert redact_metadata(out) == (out, {})
+
+
+def test_placeholders_are_not_matched_inside_or_across() -> None:
+    for text in (
+        "password=[REDACTED:password]",
+        "postgres://app:[REDACTED:url-password]@db/x",
+        "api key is [REDACTED:high-entropy-secret] and token: [REDACTED:token]",
+    ):
+        assert redact(text).text == text
+
+
+def test_speed() -> None:
+    """Well under a millisecond for a typical memory (about 500 characters)."""
+    memory = (
+        "Decided to keep the retry logic in the HTTP client rather than the service layer: "
+        "the token refresh happens there and moving it would duplicate the backoff. The "
+        "staging database is reached through the bastion; see docs/ops.md for the tunnel. "
+        "Tests for the auth middleware live in tests/test_auth.py and need the fake IdP "
+        "fixture. Commit 3f9a1c2 added the secret rotation job; it runs nightly at 02:00 "
+        "UTC and posts to #ops. Remember: pydantic 2.8 changed the validator signature."
+    )
+    redact(memory)
+    times = []
+    for _ in range(300):
+        start = time.perf_counter()
+        redact(memory)
+        times.append(time.perf_counter() - start)
+    times.sort()
+    median = times[len(times) // 2]
+    print(f"\nredact: median {median * 1e6:.0f} µs for {len(memory)} characters")
+    # Generous for slow CI machines; typical figures are ~0.1 ms.
+    assert median < 0.002
