@@ -10,6 +10,7 @@ crashes. EXIT_INTERRUPTED means Ctrl-C stopped it and it has said so on stderr.
 
 from __future__ import annotations
 
+import argparse
 from typing import Literal
 
 from msgspec import Struct
@@ -26,6 +27,17 @@ LIFELINE_FLAG = "--lifeline"
 
 REINDEX_BATCH_DEFAULT = 64
 REINDEX_BATCH_MAX = 4096  # one transaction; bigger batches only hold the writer longer
+
+
+def batch_size(text: str) -> int:
+    """--batch-size as both `enyal reindex` and the daemon's tool parse it."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if not 1 <= n <= REINDEX_BATCH_MAX:
+        raise argparse.ArgumentTypeError(f"must be between 1 and {REINDEX_BATCH_MAX}")
+    return n
 
 
 class ToolError(Struct, frozen=True):

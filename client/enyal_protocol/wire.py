@@ -216,6 +216,20 @@ class RememberResult(Struct, kw_only=True):
 
 
 MinImportance = Annotated[int, Meta(ge=1, le=5, description="Only entries this important or more.")]
+MinConfidence = Annotated[
+    float, Meta(ge=0.0, le=1.0, description="Minimum effective (decayed) confidence.")
+]
+MinRelevance = Annotated[
+    float,
+    Meta(
+        ge=0.0,
+        le=1.0,
+        description=(
+            "Leave out results whose meaning (cosine) and words (share of the query "
+            "matched) both score below this; 0 keeps all. The CLI sends recall.floor."
+        ),
+    ),
+]
 
 
 # Metadata equality: {"ticket": "ENG-12", "reviewed": true} keeps entries whose metadata
@@ -239,9 +253,7 @@ class RecallParams(Params, kw_only=True):
     content_type: Annotated[ContentType | None, Meta(description="Only this kind.")] = None
     tags: Annotated[Tags, Meta(description="Only entries carrying all of these tags.")] = []
     where: Where = {}
-    min_confidence: Annotated[
-        float, Meta(ge=0.0, le=1.0, description="Minimum effective (decayed) confidence.")
-    ] = 0.3
+    min_confidence: MinConfidence = 0.3
     include_deprecated: Annotated[
         bool, Meta(description="Also return forgotten (deprecated) entries.")
     ] = False
@@ -257,17 +269,7 @@ class RecallParams(Params, kw_only=True):
     freshness_boost: Annotated[
         float, Meta(ge=0.0, le=1.0, description="How much type-aware freshness moves the ranking.")
     ] = 0.1
-    min_relevance: Annotated[
-        float,
-        Meta(
-            ge=0.0,
-            le=1.0,
-            description=(
-                "Leave out results whose meaning (cosine) and words (share of the query "
-                "matched) both score below this; 0 keeps all. The CLI sends recall.floor."
-            ),
-        ),
-    ] = 0.0
+    min_relevance: MinRelevance = 0.0
     min_importance: MinImportance = 1
     as_of: Annotated[
         str | None,
@@ -293,20 +295,8 @@ class RecallByScopeParams(Params, kw_only=True):
     ]
     limit: Limit = 10
     content_type: Annotated[ContentType | None, Meta(description="Only this kind.")] = None
-    min_confidence: Annotated[
-        float, Meta(ge=0.0, le=1.0, description="Minimum effective (decayed) confidence.")
-    ] = 0.3
-    min_relevance: Annotated[
-        float,
-        Meta(
-            ge=0.0,
-            le=1.0,
-            description=(
-                "Leave out results whose meaning (cosine) and words (share of the query "
-                "matched) both score below this; 0 keeps all. The CLI sends recall.floor."
-            ),
-        ),
-    ] = 0.0
+    min_confidence: MinConfidence = 0.3
+    min_relevance: MinRelevance = 0.0
     min_importance: MinImportance = 1
     cwd: Cwd = None
 
@@ -321,8 +311,8 @@ class RecallBatchParams(Params, kw_only=True):
     content_type: ContentType | None = None
     tags: Tags = []
     where: Where = {}
-    min_confidence: Annotated[float, Meta(ge=0.0, le=1.0)] = 0.3
-    min_relevance: Annotated[float, Meta(ge=0.0, le=1.0)] = 0.0
+    min_confidence: MinConfidence = 0.3
+    min_relevance: MinRelevance = 0.0
     min_importance: MinImportance = 1
     cwd: Cwd = None
 

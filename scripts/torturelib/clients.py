@@ -23,6 +23,7 @@ from enyal_client import transport
 from enyal_protocol import wire as p
 
 from .harness import (
+    TOPICS,
     Daemon,
     Row,
     check_db,
@@ -34,20 +35,6 @@ from .harness import (
     logged_faults,
 )
 
-TOPICS = [
-    "the CI pipeline",
-    "database migrations",
-    "the deploy schedule",
-    "code review rules",
-    "the logging format",
-    "feature flags",
-    "the test runner",
-    "secret storage",
-    "API versioning",
-    "error budgets",
-    "the on-call rotation",
-    "dependency upgrades",
-]
 TYPES = ["fact", "preference", "decision", "convention", "pattern"]
 EDGE_TYPES = ["relates_to", "depends_on", "supersedes", "conflicts_with"]
 OPS = {

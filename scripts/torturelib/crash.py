@@ -21,6 +21,7 @@ from typing import Any
 from enyal_client import transport
 
 from .harness import (
+    TOPICS,
     Daemon,
     Row,
     check_db,
@@ -32,18 +33,6 @@ from .harness import (
 )
 
 TYPES = ["fact", "preference", "decision", "convention", "pattern"]
-TOPICS = [
-    "the CI pipeline",
-    "database migrations",
-    "the deploy schedule",
-    "code review rules",
-    "the logging format",
-    "feature flags",
-    "the test runner",
-    "secret storage",
-    "API versioning",
-    "error budgets",
-]
 
 
 @dataclass

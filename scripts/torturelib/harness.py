@@ -32,6 +32,23 @@ STOP_TIMEOUT = 60.0
 MAX_NOTES = 6
 
 
+# What the generated memories are about (crash and clients cases).
+TOPICS = [
+    "the CI pipeline",
+    "database migrations",
+    "the deploy schedule",
+    "code review rules",
+    "the logging format",
+    "feature flags",
+    "the test runner",
+    "secret storage",
+    "API versioning",
+    "error budgets",
+    "the on-call rotation",
+    "dependency upgrades",
+]
+
+
 def log(msg: str) -> None:
     """Progress, on stderr: stdout carries the table alone."""
     print(f"torture: {msg}", file=sys.stderr, flush=True)

@@ -9,7 +9,6 @@ module words what the tool found.
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 from typing import Any
 
@@ -17,12 +16,12 @@ from enyal_protocol.exits import EXIT_ALREADY_RUNNING
 from enyal_protocol.paths import resolve
 from enyal_protocol.tools import (
     REINDEX_BATCH_DEFAULT,
-    REINDEX_BATCH_MAX,
     ModelFetched,
     ModelLocation,
     ModelSource,
     ModelSources,
     Reindexed,
+    batch_size,
 )
 
 from .. import daemon_tools
@@ -150,16 +149,6 @@ def cmd_reindex(ctx: Context, a: Args) -> Result:
     return result, text
 
 
-def _batch(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if not 1 <= n <= REINDEX_BATCH_MAX:
-        raise argparse.ArgumentTypeError(f"must be between 1 and {REINDEX_BATCH_MAX}")
-    return n
-
-
 def register(reg: Registry) -> None:
     m = reg.verb("model", "the embedding model: where it comes from, fetch, verify", cmd_model)
     m.add_argument("action", choices=("status", "fetch", "verify", "path"))
@@ -173,7 +162,10 @@ def register(reg: Registry) -> None:
         cmd_reindex,
     )
     r.add_argument(
-        "--batch-size", type=_batch, default=REINDEX_BATCH_DEFAULT, help="entries per transaction"
+        "--batch-size",
+        type=batch_size,
+        default=REINDEX_BATCH_DEFAULT,
+        help="entries per transaction",
     )
     r.add_argument(
         "--force", action="store_true", help="re-embed even if the model has not changed"

@@ -43,12 +43,7 @@ def _bound(value: str | None, field: str) -> str | None:
 
 
 def list_entries(engine: Engine, params: p.ListParams) -> p.ListResult:
-    path, match_path = None, False
-    if params.scope is not None:
-        path = scopes.resolve_scope_path(params.scope, params.scope_path, params.cwd)
-        match_path = params.scope != "global"
-    elif params.scope_path is not None:
-        path, match_path = scopes.absolute(params.scope_path, params.cwd), True
+    path, match_path = scopes.filter_path(params.scope, params.scope_path, params.cwd)
     f = EntryFilter(
         scope_level=params.scope,
         scope_path=path,

@@ -62,15 +62,10 @@ def recall_batch(engine: Engine, params: p.RecallBatchParams) -> p.RecallBatchRe
 
 
 def _filter(params: p.RecallParams | p.RecallBatchParams) -> EntryFilter:
-    level, path, match_path = params.scope, None, False
-    if params.scope is not None:
-        path = scopes.resolve_scope_path(params.scope, params.scope_path, params.cwd)
-        match_path = params.scope != "global"
-    elif params.scope_path is not None:
-        path, match_path = scopes.absolute(params.scope_path, params.cwd), True
+    path, match_path = scopes.filter_path(params.scope, params.scope_path, params.cwd)
     as_of = isinstance(params, p.RecallParams) and params.as_of is not None
     return EntryFilter(
-        scope_level=level,
+        scope_level=params.scope,
         scope_path=path,
         match_path=match_path,
         # As-of recall checks type and tags against the version of then, not today's.

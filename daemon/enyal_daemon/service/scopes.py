@@ -43,6 +43,19 @@ def workspace_of(project: str) -> str:
     return str(Path(project).parent)
 
 
+def filter_path(
+    level: ScopeLevel | None, scope_path: str | None, cwd: str | None
+) -> tuple[str | None, bool]:
+    """What a search filter by scope matches on: (path, whether the path must match). A
+    level alone resolves its path as remember would (project/workspace from cwd); a path
+    alone matches entries stored at exactly it, at any level; global has no path."""
+    if level is not None:
+        return resolve_scope_path(level, scope_path, cwd), level != "global"
+    if scope_path is not None:
+        return absolute(scope_path, cwd), True
+    return None, False
+
+
 def resolve_scope_path(level: ScopeLevel, scope_path: str | None, cwd: str | None) -> str | None:
     """The scope_path an entry is stored (or filtered) under."""
     if level == "global":

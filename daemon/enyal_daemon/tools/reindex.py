@@ -13,7 +13,7 @@ import os
 import sys
 from typing import Literal
 
-from enyal_protocol.tools import REINDEX_BATCH_DEFAULT, REINDEX_BATCH_MAX, Reindexed
+from enyal_protocol.tools import REINDEX_BATCH_DEFAULT, Reindexed, batch_size
 
 from .progress import Bar
 from .settings import configured
@@ -21,18 +21,8 @@ from .settings import configured
 HELP = "re-embed every entry with the current model (resumable; needs the daemon stopped)"
 
 
-def _batch(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if not 1 <= n <= REINDEX_BATCH_MAX:
-        raise argparse.ArgumentTypeError(f"must be between 1 and {REINDEX_BATCH_MAX}")
-    return n
-
-
 def arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--batch-size", type=_batch, default=REINDEX_BATCH_DEFAULT)
+    p.add_argument("--batch-size", type=batch_size, default=REINDEX_BATCH_DEFAULT)
     p.add_argument("--force", action="store_true", help="even if the model has not changed")
     p.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
 
