@@ -93,6 +93,8 @@ def start_daemon(env: dict[str, str] | None = None, timeout: float = 60) -> Daem
             return DaemonProc(proc, paths)
         if proc.poll() is not None:
             err = proc.stderr.read().decode() if proc.stderr else ""
+            if proc.stderr:
+                proc.stderr.close()
             raise RuntimeError(f"daemon exited with {proc.returncode}: {err}")
         time.sleep(0.02)
     proc.kill()
@@ -122,7 +124,11 @@ class CliResult:
 
 
 def run_cli(
-    *args: str, input: str | None = None, cwd: Path | None = None, timeout: float = 120
+    *args: str,
+    input: str | None = None,
+    cwd: Path | None = None,
+    timeout: float = 120,
+    env: dict[str, str] | None = None,
 ) -> CliResult:
     p = subprocess.run(
         [str(BIN / "enyal"), *args],
@@ -131,6 +137,7 @@ def run_cli(
         text=True,
         cwd=cwd,
         timeout=timeout,
+        env=env,
     )
     return CliResult(p.returncode, p.stdout, p.stderr)
 

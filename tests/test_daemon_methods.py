@@ -387,6 +387,7 @@ def test_update_content_reembeds(shared: RunningDaemon) -> None:
     assert upd["content_hash"] == hashlib.sha256(new_text.encode()).hexdigest()
     assert upd["created_at"] == a["entry"]["created_at"]
     assert upd["updated_at"] > a["entry"]["updated_at"]
+    assert upd.pop("redacted") == {}  # the update's report; the entry is the rest
     assert shared.call("get", {"id": a["id"]}) == upd
 
     # The stored vector is the new text's, not the old one's.
@@ -430,6 +431,7 @@ def test_update_other_fields(shared: RunningDaemon) -> None:
     for key in ("content", "content_hash", "scope_level", "scope_path", "created_at"):
         assert upd[key] == entry[key], key
     assert upd["updated_at"] > entry["updated_at"]
+    assert upd.pop("redacted") == {}
     assert shared.call("get", {"id": res["id"]}) == upd
     # Replacing tags with none at all is a change too.
     assert shared.call("update", {"id": res["id"], "tags": []})["tags"] == []

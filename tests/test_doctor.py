@@ -25,6 +25,7 @@ NAMES = [
     "socket path",
     "permissions",
     "daemon",
+    "secrets",
     "service",
     "writable",
     "database",
@@ -46,7 +47,7 @@ def test_a_fresh_home_is_healthy_and_every_check_reports(home: Path) -> None:
     assert "all-MiniLM-L6-v2/onnx-int8" in checks["model"]["detail"]
     assert "not running; the next client starts it" in checks["daemon"]["detail"]
     r = enyal("doctor", env=env_for(home))
-    assert r.code == 0 and r.out.splitlines()[-1] == "13 ok, 0 warnings, 0 failures"
+    assert r.code == 0 and r.out.splitlines()[-1] == f"{len(NAMES)} ok, 0 warnings, 0 failures"
 
 
 def test_this_pythons_sqlite3_extension_support_is_detected_with_the_fix(home: Path) -> None:

@@ -9,6 +9,12 @@
     [recall]
     floor = 0.2             # ENYAL_RECALL_FLOOR; `enyal recall` leaves out results whose
                             # meaning and words both score below it (--all keeps them)
+    [secrets]
+    redact = true           # ENYAL_REDACT_SECRETS; false stores credentials verbatim
+    allow = ["AKIA…"]       # values never redacted (a key that is public on purpose)
+    patterns = [            # more secret shapes: a regex, its kind, cheap keywords
+      { kind = "acme-key", pattern = "acme_[0-9a-f]{32}", keywords = ["acme_"] },
+    ]
 
 The file lives in the platform's config dir (or ENYAL_HOME). Precedence: the
 environment, then the file, then the default. ENYAL_HOME and ENYAL_SOCKET stay
@@ -21,6 +27,7 @@ Light on purpose (tomllib only): clients read it before spawning a daemon.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -78,10 +85,70 @@ def _url(raw: Any) -> str:
     return raw.rstrip("/")
 
 
+def _flag(raw: Any) -> bool:
+    if isinstance(raw, bool):
+        return raw
+    if isinstance(raw, str) and raw.lower() in (
+        "1",
+        "true",
+        "yes",
+        "on",
+        "0",
+        "false",
+        "no",
+        "off",
+    ):
+        return raw.lower() in ("1", "true", "yes", "on")
+    raise ValueError("must be true or false")
+
+
+def _strings(raw: Any) -> tuple[str, ...]:
+    if not isinstance(raw, list) or not all(isinstance(x, str) and x for x in raw):
+        raise ValueError("must be a list of non-empty strings")
+    return tuple(raw)
+
+
+# What a secret's kind may be called: it is shown in placeholders ([REDACTED:<kind>]).
+SECRET_KIND = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")
+
+
+@dataclass(frozen=True)
+class SecretPattern:
+    kind: str
+    pattern: str  # a regular expression; a group named `secret` marks the part to replace
+    keywords: tuple[str, ...] = ()  # the rule runs only on text holding one (none: always)
+
+
+def _patterns(raw: Any) -> tuple[SecretPattern, ...]:
+    if not isinstance(raw, list):
+        raise ValueError("must be a list of { kind = …, pattern = …, keywords = […] }")
+    out = []
+    for i, item in enumerate(raw):
+        where = f"pattern {i + 1}"
+        if not isinstance(item, dict) or not {"kind", "pattern"} <= item.keys():
+            raise ValueError(f"{where} must be a table with kind and pattern")
+        if extra := set(item) - {"kind", "pattern", "keywords"}:
+            raise ValueError(f"{where}: unknown field(s) {', '.join(sorted(extra))}")
+        kind, pattern = item["kind"], item["pattern"]
+        if not isinstance(kind, str) or not SECRET_KIND.fullmatch(kind):
+            raise ValueError(f"{where}: kind must be lowercase letters, digits and '-'")
+        if not isinstance(pattern, str) or not pattern:
+            raise ValueError(f"{where}: pattern must be a regular expression")
+        try:
+            compiled = re.compile(pattern)
+        except re.error as exc:
+            raise ValueError(f"{where}: pattern does not compile: {exc}") from None
+        if compiled.search(""):
+            raise ValueError(f"{where}: pattern matches empty text")
+        keywords = _strings(item.get("keywords", []))
+        out.append(SecretPattern(kind, pattern, keywords))
+    return tuple(out)
+
+
 @dataclass(frozen=True)
 class Key:
     name: str  # "section.key" as written in config.toml
-    env: str
+    env: str  # "" when only the file can set it (a list has no sensible variable form)
     default: Any
     parse: Callable[[Any], Any]
     help: str
@@ -112,6 +179,22 @@ KEYS: tuple[Key, ...] = (
         _share,
         "recall leaves out results whose meaning (cosine) and words (share of the query's "
         "information matched) both score below this; 0 keeps everything",
+    ),
+    Key(
+        "secrets.redact",
+        "ENYAL_REDACT_SECRETS",
+        True,
+        _flag,
+        "replace credentials by [REDACTED:<kind>] before anything is stored; false keeps "
+        "them verbatim (`enyal doctor` warns)",
+    ),
+    Key("secrets.allow", "", (), _strings, "values never redacted, exactly as written"),
+    Key(
+        "secrets.patterns",
+        "",
+        (),
+        _patterns,
+        "more secret shapes, each { kind, pattern, keywords }, tried before the built-in ones",
     ),
 )
 
@@ -155,6 +238,18 @@ class Config:
     def min_relevance(self) -> float:
         return float(self.get("recall.floor"))
 
+    @property
+    def redact_secrets(self) -> bool:
+        return bool(self.get("secrets.redact"))
+
+    @property
+    def secrets_allow(self) -> tuple[str, ...]:
+        return tuple(self.get("secrets.allow"))
+
+    @property
+    def secret_patterns(self) -> tuple[SecretPattern, ...]:
+        return tuple(self.get("secrets.patterns"))
+
 
 def _read_file(path: Path) -> dict[str, Any]:
     try:
@@ -195,7 +290,7 @@ def load(paths: Paths | None = None, environ: Mapping[str, str] | None = None) -
     from_file = _read_file(paths.config_file)
     values: dict[str, Value] = {}
     for key in KEYS:
-        if env.get(key.env) not in (None, ""):
+        if key.env and env.get(key.env) not in (None, ""):
             raw, source, where = env[key.env], "env", key.env
         elif key.name in from_file:
             raw, source, where = from_file[key.name], "file", f"{paths.config_file}: {key.name}"
@@ -214,5 +309,10 @@ def export_env(cfg: Config, environ: MutableMapping[str, str] | None = None) -> 
     (e.g. model.dir -> ENYAL_MODEL_DIR for the model locator). The environment wins."""
     env = os.environ if environ is None else environ
     for v in cfg.values.values():
-        if v.source == "file" and v.value not in ("", None):
+        if (
+            v.key.env
+            and v.source == "file"
+            and isinstance(v.value, str | int | float)
+            and v.value != ""
+        ):
             env.setdefault(v.key.env, str(v.value))

@@ -192,6 +192,16 @@ class RememberParams(Params, kw_only=True):
 
 RememberAction = Literal["created", "existing", "rejected", "merged", "stored"]
 
+Redacted = Annotated[
+    dict[str, int],
+    Meta(
+        description=(
+            "Secrets found in what was sent and replaced by [REDACTED:<kind>] before anything "
+            "was stored or embedded: kind -> count. The values are never returned or kept."
+        )
+    ),
+]
+
 
 class RememberResult(Struct, kw_only=True):
     id: str
@@ -210,6 +220,7 @@ class RememberResult(Struct, kw_only=True):
     edges: list[Edge] = []
     conflicts: list[Related] = []
     supersedes_candidates: list[Related] = []
+    redacted: Redacted = {}
 
 
 # --- recall --------------------------------------------------------------------
@@ -382,6 +393,12 @@ class UpdateParams(Params, kw_only=True):
     ] = None
 
 
+class UpdateResult(Entry, kw_only=True):
+    """The entry as updated."""
+
+    redacted: Redacted = {}
+
+
 class ForgetParams(Params, kw_only=True):
     id: EntryId
     hard: Annotated[
@@ -463,6 +480,7 @@ class ImportLine(Struct, kw_only=True):
     id: str | None = None
     error: str | None = None
     kind: Literal["entry", "edge", "header"] = "entry"
+    redacted: Redacted = {}
 
 
 class ImportResult(Struct, kw_only=True):
@@ -470,6 +488,7 @@ class ImportResult(Struct, kw_only=True):
     existing: int
     failed: int
     lines: list[ImportLine]
+    redacted: Annotated[Redacted, Meta(description="The batch's total, kind -> count.")] = {}
 
 
 class ExportParams(Params, kw_only=True):
@@ -524,6 +543,45 @@ class BackupResult(Struct, kw_only=True):
     bytes: int
     entries: int
     seconds: float
+
+
+# --- secrets already stored -------------------------------------------------------------
+
+
+class ScanParams(Params, kw_only=True):
+    fix: Annotated[
+        bool,
+        Meta(
+            description=(
+                "Redact what is found: the entry (content, tags, metadata, source_ref) and its "
+                "history are rewritten, a version is added, the text index and the database "
+                "file are purged of the old text."
+            )
+        ),
+    ] = False
+    limit: Annotated[int, Meta(ge=0, le=1000, description="How many affected entries to list.")] = (
+        100
+    )
+
+
+ScanField = Literal["content", "tags", "metadata", "source_ref", "history", "analytics"]
+
+
+class ScanHit(Struct, kw_only=True):
+    id: str
+    kinds: dict[str, int]
+    fields: list[ScanField]
+
+
+class ScanResult(Struct, kw_only=True):
+    scanned: Annotated[int, Meta(description="Entries read (forgotten ones included).")]
+    affected: Annotated[int, Meta(description="Entries holding at least one secret.")]
+    fixed: Annotated[int, Meta(description="Entries redacted now (0 unless fix).")]
+    kinds: Annotated[dict[str, int], Meta(description="Secrets found, kind -> count.")]
+    queries: Annotated[
+        int, Meta(description="Logged recall queries holding a secret (redacted with fix).")
+    ] = 0
+    entries: Annotated[list[ScanHit], Meta(description="Up to `limit` affected entries.")] = []
 
 
 class ImportEntry(Struct, kw_only=True, forbid_unknown_fields=True):
@@ -765,6 +823,10 @@ class Status(Struct, kw_only=True):
     model: ModelInfo
     sqlite_version: str
     sqlite_vec_version: str
+    redacts_secrets: Annotated[
+        bool,
+        Meta(description="Whether writes go through secret redaction (config secrets.redact)."),
+    ] = True
 
 
 class ShutdownParams(Params, kw_only=True):
@@ -795,7 +857,7 @@ METHODS: dict[str, Method] = {
     ),
     "list": Method(ListParams, ListResult, "Entries by filter and order, a page at a time."),
     "get": Method(GetParams, Entry, "One entry by id."),
-    "update": Method(UpdateParams, Entry, "Change an entry."),
+    "update": Method(UpdateParams, UpdateResult, "Change an entry."),
     "forget": Method(ForgetParams, ForgetResult, "Deprecate (or hard-delete) an entry."),
     "restore": Method(RestoreParams, RestoreResult, "Bring back a forgotten entry."),
     "confirm": Method(
@@ -806,6 +868,7 @@ METHODS: dict[str, Method] = {
     "import": Method(ImportParams, ImportResult, "Store a batch of JSONL lines."),
     "export": Method(ExportParams, ExportResult, "Page through every entry."),
     "backup": Method(BackupParams, BackupResult, "A consistent copy of the database, online."),
+    "scan": Method(ScanParams, ScanResult, "Find (and with fix, redact) secrets already stored."),
     "link": Method(LinkParams, Edge, "Create an edge between two entries."),
     "unlink": Method(UnlinkParams, Edge, "Remove an edge."),
     "edges": Method(EdgesParams, EdgesResult, "An entry's edges."),

@@ -212,7 +212,23 @@ def check_writable(paths: Paths) -> Check:
     )
 
 
-def run_checks(paths: Paths) -> list[Check]:
+def check_redaction(configured: bool, status: dict[str, Any] | None) -> Check:
+    """Secrets are redacted unless the user said otherwise, in the config or in the
+    environment of the daemon that runs (which may predate a config change)."""
+    daemon_off = status is not None and status.get("redacts_secrets") is False
+    if configured and not daemon_off:
+        return Check("secrets", "ok", "redacted on every write")
+    where = "secrets.redact = false" if not configured else "in the running daemon"
+    return Check(
+        "secrets",
+        "warn",
+        f"redaction is off ({where}): credentials sent to Enyal are stored verbatim",
+        "remove secrets.redact from config.toml (and ENYAL_REDACT_SECRETS), restart the "
+        "daemon (enyal daemon stop), then `enyal scan --fix`",
+    )
+
+
+def run_checks(paths: Paths, redacting: bool = True) -> list[Check]:
     deep = daemon_checks()
     checks = [
         Check("python", "ok", f"{sys.version.split()[0]} at {sys.executable}"),
@@ -224,11 +240,13 @@ def run_checks(paths: Paths) -> list[Check]:
         _safe("socket path", lambda: check_socket_path(paths)),
         _safe("permissions", lambda: check_permissions(paths)),
     ]
+    status: dict[str, Any] | None = None
     try:
-        daemon_check, _ = check_daemon(paths)
+        daemon_check, status = check_daemon(paths)
     except Exception as exc:
         daemon_check = Check("daemon", "fail", f"the check raised {exc}")
     checks.append(daemon_check)
+    checks.append(check_redaction(redacting, status))
     checks.append(_safe("service", lambda: check_service(paths)))
     checks.append(_safe("writable", lambda: check_writable(paths)))
     checks.append(deep["database"])
@@ -239,12 +257,15 @@ def cmd_doctor(ctx: Context, a: Args) -> Result:
     from enyal_protocol.config import ConfigError, export_env, load
 
     paths = resolve()
+    redacting = True
     try:
-        export_env(load(paths))
+        cfg = load(paths)
+        export_env(cfg)
         config_check = Check("config", "ok", f"{paths.config_file}")
+        redacting = cfg.redact_secrets
     except ConfigError as exc:
         config_check = Check("config", "fail", str(exc), "fix or remove the key it names")
-    checks = [config_check, *run_checks(paths)]
+    checks = [config_check, *run_checks(paths, redacting)]
     failed = any(c.status == "fail" for c in checks)
     lines = []
     for c in checks:

@@ -15,6 +15,7 @@ from enyal_protocol import wire as p
 from ..transport import Connection
 from . import contract as ct
 from .base import Args, Registry, Result, UsageError, drop_none, json_object, on_daemon
+from .hygiene import redacted_line
 
 # How much of a memory the human recall output shows; --json and `get` show all of it.
 SHOWN_CHARS = 240
@@ -161,6 +162,8 @@ def cmd_remember(c: Connection, a: Args) -> Result:
     r = ct.call(c, "remember", params, p.RememberResult, FLAGS)
     sim = f" (similarity {r.similarity:.3f})" if r.similarity is not None else ""
     lines = [f"{REMEMBERED[r.action]} {r.id}{sim}"]
+    if r.redacted:
+        lines.append(redacted_line(r.redacted))
     if r.entry.quarantined:
         lines.append(
             f"  quarantined ({r.entry.quarantine_reason}): it reads as an instruction to an "
@@ -288,8 +291,9 @@ def cmd_update(c: Connection, a: Args) -> Result:
             "ttl": a.ttl,
         }
     )
-    r = ct.call(c, "update", params, p.Entry, FLAGS)
-    return r, entry_text(r)
+    r = ct.call(c, "update", params, p.UpdateResult, FLAGS)
+    text = entry_text(r)
+    return r, f"{redacted_line(r.redacted)}\n{text}" if r.redacted else text
 
 
 def cmd_forget(c: Connection, a: Args) -> Result:

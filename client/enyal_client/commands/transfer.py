@@ -19,6 +19,7 @@ from ..transport import ClientError, Connection
 from . import contract as ct
 from . import markdown
 from .base import Args, Registry, Result, UsageError, on_daemon
+from .hygiene import redacted_line
 
 IMPORT_BATCH = 200
 EXPORT_PAGE = 500
@@ -47,6 +48,7 @@ def _batches(f: IO[str]) -> Iterator[tuple[int, list[str]]]:
 def cmd_import(c: Connection, a: Args) -> Result:
     totals = {"stored": 0, "existing": 0, "failed": 0, "edges": 0}
     failures: list[p.ImportLine] = []
+    redacted: dict[str, int] = {}
     try:
         f = sys.stdin if a.file == "-" else open(a.file, encoding="utf-8")  # noqa: SIM115
     except OSError as exc:
@@ -61,15 +63,18 @@ def cmd_import(c: Connection, a: Args) -> Result:
                 totals["failed"] += r.failed
                 totals["edges"] += sum(x.kind == "edge" and x.status == "stored" for x in r.lines)
                 failures.extend(x for x in r.lines if x.status == "failed")
+                for kind, n in r.redacted.items():
+                    redacted[kind] = redacted.get(kind, 0) + n
         except UnicodeDecodeError as exc:
             raise ClientError(f"{a.file} is not UTF-8 text: {exc.reason}") from None
-    result = {**totals, "failures": failures}
+    result = {**totals, "failures": failures, "redacted": redacted}
     text = "\n".join(
         [f"line {x.line}: {x.error}" for x in failures]
         + [
             f"stored {totals['stored']} (of which {totals['edges']} links), "
             f"existing {totals['existing']}, failed {totals['failed']}"
         ]
+        + ([redacted_line(redacted).strip()] if redacted else [])
     )
     return result, text
 

@@ -32,12 +32,15 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from enyal_protocol.config import SECRET_KIND
+
 Accept = Callable[[re.Match[str]], str | None]
 Finder = Callable[[str], Iterator[tuple[int, int, str]]]
 
 # A kind is what goes between `[REDACTED:` and `]`; keeping it to this alphabet is what
 # lets the placeholder be recognised again (idempotence) and never look like a secret.
-KIND = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")
+# config.toml's own patterns are checked against the same (enyal_protocol.config).
+KIND = SECRET_KIND
 
 
 @dataclass(frozen=True, slots=True)

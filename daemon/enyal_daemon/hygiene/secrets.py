@@ -44,9 +44,12 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from enyal_protocol.config import SECRET_KIND
+
 from .secret_rules import RULES, Rule, assignment_kind, custom_rule, value_is_secret
 
 __all__ = [
+    "BUILT_IN",
     "RULES",
     "Redaction",
     "Redactor",
@@ -58,7 +61,7 @@ __all__ = [
     "redact_tags",
 ]
 
-PLACEHOLDER = re.compile(r"\[REDACTED:[a-z0-9][a-z0-9-]{0,39}\]")
+PLACEHOLDER = re.compile(r"\[REDACTED:" + SECRET_KIND.pattern + r"\]")
 
 
 def placeholder(kind: str) -> str:
@@ -175,7 +178,8 @@ def _secretish_key(key: str) -> bool:
     return bool(_SECRETISH_KEY.search(key.strip()))
 
 
-_DEFAULT = Redactor()
+# The built-in rules alone: what every write goes through unless config.toml says more.
+BUILT_IN = Redactor()
 
 
 def redact(text: str, extra_rules: Iterable[Rule] = (), allow: Collection[str] = ()) -> Redaction:
@@ -185,19 +189,19 @@ def redact(text: str, extra_rules: Iterable[Rule] = (), allow: Collection[str] =
     are never replaced. Passing either builds a `Redactor` per call: on a hot path,
     build one `Redactor` and call its `redact`."""
     if not extra_rules and not allow:
-        return _DEFAULT.redact(text)
+        return BUILT_IN.redact(text)
     return Redactor(extra_rules, allow).redact(text)
 
 
 def redact_tags(
     tags: Iterable[str], extra_rules: Iterable[Rule] = (), allow: Collection[str] = ()
 ) -> tuple[list[str], dict[str, int]]:
-    r = _DEFAULT if not extra_rules and not allow else Redactor(extra_rules, allow)
+    r = BUILT_IN if not extra_rules and not allow else Redactor(extra_rules, allow)
     return r.tags(tags)
 
 
 def redact_metadata(
     value: Any, extra_rules: Iterable[Rule] = (), allow: Collection[str] = ()
 ) -> tuple[Any, dict[str, int]]:
-    r = _DEFAULT if not extra_rules and not allow else Redactor(extra_rules, allow)
+    r = BUILT_IN if not extra_rules and not allow else Redactor(extra_rules, allow)
     return r.metadata(value)

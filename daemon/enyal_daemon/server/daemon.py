@@ -32,6 +32,7 @@ from enyal_protocol.paths import Paths, ensure_private_dir
 from ..embedder.model_files import locate
 from ..embedder.onnx import Embedder
 from ..errors import AlreadyRunning, EnyalError, StartupError, TooLarge
+from ..hygiene.secrets import BUILT_IN, Redactor
 from ..service.engine import Engine
 from ..service.verbs import bind
 from ..store import db
@@ -172,6 +173,7 @@ class Daemon:
             ),
             sqlite_version=db.sqlite_version(),
             sqlite_vec_version=db.vec_version(self.engine.reader()),
+            redacts_secrets=self.engine.redactor is not None,
         )
 
     def handlers(self, loop: asyncio.AbstractEventLoop) -> dict[str, Handler]:
@@ -304,10 +306,12 @@ class Daemon:
         log.info("stopped cleanly")
 
 
-def open_engine(paths: Paths) -> Engine:
+def open_engine(paths: Paths, secrets: Redactor, redact: bool) -> Engine:
     files = locate(paths.data_dir)
     log.info("model %s from %s (%s)", files.model_id, files.model, files.source)
-    return Engine(paths.db, Embedder(files))
+    if not redact:
+        log.warning("secret redaction is off (secrets.redact = false): credentials are stored")
+    return Engine(paths.db, Embedder(files), secrets, redact)
 
 
 def _same_file(f: IO[str], path: Path) -> bool:
@@ -341,9 +345,16 @@ def acquire_pidfile(paths: Paths, *, activated: bool, wait: float = LOCK_WAIT_SE
         f.close()
 
 
-def main(paths: Paths, idle_timeout: float | None = None, on_demand_idle: float = 0.0) -> int:
+def main(
+    paths: Paths,
+    idle_timeout: float | None = None,
+    on_demand_idle: float = 0.0,
+    secrets: Redactor = BUILT_IN,
+    redact: bool = True,
+) -> int:
     """Run until stopped. idle_timeout: seconds without a connection before exiting (0 never);
-    None means on_demand_idle when a service manager started us, else never."""
+    None means on_demand_idle when a service manager started us, else never. secrets: the
+    secret rules in force (config.toml [secrets]); redact: whether writes go through them."""
     inherited = inherited_socket()  # first: it clears LISTEN_* before anything can inherit them
     if inherited is not None and inherited.path is not None and inherited.path != paths.socket:
         log.warning(
@@ -361,7 +372,7 @@ def main(paths: Paths, idle_timeout: float | None = None, on_demand_idle: float 
     db_lock: IO[bytes] | None = None
     try:
         db_lock = lock_database(paths)
-        engine = open_engine(paths)
+        engine = open_engine(paths, secrets, redact)
         engine.embed("warm up")  # the first inference builds onnxruntime's kernels
         sock = (
             bind_socket(paths.socket, ours=paths.socket_dir_is_ours)

@@ -29,6 +29,7 @@ from ..embedder.batcher import Batcher
 from ..embedder.model_files import ModelFiles
 from ..embedder.onnx import Embedder, Vectors
 from ..errors import InvalidValue, ModelUnavailable, NotFound, StorageError
+from ..hygiene.secrets import BUILT_IN, Redactor
 from ..index import keywords
 from ..index.groups import ScopeGroups
 from ..index.vectors import VectorIndex
@@ -84,9 +85,13 @@ def require_entry(conn: apsw.Connection, entry_id: str) -> EntryRow:
 
 
 class Engine:
-    def __init__(self, db_path: Path, embedder: Embedder) -> None:
+    def __init__(
+        self, db_path: Path, embedder: Embedder, secrets: Redactor = BUILT_IN, redact: bool = True
+    ) -> None:
         self.db_path = db_path
         self.embedder = embedder
+        self.secrets = secrets  # the rules in force: built-in ones and config.toml's
+        self.redactor = secrets if redact else None  # what writes go through; None: off
         self.index = VectorIndex(embedder.dim)
         self.groups = ScopeGroups()
         self.doc_counts = keywords.DocCounts()

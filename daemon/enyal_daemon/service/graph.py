@@ -19,6 +19,7 @@ from ..embedder.onnx import Vectors
 from ..errors import Conflict, InvalidValue, NotFound
 from ..store import entries, graph
 from ..store.writer import Tx
+from . import redaction
 from .clock import now_iso
 from .engine import Engine, require_entry
 from .limits import check_metadata
@@ -105,6 +106,7 @@ def remember_edges(
 
 def link(engine: Engine, params: p.LinkParams) -> p.Edge:
     check_metadata(params.metadata)
+    metadata = redaction.scrub(engine.redactor, metadata=params.metadata).metadata
 
     def job(tx: Tx) -> p.Edge:
         return link_in_tx(
@@ -113,7 +115,7 @@ def link(engine: Engine, params: p.LinkParams) -> p.Edge:
             params.target_id,
             params.edge_type,
             params.confidence,
-            params.metadata,
+            metadata,
         )
 
     edge = engine.write(job)

@@ -20,7 +20,7 @@ from ..hygiene.injection import suspicious
 from ..store import entries, versions
 from ..store.rows import EntryRow
 from ..store.writer import Tx
-from . import conflicts, expiry, graph, scopes
+from . import conflicts, expiry, graph, redaction, scopes
 from .clock import now_iso
 from .dedup import nearest_in_scope
 from .engine import Engine
@@ -30,6 +30,20 @@ from .limits import check_content, check_metadata
 def remember(engine: Engine, params: p.RememberParams) -> p.RememberResult:
     check_content(params.content)
     check_metadata(params.metadata)
+    clean = redaction.scrub(
+        engine.redactor,
+        content=params.content,
+        tags=params.tags,
+        metadata=params.metadata,
+        source_ref=params.source_ref,
+    )
+    params = msgspec.structs.replace(
+        params,
+        content=clean.content,
+        tags=clean.tags,
+        metadata=clean.metadata,
+        source_ref=clean.source_ref,
+    )
     scope_path = scopes.resolve_scope_path(params.scope, params.scope_path, params.cwd)
     digest = entries.content_hash(params.content)
     vec = engine.embed(params.content)
@@ -105,7 +119,7 @@ def remember(engine: Engine, params: p.RememberParams) -> p.RememberResult:
             supersedes_candidates=candidates,
         )
 
-    return engine.write(job)
+    return msgspec.structs.replace(engine.write(job), redacted=clean.found)
 
 
 def _contradictions(
@@ -179,11 +193,20 @@ def confirm(engine: Engine, params: p.ConfirmParams) -> p.Entry:
     return engine.write(job)
 
 
-def update(engine: Engine, params: p.UpdateParams) -> p.Entry:
+def update(engine: Engine, params: p.UpdateParams) -> p.UpdateResult:
     fields: dict[str, Any] = {}
     vec: Vectors | None = None
     if params.content is not None:
         check_content(params.content)
+    if params.metadata is not None:
+        check_metadata(params.metadata)
+    clean = redaction.scrub(
+        engine.redactor, content=params.content, tags=params.tags, metadata=params.metadata
+    )
+    params = msgspec.structs.replace(
+        params, content=clean.content, tags=clean.tags, metadata=clean.metadata
+    )
+    if params.content is not None:
         vec = engine.embed(params.content)
         fields["content"] = params.content
         fields["content_hash"] = entries.content_hash(params.content)
@@ -198,7 +221,6 @@ def update(engine: Engine, params: p.UpdateParams) -> p.Entry:
     if params.tags is not None:
         fields["tags"] = msgspec.json.encode(list(dict.fromkeys(params.tags))).decode()
     if params.metadata is not None:
-        check_metadata(params.metadata)
         fields["metadata"] = msgspec.json.encode(params.metadata).decode()
     if params.importance is not None:
         fields["importance"] = params.importance
@@ -230,7 +252,7 @@ def update(engine: Engine, params: p.UpdateParams) -> p.Entry:
 
     entry = engine.write(job)
     engine.bookkeeping.event(entry.id, "update")
-    return entry
+    return p.UpdateResult(**msgspec.structs.asdict(entry), redacted=clean.found)
 
 
 def forget(engine: Engine, params: p.ForgetParams) -> p.ForgetResult:

@@ -19,7 +19,7 @@ from ..errors import InvalidValue
 from ..index import keywords
 from ..store import entries, versions
 from ..store.filters import EntryFilter
-from . import scopes, validity
+from . import redaction, scopes, validity
 from .clock import now_iso, parse_iso
 from .engine import Engine
 from .ranking import HIT_MARGIN, Candidate, Floors, Weight, rank
@@ -146,7 +146,9 @@ def _search(
     hits = validity.annotate(engine, hits, v)[:limit]
     now = now_iso()
     engine.bookkeeping.touch(h.id for h in hits)
-    engine.bookkeeping.events((h.id, "recall", now, query, i) for i, h in enumerate(hits, 1))
+    if hits:  # a query can hold a secret too: the analytics log keeps it redacted
+        logged = redaction.text(engine.redactor, query)
+        engine.bookkeeping.events((h.id, "recall", now, logged, i) for i, h in enumerate(hits, 1))
     return hits
 
 

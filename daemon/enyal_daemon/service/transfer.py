@@ -27,9 +27,11 @@ from enyal_protocol import wire as p
 from .. import heap
 from ..errors import EnyalError, InvalidValue
 from ..hygiene.injection import suspicious
+from ..hygiene.secrets import Redactor, merge_found
 from ..store import entries, graph, versions
 from ..store.failures import STORAGE_FAILURES
 from ..store.writer import Tx
+from . import redaction
 from .clock import normalize_iso, now_iso
 from .engine import Engine, require_entry
 from .limits import check_content, check_metadata
@@ -76,10 +78,13 @@ def _header(line: str) -> p.ExportHeader:
     return header
 
 
-def _entry(line: str) -> tuple[p.Entry, list[p.Version] | None]:
+def _entry(
+    line: str, redactor: Redactor | None
+) -> tuple[p.Entry, list[p.Version] | None, dict[str, int]]:
     item: p.ImportEntry = _decode(_entry_decoder, line, "entry")
     check_content(item.content)
     check_metadata(item.metadata)
+    item, found = _scrubbed(item, redactor)
     if item.scope_level == "global" and item.scope_path is not None:
         raise InvalidValue("global scope takes no scope_path")
     if item.scope_level != "global" and item.scope_path is None:
@@ -124,12 +129,49 @@ def _entry(line: str) -> tuple[p.Entry, list[p.Version] | None]:
             raise InvalidValue("versions must be numbered from 1, each once")
         for v in item.versions:
             normalize_iso(v.changed_at, "versions.changed_at")
-    return entry, item.versions
+    return entry, item.versions, found
 
 
-def _edge(line: str) -> p.Edge:
+def _scrubbed(
+    item: p.ImportEntry, redactor: Redactor | None
+) -> tuple[p.ImportEntry, dict[str, int]]:
+    """The line with secrets redacted everywhere it holds text: fields and history."""
+    clean = redaction.scrub(
+        redactor,
+        content=item.content,
+        tags=item.tags,
+        metadata=item.metadata,
+        source_ref=item.source_ref,
+    )
+    counts = [clean.found]
+    history = None
+    if item.versions is not None:
+        history = []
+        for v in item.versions:
+            old = redaction.scrub(redactor, content=v.content, tags=v.tags, metadata=v.metadata)
+            counts.append(old.found)
+            history.append(
+                msgspec.structs.replace(
+                    v, content=old.content, tags=old.tags, metadata=old.metadata
+                )
+            )
+    item = msgspec.structs.replace(
+        item,
+        content=clean.content,
+        tags=clean.tags,
+        metadata=clean.metadata,
+        source_ref=clean.source_ref,
+        versions=history,
+    )
+    return item, merge_found(*counts)
+
+
+def _edge(line: str, redactor: Redactor | None) -> p.Edge:
     edge: p.Edge = _decode(_edge_decoder, line, "edge").edge
     check_metadata(edge.metadata)
+    edge = msgspec.structs.replace(
+        edge, metadata=redaction.scrub(redactor, metadata=edge.metadata).metadata
+    )
     if edge.source_id == edge.target_id:
         raise InvalidValue("an entry cannot be linked to itself")
     normalize_iso(edge.created_at, "edge.created_at")
@@ -138,7 +180,7 @@ def _edge(line: str) -> p.Edge:
 
 def import_lines(engine: Engine, params: p.ImportParams) -> p.ImportResult:
     results: list[p.ImportLine] = []
-    to_embed: list[tuple[int, p.Entry, list[p.Version] | None]] = []
+    to_embed: list[tuple[int, p.Entry, list[p.Version] | None, dict[str, int]]] = []
     edges: list[tuple[int, p.Edge]] = []
     for offset, line in enumerate(params.lines):
         number = params.first_line + offset
@@ -150,18 +192,19 @@ def import_lines(engine: Engine, params: p.ImportParams) -> p.ImportResult:
                 _header(line)
                 results.append(p.ImportLine(line=number, status="read", kind="header"))
             elif kind == "edge":
-                edges.append((number, _edge(line)))
+                edges.append((number, _edge(line, engine.redactor)))
             else:
-                to_embed.append((number, *_entry(line)))
+                to_embed.append((number, *_entry(line, engine.redactor)))
         except EnyalError as exc:
             results.append(p.ImportLine(line=number, status="failed", error=exc.message, kind=kind))
-    vectors = engine.embed_many([e.content for _, e, _ in to_embed])
+    vectors = engine.embed_many([e.content for _, e, _, _ in to_embed])
 
     def job(tx: Tx) -> list[p.ImportLine]:
         out: list[p.ImportLine] = []
-        for (number, entry, history), vec in zip(to_embed, vectors, strict=True):
+        for (number, entry, history, found), vec in zip(to_embed, vectors, strict=True):
             store = functools.partial(_store_entry, engine, tx, number, entry, history, vec)
-            out.append(_savepoint(tx, number, "entry", store))
+            done = _savepoint(tx, number, "entry", store)
+            out.append(msgspec.structs.replace(done, redacted=found) if found else done)
         for number, edge in edges:
             out.append(
                 _savepoint(tx, number, "edge", functools.partial(_store_edge, tx, number, edge))
@@ -179,6 +222,7 @@ def import_lines(engine: Engine, params: p.ImportParams) -> p.ImportResult:
         existing=sum(r.status == "existing" for r in counted),
         failed=sum(r.status == "failed" for r in counted),
         lines=results,
+        redacted=merge_found(*(r.redacted for r in results)),
     )
 
 

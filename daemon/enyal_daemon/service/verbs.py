@@ -18,6 +18,7 @@ from . import (
     listing,
     memories,
     recall,
+    scan,
     stats,
     transfer,
     validity,
@@ -51,6 +52,7 @@ VERBS: dict[str, Verb] = {
     "import": transfer.import_lines,
     "export": transfer.export_page,
     "backup": backup.backup,
+    "scan": scan.scan,
 }
 
 

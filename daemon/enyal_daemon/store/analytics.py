@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import apsw
 
@@ -75,3 +75,13 @@ def counts(
         )
     )
     return by_type, by_entry
+
+
+def queries(conn: apsw.Connection) -> Iterator[tuple[int, str]]:
+    """(event id, query) of every event that logged one."""
+    for r in conn.execute("SELECT id, query FROM context_analytics WHERE query IS NOT NULL"):
+        yield int(r[0]), str(r[1])
+
+
+def set_query(conn: apsw.Connection, event_id: int, query: str) -> None:
+    conn.execute("UPDATE context_analytics SET query = ? WHERE id = ?", (query, event_id))

@@ -88,3 +88,16 @@ def sqlite_version() -> str:
 def vec_version(conn: apsw.Connection) -> str:
     row = conn.execute("SELECT vec_version()").fetchone()
     return str(row[0]) if row else "?"
+
+
+def vacuum(conn: apsw.Connection) -> None:
+    """Rebuild the file from its live rows: text deleted or overwritten earlier lingers in
+    free space inside pages until then. Outside any transaction; holds the writer."""
+    conn.execute("VACUUM")
+
+
+def checkpoint(conn: apsw.Connection) -> bool:
+    """Copy the WAL into the database file and truncate it; False when a reader's snapshot
+    kept part of it (a later checkpoint finishes the job)."""
+    row = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    return row is not None and not row[0]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import apsw
@@ -123,4 +123,26 @@ def insert_all(conn: apsw.Connection, entry_id: str, history: Sequence[Version])
             )
             for v in history
         ],
+    )
+
+
+def texts(conn: apsw.Connection) -> Iterator[tuple[int, str, str, list[str], dict[str, Any]]]:
+    """(row id, entry id, content, tags, metadata) of every version, for a secret scan."""
+    for r in conn.execute("SELECT id, entry_id, content, tags, metadata FROM context_versions"):
+        yield int(r[0]), str(r[1]), str(r[2]), msgspec.json.decode(r[3]), msgspec.json.decode(r[4])
+
+
+def rewrite(
+    conn: apsw.Connection, row_id: int, content: str, tags: list[str], metadata: dict[str, Any]
+) -> None:
+    """Change a past version's text in place: only for removing a secret from history,
+    which must not keep what the entry itself no longer holds."""
+    conn.execute(
+        "UPDATE context_versions SET content = ?, tags = ?, metadata = ? WHERE id = ?",
+        (
+            content,
+            msgspec.json.encode(tags).decode(),
+            msgspec.json.encode(metadata).decode(),
+            row_id,
+        ),
     )
