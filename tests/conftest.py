@@ -93,6 +93,8 @@ def start_daemon(env: dict[str, str] | None = None, timeout: float = 60) -> Daem
             return DaemonProc(proc, paths)
         if proc.poll() is not None:
             err = proc.stderr.read().decode() if proc.stderr else ""
+            if proc.stderr:
+                proc.stderr.close()
             raise RuntimeError(f"daemon exited with {proc.returncode}: {err}")
         time.sleep(0.02)
     proc.kill()

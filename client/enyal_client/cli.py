@@ -34,6 +34,7 @@ VERB_MODULES: dict[str, tuple[str, ...]] = {
         "remember recall list get update confirm release forget restore stats status".split()
     ),
     "transfer": ("import", "export", "backup"),
+    "consolidate": ("consolidate",),
     "graph": tuple("link unlink edges traverse impact history health review analytics".split()),
     "daemon": ("daemon",),
     "model": ("model", "reindex"),

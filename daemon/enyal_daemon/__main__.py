@@ -76,7 +76,13 @@ def run_daemon(argv: list[str]) -> int:
     from .server.daemon import main as run
 
     try:
-        return run(paths, idle_timeout=args.idle_timeout, on_demand_idle=cfg.idle_timeout)
+        return run(
+            paths,
+            idle_timeout=args.idle_timeout,
+            on_demand_idle=cfg.idle_timeout,
+            half_lives=cfg.half_lives,
+            consolidate_every=cfg.consolidate_every_hours * 3600,
+        )
     except EnyalError as exc:
         logging.getLogger("enyal.daemon").error("%s", exc.message)
         if args.log_file:  # the log went to a file; the person at the terminal still hears why
