@@ -55,6 +55,10 @@ def test_file_values_and_env_overrides_with_their_sources(home: Path) -> None:
         ("[daemon]\nidle_timeout = -1\n", "daemon.idle_timeout must be a number of seconds"),
         ("[daemon\n", "config.toml: "),
         ("idle_timeout = 5\n", "'idle_timeout' must be a [section]"),
+        ("[decay]\nfact = 0\n", "decay.fact must be a number of days, more than 0"),
+        ("[decay]\nfact = true\n", "decay.fact must be a number of days"),
+        ("[decay]\nrumour = 3\n", "unknown key 'decay.rumour'"),
+        ("[consolidate]\nevery_hours = -2\n", "consolidate.every_hours must be a number of hours"),
     ],
 )
 def test_a_bad_file_is_refused_naming_the_key(home: Path, toml: str, message: str) -> None:

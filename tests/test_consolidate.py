@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import time
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ import pytest
 import sqlite_vec
 
 from conftest import DaemonProc, run_cli, start_daemon, wait_for
-from enyal_client.transport import RpcError
+from enyal_client.transport import RpcError, try_connect
 from enyal_daemon.store import migrations
 from enyal_protocol import wire as p
 
@@ -304,3 +305,73 @@ def test_m007_upgrades_a_database_made_at_m006(home: Path, embedder: Any) -> Non
     (version,) = check.execute("SELECT max(version) FROM schema_version").fetchone()
     assert version == len(migrations.MIGRATIONS) == 7
     check.close()
+
+
+def test_duplicates_in_other_scopes_are_not_merged(daemon: DaemonProc, tmp_path: Path) -> None:
+    for project in ("alpha", "beta"):
+        daemon.call(
+            "remember",
+            {"content": DUPES[0], "scope": "project", "scope_path": str(tmp_path / project)},
+        )
+    assert daemon.call("consolidate", {"dry_run": False})["clusters"] == []
+
+
+def test_a_failure_midway_leaves_nothing_merged(
+    memory: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from enyal_daemon.service import consolidation, transfer
+    from enyal_daemon.store import graph as edges
+
+    lines = [json.dumps({"content": text}) for text in (*DUPES, *DISTINCT)]
+    transfer.import_lines(memory, p.ImportParams(lines=lines))
+    before = transfer.export_page(memory, p.ExportParams(versions=True))
+    calls = 0
+    real = edges.repoint
+
+    def failing(*args: Any) -> int:
+        nonlocal calls
+        calls += 1
+        if calls == 2:  # the first merged entry is done, the second fails
+            raise RuntimeError("killed here")
+        return real(*args)
+
+    monkeypatch.setattr(edges, "repoint", failing)
+    with pytest.raises(RuntimeError, match="killed here"):
+        consolidation.consolidate(memory, p.ConsolidateParams(dry_run=False))
+    assert transfer.export_page(memory, p.ExportParams(versions=True)) == before
+    hits = memory.index.search(memory.embed(DUPES[0]), 10)
+    assert len(hits) == 5, "the index still shows every entry as active"
+    monkeypatch.setattr(edges, "repoint", real)
+    assert consolidation.consolidate(memory, p.ConsolidateParams(dry_run=False)).merged == 2
+
+
+def test_sigkill_during_a_consolidation_leaves_all_or_nothing(home: Path) -> None:
+    lines = []
+    for i in range(40):
+        lines += [
+            json.dumps({"content": f"Build step {i}: run the linter named tool{i} before tests."}),
+            json.dumps(
+                {"content": f"Build step {i}: run the linter named tool{i} before testing."}
+            ),
+        ]
+    d = start_daemon()
+    d.call("import", {"lines": lines})
+    expected = d.call("consolidate", {})["merged"]
+    assert expected >= 40
+    sock = try_connect(d.paths.socket)
+    assert sock is not None
+    frame = {"jsonrpc": "2.0", "id": 1, "method": "consolidate", "params": {"dry_run": False}}
+    sock.sendall(json.dumps(frame).encode() + b"\n")
+    time.sleep(0.05)  # somewhere before, in or after the transaction: any is fine
+    d.stop(signal.SIGKILL)
+    sock.close()
+    if d.proc.stderr:
+        d.proc.stderr.close()
+    d = start_daemon()
+    try:
+        deprecated = d.call("stats")["deprecated"]
+        assert deprecated in (0, expected)
+        left = d.call("consolidate", {})["merged"]
+        assert left == expected - deprecated
+    finally:
+        stopped(d)
