@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -42,7 +43,8 @@ def test_file_values_and_env_overrides_with_their_sources(home: Path) -> None:
     assert keys["model.url"]["value"] == "https://mirror.example/m"
     assert keys["model.dir"]["source"] == "default"
     text = enyal("config", env=env_for(home, ENYAL_LOG_LEVEL="warning")).out
-    assert "daemon.log_level    = 'WARNING'" in text and "# env ENYAL_LOG_LEVEL" in text
+    assert re.search(r"^daemon\.log_level +=\s'WARNING'", text, re.M), text  # keys aligned
+    assert "# env ENYAL_LOG_LEVEL" in text
     assert enyal("config", "path", env=env_for(home)).out.strip() == str(home / "config.toml")
 
 
@@ -53,6 +55,10 @@ def test_file_values_and_env_overrides_with_their_sources(home: Path) -> None:
         ("[daemon]\nidle_timeout = -1\n", "daemon.idle_timeout must be a number of seconds"),
         ("[daemon\n", "config.toml: "),
         ("idle_timeout = 5\n", "'idle_timeout' must be a [section]"),
+        ("[decay]\nfact = 0\n", "decay.fact must be a number of days, more than 0"),
+        ("[decay]\nfact = true\n", "decay.fact must be a number of days"),
+        ("[decay]\nrumour = 3\n", "unknown key 'decay.rumour'"),
+        ("[consolidate]\nevery_hours = -2\n", "consolidate.every_hours must be a number of hours"),
     ],
 )
 def test_a_bad_file_is_refused_naming_the_key(home: Path, toml: str, message: str) -> None:

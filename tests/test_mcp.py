@@ -44,6 +44,7 @@ TOOL_NAMES = {
     "enyal_update",
     "enyal_forget",
     "enyal_confirm",
+    "enyal_consolidate",
     "enyal_recall_batch",
     "enyal_list",
     "enyal_stats",
@@ -319,6 +320,41 @@ def test_graph_and_validity_tools(project: Path, stderr_log: TextIO, autostarted
                 "enyal_link", {"source_id": new["id"], "target_id": old, "edge_type": "supersedes"}
             )
             assert dup.is_error  # a business failure (conflict), not a protocol fault
+
+    run(body)
+
+
+def test_consolidate_is_a_dry_run_unless_asked(
+    project: Path, stderr_log: TextIO, autostarted: None
+) -> None:
+    dupes = (
+        "The project uses pytest for all tests.",
+        "The project uses pytest for all of its tests.",
+    )
+
+    async def body() -> None:
+        async with shim("auto", project, stderr_log) as s:
+            tools = {t.name: t for t in (await s.client.list_tools()).tools}
+            schema = tools["enyal_consolidate"].input_schema["properties"]
+            assert (schema["threshold"]["minimum"], schema["threshold"]["maximum"]) == (0.8, 0.999)
+            assert schema["dry_run"]["default"] is True
+            ids = [
+                (await s.call("enyal_remember", {"content": text, "dedup": "off"}))["id"]
+                for text in dupes
+            ]
+            dry = await s.call("enyal_consolidate", {})
+            assert dry["dry_run"] is True and dry["merged"] == 1
+            assert (await s.call("enyal_get", {"id": ids[1]}))["is_deprecated"] is False
+            done = await s.call("enyal_consolidate", {"dry_run": False, "scope": "project"})
+            assert done["dry_run"] is False and done["merged"] == 1
+            (cluster,) = done["clusters"]
+            merged = cluster["merged"][0]
+            assert (await s.call("enyal_get", {"id": merged}))["is_deprecated"] is True
+            history = await s.call("enyal_history", {"id": cluster["survivor"]})
+            assert history["versions"][0]["merged_from"] == [merged]
+            with pytest.raises(MCPError) as info:
+                await s.client.call_tool("enyal_consolidate", {"threshold": 0.5})
+            assert info.value.code == p.INVALID_PARAMS
 
     run(body)
 

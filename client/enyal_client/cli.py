@@ -35,6 +35,7 @@ VERB_MODULES: dict[str, tuple[str, ...]] = {
     ),
     "transfer": ("import", "export", "backup"),
     "hygiene": ("scan",),
+    "consolidate": ("consolidate",),
     "graph": tuple("link unlink edges traverse impact history health review analytics".split()),
     "daemon": ("daemon",),
     "model": ("model", "reindex"),

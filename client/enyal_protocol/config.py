@@ -15,6 +15,12 @@
     patterns = [            # more secret shapes: a regex, its kind, cheap keywords
       { kind = "acme-key", pattern = "acme_[0-9a-f]{32}", keywords = ["acme_"] },
     ]
+    [decay]                 # half-life in days of each type's confidence (ENYAL_DECAY_FACT, …)
+    fact = 30               # unset: the built-in one (fact 90, preference 180, decision 300,
+                            # convention 450, pattern 225)
+    [consolidate]
+    every_hours = 24        # ENYAL_CONSOLIDATE_EVERY_HOURS; the daemon merges near-duplicates
+                            # and removes expired entries this often; 0 (the default) = never
 
 The file lives in the platform's config dir (or ENYAL_HOME). Precedence: the
 environment, then the file, then the default. ENYAL_HOME and ENYAL_SOCKET stay
@@ -34,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from .paths import Paths, resolve
+from .wire import CONTENT_TYPES
 
 HUB_URL = "https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2/resolve/main"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
@@ -64,6 +71,30 @@ def _share(raw: Any) -> float:
         raise ValueError("must be a number from 0 to 1") from None
     if not 0.0 <= value <= 1.0:
         raise ValueError("must be a number from 0 to 1")
+    return value
+
+
+def _days(raw: Any) -> float:
+    if isinstance(raw, bool) or not isinstance(raw, int | float | str):
+        raise ValueError("must be a number of days, more than 0")
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError("must be a number of days, more than 0") from None
+    if not 0 < value <= 36_500:  # NaN fails this too
+        raise ValueError("must be a number of days, more than 0 (at most 36500)")
+    return value
+
+
+def _hours(raw: Any) -> float:
+    if isinstance(raw, bool) or not isinstance(raw, int | float | str):
+        raise ValueError("must be a number of hours, 0 (never) or more")
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError("must be a number of hours, 0 (never) or more") from None
+    if not 0 <= value <= 8760:
+        raise ValueError("must be a number of hours, 0 (never) to 8760")
     return value
 
 
@@ -196,6 +227,24 @@ KEYS: tuple[Key, ...] = (
         _patterns,
         "more secret shapes, each { kind, pattern, keywords }, tried before the built-in ones",
     ),
+    *(
+        Key(
+            f"decay.{content_type}",
+            f"ENYAL_DECAY_{content_type.upper()}",
+            None,
+            _days,
+            f"days in which a {content_type}'s confidence halves (unset: the built-in rate)",
+        )
+        for content_type in CONTENT_TYPES
+    ),
+    Key(
+        "consolidate.every_hours",
+        "ENYAL_CONSOLIDATE_EVERY_HOURS",
+        0.0,
+        _hours,
+        "hours between the daemon's own consolidations (near-duplicates merged, expired "
+        "entries removed), never during a burst of writes; 0 = never",
+    ),
 )
 
 
@@ -249,6 +298,21 @@ class Config:
     @property
     def secret_patterns(self) -> tuple[SecretPattern, ...]:
         return tuple(self.get("secrets.patterns"))
+
+    @property
+    def half_lives(self) -> dict[str, float]:
+        """Per content type, the half-life in days config.toml sets (types it leaves unset
+        keep the daemon's built-in rate)."""
+        out: dict[str, float] = {}
+        for content_type in CONTENT_TYPES:
+            days = self.get(f"decay.{content_type}")
+            if days is not None:
+                out[content_type] = float(days)
+        return out
+
+    @property
+    def consolidate_every_hours(self) -> float:
+        return float(self.get("consolidate.every_hours"))
 
 
 def _read_file(path: Path) -> dict[str, Any]:

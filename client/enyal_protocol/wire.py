@@ -701,7 +701,9 @@ class ImpactResult(Struct, kw_only=True):
 
 # --- validity: history, health, review, analytics ------------------------------------------
 
-ChangeType = Literal["created", "updated", "forgotten", "restored", "reverted"]
+ChangeType = Literal[
+    "created", "updated", "forgotten", "restored", "reverted", "confirmed", "merged"
+]
 
 
 class Version(Struct, kw_only=True):
@@ -714,6 +716,10 @@ class Version(Struct, kw_only=True):
     tags: list[str]
     metadata: dict[str, Any]
     is_deprecated: bool
+    # A 'merged' version: on the survivor, the ids merged into it; on each merged entry
+    # (then deprecated), the survivor's id.
+    merged_from: list[str] = []
+    merged_into: str | None = None
 
 
 class HistoryParams(Params, kw_only=True):
@@ -766,7 +772,7 @@ class ReviewResult(Struct, kw_only=True):
     quarantined: list[Entry] = []
 
 
-EventType = Literal["recall", "update", "link", "impact"]
+EventType = Literal["recall", "update", "link", "impact", "access"]
 
 
 class AnalyticsParams(Params, kw_only=True):
@@ -794,6 +800,50 @@ class AnalyticsSummary(Struct, kw_only=True):
 class AnalyticsResult(Struct, kw_only=True):
     events: list[Event]
     summary: AnalyticsSummary
+
+
+# --- consolidation ------------------------------------------------------------------
+
+
+class ConsolidateParams(Params, kw_only=True):
+    """Merge near-duplicates and remove expired entries. A dry run (the default, so a
+    caller must ask to change anything) reports exactly what a real run would do."""
+
+    scope: Annotated[
+        ScopeLevel | None,
+        Meta(description="Only this scope level; project/workspace mean the current ones."),
+    ] = None
+    scope_path: Annotated[
+        str | None, Meta(description="Only entries stored under exactly this file or directory.")
+    ] = None
+    content_type: Annotated[ContentType | None, Meta(description="Only this kind.")] = None
+    threshold: Annotated[
+        float,
+        Meta(
+            ge=0.80,
+            le=0.999,
+            description="Cosine similarity from which two memories of a scope are duplicates.",
+        ),
+    ] = 0.92
+    dry_run: Annotated[
+        bool, Meta(description="Report what would be merged and removed; change nothing.")
+    ] = True
+    limit: Annotated[int, Meta(ge=1, le=1000, description="At most this many clusters.")] = 100
+    cwd: Cwd = None
+
+
+class Cluster(Struct, kw_only=True):
+    survivor: str  # the entry kept
+    merged: list[str]  # deprecated into it (`restore` brings each back)
+    similarity_min: float  # the lowest similarity of a merged entry to the survivor
+
+
+class ConsolidateResult(Struct, kw_only=True):
+    dry_run: bool
+    clusters: list[Cluster]
+    merged: int  # entries merged into a survivor
+    edges_repointed: int  # graph edges moved from merged entries to their survivor
+    expired_removed: int  # expired entries deleted (a dry run counts them)
 
 
 # --- the daemon itself --------------------------------------------------------------
@@ -864,6 +914,9 @@ METHODS: dict[str, Method] = {
         ConfirmParams, Entry, "Checked and still true: reset the decay clock, count it."
     ),
     "release": Method(ReleaseParams, Entry, "Let a quarantined entry back into recall."),
+    "consolidate": Method(
+        ConsolidateParams, ConsolidateResult, "Merge near-duplicates, remove expired entries."
+    ),
     "stats": Method(StatsParams, Stats, "Counts and sizes."),
     "import": Method(ImportParams, ImportResult, "Store a batch of JSONL lines."),
     "export": Method(ExportParams, ExportResult, "Page through every entry."),

@@ -74,16 +74,9 @@ def run_daemon(argv: list[str]) -> int:
             handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
     from .errors import AlreadyRunning
     from .server.daemon import main as run
-    from .service.redaction import rules_from
 
     try:
-        return run(
-            paths,
-            idle_timeout=args.idle_timeout,
-            on_demand_idle=cfg.idle_timeout,
-            secrets=rules_from(cfg),
-            redact=cfg.redact_secrets,
-        )
+        return run(paths, idle_timeout=args.idle_timeout, cfg=cfg)
     except EnyalError as exc:
         logging.getLogger("enyal.daemon").error("%s", exc.message)
         if args.log_file:  # the log went to a file; the person at the terminal still hears why

@@ -86,10 +86,19 @@ def cmd_impact(c: Connection, a: Args) -> Result:
     return r, "\n".join(lines) if len(lines) > 1 else lines[0] + " nothing"
 
 
+def _merge_note(v: p.Version) -> str:
+    if v.merged_from:
+        return f"  (merged {', '.join(i[:8] for i in v.merged_from)} into it)"
+    if v.merged_into:
+        return f"  (merged into {v.merged_into[:8]}; enyal restore brings it back)"
+    return ""
+
+
 def cmd_history(c: Connection, a: Args) -> Result:
     r = ct.call(c, "history", {"id": a.id}, p.HistoryResult, FLAGS)
     lines = [
         f"v{v.version}  {v.changed_at}  {v.change_type:<9}  {shown(v.content, 120)}"
+        + _merge_note(v)
         for v in r.versions
     ]
     lines += [f"supersedes     {_short(e)}" for e in r.supersedes]

@@ -155,6 +155,18 @@ TOOLS: tuple[ToolSpec, ...] = (
         idempotent=False,
     ),
     ToolSpec(
+        "enyal_consolidate",
+        "consolidate",
+        "Consolidate memories",
+        "Find near-duplicate memories (cosine similarity >= threshold, default 0.92, within "
+        "one scope) and expired ones. By default a dry run: it only reports the clusters "
+        "(the memory kept and the ones that would be merged into it) and the counts. Pass "
+        "dry_run=false only when the user asked to clean up: each cluster is then merged "
+        "into its best memory (tags, metadata and links combined), the others are forgotten "
+        "but restorable, and expired memories are deleted.",
+        destructive=True,
+    ),
+    ToolSpec(
         "enyal_stats",
         "stats",
         "Memory statistics",

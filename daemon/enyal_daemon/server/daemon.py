@@ -26,13 +26,15 @@ from typing import IO, Any
 import msgspec
 
 from enyal_protocol import __version__, ownership
+from enyal_protocol import config as enyal_config
 from enyal_protocol import wire as p
+from enyal_protocol.config import Config
 from enyal_protocol.paths import Paths, ensure_private_dir
 
 from ..embedder.model_files import locate
 from ..embedder.onnx import Embedder
 from ..errors import AlreadyRunning, EnyalError, StartupError, TooLarge
-from ..hygiene.secrets import BUILT_IN, Redactor
+from ..service import consolidation, redaction
 from ..service.engine import Engine
 from ..service.verbs import bind
 from ..store import db
@@ -44,6 +46,9 @@ from .peer import same_user
 log = logging.getLogger("enyal.daemon")
 
 TOUCH_FLUSH_SECONDS = 2.0
+# The scheduled consolidation waits for this long without an acknowledged write: it
+# holds the writer while it merges, and a burst of remembers should not wait on it.
+QUIET_SECONDS = 30.0
 MAX_IN_FLIGHT_PER_CONNECTION = 64
 # How long a daemon waits for a predecessor that holds the pidfile but does not answer
 # yet (still loading its model, or exiting after idling) before it gives up.
@@ -148,6 +153,7 @@ class Daemon:
     paths: Paths
     engine: Engine
     idle: IdleWatch = field(default_factory=lambda: IdleWatch(0.0))
+    consolidate_every: float = 0.0  # seconds; 0 = never (config consolidate.every_hours)
     started: float = field(default_factory=time.monotonic)
     stop: asyncio.Event = field(default_factory=asyncio.Event)
     _tasks: set[asyncio.Task[Any]] = field(default_factory=set)
@@ -268,6 +274,40 @@ class Daemon:
             with contextlib.suppress(EnyalError):
                 await loop.run_in_executor(None, self.engine.flush_bookkeeping)
 
+    async def consolidate_forever(self, handlers: dict[str, Handler]) -> None:
+        """Every `consolidate_every` seconds, once acknowledged writes have been quiet for
+        QUIET_SECONDS (or half the interval, if shorter), a real consolidation through the
+        verb's own handler."""
+        if self.consolidate_every <= 0:
+            return
+        loop = asyncio.get_running_loop()
+        quiet = min(QUIET_SECONDS, self.consolidate_every / 2)
+        wait = self.consolidate_every
+        while not self.stop.is_set():
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self.stop.wait(), wait)
+            if self.stop.is_set():
+                return
+            quiet_for = time.monotonic() - self.engine.writer.last_write
+            if quiet_for < quiet:
+                wait = quiet - quiet_for
+                continue
+            wait = self.consolidate_every
+            try:
+                r = await loop.run_in_executor(
+                    None, handlers["consolidate"], consolidation.scheduled()
+                )
+            except EnyalError as exc:
+                log.warning("scheduled consolidation failed: %s", exc.message)
+                continue
+            log.info(
+                "consolidated: %d merged into %d survivors, %d edges moved, %d expired removed",
+                r.merged,
+                len(r.clusters),
+                r.edges_repointed,
+                r.expired_removed,
+            )
+
     async def run(self, sock: socket.socket) -> None:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
@@ -277,7 +317,8 @@ class Daemon:
         # raised 8-agent throughput ~15% and cut its p99 by a third).
         workers = (os.cpu_count() or 2) + 2
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="enyal-req") as pool:
-            dispatcher = Dispatcher(self.handlers(loop), pool)
+            handlers = self.handlers(loop)
+            dispatcher = Dispatcher(handlers, pool)
             server = await asyncio.start_unix_server(
                 lambda r, w: self.idle.track(self.serve_connection(dispatcher, r, w)),
                 sock=sock,
@@ -287,6 +328,7 @@ class Daemon:
                 **_keep_socket_file(),
             )
             flusher = asyncio.create_task(self.flush_bookkeeping_forever())
+            consolidator = asyncio.create_task(self.consolidate_forever(handlers))
             idler = asyncio.create_task(self.idle.run(self.stop))
             log.info("enyal %s ready on %s (pid %d)", __version__, self.paths.socket, os.getpid())
             await self.stop.wait()
@@ -301,17 +343,24 @@ class Daemon:
             if busy:
                 await asyncio.wait(busy, timeout=30)
             await flusher
+            await consolidator
             await idler
         self.engine.close()
         log.info("stopped cleanly")
 
 
-def open_engine(paths: Paths, secrets: Redactor, redact: bool) -> Engine:
+def open_engine(paths: Paths, cfg: Config) -> Engine:
     files = locate(paths.data_dir)
     log.info("model %s from %s (%s)", files.model_id, files.model, files.source)
-    if not redact:
+    if not cfg.redact_secrets:
         log.warning("secret redaction is off (secrets.redact = false): credentials are stored")
-    return Engine(paths.db, Embedder(files), secrets, redact)
+    return Engine(
+        paths.db,
+        Embedder(files),
+        half_lives=cfg.half_lives,
+        secrets=redaction.rules_from(cfg),
+        redact=cfg.redact_secrets,
+    )
 
 
 def _same_file(f: IO[str], path: Path) -> bool:
@@ -348,13 +397,11 @@ def acquire_pidfile(paths: Paths, *, activated: bool, wait: float = LOCK_WAIT_SE
 def main(
     paths: Paths,
     idle_timeout: float | None = None,
-    on_demand_idle: float = 0.0,
-    secrets: Redactor = BUILT_IN,
-    redact: bool = True,
+    cfg: Config | None = None,
 ) -> int:
     """Run until stopped. idle_timeout: seconds without a connection before exiting (0 never);
-    None means on_demand_idle when a service manager started us, else never. secrets: the
-    secret rules in force (config.toml [secrets]); redact: whether writes go through them."""
+    None means the config's daemon.idle_timeout when a service manager started us, else
+    never. cfg: the configuration (loaded from the home when not given)."""
     inherited = inherited_socket()  # first: it clears LISTEN_* before anything can inherit them
     if inherited is not None and inherited.path is not None and inherited.path != paths.socket:
         log.warning(
@@ -365,14 +412,15 @@ def main(
             paths.socket,
         )
         paths = replace(paths, socket=inherited.path)
+    cfg = cfg or enyal_config.load(paths)
     if idle_timeout is None:
-        idle_timeout = on_demand_idle if inherited is not None else 0.0
+        idle_timeout = cfg.idle_timeout if inherited is not None else 0.0
     owns_socket = inherited is None
     pid_lock = acquire_pidfile(paths, activated=not owns_socket)
     db_lock: IO[bytes] | None = None
     try:
         db_lock = lock_database(paths)
-        engine = open_engine(paths, secrets, redact)
+        engine = open_engine(paths, cfg)
         engine.embed("warm up")  # the first inference builds onnxruntime's kernels
         sock = (
             bind_socket(paths.socket, ours=paths.socket_dir_is_ours)
@@ -387,7 +435,9 @@ def main(
         )
         notify(f"READY=1\nSTATUS=serving on {paths.socket}\nMAINPID={os.getpid()}")
         try:
-            asyncio.run(Daemon(paths, engine, idle=watch).run(sock))
+            every = cfg.consolidate_every_hours * 3600
+            daemon = Daemon(paths, engine, idle=watch, consolidate_every=every)
+            asyncio.run(daemon.run(sock))
         finally:
             if owns_socket:
                 _unlink_socket(paths.socket)

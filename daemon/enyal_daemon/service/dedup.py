@@ -16,11 +16,18 @@ from ..store.rows import EntryRow
 from .engine import Engine
 
 
+def neighbours_in_scope(
+    engine: Engine, vec: Vectors, level: str, path: str | None, k: int
+) -> list[tuple[int, float]]:
+    """(rid, similarity) of the k committed active entries of one scope nearest `vec`."""
+    groups = engine.groups.known([(level, path)])
+    return engine.index.search(vec, k, groups=groups) if groups else []
+
+
 def nearest_in_scope(
     engine: Engine, conn: apsw.Connection, vec: Vectors, level: str, path: str | None
 ) -> tuple[EntryRow, float] | None:
-    groups = engine.groups.known([(level, path)])
-    hits = engine.index.search(vec, 1, groups=groups) if groups else []
+    hits = neighbours_in_scope(engine, vec, level, path, 1)
     hits += _uncommitted(engine, conn, vec, level, path)
     hits.sort(key=lambda hit: hit[1], reverse=True)
     rows = entries.by_rids(conn, [rid for rid, _ in hits])

@@ -17,7 +17,7 @@ import functools
 import logging
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import TypeVar
@@ -36,7 +36,7 @@ from ..index.vectors import VectorIndex
 from ..store import db, entries, failures, meta
 from ..store.rows import EntryRow
 from ..store.writer import Tx, Writer
-from . import expiry
+from . import expiry, scoring
 from .bookkeeping import Bookkeeping
 from .clock import now_iso
 
@@ -86,10 +86,16 @@ def require_entry(conn: apsw.Connection, entry_id: str) -> EntryRow:
 
 class Engine:
     def __init__(
-        self, db_path: Path, embedder: Embedder, secrets: Redactor = BUILT_IN, redact: bool = True
+        self,
+        db_path: Path,
+        embedder: Embedder,
+        half_lives: Mapping[str, float] | None = None,
+        secrets: Redactor = BUILT_IN,
+        redact: bool = True,
     ) -> None:
         self.db_path = db_path
         self.embedder = embedder
+        self.decay_rates = scoring.decay_rates(half_lives)  # config.toml's [decay]
         self.secrets = secrets  # the rules in force: built-in ones and config.toml's
         self.redactor = secrets if redact else None  # what writes go through; None: off
         self.index = VectorIndex(embedder.dim)
@@ -162,17 +168,20 @@ class Engine:
         if self.read_only or not self.expiry.due(now):
             return
 
-        def job(tx: Tx) -> None:
-            for rid in expiry.sweep(tx, now):
-                tx.after_commit.append(functools.partial(self.index.remove, rid))
-            earliest = entries.next_expiry(tx.conn)
-            # In commit order with the notes of other writes, which also run after commit.
-            tx.after_commit.append(lambda: self.expiry.reset(earliest))
-
         try:
-            self.write(job)
+            self.write(functools.partial(self.sweep_on, now=now))
         except StorageError as exc:  # a full disk must not stop reads: sweep next time
             log.warning("could not delete expired entries: %s", exc.message)
+
+    def sweep_on(self, tx: Tx, now: str) -> int:
+        """Delete what has expired by `now` on this transaction; returns how many."""
+        gone = expiry.sweep(tx, now)
+        for rid in gone:
+            tx.after_commit.append(functools.partial(self.index.remove, rid))
+        earliest = entries.next_expiry(tx.conn)
+        # In commit order with the notes of other writes, which also run after commit.
+        tx.after_commit.append(lambda: self.expiry.reset(earliest))
+        return len(gone)
 
     def note_expiry(self, tx: Tx, when: str | None) -> None:
         """A write on `tx` sets an expiry: known to sweep_expired once it has committed."""

@@ -1,4 +1,4 @@
-"""The verbs on one memory: remember, get, update, forget, restore.
+"""The verbs on one memory: remember, get, update, forget, restore, confirm, release.
 
 Each validates and embeds outside the writer (embedding is the slow part and needs
 no lock), then does its reads-and-writes as one job on the writer, where the checks
@@ -20,7 +20,7 @@ from ..hygiene.injection import suspicious
 from ..store import entries, versions
 from ..store.rows import EntryRow
 from ..store.writer import Tx
-from . import conflicts, expiry, graph, redaction, scopes
+from . import conflicts, consolidation, expiry, graph, redaction, scopes
 from .clock import now_iso
 from .dedup import nearest_in_scope
 from .engine import Engine
@@ -158,6 +158,7 @@ def _replace_content(
 def get(engine: Engine, params: p.GetParams) -> p.Entry:
     entry = engine.require(params.id).entry()
     engine.bookkeeping.touch([entry.id])  # reading an entry is using it, as a recall hit is
+    engine.bookkeeping.event(entry.id, "access")
     return entry
 
 
@@ -176,18 +177,17 @@ def release(engine: Engine, params: p.ReleaseParams) -> p.Entry:
 
 def confirm(engine: Engine, params: p.ConfirmParams) -> p.Entry:
     """The memory was checked and still holds: its decay clock starts again (and recency
-    counts from now), and the confirmation is counted. Content is unchanged, so no
-    version is written."""
+    counts from now), and the confirmation is counted. A 'confirmed' version keeps the
+    check in the entry's history, with the confidence it set."""
 
     def job(tx: Tx) -> p.Entry:
         row = engine.require(params.id, tx.conn)
-        fields: dict[str, Any] = {
-            "confirmed_at": now_iso(),
-            "confirm_count": row.confirm_count + 1,
-        }
+        now = now_iso()
+        fields: dict[str, Any] = {"confirmed_at": now, "confirm_count": row.confirm_count + 1}
         if params.confidence is not None:
             fields["confidence"] = params.confidence
         entries.update_fields(tx.conn, row.rid, fields)
+        versions.record(tx.conn, row.id, "confirmed", now)
         return engine.require(row.id, tx.conn).entry()
 
     return engine.write(job)
@@ -292,6 +292,7 @@ def restore(engine: Engine, params: p.RestoreParams) -> p.RestoreResult:
             changed = row.is_deprecated
             if row.is_deprecated:
                 entries.update_fields(tx.conn, row.rid, {"is_deprecated": 0})
+                consolidation.unmerge(tx, row.id)  # a merged entry comes back as it was
                 versions.record(tx.conn, row.id, "restored", now)
             tx.after_commit.append(lambda: engine.index.set_active(row.rid, True))
         else:

@@ -8,7 +8,7 @@ confidence, tags and time are scored and reported instead of today's.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -28,8 +28,6 @@ HIT_MARGIN = 3
 
 Floats = npt.NDArray[np.float64]
 Weight = Callable[[str, str | None], float]
-
-_DECAY = scoring.DECAY_RATES
 
 
 @dataclass(slots=True)
@@ -64,8 +62,10 @@ def rank(
     floors: Floors,
     weight: Weight,
     keep: int,
+    rates: Mapping[str, float] = scoring.DECAY_RATES,
 ) -> list[p.Hit]:
-    """The `keep` best candidates above the floors, best first."""
+    """The `keep` best candidates above the floors, best first. `rates`: decay per type
+    (the engine's, which config.toml's [decay] may have changed)."""
     if not candidates:
         return []
     n = len(candidates)
@@ -82,12 +82,12 @@ def rank(
         if then is None:
             stamps.append(row.checked_at)
             confidence[i] = row.confidence
-            rate[i] = _DECAY.get(row.content_type, 1.0)
+            rate[i] = rates.get(row.content_type, 1.0)
             uses[i] = row.access_count
         else:  # as of then: its confidence and type of then, and no use counted since
             stamps.append(then.changed_at)
             confidence[i] = then.confidence
-            rate[i] = _DECAY.get(then.content_type, 1.0)
+            rate[i] = rates.get(then.content_type, 1.0)
             uses[i] = 0
         importance[i] = row.importance
         w[i] = weight(row.scope_level, row.scope_path)

@@ -142,7 +142,9 @@ def _search(
         if (f.include_deprecated or not row.is_deprecated)
         and (f.include_quarantined or not row.quarantined)
     ]
-    hits = rank(candidates, datetime.now(UTC), floors, weight, limit * HIT_MARGIN)
+    hits = rank(
+        candidates, datetime.now(UTC), floors, weight, limit * HIT_MARGIN, engine.decay_rates
+    )
     hits = validity.annotate(engine, hits, v)[:limit]
     now = now_iso()
     engine.bookkeeping.touch(h.id for h in hits)
@@ -243,5 +245,5 @@ def _recall_as_of(
             sims[row.rid] = float(sim)
     candidates = [Candidate(row, sims.get(row.rid, 0.0), then=then) for row, then in states]
     keep = params.limit * HIT_MARGIN
-    hits = rank(candidates, parse_iso(when), _floors(params), _unweighted, keep)
+    hits = rank(candidates, parse_iso(when), _floors(params), _unweighted, keep, engine.decay_rates)
     return validity.annotate(engine, hits, v, as_of=when)[: params.limit]

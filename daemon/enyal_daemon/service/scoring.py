@@ -9,11 +9,13 @@ Importance (1-5, default 3) moves a score by 10% a step: ±20% at the ends, enou
 to order near-ties, too little to lift an unrelated memory over a relevant one. Effective
 confidence decays the stored confidence with a 90-day half-life scaled by the
 entry's type (conventions age slowly, facts fast) and adds up to 0.2 for use.
+config.toml's [decay] section sets a type's half-life in days instead (decay_rates).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 W_SEMANTIC, W_KEYWORD, W_RECENCY = 0.6, 0.3, 0.1
 IMPORTANCE_STEP = 0.1
@@ -28,21 +30,37 @@ DECAY_RATES: dict[str, float] = {
     "pattern": 0.4,
 }
 
+
+def decay_rates(half_lives: Mapping[str, float] | None = None) -> dict[str, float]:
+    """The rate per type, with a configured half-life (days) in place of the built-in one:
+    a rate r halves confidence every HALF_LIFE_DAYS / r days."""
+    rates = dict(DECAY_RATES)
+    for content_type, days in (half_lives or {}).items():
+        rates[content_type] = HALF_LIFE_DAYS / days
+    return rates
+
+
 SCOPE_WEIGHTS: dict[str, float] = {"file": 1.0, "project": 0.9, "workspace": 0.8, "global": 0.7}
 
 
 def effective_confidence(
-    confidence: float, content_type: str, age_days: float, access_count: int
+    confidence: float,
+    content_type: str,
+    age_days: float,
+    access_count: int,
+    rates: Mapping[str, float] = DECAY_RATES,
 ) -> float:
     """`age_days`: days since the entry was last updated."""
-    decay = freshness(content_type, age_days)
+    decay = freshness(content_type, age_days, rates)
     boost = min(0.2, math.log1p(access_count) * 0.05)
     return min(1.0, confidence * decay + boost)
 
 
-def freshness(content_type: str, age_days: float) -> float:
+def freshness(
+    content_type: str, age_days: float, rates: Mapping[str, float] = DECAY_RATES
+) -> float:
     """The type-aware decay alone: 0.5 every 90 days for a fact, 450 for a convention."""
-    return math.pow(0.5, age_days * DECAY_RATES.get(content_type, 1.0) / HALF_LIFE_DAYS)
+    return math.pow(0.5, age_days * rates.get(content_type, 1.0) / HALF_LIFE_DAYS)
 
 
 def recency(age_days: float) -> float:

@@ -13,6 +13,7 @@ from typing import Any
 from . import (
     analytics,
     backup,
+    consolidation,
     graph,
     health,
     listing,
@@ -27,6 +28,9 @@ from .engine import Engine
 
 Verb = Callable[[Engine, Any], Any]
 
+# Verbs that delete what has expired themselves, inside their own transaction (and count it).
+SWEEP_THEMSELVES = frozenset({"consolidate"})
+
 VERBS: dict[str, Verb] = {
     "remember": memories.remember,
     "recall": recall.recall,
@@ -39,6 +43,7 @@ VERBS: dict[str, Verb] = {
     "restore": memories.restore,
     "confirm": memories.confirm,
     "release": memories.release,
+    "consolidate": consolidation.consolidate,
     "stats": stats.stats,
     "link": graph.link,
     "unlink": graph.unlink,
@@ -64,4 +69,9 @@ def bind(engine: Engine) -> dict[str, Callable[[Any], Any]]:
         engine.sweep_expired()
         return verb(engine, params)
 
-    return {name: functools.partial(run, verb) for name, verb in VERBS.items()}
+    return {
+        name: functools.partial(verb, engine)
+        if name in SWEEP_THEMSELVES
+        else functools.partial(run, verb)
+        for name, verb in VERBS.items()
+    }

@@ -137,6 +137,20 @@ def vector(conn: apsw.Connection, rid: int) -> bytes | None:
     return bytes(row[0]) if row else None
 
 
+def vectors(conn: apsw.Connection, rids: Sequence[int]) -> dict[int, bytes]:
+    """rid -> vector bytes (float32) for each of `rids` that has one."""
+    out: dict[int, bytes] = {}
+    for start in range(0, len(rids), CHUNK):
+        chunk = list(rids[start : start + CHUNK])
+        cur = conn.execute(
+            "SELECT rowid, embedding FROM context_vectors "
+            f"WHERE rowid IN ({','.join('?' * len(chunk))})",
+            chunk,
+        )
+        out.update((int(rid), bytes(blob)) for rid, blob in cur)
+    return out
+
+
 def delete(conn: apsw.Connection, rid: int) -> None:
     """Entry, and by trigger its vector and FTS row."""
     conn.execute("DELETE FROM context_entries WHERE rid = ?", (rid,))

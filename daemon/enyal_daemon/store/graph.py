@@ -124,6 +124,59 @@ def delete(conn: apsw.Connection, edge_id: str) -> None:
     conn.execute("DELETE FROM context_edges WHERE id = ?", (edge_id,))
 
 
+def drop_between(conn: apsw.Connection, ids: Sequence[str]) -> None:
+    """Delete the edges whose two ends are both among `ids`."""
+    marks = ",".join("?" * len(ids))
+    conn.execute(
+        f"DELETE FROM context_edges WHERE source_id IN ({marks}) AND target_id IN ({marks})",
+        (*ids, *ids),
+    )
+
+
+def repoint(conn: apsw.Connection, old: str, new: str) -> int:
+    """Move every edge of `old` to `new`; returns how many moved. One that `new` already
+    has (same ends and type) would be a duplicate and is dropped instead, as is one that
+    would become a loop."""
+    moved = 0
+    for side in ("source_id", "target_id"):
+        # OR IGNORE skips the rows that would break the unique or the no-loop rule; the
+        # last statement deletes them.
+        conn.execute(f"UPDATE OR IGNORE context_edges SET {side} = ? WHERE {side} = ?", (new, old))
+        moved += conn.changes()
+    conn.execute("DELETE FROM context_edges WHERE ? IN (source_id, target_id)", (old,))
+    return moved
+
+
+def insert_if_free(conn: apsw.Connection, edge: Edge) -> None:
+    """Put back an edge as it was, unless an end is gone or the same edge exists again. It
+    gets a new id: the moved copy kept the old one."""
+    conn.execute(
+        f"INSERT OR IGNORE INTO context_edges ({EDGE_COLUMNS}) SELECT ?,?,?,?,?,?,? "
+        "WHERE (SELECT count(*) FROM context_entries WHERE id IN (?, ?)) = 2",
+        (
+            str(uuid.uuid4()),
+            edge.source_id,
+            edge.target_id,
+            edge.edge_type,
+            edge.confidence,
+            edge.created_at,
+            msgspec.json.encode(edge.metadata).decode(),
+            edge.source_id,
+            edge.target_id,
+        ),
+    )
+
+
+def merged_by(conn: apsw.Connection, entry_id: str) -> list[Edge]:
+    """The supersedes edges consolidation made when it merged `entry_id` into another."""
+    cur = conn.execute(
+        f"SELECT {EDGE_COLUMNS} FROM context_edges WHERE target_id = ? "
+        "AND edge_type = 'supersedes' AND json_extract(metadata, '$.consolidated') IS NOT NULL",
+        (entry_id,),
+    )
+    return [row_to_edge(r) for r in cur]
+
+
 def touching(
     conn: apsw.Connection, ids: Iterable[str], direction: str, types: Sequence[str] = ()
 ) -> list[Edge]:

@@ -191,6 +191,66 @@ def m006_provenance_quarantine(conn: apsw.Connection) -> None:
     )
 
 
+def m007_access_confirm_merge(conn: apsw.Connection) -> None:
+    """Issue 10's hygiene: a `get` is logged as an 'access' event, `confirm` and
+    `consolidate` write versions ('confirmed', 'merged'), and a merge version names the
+    entries it joined (merged_from on the survivor, merged_into on each merged one).
+
+    SQLite cannot alter a CHECK, so both tables are rebuilt: a new table, the rows
+    copied with their ids, the old one dropped, the new one renamed, its indexes made
+    again. Neither table is a foreign-key parent, so dropping the old one cascades
+    nothing."""
+    conn.execute(
+        """
+        CREATE TABLE context_versions_new (
+            id INTEGER PRIMARY KEY,
+            entry_id TEXT NOT NULL REFERENCES context_entries(id) ON DELETE CASCADE,
+            version INTEGER NOT NULL,
+            change_type TEXT NOT NULL CHECK (change_type IN
+                ('created', 'updated', 'forgotten', 'restored', 'reverted', 'confirmed',
+                 'merged')),
+            changed_at TEXT NOT NULL,
+            content TEXT NOT NULL,
+            content_type TEXT NOT NULL,
+            confidence REAL NOT NULL,
+            tags TEXT NOT NULL,
+            metadata TEXT NOT NULL,
+            is_deprecated INTEGER NOT NULL,
+            merged_from TEXT,
+            merged_into TEXT,
+            UNIQUE (entry_id, version)
+        );
+        INSERT INTO context_versions_new (id, entry_id, version, change_type, changed_at,
+            content, content_type, confidence, tags, metadata, is_deprecated)
+        SELECT id, entry_id, version, change_type, changed_at, content, content_type,
+            confidence, tags, metadata, is_deprecated
+        FROM context_versions;
+        DROP TABLE context_versions;
+        ALTER TABLE context_versions_new RENAME TO context_versions;
+        CREATE INDEX idx_versions_time ON context_versions(changed_at);
+
+        CREATE TABLE context_analytics_new (
+            id INTEGER PRIMARY KEY,
+            entry_id TEXT NOT NULL REFERENCES context_entries(id) ON DELETE CASCADE,
+            event_type TEXT NOT NULL CHECK (event_type IN
+                ('recall', 'update', 'link', 'impact', 'access')),
+            event_at TEXT NOT NULL,
+            query TEXT,
+            result_rank INTEGER,
+            metadata TEXT NOT NULL DEFAULT '{}'
+        );
+        INSERT INTO context_analytics_new (id, entry_id, event_type, event_at, query,
+            result_rank, metadata)
+        SELECT id, entry_id, event_type, event_at, query, result_rank, metadata
+        FROM context_analytics;
+        DROP TABLE context_analytics;
+        ALTER TABLE context_analytics_new RENAME TO context_analytics;
+        CREATE INDEX idx_analytics_time ON context_analytics(event_at);
+        CREATE INDEX idx_analytics_entry ON context_analytics(entry_id, event_at);
+        """
+    )
+
+
 Migration = Callable[[apsw.Connection], None]
 MIGRATIONS: list[Migration] = [
     m001_entries,
@@ -199,6 +259,7 @@ MIGRATIONS: list[Migration] = [
     m004_tags,
     m005_importance_expiry,
     m006_provenance_quarantine,
+    m007_access_confirm_merge,
 ]
 
 

@@ -12,20 +12,31 @@ from enyal_protocol.wire import ChangeType, Version
 
 VERSION_COLUMNS = (
     "version, change_type, changed_at, content, content_type, confidence, tags, metadata, "
-    "is_deprecated"
+    "is_deprecated, merged_from, merged_into"
 )
 
 
-def record(conn: apsw.Connection, entry_id: str, change_type: ChangeType, when: str) -> None:
+def record(
+    conn: apsw.Connection,
+    entry_id: str,
+    change_type: ChangeType,
+    when: str,
+    merged_from: Sequence[str] = (),
+    merged_into: str | None = None,
+) -> None:
     """Snapshot the entry as it is now on this transaction."""
     conn.execute(
         f"INSERT INTO context_versions (entry_id, {VERSION_COLUMNS}) "
         "SELECT e.id, "
         "coalesce((SELECT max(version) FROM context_versions WHERE entry_id = e.id), 0) + 1, "
-        "?, ?, e.content, e.content_type, e.confidence, e.tags, e.metadata, e.is_deprecated "
-        "FROM context_entries e WHERE e.id = ?",
-        (change_type, when, entry_id),
+        "?, ?, e.content, e.content_type, e.confidence, e.tags, e.metadata, e.is_deprecated, "
+        "?, ? FROM context_entries e WHERE e.id = ?",
+        (change_type, when, _ids_json(merged_from), merged_into, entry_id),
     )
+
+
+def _ids_json(ids: Sequence[str]) -> str | None:
+    return msgspec.json.encode(list(ids)).decode() if ids else None
 
 
 def row_to_version(row: Sequence[Any]) -> Version:
@@ -39,6 +50,8 @@ def row_to_version(row: Sequence[Any]) -> Version:
         tags=msgspec.json.decode(row[6]),
         metadata=msgspec.json.decode(row[7]),
         is_deprecated=bool(row[8]),
+        merged_from=msgspec.json.decode(row[9]) if row[9] else [],
+        merged_into=row[10],
     )
 
 
@@ -107,7 +120,7 @@ def insert_all(conn: apsw.Connection, entry_id: str, history: Sequence[Version])
     """An entry's history as it was exported."""
     conn.executemany(
         f"INSERT INTO context_versions (entry_id, {VERSION_COLUMNS}) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
             (
                 entry_id,
@@ -120,6 +133,8 @@ def insert_all(conn: apsw.Connection, entry_id: str, history: Sequence[Version])
                 msgspec.json.encode(v.tags).decode(),
                 msgspec.json.encode(v.metadata).decode(),
                 int(v.is_deprecated),
+                _ids_json(v.merged_from),
+                v.merged_into,
             )
             for v in history
         ],

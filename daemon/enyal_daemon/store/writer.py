@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -52,6 +53,9 @@ class Writer:
         self._queue: queue.SimpleQueue[_Job | object] = queue.SimpleQueue()
         self._closed = False
         self._close_lock = threading.Lock()
+        # When the last acknowledged write arrived (monotonic): the daemon's own upkeep
+        # waits for a quiet moment. Bookkeeping, never acknowledged, does not count.
+        self.last_write = 0.0
         self._thread = threading.Thread(target=self._run, name="enyal-writer", daemon=True)
         self._thread.start()
 
@@ -104,6 +108,8 @@ class Writer:
     def _commit_batch(self, batch: list[_Job]) -> None:
         outcomes: list[tuple[_Job, Tx, Any, BaseException | None]] = []
         durable = any(job.durable for job in batch)
+        if durable:
+            self.last_write = time.monotonic()
         try:
             if not durable:  # WAL + NORMAL: consistent after a crash, just not fsync'd yet
                 self.conn.execute("PRAGMA synchronous=NORMAL")
