@@ -1,0 +1,93 @@
+"""The baselines recall is measured against, computed in the same run on the same store.
+
+What a user could build from the same parts without Enyal's ranking: the imported
+database's own FTS5 index (BM25) and its own vectors (exact cosine over every one),
+fused by reciprocal rank or by the weighted sum of ../shared/data/scifact/README.md.
+They read the database the daemon imported, so words, vectors and ids are exactly
+what recall sees.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import apsw
+import numpy as np
+import numpy.typing as npt
+
+from enyal_daemon.embedder.model_files import locate
+from enyal_daemon.embedder.onnx import Embedder
+from enyal_daemon.store import db
+
+TOP = 100  # candidates per side for the fusions, as in the README's table
+RRF_K = 60
+Ranker = Callable[[int], list[str]]  # query index -> ids, best first
+
+
+class Baselines:
+    """BM25, dense, RRF and the weighted sum over one store, for a list of queries."""
+
+    def __init__(self, db_path: Path, queries: Sequence[str]) -> None:
+        conn = db.connect(db_path, writer=False)
+        try:
+            id_of = dict(conn.execute("SELECT rid, id FROM context_entries"))
+            rows = conn.execute("SELECT rowid, embedding FROM context_vectors").fetchall()
+            self._bm25 = [self._words(conn, q, id_of) for q in queries]
+        finally:
+            conn.close()
+        self._ids = [str(id_of[rid]) for rid, _ in rows]
+        matrix = np.frombuffer(b"".join(blob for _, blob in rows), dtype=np.float32)
+        vectors = matrix.reshape(len(rows), -1)
+        self._column = {x: i for i, x in enumerate(self._ids)}
+        qvecs = Embedder(locate(Path("/nonexistent"))).embed_many(list(queries))
+        self._sims = qvecs @ vectors.T  # exact cosine: the vectors are unit length
+        self._dense = [self._top(s) for s in self._sims]
+
+    @staticmethod
+    def _words(conn: apsw.Connection, query: str, id_of: dict[int, str]) -> list[tuple[str, float]]:
+        """FTS5 BM25, every word of the query quoted and OR-ed (higher is better)."""
+        words = re.findall(r"\w+", query)
+        if not words:
+            return []
+        match = " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
+        cur = conn.execute(
+            "SELECT rowid, -bm25(context_fts) AS s FROM context_fts WHERE context_fts MATCH ? "
+            "ORDER BY s DESC LIMIT ?",
+            (match, TOP),
+        )
+        return [(str(id_of[rid]), float(s)) for rid, s in cur]
+
+    def _top(self, sims: npt.NDArray[np.float32]) -> list[tuple[str, float]]:
+        best = np.argpartition(-sims, min(TOP, len(sims) - 1))[:TOP]
+        best = best[np.argsort(-sims[best])]
+        return [(self._ids[i], float(sims[i])) for i in best]
+
+    def bm25(self, i: int) -> list[str]:
+        return [x for x, _ in self._bm25[i]]
+
+    def dense(self, i: int) -> list[str]:
+        return [x for x, _ in self._dense[i]]
+
+    def rrf(self, i: int) -> list[str]:
+        score: dict[str, float] = {}
+        for ranked in (self.bm25(i), self.dense(i)):
+            for rank, x in enumerate(ranked):
+                score[x] = score.get(x, 0.0) + 1 / (RRF_K + rank + 1)
+        return sorted(score, key=lambda x: -score[x])
+
+    def weighted(self, i: int) -> list[str]:
+        """0.6 cosine + 0.3 BM25 divided by the query's top BM25 score (the README's
+        best baseline; all memories of a set are equally recent, so recency adds 0)."""
+        words = dict(self._bm25[i])
+        top = max(words.values(), default=0.0) or 1.0
+        sims = self._sims[i]
+        score = {
+            x: 0.6 * float(sims[self._column[x]]) + 0.3 * words.get(x, 0.0) / top
+            for x in {*words, *self.dense(i)}
+        }
+        return sorted(score, key=lambda x: -score[x])
+
+    def rankers(self) -> dict[str, Ranker]:
+        return {"BM25": self.bm25, "dense": self.dense, "RRF": self.rrf, "weighted": self.weighted}
