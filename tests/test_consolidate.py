@@ -375,3 +375,26 @@ def test_sigkill_during_a_consolidation_leaves_all_or_nothing(home: Path) -> Non
         assert left == expected - deprecated
     finally:
         stopped(d)
+
+
+def test_a_merged_entry_stays_within_what_update_accepts(daemon: DaemonProc) -> None:
+    """Tags are capped at the wire's 32 (the survivor's first) and metadata that would
+    outgrow the limit stays the survivor's: otherwise the merged entry could not be
+    updated again."""
+    big = "x" * 40_000
+    lines = [
+        {
+            "content": DUPES[0],
+            "importance": 5,
+            "tags": [f"a{i}" for i in range(20)],
+            "metadata": {"own": big},
+        },
+        {"content": DUPES[1], "tags": [f"b{i}" for i in range(20)], "metadata": {"more": big}},
+    ]
+    r = daemon.call("import", {"lines": [json.dumps(line) for line in lines]})
+    keep = r["lines"][0]["id"]
+    assert daemon.call("consolidate", {"dry_run": False})["merged"] == 1
+    merged = daemon.call("get", {"id": keep})
+    assert len(merged["tags"]) == p.MAX_TAGS and merged["tags"][:20] == lines[0]["tags"]
+    assert merged["metadata"] == {"own": big}
+    daemon.call("update", {"id": keep, "tags": merged["tags"], "metadata": merged["metadata"]})

@@ -36,7 +36,8 @@ Ttl = Annotated[
 ]
 Limit = Annotated[int, Meta(ge=1, le=100, description="Maximum number of results (1-100).")]
 Tag = Annotated[str, Meta(min_length=1, max_length=64)]
-Tags = Annotated[list[Tag], Meta(max_length=32)]
+MAX_TAGS = 32
+Tags = Annotated[list[Tag], Meta(max_length=MAX_TAGS)]
 EntryId = Annotated[str, Meta(min_length=1, max_length=64, description="An entry id.")]
 Query = Annotated[
     str, Meta(min_length=1, max_length=4096, description="What to look for, in plain words.")

@@ -37,6 +37,7 @@ from . import scopes
 from .clock import now_iso
 from .dedup import neighbours_in_scope
 from .engine import Engine
+from .limits import MAX_METADATA_BYTES
 
 # Neighbours looked at per candidate: a cluster holds at most this many duplicates per
 # run (a second run picks up the rest).
@@ -165,10 +166,14 @@ def _apply(
 def merge(engine: Engine, tx: Tx, survivor: EntryRow, members: list[EntryRow], now: str) -> int:
     """Merge `members` (best first) into `survivor`; returns the edges moved to it."""
     everyone = [survivor, *members]
-    tags = list(dict.fromkeys(tag for row in everyone for tag in row.tags()))
+    # Within what `update` accepts, or the merged entry could not be edited again: the
+    # survivor's tags and metadata come first, the better members' next.
+    tags = list(dict.fromkeys(tag for row in everyone for tag in row.tags()))[: p.MAX_TAGS]
     metadata: dict[str, Any] = {}
     for row in reversed(everyone):  # the survivor's values win, then the better members'
         metadata.update(row.metadata())
+    if len(msgspec.json.encode(metadata)) > MAX_METADATA_BYTES:
+        metadata = survivor.metadata()
     accessed = [row.accessed_at for row in everyone if row.accessed_at is not None]
     # updated_at stays: a duplicate found is no news that the memory still holds, so its
     # decay clock goes on (confirm restarts it).
