@@ -398,3 +398,37 @@ def test_a_merged_entry_stays_within_what_update_accepts(daemon: DaemonProc) -> 
     assert len(merged["tags"]) == p.MAX_TAGS and merged["tags"][:20] == lines[0]["tags"]
     assert merged["metadata"] == {"own": big}
     daemon.call("update", {"id": keep, "tags": merged["tags"], "metadata": merged["metadata"]})
+
+
+def test_stale_entries_are_forgotten_restorably_and_a_second_run_does_nothing(
+    daemon: DaemonProc,
+) -> None:
+    recent = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - 86400))
+    used = json.loads(aged("The staging VPN needs the ops certificate.", "fact", 400))
+    used["accessed_at"] = recent
+    lines = [
+        aged("The old build server was called zeus.", "fact", 400),  # 0.5^(400/90) = 0.05
+        aged("Commit messages use the imperative mood.", "convention", 400),  # 0.54
+        aged("The cache TTL is five minutes.", "fact", 10),
+        json.dumps(used),
+    ]
+    ids = [x["id"] for x in daemon.call("import", {"lines": lines})["lines"]]
+    dry = daemon.call("consolidate", {})
+    assert dry["stale_forgotten"] == [ids[0]]
+    # export, not get: reading an entry is using it, which would make it fresh
+    assert not any(e["is_deprecated"] for e in daemon.call("export", {})["entries"])
+    assert daemon.call("consolidate", {"stale_below": 0})["stale_forgotten"] == []
+    real = daemon.call("consolidate", {"dry_run": False})
+    assert real["stale_forgotten"] == [ids[0]]
+    gone = [e["id"] for e in daemon.call("export", {})["entries"] if e["is_deprecated"]]
+    assert gone == [ids[0]]
+    again = daemon.call("consolidate", {"dry_run": False})
+    assert (again["stale_forgotten"], again["merged"], again["clusters"]) == ([], 0, [])
+    history = daemon.call("history", {"id": ids[0]})["versions"]
+    assert history[0]["change_type"] == "forgotten"
+    daemon.call("restore", {"id": ids[0]})
+    assert daemon.call("get", {"id": ids[0]})["is_deprecated"] is False
+    out = run_cli("consolidate", "--dry-run", "--stale-days", "1000")
+    assert out.code == 0 and "forget 0 stale" in out.out
+    bad = run_cli("consolidate", "--stale-below", "2")
+    assert bad.code == 2 and "--stale-below" in bad.err

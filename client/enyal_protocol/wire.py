@@ -830,6 +830,20 @@ class ConsolidateParams(Params, kw_only=True):
         bool, Meta(description="Report what would be merged and removed; change nothing.")
     ] = True
     limit: Annotated[int, Meta(ge=1, le=1000, description="At most this many clusters.")] = 100
+    stale_below: Annotated[
+        float,
+        Meta(
+            ge=0.0,
+            le=1.0,
+            description=(
+                "Forget (restorably) active entries whose decayed confidence is below this and "
+                "that nobody used for stale_days; 0 forgets nothing."
+            ),
+        ),
+    ] = 0.1
+    stale_days: Annotated[
+        int, Meta(ge=1, le=36500, description="Days without an access or confirmation.")
+    ] = 90
     cwd: Cwd = None
 
 
@@ -845,6 +859,7 @@ class ConsolidateResult(Struct, kw_only=True):
     merged: int  # entries merged into a survivor
     edges_repointed: int  # graph edges moved from merged entries to their survivor
     expired_removed: int  # expired entries deleted (a dry run counts them)
+    stale_forgotten: list[str] = []  # decayed and unused: forgotten (`restore` brings back)
 
 
 # --- the daemon itself --------------------------------------------------------------

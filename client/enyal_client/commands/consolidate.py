@@ -21,17 +21,20 @@ def _text(r: p.ConsolidateResult) -> str:
         f"(similarity >= {c.similarity_min:.3f})"
         for c in r.clusters
     ]
+    lines += [f"{x[:8]} stale: decayed and unused" for x in r.stale_forgotten]
+    stale = len(r.stale_forgotten)
     if r.dry_run:
         lines.append(
             f"dry run, nothing changed: would merge {r.merged} entries into "
             f"{len(r.clusters)}, re-point {r.edges_repointed} edges, "
-            f"remove {r.expired_removed} expired"
+            f"remove {r.expired_removed} expired, forget {stale} stale"
         )
     else:
         lines.append(
             f"merged {r.merged} entries into {len(r.clusters)}, re-pointed "
-            f"{r.edges_repointed} edges, removed {r.expired_removed} expired"
-            + (" (enyal restore ID brings a merged one back)" if r.merged else "")
+            f"{r.edges_repointed} edges, removed {r.expired_removed} expired, "
+            f"forgot {stale} stale"
+            + (" (enyal restore ID brings one back)" if r.merged or stale else "")
         )
     return "\n".join(lines)
 
@@ -44,6 +47,8 @@ def cmd_consolidate(c: Connection, a: Args) -> Result:
             "content_type": a.type,
             "threshold": a.threshold,
             "limit": a.limit,
+            "stale_below": a.stale_below,
+            "stale_days": a.stale_days,
             "dry_run": a.dry_run,
             "cwd": os.getcwd(),
         }
@@ -56,7 +61,7 @@ def register(reg: Registry) -> None:
     C = p.ConsolidateParams
     co = reg.verb(
         "consolidate",
-        "merge near-duplicate memories and remove expired ones (undo: enyal restore ID)",
+        "merge near-duplicates, remove expired, forget stale memories (undo: enyal restore ID)",
         on_daemon(cmd_consolidate),
     )
     co.add_argument("--dry-run", action="store_true", help="say what would change; change nothing")
@@ -69,3 +74,11 @@ def register(reg: Registry) -> None:
     co.add_argument("--scope-path", help="only entries stored under exactly this path")
     co.add_argument("--type", choices=ct.choices(C, "content_type"))
     co.add_argument("--limit", type=ct.number(C, "limit"), help="at most this many clusters")
+    co.add_argument(
+        "--stale-below",
+        type=ct.number(C, "stale_below", float),
+        help="forget entries decayed below this confidence and unused (default 0.1; 0: none)",
+    )
+    co.add_argument(
+        "--stale-days", type=ct.number(C, "stale_days"), help="unused for this long (default 90)"
+    )

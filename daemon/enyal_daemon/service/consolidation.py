@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 import apsw
@@ -34,10 +35,11 @@ from ..store.filters import EntryFilter
 from ..store.rows import EntryRow
 from ..store.writer import Tx
 from . import scopes
-from .clock import now_iso
+from .clock import days_between, now_iso
 from .dedup import neighbours_in_scope
 from .engine import Engine
 from .limits import MAX_METADATA_BYTES
+from .scoring import effective_confidence
 
 # Neighbours looked at per candidate: a cluster holds at most this many duplicates per
 # run (a second run picks up the rest).
@@ -72,12 +74,13 @@ def consolidate(engine: Engine, params: p.ConsolidateParams) -> p.ConsolidateRes
     )
     now = now_iso()
     plans = find(engine, engine.reader(), f, params.threshold, params.limit, now)
+    stale = _stale(engine, engine.reader(), f, params.stale_below, params.stale_days)
 
     def job(tx: Tx) -> p.ConsolidateResult:
         hooks = len(tx.after_commit)
         try:
             with tx.conn:  # a savepoint of its own, which a dry run rolls back
-                result = _apply(engine, tx, plans, now, params.dry_run)
+                result = _apply(engine, tx, plans, stale, now, params.dry_run)
                 if params.dry_run:
                     raise _Rehearsed(result)
         except _Rehearsed as rehearsed:
@@ -131,8 +134,44 @@ def _current(conn: apsw.Connection, planned: EntryRow) -> EntryRow | None:
     return row
 
 
+def _stale(
+    engine: Engine, conn: apsw.Connection, f: EntryFilter, floor: float, days: int
+) -> list[EntryRow]:
+    """Active entries decayed below `floor` that nobody used (read, recalled, confirmed,
+    updated) for `days`: what a person would clear out of their notes."""
+    if floor <= 0:
+        return []
+    now = datetime.now(UTC)
+    out = []
+    for row in entries.filtered(conn, f):
+        last_use = max(filter(None, (row.accessed_at, row.checked_at)))
+        if days_between(last_use, now) < days:
+            continue
+        age = days_between(row.checked_at, now)
+        rates = engine.decay_rates
+        if (
+            effective_confidence(row.confidence, row.content_type, age, row.access_count, rates)
+            < floor
+        ):
+            out.append(row)
+    return out
+
+
+def _forget_stale(engine: Engine, tx: Tx, stale: list[EntryRow], now: str) -> list[str]:
+    forgotten = []
+    for planned in stale:
+        row = _current(tx.conn, planned)
+        if row is None or row.accessed_at != planned.accessed_at:
+            continue  # merged, forgotten, changed or used since it was found
+        entries.update_fields(tx.conn, row.rid, {"is_deprecated": 1})
+        versions.record(tx.conn, row.id, "forgotten", now)
+        tx.after_commit.append(functools.partial(engine.index.set_active, row.rid, False))
+        forgotten.append(row.id)
+    return forgotten
+
+
 def _apply(
-    engine: Engine, tx: Tx, plans: list[Plan], now: str, dry_run: bool
+    engine: Engine, tx: Tx, plans: list[Plan], stale: list[EntryRow], now: str, dry_run: bool
 ) -> p.ConsolidateResult:
     removed = engine.sweep_on(tx, now)
     clusters: list[p.Cluster] = []
@@ -160,6 +199,7 @@ def _apply(
         merged=sum(len(c.merged) for c in clusters),
         edges_repointed=moved,
         expired_removed=removed,
+        stale_forgotten=_forget_stale(engine, tx, stale, now),
     )
 
 
