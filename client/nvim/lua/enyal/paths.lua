@@ -1,0 +1,153 @@
+-- Where the daemon's socket is: the rules of client/enyal_protocol/paths.py, ported.
+--
+--   1. $ENYAL_SOCKET (made absolute against the cwd, `~` expanded);
+--   2. else <runtime dir>/enyal.sock, where the runtime dir is
+--        $ENYAL_HOME/run                          when ENYAL_HOME is set,
+--        $XDG_RUNTIME_DIR/enyal                   on Linux when it is set,
+--        <temp dir>/enyal-<uid>                   on Linux without it (temp dir: $TMPDIR,
+--                                                 $TEMP, $TMP if a writable folder, else /tmp),
+--        $XDG_RUNTIME_DIR/enyal if it is private, else ~/Library/Caches/TemporaryItems/enyal
+--                                                 on macOS (platformdirs);
+--   3. when that path is longer than sun_path allows (107 bytes, 103 on macOS), the short
+--      <temp dir>/enyal-<uid>/<first 16 hex of sha256(runtime dir)>.sock instead.
+--
+-- A daemon found another way (the database's lock file names a daemon started from
+-- another runtime folder) is reached through `enyal status --json`, which reports the
+-- socket it answered on: see enyal.client.
+local M = {}
+
+M.SOCKET_NAME = 'enyal.sock'
+
+local uv = vim.loop
+
+local function is_darwin()
+  return uv.os_uname().sysname == 'Darwin'
+end
+
+function M.socket_path_max()
+  return is_darwin() and 103 or 107
+end
+
+-- pathlib's normalisation: repeated slashes and `.` parts dropped, no trailing slash,
+-- `..` kept (Path does not collapse it). A leading `//` (exactly two) is kept as POSIX says.
+local function normalize(path)
+  local lead = ''
+  if path:sub(1, 2) == '//' and path:sub(3, 3) ~= '/' then
+    lead = '//'
+  elseif path:sub(1, 1) == '/' then
+    lead = '/'
+  end
+  local parts = {}
+  for part in path:gmatch('[^/]+') do
+    if part ~= '.' then
+      table.insert(parts, part)
+    end
+  end
+  local joined = lead .. table.concat(parts, '/')
+  if joined == '' then
+    return '.'
+  end
+  return joined
+end
+
+-- os.path.abspath: absolute and normalised, `..` collapsed.
+local function abspath(path, cwd)
+  if path:sub(1, 1) ~= '/' then
+    path = cwd .. '/' .. path
+  end
+  local parts = {}
+  for part in path:gmatch('[^/]+') do
+    if part == '..' then
+      table.remove(parts)
+    elseif part ~= '.' then
+      table.insert(parts, part)
+    end
+  end
+  return '/' .. table.concat(parts, '/')
+end
+
+-- Path(p).expanduser().absolute()
+local function absolute(path, env, cwd)
+  if path == '~' or path:sub(1, 2) == '~/' then
+    path = (env.HOME or uv.os_homedir()) .. path:sub(2)
+  end
+  if path:sub(1, 1) ~= '/' then
+    path = cwd .. '/' .. path
+  end
+  return normalize(path)
+end
+
+local function is_writable_dir(path)
+  local st = uv.fs_stat(path)
+  return st ~= nil and st.type == 'directory' and uv.fs_access(path, 'W') == true
+end
+
+-- tempfile.gettempdir()
+function M.temp_dir(env, cwd)
+  for _, name in ipairs({ 'TMPDIR', 'TEMP', 'TMP' }) do
+    local dir = env[name]
+    if dir and dir ~= '' and is_writable_dir(dir) then
+      return abspath(dir, cwd)
+    end
+  end
+  for _, dir in ipairs({ '/tmp', '/var/tmp', '/usr/tmp' }) do
+    if is_writable_dir(dir) then
+      return dir
+    end
+  end
+  return abspath(cwd, cwd)
+end
+
+local function uid()
+  return uv.getuid()
+end
+
+local function private_dir(path)
+  local st = uv.fs_stat(path)
+  if st == nil then
+    return true
+  end
+  return st.uid == uid() and st.type == 'directory' and (st.mode % 512) % 64 == 0
+end
+
+local function runtime_dir(env, cwd)
+  local runtime = env.XDG_RUNTIME_DIR
+  if is_darwin() then
+    if runtime and runtime ~= '' and private_dir(runtime) then
+      return normalize(runtime .. '/enyal')
+    end
+    return (env.HOME or uv.os_homedir()) .. '/Library/Caches/TemporaryItems/enyal'
+  end
+  if runtime and runtime ~= '' then
+    return normalize(runtime .. '/enyal')
+  end
+  return M.temp_dir(env, cwd) .. '/enyal-' .. uid()
+end
+
+--- The socket path for an environment (a table of variables; the process's by default).
+---@param env table|nil
+---@param cwd string|nil
+---@return string
+function M.socket(env, cwd)
+  env = env or vim.fn.environ()
+  cwd = cwd or vim.fn.getcwd()
+  local socket_env = env.ENYAL_SOCKET
+  if socket_env and socket_env ~= '' then
+    return absolute(socket_env, env, cwd)
+  end
+  local runtime
+  local home = env.ENYAL_HOME
+  if home and home ~= '' then
+    runtime = absolute(home, env, cwd) .. '/run'
+  else
+    runtime = runtime_dir(env, cwd)
+  end
+  local socket = runtime .. '/' .. M.SOCKET_NAME
+  if #socket > M.socket_path_max() then
+    local digest = vim.fn.sha256(runtime):sub(1, 16)
+    socket = M.temp_dir(env, cwd) .. '/enyal-' .. uid() .. '/' .. digest .. '.sock'
+  end
+  return socket
+end
+
+return M
