@@ -490,6 +490,11 @@ def test_migration_from_previous_schema_keeps_data(home: Path, embedder: Any) ->
             m, p.RecallParams(query="an entry from before", tags=["old"], min_confidence=0)
         ).results
         assert [h.id for h in tagged] == ["legacy"]
+        # Its metadata too, into the table the `where` filter reads.
+        where = recall_verb.recall(
+            m, p.RecallParams(query="an entry from before", where={"k": 1}, min_confidence=0)
+        ).results
+        assert [h.id for h in where] == ["legacy"]
         row = apsw.Connection(str(db)).execute("SELECT max(version) FROM schema_version").fetchone()
         assert row[0] == len(migrations.MIGRATIONS)
     finally:

@@ -122,7 +122,7 @@ class Engine:
         self.read_only = db.read_only(conn)
         if self.read_only:
             log.warning("%s cannot be written: serving reads only", db_path)
-        self.writer = Writer(conn)
+        self.writer = Writer(conn, None if self.read_only else db.connect(db_path, writer=False))
         self.expiry = expiry.Expiry(entries.next_expiry(self.reader()))
         self.index.load(
             (rid, blob, deprecated, self.groups.key(level, path))
@@ -232,11 +232,14 @@ class Engine:
     # --- bookkeeping ---------------------------------------------------------------------
 
     def flush_bookkeeping(self) -> None:
-        """Write buffered access counts and analytics events in one transaction."""
+        """Write buffered access counts and analytics events, a small transaction at a
+        time (service/bookkeeping.py): acknowledged writes queued meanwhile go first."""
         batch = self.bookkeeping.drain()
         if batch.empty or self.read_only:
             return
         try:
-            self.write(batch.store, durable=False)
+            for job in batch.chunks():
+                while self.write(job, durable=False):
+                    pass
         except StorageError as exc:  # counts are not worth failing anything for
             log.warning("access counts and events dropped: %s", exc.message)

@@ -165,7 +165,10 @@ def _nearest(
     """KNN among the entries a filter allows. A selective filter (a project, a tag) is
     searched exactly over its rows; one that lets most of a big store through (global
     entries in a store of mostly global ones) would cost more to list than to scan,
-    so the whole index is searched wider and the candidates are filtered instead."""
+    so the whole index is searched wider and the candidates are filtered instead. If
+    fewer than k of those pass (a broad filter whose entries lie far from this query),
+    every entry it allows is listed and searched after all: a filter never starves
+    the results."""
     if active_only is None:
         active_only = not f.include_deprecated
     groups = _scope_groups(engine, f)
@@ -176,7 +179,11 @@ def _nearest(
         return engine.index.search(qvec, k, only=allowed, active_only=active_only)
     wide = engine.index.search(qvec, k * WIDEN, active_only=active_only)
     ok = entries.passing(conn, f, [rid for rid, _ in wide])
-    return [(rid, sim) for rid, sim in wide if rid in ok][:k]
+    near = [(rid, sim) for rid, sim in wide if rid in ok]
+    if len(near) >= k or len(wide) < k * WIDEN:  # enough, or the wide search saw every row
+        return near[:k]
+    everything = entries.filtered_rids(conn, f, None)
+    return engine.index.search(qvec, k, only=everything, active_only=active_only)
 
 
 def _scope_groups(engine: Engine, f: EntryFilter) -> list[int] | None:

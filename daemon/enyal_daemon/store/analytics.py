@@ -21,14 +21,21 @@ def insert(conn: apsw.Connection, events: Sequence[EventRow]) -> None:
     )
 
 
-def prune(conn: apsw.Connection, before: str, keep: int) -> None:
-    """Drop events older than `before`, and all but the newest `keep`."""
-    conn.execute("DELETE FROM context_analytics WHERE event_at < ?", (before,))
+def prune(conn: apsw.Connection, before: str, keep: int, limit: int) -> int:
+    """Drop up to `limit` of the events older than `before` or beyond the newest `keep`
+    (the oldest first); returns how many were dropped."""
     conn.execute(
-        "DELETE FROM context_analytics WHERE id <= "
-        "(SELECT id FROM context_analytics ORDER BY id DESC LIMIT 1 OFFSET ?)",
-        (keep,),
+        "DELETE FROM context_analytics WHERE id IN "
+        "(SELECT id FROM context_analytics WHERE event_at < ? ORDER BY event_at LIMIT ?)",
+        (before, limit),
     )
+    dropped = conn.changes()
+    conn.execute(
+        "DELETE FROM context_analytics WHERE id IN (SELECT id FROM context_analytics WHERE id <= "
+        "(SELECT id FROM context_analytics ORDER BY id DESC LIMIT 1 OFFSET ?) ORDER BY id LIMIT ?)",
+        (keep, limit - dropped),
+    )
+    return dropped + conn.changes()
 
 
 def _where(since: str, entry_id: str | None, event_type: str | None) -> tuple[str, list[str]]:

@@ -3,6 +3,12 @@
 The service says what it wants (a scope, a chain of scopes, a type, tags, deprecated
 or not); only this module knows how that reads as a WHERE clause over
 context_entries (alias e).
+
+Tags and metadata pairs have tables of their own (context_tags, context_metadata,
+kept by triggers), so a filter on them is a set of rids read from an index: checked
+row by row with EXISTS (a primary-key probe: `rid IN (SELECT ...)` would build the
+whole set first, for every statement), and listed from the index alone when nothing
+else narrows (store/entries.py's filtered_rids).
 """
 
 from __future__ import annotations
@@ -29,10 +35,17 @@ class EntryFilter:
     include_quarantined: bool = False
     clauses: list[str] = field(default_factory=list, init=False, compare=False)
     args: list[Any] = field(default_factory=list, init=False, compare=False)
+    # (SELECT rid ..., args) for each tag and metadata pair: each also has its clause
+    sets: list[tuple[str, tuple[Any, ...]]] = field(default_factory=list, init=False, compare=False)
 
     def __post_init__(self) -> None:
         def add(clause: str, *args: Any) -> None:
             self.clauses.append(clause)
+            self.args.extend(args)
+
+        def add_set(table: str, where: str, *args: Any) -> None:
+            self.sets.append((f"SELECT rid FROM {table} WHERE {where}", args))
+            self.clauses.append(f"EXISTS (SELECT 1 FROM {table} WHERE {where} AND rid = e.rid)")
             self.args.extend(args)
 
         if self.scope_level is not None:
@@ -49,14 +62,13 @@ class EntryFilter:
         if self.content_type is not None:
             add("e.content_type = ?", self.content_type)
         for tag in self.tags:
-            add("e.rid IN (SELECT rid FROM context_tags WHERE tag = ?)", tag)
+            add_set("context_tags", "tag = ?", tag)
         if self.min_importance > 1:
             add("e.importance >= ?", self.min_importance)
         for key, value in self.metadata:
-            # json_extract gives JSON true/false as 1/0; a quoted key path allows any key.
-            path = '$."' + key.replace('"', '""') + '"'
+            # The table holds JSON true/false as 1/0, as json_extract reads them.
             scalar = int(value) if isinstance(value, bool) else value
-            add("json_extract(e.metadata, ?) = ?", path, scalar)
+            add_set("context_metadata", "key = ? AND value = ?", key, scalar)
         for column, op, bound in (
             ("created_at", ">=", self.created_after),
             ("created_at", "<", self.created_before),
@@ -70,6 +82,12 @@ class EntryFilter:
     def restricts(self) -> bool:
         """Whether anything but deprecation narrows the search."""
         return bool(self.clauses)
+
+    @property
+    def only_sets(self) -> bool:
+        """Whether tags and metadata are all it narrows by (then the rids their sets share
+        are exactly the entries it allows, deprecation aside)."""
+        return bool(self.sets) and len(self.sets) == len(self.clauses)
 
     def narrowing_sql(self) -> str:
         """The clauses without the deprecation one (the vector index knows deprecation)."""

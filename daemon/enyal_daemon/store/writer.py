@@ -6,6 +6,17 @@ its own savepoint inside one transaction, commits once (one fsync), and only the
 resolves the jobs' futures: a write is acknowledged after it is durable, and a
 burst of writes shares the cost of making it so. A failing job rolls back to its
 savepoint and fails alone.
+
+Jobs that are not durable (bookkeeping: access counts, usage events) never share a
+transaction with durable ones: of the jobs taken together, the durable ones commit
+first, and the others after, in a transaction of their own. So an acknowledged write
+waits for at most the one bookkeeping transaction already running, and its commit
+carries none of their work.
+
+Checkpoints (copying the WAL back into the database file, and an fsync of it) run on
+a thread and connection of their own, not inside whichever commit happened to cross
+SQLite's auto-checkpoint threshold: that commit, often a remember, used to wait 20-120
+ms for it (scripts/bench). A PASSIVE checkpoint never blocks the writer or a reader.
 """
 
 from __future__ import annotations
@@ -27,6 +38,8 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 MAX_BATCH = 128
+CHECKPOINT_PAGES = 1000  # WAL pages that call for a checkpoint (SQLite's own default)
+CHECKPOINT_PAUSE = 0.25  # seconds between checkpoints at most: a busy writer commits often
 
 
 @dataclass
@@ -48,7 +61,9 @@ _STOP = object()
 
 
 class Writer:
-    def __init__(self, conn: apsw.Connection) -> None:
+    def __init__(self, conn: apsw.Connection, checkpointer: apsw.Connection | None = None) -> None:
+        """`checkpointer`: another connection to the database, for checkpoints off the
+        writer's thread; without one, SQLite checkpoints inside commits."""
         self.conn = conn
         self._queue: queue.SimpleQueue[_Job | object] = queue.SimpleQueue()
         self._closed = False
@@ -57,6 +72,16 @@ class Writer:
         # waits for a quiet moment. Bookkeeping, never acknowledged, does not count.
         self.last_write = 0.0
         self._thread = threading.Thread(target=self._run, name="enyal-writer", daemon=True)
+        self._checkpointer = checkpointer
+        self._checkpoint_due = threading.Event()
+        self._checkpoint_stop = threading.Event()
+        self._checkpoint_thread: threading.Thread | None = None
+        if checkpointer is not None:
+            conn.set_wal_hook(self._after_commit)  # replaces the auto-checkpoint
+            self._checkpoint_thread = threading.Thread(
+                target=self._checkpoint_forever, name="enyal-checkpoint", daemon=True
+            )
+            self._checkpoint_thread.start()
         self._thread.start()
 
     def submit(self, fn: Callable[[Tx], T], durable: bool = True) -> Future[T]:
@@ -69,8 +94,8 @@ class Writer:
 
     def run(self, fn: Callable[[Tx], T], durable: bool = True) -> T:
         """Submit and wait: returns once the job's transaction has committed. A job that is
-        not `durable` (bookkeeping nobody was promised) does not make its batch wait for
-        the disk, unless a durable job shares the batch."""
+        not `durable` (bookkeeping nobody was promised) does not wait for the disk, and
+        may commit after durable jobs submitted after it."""
         return self.submit(fn, durable).result()
 
     def close(self) -> None:
@@ -81,11 +106,34 @@ class Writer:
             self._closed = True
             self._queue.put(_STOP)
         self._thread.join()
+        if self._checkpoint_thread is not None and self._checkpointer is not None:
+            self._checkpoint_stop.set()
+            self._checkpoint_due.set()
+            self._checkpoint_thread.join()
+            self._checkpointer.close()
         try:
             self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         except apsw.Error as exc:  # a reader still open keeps part of the WAL; not fatal
             log.warning("WAL checkpoint at close: %s", exc)
         self.conn.close()
+
+    def _after_commit(self, conn: apsw.Connection, name: str, pages: int) -> int:
+        if pages >= CHECKPOINT_PAGES:
+            self._checkpoint_due.set()
+        return apsw.SQLITE_OK
+
+    def _checkpoint_forever(self) -> None:
+        assert self._checkpointer is not None
+        while True:
+            self._checkpoint_due.wait()
+            if self._checkpoint_stop.is_set():
+                return
+            self._checkpoint_due.clear()
+            try:
+                self._checkpointer.wal_checkpoint(mode=apsw.SQLITE_CHECKPOINT_PASSIVE)
+            except apsw.Error as exc:  # the next commit asks again
+                log.warning("WAL checkpoint: %s", exc)
+            self._checkpoint_stop.wait(CHECKPOINT_PAUSE)
 
     def _run(self) -> None:
         stopping = False
@@ -103,11 +151,16 @@ class Writer:
                     stopping = True
                     break
                 batch.append(nxt)  # type: ignore[arg-type]
-            self._commit_batch(batch)
+            durable = [job for job in batch if job.durable]
+            if durable:
+                self._commit_batch(durable)
+            if len(durable) < len(batch):
+                self._commit_batch([job for job in batch if not job.durable])
 
     def _commit_batch(self, batch: list[_Job]) -> None:
+        """One transaction for these jobs, all durable or none."""
         outcomes: list[tuple[_Job, Tx, Any, BaseException | None]] = []
-        durable = any(job.durable for job in batch)
+        durable = batch[0].durable
         if durable:
             self.last_write = time.monotonic()
         try:

@@ -1,0 +1,122 @@
+"""The single writer: acknowledged writes ahead of bookkeeping, checkpoints off its thread,
+and bookkeeping written in small chunks."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from enyal_daemon.service import bookkeeping as bookkeeping_module
+from enyal_daemon.service import memories
+from enyal_daemon.service.clock import now_iso
+from enyal_daemon.store import analytics, db
+from enyal_daemon.store.writer import Tx, Writer
+from enyal_protocol import wire as p
+
+
+@pytest.fixture
+def writer(home: Path) -> Any:
+    path = home / "w.db"
+    conn = db.connect(path, writer=True)
+    conn.execute("CREATE TABLE log (job TEXT, txn INTEGER)")
+    w = Writer(conn, db.connect(path, writer=False))
+    yield w
+    w.close()
+
+
+def test_durable_writes_commit_before_bookkeeping_queued_ahead_of_them(writer: Any) -> None:
+    started, release = threading.Event(), threading.Event()
+
+    def blocker(tx: Tx) -> None:
+        started.set()
+        release.wait(10)
+
+    def record(name: str) -> Any:
+        def job(tx: Tx) -> None:
+            # the transaction's first rowid tells jobs of one transaction from another
+            tx.conn.execute("INSERT INTO log VALUES (?, (SELECT count(*) FROM log))", (name,))
+
+        return job
+
+    first = writer.submit(blocker, durable=False)
+    assert started.wait(10)
+    book = writer.submit(record("bookkeeping"), durable=False)  # queued while blocked
+    ack = writer.submit(record("remember"))
+    release.set()
+    for fut in (first, book, ack):
+        fut.result(10)
+    order = [r[0] for r in writer.conn.execute("SELECT job FROM log ORDER BY rowid")]
+    assert order == ["remember", "bookkeeping"]
+
+
+def test_checkpoints_run_off_the_writer(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("enyal_daemon.store.writer.CHECKPOINT_PAGES", 10)
+    path = home / "w.db"
+    conn = db.connect(path, writer=True)
+    conn.execute("CREATE TABLE log (job TEXT)")
+    checkpoints: list[str] = []
+    done = threading.Event()
+
+    class Checkpointer:
+        real = db.connect(path, writer=False)
+
+        def wal_checkpoint(self, **kw: Any) -> Any:
+            checkpoints.append(threading.current_thread().name)
+            done.set()
+            return self.real.wal_checkpoint(**kw)
+
+        def close(self) -> None:
+            self.real.close()
+
+    w = Writer(conn, Checkpointer())  # type: ignore[arg-type]
+    try:
+        for _ in range(30):
+            w.run(lambda tx: tx.conn.execute("INSERT INTO log VALUES (?)", ("x" * 3000,)))
+        assert done.wait(10)
+    finally:
+        w.close()
+    assert set(checkpoints) == {"enyal-checkpoint"}
+
+
+def test_bookkeeping_is_written_in_small_transactions(
+    memory: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(bookkeeping_module, "TOUCH_CHUNK", 2)
+    monkeypatch.setattr(bookkeeping_module, "EVENT_CHUNK", 3)
+    ids = [
+        memories.remember(memory, p.RememberParams(content=f"note {i}", scope="global")).id
+        for i in range(5)
+    ]
+    jobs: list[Any] = []
+    real = memory.writer.run
+
+    def counting(fn: Any, durable: bool = True) -> Any:
+        jobs.append(durable)
+        return real(fn, durable)
+
+    monkeypatch.setattr(memory.writer, "run", counting)
+    memory.bookkeeping.touch(ids)
+    memory.bookkeeping.events((i, "recall", now_iso(), "q", 1) for i in ids)
+    memory.flush_bookkeeping()
+    assert jobs.count(False) >= 3 + 2  # 5 counts by 2, 5 events by 3 (and pruning)
+    for entry_id in ids:
+        assert memory.require(entry_id).access_count == 1
+    events = memory.reader().execute("SELECT count(*) FROM context_analytics").fetchone()[0]
+    assert events == 5
+
+
+def test_pruning_drops_old_and_surplus_events_a_chunk_at_a_time(memory: Any) -> None:
+    e = memories.remember(memory, p.RememberParams(content="an entry", scope="global")).id
+    rows = [(e, "recall", f"2026-01-{d:02d}T00:00:00Z", "q", 1) for d in range(1, 21)]
+    memory.write(lambda tx: analytics.insert(tx.conn, rows))
+
+    def prune(tx: Tx) -> int:
+        return analytics.prune(tx.conn, "2026-01-06T00:00:00Z", keep=10, limit=3)
+
+    dropped = [memory.write(prune) for _ in range(5)]
+    assert dropped == [3, 3, 3, 1, 0]  # 5 too old, then 5 more beyond the newest 10
+    left = [r[0] for r in memory.reader().execute("SELECT event_at FROM context_analytics")]
+    assert sorted(left) == [r[2] for r in rows[10:]]
