@@ -247,6 +247,10 @@ def m007_access_confirm_merge(conn: apsw.Connection) -> None:
         ALTER TABLE context_analytics_new RENAME TO context_analytics;
         CREATE INDEX idx_analytics_time ON context_analytics(event_at);
         CREATE INDEX idx_analytics_entry ON context_analytics(entry_id, event_at);
+        """
+    )
+
+
 def m008_metadata_index(conn: apsw.Connection) -> None:
     """Metadata pairs as rows, kept by triggers, as m004 did for tags: a `where` filter
     becomes an index lookup instead of json_extract on every entry (60 ms at 100k,
