@@ -303,7 +303,7 @@ def test_m007_upgrades_a_database_made_at_m006(home: Path, embedder: Any) -> Non
     assert {"idx_versions_time", "idx_analytics_time", "idx_analytics_entry"} <= names
     assert not names & {"context_versions_new", "context_analytics_new"}
     (version,) = check.execute("SELECT max(version) FROM schema_version").fetchone()
-    assert version == len(migrations.MIGRATIONS) == 7
+    assert version == len(migrations.MIGRATIONS)  # m007, then whatever came after it
     check.close()
 
 
