@@ -1,8 +1,9 @@
 -- The transport against a server that answers awkwardly, listening on $ENYAL_SOCKET in this
--- same Neovim (a libuv pipe server; no daemon): the first connection is closed without an
--- answer (the client must reach the socket again and send the request once more), then
--- the retried request is answered, then
--- responses come out of order, two in one write, and one split over three writes.
+-- same Neovim (a libuv pipe server; no daemon). Connection 1 is closed without an answer
+-- (the client must reach the socket again and send the request once more); on connection 2
+-- that request is answered and the next one refused with -32006 (shutting down: connect
+-- again, resend); on connection 3 pipelined responses come out of order, two in one
+-- write, and one split over three writes.
 local H = dofile(vim.env.ENYAL_NVIM_TESTS .. '/harness.lua')
 local uv = vim.loop
 
@@ -37,7 +38,13 @@ server:listen(8, function()
         return
       end
       local req = vim.json.decode(line)
-      if #received[n] == 1 then
+      if n == 2 and #received[n] == 2 then
+        sock:write(vim.json.encode({
+          jsonrpc = '2.0',
+          id = req.id,
+          error = { code = -32006, message = 'the daemon is shutting down' },
+        }) .. '\n')
+      elseif #received[n] == 1 then
         sock:write(reply(req.id, { n = req.params.n }))
       else
         table.insert(held, req)
@@ -66,7 +73,10 @@ H.run(function()
   local first, err = client.call('echo', { n = 1 }) -- sent twice: the first connection hangs up
   H.out.first_err = err
   results[1] = first
-  -- Three more, pipelined on the second connection before any answer.
+  -- Answered -32006 (shutting down) on the second connection: sent again on a third.
+  local stopping, serr = client.call('echo', { n = 'stopping' })
+  H.out.stopping = stopping or serr
+  -- Three more, pipelined on the third connection before any answer.
   for n = 2, 4 do
     client.request('echo', { n = n }, function(e, r)
       results[n] = r or e
