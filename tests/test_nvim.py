@@ -223,6 +223,39 @@ def test_no_daemon_and_no_way_to_start_one_is_a_clear_message(tmp_path: Path) ->
     ]
 
 
+def test_framing_ids_and_retries(tmp_path: Path) -> None:
+    sock = tmp_path / "fake.sock"  # a server inside Neovim: see tests/nvim/framing.lua
+    r = run_nvim("framing", tmp_path, ENYAL_SOCKET=str(sock))
+    out = r["out"]
+    assert "first_err" not in out
+    assert out["results"] == [
+        {"n": 1},
+        {"n": 2, "text": "é, 中文 and a \\n: \n"},
+        {"n": 3},
+        {"n": 4},
+    ]
+    assert out["stopping"] == {"n": "stopping"}
+    first, second, third = ([json.loads(line) for line in c] for c in out["received"])
+    expect = {"version": __version__, "protocol": wire.PROTOCOL_VERSION}
+    # The request the first connection hung up on went again, on a new connection; each
+    # connection's first request carries enyal_expect, and only that one.
+    assert [(q["method"], q["params"], q.get("enyal_expect")) for q in first] == [
+        ("echo", {"n": 1}, expect)
+    ]
+    assert [(q["params"]["n"], q.get("enyal_expect")) for q in second] == [
+        (1, expect),
+        ("stopping", None),
+    ]
+    assert [(q["params"]["n"], q.get("enyal_expect")) for q in third] == [
+        ("stopping", expect),
+        (2, None),
+        (3, None),
+        (4, None),
+    ]
+    assert all(q["jsonrpc"] == "2.0" for q in first + second + third)
+    assert len({q["id"] for q in third}) == 4
+
+
 def test_the_socket_is_found_as_enyal_protocol_finds_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

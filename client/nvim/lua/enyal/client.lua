@@ -18,6 +18,7 @@ local M = {}
 
 M.METHOD_NOT_FOUND = -32601
 M.VERSION_MISMATCH = -32008
+M.SHUTTING_DOWN = -32006
 
 local state = { conn = nil, connecting = false, waiters = {} }
 
@@ -193,10 +194,11 @@ function M.request(method, params, cb)
       end
       conn.expect_pending = false
       conn:request(method, params, function(rerr, result)
-        if rerr and rerr.closed and not retried then
-          -- The daemon hung up without answering (it exited after idling, or restarted):
-          -- reach it again, or start it, and send the request once more, as the CLI does.
+        if rerr and (rerr.closed or rerr.code == M.SHUTTING_DOWN) and not retried then
+          -- The daemon hung up without answering, or is stopping (it exited after idling,
+          -- or restarts): reach it again, or start it, and send the request once more.
           retried = true
+          conn:close()
           attempt()
           return
         end

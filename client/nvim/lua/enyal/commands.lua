@@ -27,7 +27,7 @@ end
 --- The file a buffer shows (absolute), or nil for a scratch, help or unnamed buffer.
 local function buffer_file(buf)
   local name = vim.api.nvim_buf_get_name(buf)
-  if name == '' or vim.api.nvim_buf_get_option(buf, 'buftype') ~= '' then
+  if name == '' or vim.bo[buf].buftype ~= '' then
     return nil
   end
   return vim.fn.fnamemodify(name, ':p')

@@ -119,13 +119,13 @@ function M.open_entry(entry, hit, actions)
     buf = vim.api.nvim_create_buf(false, true)
     vim.api.nvim_buf_set_name(buf, name)
   end
-  vim.api.nvim_buf_set_option(buf, 'buftype', 'nofile')
-  vim.api.nvim_buf_set_option(buf, 'bufhidden', 'wipe')
-  vim.api.nvim_buf_set_option(buf, 'swapfile', false)
-  vim.api.nvim_buf_set_option(buf, 'modifiable', true)
+  vim.bo[buf].buftype = 'nofile'
+  vim.bo[buf].bufhidden = 'wipe'
+  vim.bo[buf].swapfile = false
+  vim.bo[buf].modifiable = true
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, M.entry_lines(entry, hit))
-  vim.api.nvim_buf_set_option(buf, 'modifiable', false)
-  vim.api.nvim_buf_set_option(buf, 'filetype', 'enyal')
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].filetype = 'enyal'
   vim.api.nvim_buf_set_var(buf, 'enyal_entry_id', entry.id)
   local maps = config.get().mappings
   for action, fn in pairs(actions or {}) do
@@ -154,9 +154,9 @@ function M.refresh_entry(buf, entry)
   if not vim.api.nvim_buf_is_valid(buf) then
     return
   end
-  vim.api.nvim_buf_set_option(buf, 'modifiable', true)
+  vim.bo[buf].modifiable = true
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, M.entry_lines(entry, nil))
-  vim.api.nvim_buf_set_option(buf, 'modifiable', false)
+  vim.bo[buf].modifiable = false
 end
 
 --- Virtual lines above the first line (and a sign) for the memories of a file.
@@ -193,9 +193,9 @@ end
 function M.float(lines, title)
   local buf = vim.api.nvim_create_buf(false, true)
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-  vim.api.nvim_buf_set_option(buf, 'bufhidden', 'wipe')
-  vim.api.nvim_buf_set_option(buf, 'modifiable', false)
-  vim.api.nvim_buf_set_option(buf, 'filetype', 'markdown')
+  vim.bo[buf].bufhidden = 'wipe'
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].filetype = 'markdown'
   local width = math.min(math.max(40, vim.o.columns - 10), 100)
   local height = math.min(#lines, math.max(5, vim.o.lines - 6))
   local win = vim.api.nvim_open_win(buf, true, {
