@@ -29,6 +29,7 @@ from enyal_protocol import __version__, ownership
 from enyal_protocol import wire as p
 from enyal_protocol.paths import Paths, ensure_private_dir
 
+from .. import heap
 from ..embedder.model_files import locate
 from ..embedder.onnx import Embedder
 from ..errors import AlreadyRunning, EnyalError, StartupError, TooLarge
@@ -264,7 +265,14 @@ class Daemon:
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self.stop.wait(), TOUCH_FLUSH_SECONDS)
             with contextlib.suppress(EnyalError):
-                await loop.run_in_executor(None, self.engine.flush_bookkeeping)
+                await loop.run_in_executor(None, self._flush_and_trim)
+
+    def _flush_and_trim(self) -> None:
+        """Bookkeeping written, and what the requests since the last flush freed given back
+        to the OS (glibc keeps it otherwise: ~25 MB after 1,500 recalls at 100k; a trim
+        costs 0.1-1 ms)."""
+        if self.engine.flush_bookkeeping():
+            heap.trim()
 
     async def run(self, sock: socket.socket) -> None:
         loop = asyncio.get_running_loop()
@@ -307,7 +315,9 @@ class Daemon:
 def open_engine(paths: Paths) -> Engine:
     files = locate(paths.data_dir)
     log.info("model %s from %s (%s)", files.model_id, files.model, files.source)
-    return Engine(paths.db, Embedder(files))
+    engine = Engine(paths.db, Embedder(files))
+    heap.trim()  # loading the index leaves ~50 MB of freed heap at 100k
+    return engine
 
 
 def _same_file(f: IO[str], path: Path) -> bool:
