@@ -140,6 +140,22 @@ def test_only_restricts_to_the_given_rids(clustered: F32, prefilter: bool) -> No
     assert len(set(got) & set(exact)) >= 8
 
 
+def test_a_large_restricted_search_prefilters_and_keeps_recall(clustered: F32) -> None:
+    from enyal_daemon.index.vectors import RESTRICTED_PREFILTER_MIN
+
+    idx = loaded(clustered)  # the default thresholds: no prefilter over all 10k rows
+    rids = list(range(1, len(clustered) + 1))
+    allowed = rids[: RESTRICTED_PREFILTER_MIN + 500]
+    assert idx.restricted_min == RESTRICTED_PREFILTER_MIN < len(allowed) < idx.prefilter_min
+    recalls = []
+    for q in queries(clustered, 50):
+        exact = exact_top(clustered[: len(allowed)], allowed, q, 10)
+        got = [r for r, _ in idx.search(q, 10, only=allowed)]
+        assert set(got) <= set(allowed)
+        recalls.append(len(set(got) & set(exact)) / 10)
+    assert float(np.mean(recalls)) >= 0.97
+
+
 def test_updates_replace_vectors_and_revive_removed_rids() -> None:
     rng = np.random.default_rng(5)
     a, b = unit(rng.standard_normal((2, DIM)).astype(np.float32))

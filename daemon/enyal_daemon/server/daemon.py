@@ -31,6 +31,7 @@ from enyal_protocol import wire as p
 from enyal_protocol.config import Config
 from enyal_protocol.paths import Paths, ensure_private_dir
 
+from .. import heap
 from ..embedder.model_files import locate
 from ..embedder.onnx import Embedder
 from ..errors import AlreadyRunning, EnyalError, StartupError, TooLarge
@@ -272,7 +273,14 @@ class Daemon:
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self.stop.wait(), TOUCH_FLUSH_SECONDS)
             with contextlib.suppress(EnyalError):
-                await loop.run_in_executor(None, self.engine.flush_bookkeeping)
+                await loop.run_in_executor(None, self._flush_and_trim)
+
+    def _flush_and_trim(self) -> None:
+        """Bookkeeping written, and what the requests since the last flush freed given back
+        to the OS (glibc keeps it otherwise: ~25 MB after 1,500 recalls at 100k; a trim
+        costs 0.1-1 ms)."""
+        if self.engine.flush_bookkeeping():
+            heap.trim()
 
     async def consolidate_forever(self, handlers: dict[str, Handler]) -> None:
         """Every `consolidate_every` seconds, once acknowledged writes have been quiet for
@@ -354,13 +362,15 @@ def open_engine(paths: Paths, cfg: Config) -> Engine:
     log.info("model %s from %s (%s)", files.model_id, files.model, files.source)
     if not cfg.redact_secrets:
         log.warning("secret redaction is off (secrets.redact = false): credentials are stored")
-    return Engine(
+    engine = Engine(
         paths.db,
         Embedder(files),
         half_lives=cfg.half_lives,
         secrets=redaction.rules_from(cfg),
         redact=cfg.redact_secrets,
     )
+    heap.trim()  # loading the index leaves ~50 MB of freed heap at 100k
+    return engine
 
 
 def _same_file(f: IO[str], path: Path) -> bool:

@@ -231,15 +231,17 @@ class Engine:
 
     # --- bookkeeping ---------------------------------------------------------------------
 
-    def flush_bookkeeping(self) -> None:
+    def flush_bookkeeping(self) -> bool:
         """Write buffered access counts and analytics events, a small transaction at a
-        time (service/bookkeeping.py): acknowledged writes queued meanwhile go first."""
+        time (service/bookkeeping.py): acknowledged writes queued meanwhile go first.
+        Returns whether there was anything to write."""
         batch = self.bookkeeping.drain()
         if batch.empty or self.read_only:
-            return
+            return False
         try:
             for job in batch.chunks():
                 while self.write(job, durable=False):
                     pass
         except StorageError as exc:  # counts are not worth failing anything for
             log.warning("access counts and events dropped: %s", exc.message)
+        return True
