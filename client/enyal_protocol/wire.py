@@ -228,6 +228,15 @@ class RememberResult(Struct, kw_only=True):
 
 
 MinImportance = Annotated[int, Meta(ge=1, le=5, description="Only entries this important or more.")]
+# The filters recall, list and consolidate share: said once, so their schemas agree.
+OnlyScope = Annotated[
+    ScopeLevel | None,
+    Meta(description="Only this scope level; project/workspace mean the current ones."),
+]
+OnlyScopePath = Annotated[
+    str | None, Meta(description="Only entries stored under exactly this file or directory.")
+]
+OnlyType = Annotated[ContentType | None, Meta(description="Only this kind.")]
 MinConfidence = Annotated[
     float, Meta(ge=0.0, le=1.0, description="Minimum effective (decayed) confidence.")
 ]
@@ -255,14 +264,9 @@ Where = Annotated[
 class RecallParams(Params, kw_only=True):
     query: Query
     limit: Limit = 10
-    scope: Annotated[
-        ScopeLevel | None,
-        Meta(description="Only this scope level; project/workspace mean the current ones."),
-    ] = None
-    scope_path: Annotated[
-        str | None, Meta(description="Only entries stored under exactly this file or directory.")
-    ] = None
-    content_type: Annotated[ContentType | None, Meta(description="Only this kind.")] = None
+    scope: OnlyScope = None
+    scope_path: OnlyScopePath = None
+    content_type: OnlyType = None
     tags: Annotated[Tags, Meta(description="Only entries carrying all of these tags.")] = []
     where: Where = {}
     min_confidence: MinConfidence = 0.3
@@ -306,7 +310,7 @@ class RecallByScopeParams(Params, kw_only=True):
         Meta(min_length=1, description="The file being worked on; scopes are resolved from it."),
     ]
     limit: Limit = 10
-    content_type: Annotated[ContentType | None, Meta(description="Only this kind.")] = None
+    content_type: OnlyType = None
     min_confidence: MinConfidence = 0.3
     min_relevance: MinRelevance = 0.0
     min_importance: MinImportance = 1
@@ -337,9 +341,9 @@ ListSort = Literal["updated", "created", "accessed", "importance"]
 
 
 class ListParams(Params, kw_only=True):
-    scope: ScopeLevel | None = None
-    scope_path: str | None = None
-    content_type: ContentType | None = None
+    scope: OnlyScope = None
+    scope_path: OnlyScopePath = None
+    content_type: OnlyType = None
     tags: Tags = []
     where: Where = {}
     min_importance: MinImportance = 1
@@ -810,14 +814,9 @@ class ConsolidateParams(Params, kw_only=True):
     """Merge near-duplicates and remove expired entries. A dry run (the default, so a
     caller must ask to change anything) reports exactly what a real run would do."""
 
-    scope: Annotated[
-        ScopeLevel | None,
-        Meta(description="Only this scope level; project/workspace mean the current ones."),
-    ] = None
-    scope_path: Annotated[
-        str | None, Meta(description="Only entries stored under exactly this file or directory.")
-    ] = None
-    content_type: Annotated[ContentType | None, Meta(description="Only this kind.")] = None
+    scope: OnlyScope = None
+    scope_path: OnlyScopePath = None
+    content_type: OnlyType = None
     threshold: Annotated[
         float,
         Meta(
