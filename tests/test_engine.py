@@ -89,6 +89,15 @@ def test_keyword_match_counts_when_meaning_is_weak(memory: Any, corpus: dict[str
     assert hits[0].keyword > 0
 
 
+def test_keyword_scores_keep_the_order_of_strong_matches(memory: Any) -> None:
+    # Repeating a rare word lifts BM25 above the sum of the query's IDFs; both entries
+    # do, and the one that says it more (in fewer words) must still rank first on words.
+    dense = remember(memory, "zebrafish zebrafish zebrafish zebrafish assay")
+    loose = remember(memory, "zebrafish zebrafish assay notes, with other words around them")
+    by_id = {h.id: h.keyword for h in recall(memory, "zebrafish", limit=5)}
+    assert by_id[dense.id] > by_id[loose.id] > 0
+
+
 def test_score_parts_are_reported_and_combine(memory: Any, corpus: dict[str, str]) -> None:
     hit = recall(memory, "which linter should I run on the code?", limit=1)[0]
     expected = scoring.combine(
