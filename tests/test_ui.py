@@ -30,7 +30,7 @@ from typing import Any
 
 import pytest
 
-from conftest import BIN, DaemonProc
+from conftest import BIN, DaemonProc, wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
@@ -488,8 +488,6 @@ def test_open_hands_the_browser_a_private_file_not_the_token(
     browser.chmod(0o755)
     u = start_ui("--open", env={**os.environ, "BROWSER": str(browser)})
     try:
-        from conftest import wait_for
-
         wait_for(seen.exists, what="the browser to be started")
         args = seen.read_text()
         assert u.token not in args
