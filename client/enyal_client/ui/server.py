@@ -241,13 +241,12 @@ class UiServer(http.server.ThreadingHTTPServer):
 class Handler(http.server.BaseHTTPRequestHandler):
     server: UiServer
     server_version = "enyal-ui"
-    sys_version = ""
-
-    def version_string(self) -> str:
-        return self.server_version
-
     # A connection that sends nothing holds a thread no longer than this.
     timeout = 30
+
+    def version_string(self) -> str:
+        """The Server header without the Python version."""
+        return self.server_version
 
     def log_message(self, format: str, *args: Any) -> None:
         """Silent: the first request line carries the token."""
