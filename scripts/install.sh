@@ -19,20 +19,23 @@ install_enyal() {
 # The service tests verify the generated units with systemd-analyze and activate the daemon
 # through systemd-socket-activate (Linux only). Both come with Debian's systemd package.
 # The Neovim client's tests run a real headless `nvim`: Debian's neovim package (0.7 on
-# bookworm, the oldest release the plugin supports).
+# bookworm, the oldest release the plugin supports). The web view's browser test drives
+# Debian's chromium through Playwright (whose own browser download cannot be used here).
 install_test_system_tools() {
     [ "$(uname -s)" = Linux ] || return 0
     local wanted=()
     command -v systemd-analyze >/dev/null && command -v systemd-socket-activate >/dev/null \
         || wanted+=(systemd)
     command -v nvim >/dev/null || wanted+=(neovim)
+    [ -x /usr/bin/chromium ] || wanted+=(chromium)
     [ ${#wanted[@]} -eq 0 ] && return 0
     if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
         apt-get update -qq >/dev/null
         DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${wanted[@]}" >/dev/null
     else
         echo "scripts/test: the service tests need systemd-analyze and systemd-socket-activate," \
-             "the Neovim client's tests need nvim; install them first" \
+             "the Neovim client's tests need nvim, the web view's /usr/bin/chromium;" \
+             "install them first" \
              "(Debian/Ubuntu: sudo apt-get install ${wanted[*]})" >&2
     fi
 }

@@ -44,6 +44,7 @@ VERB_MODULES: dict[str, tuple[str, ...]] = {
     "config": ("config",),
     "logs": ("logs",),
     "mcp_config": ("mcp",),
+    "ui": ("ui",),
 }
 MODULE_OF = {verb: module for module, verbs in VERB_MODULES.items() for verb in verbs}
 
