@@ -253,6 +253,34 @@ MinRelevance = Annotated[
 ]
 
 
+MAX_BUDGET_TOKENS = 100_000
+BudgetTokens = Annotated[
+    int,
+    Meta(
+        ge=1,
+        le=MAX_BUDGET_TOKENS,
+        description=(
+            "Pack the best results into this many tokens of the model's tokenizer (content "
+            "plus a fixed overhead per result); the last may be cut with a marker, the rest "
+            "are left out and listed in `budget`."
+        ),
+    ),
+]
+
+
+class Budget(Struct, kw_only=True):
+    """How a result list was packed into a token budget."""
+
+    budget_tokens: int
+    used_tokens: Annotated[int, Meta(description="Tokens of the results returned, overhead in.")]
+    overhead_tokens: Annotated[int, Meta(description="Counted per result beside its content.")]
+    truncated: Annotated[
+        str | None, Meta(description="The id of the result cut to fit (enyal get ID for all).")
+    ] = None
+    omitted: Annotated[int, Meta(description="Results that did not fit.")] = 0
+    omitted_ids: Annotated[list[str], Meta(description="Their ids, best first.")] = []
+
+
 # Metadata equality: {"ticket": "ENG-12", "reviewed": true} keeps entries whose metadata
 # holds each of these keys at exactly this scalar value.
 Where = Annotated[
@@ -296,11 +324,13 @@ class RecallParams(Params, kw_only=True):
             )
         ),
     ] = None
+    budget_tokens: BudgetTokens | None = None
     cwd: Cwd = None
 
 
 class RecallResult(Struct, kw_only=True):
     results: list[Hit]
+    budget: Budget | None = None  # with budget_tokens: how the results were packed
 
 
 class RecallByScopeParams(Params, kw_only=True):
@@ -314,6 +344,7 @@ class RecallByScopeParams(Params, kw_only=True):
     min_confidence: MinConfidence = 0.3
     min_relevance: MinRelevance = 0.0
     min_importance: MinImportance = 1
+    budget_tokens: BudgetTokens | None = None
     cwd: Cwd = None
 
 
@@ -376,6 +407,7 @@ class ScopeRef(Struct, kw_only=True):
 class RecallByScopeResult(Struct, kw_only=True):
     results: list[Hit]
     scopes: list[ScopeRef]
+    budget: Budget | None = None
 
 
 # --- single entries ------------------------------------------------------------

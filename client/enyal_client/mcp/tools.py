@@ -79,7 +79,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         "before making a choice an earlier decision may already settle. Narrow it with scope, "
         "content_type or tags when you know them. Returns up to `limit` memories, best first, "
         "each with its id, content, scope, tags, confidence and score (with its semantic, "
-        "keyword and recency parts). An empty list means nothing relevant is stored.",
+        "keyword and recency parts). An empty list means nothing relevant is stored. Pass "
+        "budget_tokens to bound what comes back: the best results are packed into it, the "
+        "last may be cut (enyal_get its id for all of it) and `budget` lists what was left out.",
         read_only=True,
         idempotent=True,
     ),
