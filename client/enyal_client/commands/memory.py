@@ -75,6 +75,8 @@ def entry_text(e: p.Entry) -> str:
             [f"confirmed {e.confirm_count}× (last {e.confirmed_at})"] if e.confirm_count else []
         )
         lines.append("  " + "  ".join(extra))
+    if e.status:
+        lines.append(f"  status: {e.status}" + (f"  due {e.due}" if e.due else ""))
     if e.tags:
         lines.append(f"  tags: {', '.join(e.tags)}")
     if e.written_by:

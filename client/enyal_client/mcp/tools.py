@@ -264,6 +264,36 @@ TOOLS: tuple[ToolSpec, ...] = (
     ),
 )
 
+TOOLS += (
+    ToolSpec(
+        "enyal_task_add",
+        "task_add",
+        "Add a task",
+        "Record a task that outlives this session: work still to do in this project (or, with "
+        "scope, for a file, the workspace or everywhere). It starts open; give due "
+        "(YYYY-MM-DD) and priority (1-5) when known. Open tasks appear in the session brief "
+        "and in recall; done ones leave both. Returns the task's id and entry.",
+    ),
+    ToolSpec(
+        "enyal_task_list",
+        "task_list",
+        "List tasks",
+        "List tasks: by default every one that is not done, in progress first, then blocked, "
+        "then open, each by priority and due date. Filter by status, scope or tags.",
+        read_only=True,
+        idempotent=True,
+    ),
+    ToolSpec(
+        "enyal_task_update",
+        "task_update",
+        "Change a task's status",
+        "Move a task to in_progress when you start it, blocked when it waits on something, "
+        "done when it is finished, or open to reopen it. Each change is kept in the task's "
+        "history. Returns the task with its previous status.",
+        idempotent=True,
+    ),
+)
+
 BY_NAME: dict[str, ToolSpec] = {t.name: t for t in TOOLS}
 
 

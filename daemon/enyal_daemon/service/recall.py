@@ -84,6 +84,8 @@ def _filter(params: p.RecallParams | p.RecallBatchParams) -> EntryFilter:
         metadata=tuple(params.where.items()),
         include_deprecated=isinstance(params, p.RecallParams) and params.include_deprecated,
         include_quarantined=isinstance(params, p.RecallParams) and params.include_quarantined,
+        include_done=(isinstance(params, p.RecallParams) and params.include_done)
+        or params.content_type == "task",
     )
 
 
@@ -94,6 +96,7 @@ def recall_by_scope(engine: Engine, params: p.RecallByScopeParams) -> p.RecallBy
         scopes=tuple((level, path) for level, path, _ in chain),
         content_type=params.content_type,
         min_importance=params.min_importance,
+        include_done=params.content_type == "task",
     )
     hits = _search(
         engine,
@@ -153,6 +156,7 @@ def _search(
         for rid, row in rows.items()
         if (f.include_deprecated or not row.is_deprecated)
         and (f.include_quarantined or not row.quarantined)
+        and (f.include_done or row.status != "done")
     ]
     hits = rank(
         candidates, datetime.now(UTC), floors, weight, limit * HIT_MARGIN, engine.decay_rates
@@ -253,6 +257,7 @@ def _recall_as_of(
         if (f.include_deprecated or not then.is_deprecated)
         and (f.include_quarantined or not by_id[entry_id].quarantined)
         and (params.content_type is None or then.content_type == params.content_type)
+        and (f.include_done or then.status != "done")
         and set(params.tags) <= set(then.tags)
     ]
     if not states:

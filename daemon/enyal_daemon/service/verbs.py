@@ -21,6 +21,7 @@ from . import (
     recall,
     scan,
     stats,
+    tasks,
     transfer,
     validity,
 )
@@ -58,6 +59,9 @@ VERBS: dict[str, Verb] = {
     "export": transfer.export_page,
     "backup": backup.backup,
     "scan": scan.scan,
+    "task_add": tasks.add,
+    "task_list": tasks.list_tasks,
+    "task_update": tasks.update,
 }
 
 
