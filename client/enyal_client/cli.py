@@ -37,6 +37,7 @@ VERB_MODULES: dict[str, tuple[str, ...]] = {
     "hygiene": ("scan",),
     "consolidate": ("consolidate",),
     "tasks": ("task",),
+    "daylog": ("log",),
     "graph": tuple("link unlink edges traverse impact history health review analytics".split()),
     "daemon": ("daemon",),
     "model": ("model", "reindex"),

@@ -960,6 +960,39 @@ class TaskUpdateResult(Entry, kw_only=True):
     changed: bool = True
 
 
+# --- the daily log ------------------------------------------------------------------
+
+
+class LogAppendParams(Params, kw_only=True):
+    text: Annotated[
+        str, Meta(min_length=1, max_length=4096, description="One line for today's log.")
+    ]
+    written_by: WrittenBy | None = None
+    cwd: Cwd = None
+
+
+class LogAppendResult(Struct, kw_only=True):
+    id: str  # the day's log entry
+    date: str  # YYYY-MM-DD, the daemon's local date
+    line: str  # as appended: "- HH:MM text", redacted
+    redacted: Redacted = {}
+
+
+class LogShowParams(Params, kw_only=True):
+    date: Annotated[
+        Annotated[str, Meta(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")] | None,
+        Meta(description="The day, YYYY-MM-DD; default today."),
+    ] = None
+    cwd: Cwd = None
+
+
+class LogShowResult(Struct, kw_only=True):
+    date: str
+    project: str
+    lines: list[str]  # "- HH:MM text", in the order written
+    ids: list[str]  # the log entries they came from (one a day, unless two were begun at once)
+
+
 # --- the daemon itself --------------------------------------------------------------
 
 
@@ -1048,6 +1081,8 @@ METHODS: dict[str, Method] = {
     "task_add": Method(TaskAddParams, RememberResult, "Add a task (status open)."),
     "task_list": Method(TaskListParams, TaskListResult, "Tasks by status, priority, due date."),
     "task_update": Method(TaskUpdateParams, TaskUpdateResult, "Change a task's status."),
+    "log_append": Method(LogAppendParams, LogAppendResult, "Append a line to today's log."),
+    "log_show": Method(LogShowParams, LogShowResult, "A day's log lines for the project."),
     "status": Method(StatusParams, Status, "The daemon's version, paths and model."),
     "shutdown": Method(ShutdownParams, ShutdownResult, "Stop the daemon gracefully."),
 }

@@ -14,6 +14,7 @@ from . import (
     analytics,
     backup,
     consolidation,
+    daylog,
     graph,
     health,
     listing,
@@ -62,6 +63,8 @@ VERBS: dict[str, Verb] = {
     "task_add": tasks.add,
     "task_list": tasks.list_tasks,
     "task_update": tasks.update,
+    "log_append": daylog.append,
+    "log_show": daylog.show,
 }
 
 
