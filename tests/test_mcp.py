@@ -60,6 +60,7 @@ TOOL_NAMES = {
     "enyal_task_add",
     "enyal_task_list",
     "enyal_task_update",
+    "enyal_brief",
 }
 ENVELOPE = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",

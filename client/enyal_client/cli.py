@@ -38,6 +38,7 @@ VERB_MODULES: dict[str, tuple[str, ...]] = {
     "consolidate": ("consolidate",),
     "tasks": ("task",),
     "daylog": ("log",),
+    "brief": ("brief",),
     "graph": tuple("link unlink edges traverse impact history health review analytics".split()),
     "daemon": ("daemon",),
     "model": ("model", "reindex"),

@@ -993,6 +993,49 @@ class LogShowResult(Struct, kw_only=True):
     ids: list[str]  # the log entries they came from (one a day, unless two were begun at once)
 
 
+# --- the session brief ----------------------------------------------------------------
+
+BRIEF_BUDGET_TOKENS = 1500
+
+
+class BriefParams(Params, kw_only=True):
+    path: Annotated[
+        str | None,
+        Meta(description="A directory in the project to brief on; default: the working one."),
+    ] = None
+    budget_tokens: Annotated[
+        int,
+        Meta(
+            ge=100,
+            le=MAX_BUDGET_TOKENS,
+            description="At most this many tokens of the model's tokenizer (default 1500).",
+        ),
+    ] = BRIEF_BUDGET_TOKENS
+    record: Annotated[
+        bool,
+        Meta(description="Remember this brief, so the next one says what changed since."),
+    ] = True
+    cwd: Cwd = None
+
+
+BriefSection = Literal["tasks", "knowledge", "changed", "review", "log"]
+
+
+class BriefResult(Struct, kw_only=True):
+    project: str
+    markdown: Annotated[str, Meta(description="The brief, as Markdown an agent reads.")]
+    budget_tokens: int
+    used_tokens: int
+    briefed_at: str
+    since: Annotated[
+        str | None, Meta(description="When the previous brief of this project was made.")
+    ] = None
+    shown: Annotated[dict[str, int], Meta(description="Items shown, by section.")] = {}
+    omitted: Annotated[
+        dict[str, int], Meta(description="Items left out for the budget, by section.")
+    ] = {}
+
+
 # --- the daemon itself --------------------------------------------------------------
 
 
@@ -1083,6 +1126,7 @@ METHODS: dict[str, Method] = {
     "task_update": Method(TaskUpdateParams, TaskUpdateResult, "Change a task's status."),
     "log_append": Method(LogAppendParams, LogAppendResult, "Append a line to today's log."),
     "log_show": Method(LogShowParams, LogShowResult, "A day's log lines for the project."),
+    "brief": Method(BriefParams, BriefResult, "What an agent should know starting here."),
     "status": Method(StatusParams, Status, "The daemon's version, paths and model."),
     "shutdown": Method(ShutdownParams, ShutdownResult, "Stop the daemon gracefully."),
 }

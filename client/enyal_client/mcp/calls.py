@@ -41,6 +41,8 @@ def run(link: DaemonLink, spec: ToolSpec, params: p.Params, structured: bool) ->
         return failed(f"{spec.name} failed: the Enyal daemon is unavailable: {exc}")
     # The text block repeats the JSON for clients that show only text content.
     text = raw.decode()
+    if spec.text_field is not None:
+        text = str(msgspec.json.decode(raw)[spec.text_field])
     return CallToolResult(
         content=[TextContent(text=DATA_NOTE + text if spec.method in RECALLING else text)],
         structured_content=msgspec.Raw(raw) if structured else msgspec.UNSET,

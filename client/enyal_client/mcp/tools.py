@@ -45,6 +45,9 @@ class ToolSpec:
     read_only: bool = False
     destructive: bool = False
     idempotent: bool = False
+    # A result field the text block shows instead of the JSON (the brief's Markdown: what
+    # an agent should read); structuredContent still carries the whole result.
+    text_field: str | None = None
 
     @property
     def params_type(self) -> type[p.Params]:
@@ -291,6 +294,18 @@ TOOLS += (
         "done when it is finished, or open to reopen it. Each change is kept in the task's "
         "history. Returns the task with its previous status.",
         idempotent=True,
+    ),
+    ToolSpec(
+        "enyal_brief",
+        "brief",
+        "Brief on this project",
+        "Call this when you start work in a project: a short Markdown brief of what earlier "
+        "sessions left you — open tasks, the project's conventions and decisions, what changed "
+        "since the last brief, memories to review (conflicting or stale), and yesterday's and "
+        "today's log — within budget_tokens (default 1500). Ids let you enyal_get more.",
+        read_only=False,  # it records that this brief was made
+        idempotent=True,
+        text_field="markdown",
     ),
 )
 

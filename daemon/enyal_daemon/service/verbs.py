@@ -13,6 +13,7 @@ from typing import Any
 from . import (
     analytics,
     backup,
+    brief,
     consolidation,
     daylog,
     graph,
@@ -65,6 +66,7 @@ VERBS: dict[str, Verb] = {
     "task_update": tasks.update,
     "log_append": daylog.append,
     "log_show": daylog.show,
+    "brief": brief.brief,
 }
 
 
