@@ -12,7 +12,13 @@ HEAVY = ("numpy", "onnxruntime", "tokenizers", "apsw", "sqlite3", "_sqlite3", "s
 
 
 @pytest.mark.parametrize(
-    "module", ["enyal_client.cli", "enyal_client.mcp.shim", "enyal_client.transport"]
+    "module",
+    [
+        "enyal_client.cli",
+        "enyal_client.mcp.shim",
+        "enyal_client.transport",
+        "enyal_client.commands.hook",  # runs before every prompt: it must start fast
+    ],
 )
 def test_client_imports_nothing_heavy(module: str) -> None:
     code = (

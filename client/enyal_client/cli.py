@@ -39,6 +39,8 @@ VERB_MODULES: dict[str, tuple[str, ...]] = {
     "tasks": ("task",),
     "daylog": ("log",),
     "brief": ("brief",),
+    "hooks": ("hooks",),
+    "hook": ("hook",),
     "graph": tuple("link unlink edges traverse impact history health review analytics".split()),
     "daemon": ("daemon",),
     "model": ("model", "reindex"),
