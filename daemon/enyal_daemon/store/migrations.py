@@ -327,6 +327,8 @@ def m009_tasks_logs(conn: apsw.Connection) -> None:
         ALTER TABLE context_versions ADD COLUMN status TEXT;
         CREATE INDEX idx_entries_task_status ON context_entries(status, importance)
             WHERE status IS NOT NULL;
+        -- The brief reads the most important entries of a type without sorting all of them.
+        CREATE INDEX idx_entries_type_importance ON context_entries(content_type, importance);
         """
     )
 
