@@ -563,6 +563,8 @@ def test_stats_counts(tmp_path: Path) -> None:
             "decision": 1,
             "convention": 1,
             "pattern": 0,
+            "task": 0,
+            "log": 0,
         }
         assert st["by_scope"] == {"global": 2, "workspace": 0, "project": 1, "file": 1}
         assert st["confidence"] == {"high (>=0.7)": 2, "medium (0.3-0.7)": 1, "low (<0.3)": 1}

@@ -57,6 +57,10 @@ TOOL_NAMES = {
     "enyal_health",
     "enyal_review",
     "enyal_analytics",
+    "enyal_task_add",
+    "enyal_task_list",
+    "enyal_task_update",
+    "enyal_brief",
 }
 ENVELOPE = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",

@@ -175,6 +175,17 @@ def test_file_memories_in_virtual_lines_and_in_enyal_file(
     assert r["out"]["opened"][0] == "Old note: this module used to call the v1 API"
 
 
+def test_enyal_brief_shows_the_project_brief(
+    daemon: DaemonProc, project: Path, tmp_path: Path
+) -> None:
+    daemon.call("task_add", {"content": "Port the plugin to 0.10's API", "cwd": str(project)})
+    r = run_nvim("brief", tmp_path, cwd=project)
+    lines = r["out"]["float"]
+    assert lines[0] == "# Enyal brief: proj"
+    assert "## Open tasks" in lines
+    assert any("Port the plugin to 0.10's API" in line for line in lines)
+
+
 def test_daemon_errors_are_messages(daemon: DaemonProc, tmp_path: Path) -> None:
     r = run_nvim("errors", tmp_path)
     errors = messages(r, ERROR)
@@ -189,10 +200,7 @@ def test_daemon_errors_are_messages(daemon: DaemonProc, tmp_path: Path) -> None:
     assert not_found.startswith("enyal: ") and "ffffffff" in not_found
     assert too_large == "enyal: content is 70000 bytes; the limit is 65536"
     warnings = messages(r, WARN)
-    assert warnings == [
-        "enyal: :EnyalBrief needs an Enyal with `brief`; the daemon running has no such method",
-        "enyal: this buffer is not a file",
-    ]
+    assert warnings == ["enyal: this buffer is not a file"]
     assert daemon.call("stats")["total"] == 0
 
 
@@ -285,7 +293,10 @@ def test_the_plugin_matches_the_protocol_and_its_help_parses(tmp_path: Path) -> 
     commands = (PLUGIN / "lua" / "enyal" / "commands.lua").read_text()
     types = re.search(r"M\.CONTENT_TYPES = \{(.*?)\}", commands)
     assert types and re.findall(r"'(\w+)'", types.group(1)) == list(wire.CONTENT_TYPES)
-    assert "brief" not in wire.METHODS, "a `brief` method exists: make :EnyalBrief use it"
+    # :EnyalBrief sends what `brief` takes and shows the Markdown it answers.
+    assert "client.call('brief', { cwd = vim.fn.getcwd() })" in commands
+    assert {"cwd"} <= set(wire.BriefParams.__struct_fields__)
+    assert "markdown" in wire.BriefResult.__struct_fields__
 
     doc = tmp_path / "doc"  # helptags writes `tags` beside the help: not in the repository
     shutil.copytree(PLUGIN / "doc", doc)

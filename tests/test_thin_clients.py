@@ -18,6 +18,7 @@ HEAVY = ("numpy", "onnxruntime", "tokenizers", "apsw", "sqlite3", "_sqlite3", "s
         "enyal_client.mcp.shim",
         "enyal_client.transport",
         "enyal_client.ui.server",
+        "enyal_client.commands.hook",  # runs before every prompt: it must start fast
     ],
 )
 def test_client_imports_nothing_heavy(module: str) -> None:

@@ -14,13 +14,23 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 
 PROTOCOL_VERSION = 1
 
-ContentType = Literal["fact", "preference", "decision", "convention", "pattern"]
+# What a memory is. task and log are written by their own methods (task_add, log_append),
+# which give them what they need (a status, a date); remember and update take the rest.
+ContentType = Literal["fact", "preference", "decision", "convention", "pattern", "task", "log"]
+MemoryType = Literal["fact", "preference", "decision", "convention", "pattern"]
+TaskStatus = Literal["open", "in_progress", "blocked", "done"]
 ScopeLevel = Literal["global", "workspace", "project", "file"]
 SourceType = Literal["conversation", "file", "commit", "manual"]
 DedupMode = Literal["off", "reject", "merge", "store"]
 WrittenBy = Literal["user", "agent", "import", "file"]
 
-CONTENT_TYPES: tuple[ContentType, ...] = ("fact", "preference", "decision", "convention", "pattern")
+CONTENT_TYPES: tuple[MemoryType, ...] = ("fact", "preference", "decision", "convention", "pattern")
+ALL_TYPES: tuple[ContentType, ...] = (*CONTENT_TYPES, "task", "log")
+TASK_STATUSES: tuple[TaskStatus, ...] = ("open", "in_progress", "blocked", "done")
+DueDate = Annotated[
+    str,
+    Meta(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$", description="A due date, YYYY-MM-DD."),
+]
 SCOPE_LEVELS: tuple[ScopeLevel, ...] = ("global", "workspace", "project", "file")
 
 Confidence = Annotated[float, Meta(ge=0.0, le=1.0)]
@@ -79,6 +89,8 @@ class Entry(Struct, kw_only=True):
     written_by: WrittenBy | None = None  # who wrote it: provenance, shown with every hit
     quarantined: bool = False  # reads as an instruction to the agent: out of default recall
     quarantine_reason: str | None = None
+    status: TaskStatus | None = None  # a task's; null for every other type
+    due: str | None = None  # a task's due date, YYYY-MM-DD
 
 
 class Hit(Entry, kw_only=True):
@@ -131,7 +143,7 @@ class RememberParams(Params, kw_only=True):
     content: Annotated[
         str, Meta(min_length=1, description="The memory, as one self-contained statement.")
     ]
-    content_type: Annotated[ContentType, Meta(description="What kind of memory this is.")] = "fact"
+    content_type: Annotated[MemoryType, Meta(description="What kind of memory this is.")] = "fact"
     scope: Annotated[
         ScopeLevel,
         Meta(description="Where it applies. project/workspace paths default from cwd."),
@@ -253,6 +265,34 @@ MinRelevance = Annotated[
 ]
 
 
+MAX_BUDGET_TOKENS = 100_000
+BudgetTokens = Annotated[
+    int,
+    Meta(
+        ge=1,
+        le=MAX_BUDGET_TOKENS,
+        description=(
+            "Pack the best results into this many tokens of the model's tokenizer (content "
+            "plus a fixed overhead per result); the last may be cut with a marker, the rest "
+            "are left out and listed in `budget`."
+        ),
+    ),
+]
+
+
+class Budget(Struct, kw_only=True):
+    """How a result list was packed into a token budget."""
+
+    budget_tokens: int
+    used_tokens: Annotated[int, Meta(description="Tokens of the results returned, overhead in.")]
+    overhead_tokens: Annotated[int, Meta(description="Counted per result beside its content.")]
+    truncated: Annotated[
+        str | None, Meta(description="The id of the result cut to fit (enyal get ID for all).")
+    ] = None
+    omitted: Annotated[int, Meta(description="Results that did not fit.")] = 0
+    omitted_ids: Annotated[list[str], Meta(description="Their ids, best first.")] = []
+
+
 # Metadata equality: {"ticket": "ENG-12", "reviewed": true} keeps entries whose metadata
 # holds each of these keys at exactly this scalar value.
 Where = Annotated[
@@ -279,6 +319,10 @@ class RecallParams(Params, kw_only=True):
     exclude_superseded: Annotated[
         bool, Meta(description="Leave out entries another entry supersedes.")
     ] = True
+    include_done: Annotated[
+        bool,
+        Meta(description="Also return done tasks (content_type task returns them anyway)."),
+    ] = False
     flag_conflicts: Annotated[
         bool, Meta(description="Mark entries with conflicts_with edges (and rank them lower).")
     ] = True
@@ -296,11 +340,13 @@ class RecallParams(Params, kw_only=True):
             )
         ),
     ] = None
+    budget_tokens: BudgetTokens | None = None
     cwd: Cwd = None
 
 
 class RecallResult(Struct, kw_only=True):
     results: list[Hit]
+    budget: Budget | None = None  # with budget_tokens: how the results were packed
 
 
 class RecallByScopeParams(Params, kw_only=True):
@@ -314,6 +360,7 @@ class RecallByScopeParams(Params, kw_only=True):
     min_confidence: MinConfidence = 0.3
     min_relevance: MinRelevance = 0.0
     min_importance: MinImportance = 1
+    budget_tokens: BudgetTokens | None = None
     cwd: Cwd = None
 
 
@@ -376,6 +423,7 @@ class ScopeRef(Struct, kw_only=True):
 class RecallByScopeResult(Struct, kw_only=True):
     results: list[Hit]
     scopes: list[ScopeRef]
+    budget: Budget | None = None
 
 
 # --- single entries ------------------------------------------------------------
@@ -388,7 +436,7 @@ class GetParams(Params, kw_only=True):
 class UpdateParams(Params, kw_only=True):
     id: EntryId
     content: Annotated[str | None, Meta(description="New content (re-embedded).")] = None
-    content_type: Annotated[ContentType | None, Meta(description="New kind.")] = None
+    content_type: Annotated[MemoryType | None, Meta(description="New kind.")] = None
     confidence: Annotated[Confidence | None, Meta(description="New confidence, 0 to 1.")] = None
     tags: Annotated[Tags | None, Meta(description="Replaces the tags.")] = None
     metadata: Annotated[dict[str, Any] | None, Meta(description="Replaces the metadata.")] = None
@@ -615,6 +663,8 @@ class ImportEntry(Struct, kw_only=True, forbid_unknown_fields=True):
     written_by: WrittenBy | None = None
     quarantined: bool = False
     quarantine_reason: str | None = None
+    status: TaskStatus | None = None
+    due: DueDate | None = None
     versions: list[Version] | None = None  # the history, as exported; else "created" now
 
 
@@ -707,7 +757,7 @@ class ImpactResult(Struct, kw_only=True):
 # --- validity: history, health, review, analytics ------------------------------------------
 
 ChangeType = Literal[
-    "created", "updated", "forgotten", "restored", "reverted", "confirmed", "merged"
+    "created", "updated", "forgotten", "restored", "reverted", "confirmed", "merged", "status"
 ]
 
 
@@ -725,6 +775,7 @@ class Version(Struct, kw_only=True):
     # (then deprecated), the survivor's id.
     merged_from: list[str] = []
     merged_into: str | None = None
+    status: TaskStatus | None = None  # a task's status in this version
 
 
 class HistoryParams(Params, kw_only=True):
@@ -861,6 +912,130 @@ class ConsolidateResult(Struct, kw_only=True):
     stale_forgotten: list[str] = []  # decayed and unused: forgotten (`restore` brings back)
 
 
+# --- tasks --------------------------------------------------------------------------
+
+
+class TaskAddParams(Params, kw_only=True):
+    content: Annotated[str, Meta(min_length=1, description="What is to be done.")]
+    due: DueDate | None = None
+    priority: Annotated[
+        int,
+        Meta(ge=1, le=5, description="1 (some day) to 5 (urgent); a task's importance."),
+    ] = 3
+    tags: Tags = []
+    scope: Annotated[
+        ScopeLevel, Meta(description="Where it belongs; project (the default) from cwd.")
+    ] = "project"
+    scope_path: Annotated[str | None, Meta(description="File or directory of the scope.")] = None
+    metadata: dict[str, Any] = {}
+    written_by: WrittenBy | None = None
+    cwd: Cwd = None
+
+
+class TaskListParams(Params, kw_only=True):
+    status: Annotated[
+        list[TaskStatus],
+        Meta(max_length=4, description="Only these statuses; none given: every one but done."),
+    ] = []
+    scope: OnlyScope = None
+    scope_path: OnlyScopePath = None
+    tags: Tags = []
+    limit: Annotated[int, Meta(ge=1, le=1000)] = 100
+    cwd: Cwd = None
+
+
+class TaskListResult(Struct, kw_only=True):
+    tasks: list[Entry]  # in_progress, blocked, open, done; then priority, due date, age
+
+
+class TaskUpdateParams(Params, kw_only=True):
+    id: EntryId
+    status: Annotated[TaskStatus, Meta(description="The task's new status.")]
+
+
+class TaskUpdateResult(Entry, kw_only=True):
+    """The task as it is now; `changed` is false when it already had that status."""
+
+    previous: TaskStatus | None = None
+    changed: bool = True
+
+
+# --- the daily log ------------------------------------------------------------------
+
+
+class LogAppendParams(Params, kw_only=True):
+    text: Annotated[
+        str, Meta(min_length=1, max_length=4096, description="One line for today's log.")
+    ]
+    written_by: WrittenBy | None = None
+    cwd: Cwd = None
+
+
+class LogAppendResult(Struct, kw_only=True):
+    id: str  # the day's log entry
+    date: str  # YYYY-MM-DD, the daemon's local date
+    line: str  # as appended: "- HH:MM text", redacted
+    redacted: Redacted = {}
+
+
+class LogShowParams(Params, kw_only=True):
+    date: Annotated[
+        Annotated[str, Meta(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")] | None,
+        Meta(description="The day, YYYY-MM-DD; default today."),
+    ] = None
+    cwd: Cwd = None
+
+
+class LogShowResult(Struct, kw_only=True):
+    date: str
+    project: str
+    lines: list[str]  # "- HH:MM text", in the order written
+    ids: list[str]  # the log entries they came from (one a day, unless two were begun at once)
+
+
+# --- the session brief ----------------------------------------------------------------
+
+BRIEF_BUDGET_TOKENS = 1500
+
+
+class BriefParams(Params, kw_only=True):
+    path: Annotated[
+        str | None,
+        Meta(description="A directory in the project to brief on; default: the working one."),
+    ] = None
+    budget_tokens: Annotated[
+        int,
+        Meta(
+            ge=100,
+            le=MAX_BUDGET_TOKENS,
+            description="At most this many tokens of the model's tokenizer (default 1500).",
+        ),
+    ] = BRIEF_BUDGET_TOKENS
+    record: Annotated[
+        bool,
+        Meta(description="Remember this brief, so the next one says what changed since."),
+    ] = True
+    cwd: Cwd = None
+
+
+BriefSection = Literal["tasks", "knowledge", "changed", "review", "log"]
+
+
+class BriefResult(Struct, kw_only=True):
+    project: str
+    markdown: Annotated[str, Meta(description="The brief, as Markdown an agent reads.")]
+    budget_tokens: int
+    used_tokens: int
+    briefed_at: str
+    since: Annotated[
+        str | None, Meta(description="When the previous brief of this project was made.")
+    ] = None
+    shown: Annotated[dict[str, int], Meta(description="Items shown, by section.")] = {}
+    omitted: Annotated[
+        dict[str, int], Meta(description="Items left out for the budget, by section.")
+    ] = {}
+
+
 # --- the daemon itself --------------------------------------------------------------
 
 
@@ -946,6 +1121,12 @@ METHODS: dict[str, Method] = {
     "health": Method(HealthParams, Health, "Graph health metrics and issue lists."),
     "review": Method(ReviewParams, ReviewResult, "Entries that need a look."),
     "analytics": Method(AnalyticsParams, AnalyticsResult, "Usage events and summaries."),
+    "task_add": Method(TaskAddParams, RememberResult, "Add a task (status open)."),
+    "task_list": Method(TaskListParams, TaskListResult, "Tasks by status, priority, due date."),
+    "task_update": Method(TaskUpdateParams, TaskUpdateResult, "Change a task's status."),
+    "log_append": Method(LogAppendParams, LogAppendResult, "Append a line to today's log."),
+    "log_show": Method(LogShowParams, LogShowResult, "A day's log lines for the project."),
+    "brief": Method(BriefParams, BriefResult, "What an agent should know starting here."),
     "status": Method(StatusParams, Status, "The daemon's version, paths and model."),
     "shutdown": Method(ShutdownParams, ShutdownResult, "Stop the daemon gracefully."),
 }

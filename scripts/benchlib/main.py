@@ -17,6 +17,7 @@ from benchlib import (
     s_cli,
     s_cold,
     s_filters,
+    s_hooks,
     s_import,
     s_knn,
     s_memory,
@@ -28,7 +29,18 @@ from benchlib.procs import Daemon
 from benchlib.report import Report, size
 from benchlib.store import Engine, cached_store, install, make_corpus
 
-SECTIONS = ("recall", "filters", "knn", "cold", "cli", "writes", "import", "agents", "memory")
+SECTIONS = (
+    "recall",
+    "filters",
+    "knn",
+    "cold",
+    "cli",
+    "hooks",
+    "writes",
+    "import",
+    "agents",
+    "memory",
+)
 COLD_MAX = 100_000  # the per-client server loads the whole store on each start: not at 1M
 # the write, import and RSS goals are set at 100k: writes run at the largest size up to it
 WRITES_MAX = 100_000
@@ -140,6 +152,9 @@ def main(argv: list[str] | None = None) -> int:
                 if "knn" in only:
                     s_knn.run(ctx, home / "enyal.db", n)
                     ctx.log(f"knn at {n:,} done")
+                if "hooks" in only:
+                    s_hooks.run(ctx, daemon, n)
+                    ctx.log(f"hooks at {n:,} done")
                 if "cold" in only and n <= COLD_MAX:
                     s_cold.run(ctx, daemon, n)
                     ctx.log(f"cold start at {n:,} done")

@@ -10,7 +10,6 @@ H.run(function()
   version.version = real
 
   vim.cmd('EnyalRecall ' .. string.rep('q', 5000)) -- -32602: over recall's 4096
-  vim.cmd('EnyalBrief') -- -32601 until a `brief` method exists
   require('enyal.commands').actions.forget({ id = 'ffffffff-0000-0000-0000-000000000000' }, 0) -- -32001
   vim.cmd('enew')
   vim.cmd('EnyalFile') -- no file

@@ -97,7 +97,9 @@ def _merge_note(v: p.Version) -> str:
 def cmd_history(c: Connection, a: Args) -> Result:
     r = ct.call(c, "history", {"id": a.id}, p.HistoryResult, FLAGS)
     lines = [
-        f"v{v.version}  {v.changed_at}  {v.change_type:<9}  {shown(v.content, 120)}"
+        f"v{v.version}  {v.changed_at}  {v.change_type:<9}  "
+        + (f"-> {v.status}  " if v.change_type == "status" else "")
+        + shown(v.content, 120)
         + _merge_note(v)
         for v in r.versions
     ]

@@ -16,6 +16,7 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -95,14 +96,17 @@ def _write(path: Path, data: dict[str, Any]) -> None:
         raise
 
 
-def install(path: Path, name: str, entry: dict[str, Any]) -> tuple[str, Path | None]:
-    """Merge the entry; returns (what happened, the backup written)."""
+def merge(
+    path: Path, change: Callable[[dict[str, Any]], dict[str, Any]]
+) -> tuple[bool, Path | None]:
+    """Apply `change` to a client's JSON config, keeping everything else in it: a file it
+    leaves as it was is not touched; otherwise a timestamped backup of the old file is
+    written first. A file that is not a JSON object is refused before anything changes.
+    Returns (whether it changed, the backup written)."""
     data = _read(path)
-    servers = data.get("mcpServers", {})
-    if not isinstance(servers, dict):
-        raise ClientError(f"{path}: mcpServers is not an object; nothing was changed")
-    if servers.get(name) == entry:
-        return "unchanged", None
+    new = change(json.loads(json.dumps(data)))  # a deep copy: `data` stays the original
+    if new == data:
+        return False, None
     backup = None
     if path.exists():
         backup = path.with_name(f"{path.name}.bak-{time.strftime('%Y%m%d-%H%M%S')}")
@@ -111,10 +115,26 @@ def install(path: Path, name: str, entry: dict[str, Any]) -> tuple[str, Path | N
             n += 1
             backup = path.with_name(f"{path.name}.bak-{time.strftime('%Y%m%d-%H%M%S')}-{n}")
         shutil.copy2(path, backup)
-    action = "replaced" if name in servers else "added"
-    data["mcpServers"] = {**servers, name: entry}
-    _write(path, data)
-    return action, backup
+    _write(path, new)
+    return True, backup
+
+
+def install(path: Path, name: str, entry: dict[str, Any]) -> tuple[str, Path | None]:
+    """Merge the entry; returns (what happened, the backup written)."""
+    existed: list[bool] = []
+
+    def change(data: dict[str, Any]) -> dict[str, Any]:
+        servers = data.get("mcpServers", {})
+        if not isinstance(servers, dict):
+            raise ClientError(f"{path}: mcpServers is not an object; nothing was changed")
+        existed.append(name in servers)
+        data["mcpServers"] = {**servers, name: entry}
+        return data
+
+    changed, backup = merge(path, change)
+    if not changed:
+        return "unchanged", None
+    return ("replaced" if existed[0] else "added"), backup
 
 
 def cmd_mcp(ctx: Context, a: Args) -> Result:

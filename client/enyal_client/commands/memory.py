@@ -75,6 +75,8 @@ def entry_text(e: p.Entry) -> str:
             [f"confirmed {e.confirm_count}× (last {e.confirmed_at})"] if e.confirm_count else []
         )
         lines.append("  " + "  ".join(extra))
+    if e.status:
+        lines.append(f"  status: {e.status}" + (f"  due {e.due}" if e.due else ""))
     if e.tags:
         lines.append(f"  tags: {', '.join(e.tags)}")
     if e.written_by:
@@ -88,21 +90,34 @@ def entry_text(e: p.Entry) -> str:
     return "\n".join(lines)
 
 
-def _hits_text(hits: list[p.Hit]) -> str:
-    if not hits:
+def _hits_text(hits: list[p.Hit], budget: p.Budget | None = None) -> str:
+    if not hits and budget is None:
         return "no memories matched"
     out = []
     for i, h in enumerate(hits, 1):
         tags = f"  tags: {', '.join(h.tags)}" if h.tags else ""
+        # Under a budget the daemon already cut what had to be cut: show what it packed.
+        content = h.content if budget is not None else shown(h.content)
         out.append(
-            f"{i}. {shown(h.content)}\n"
+            f"{i}. {content}\n"
             f"   {h.id}  {h.content_type}  [{_scope(h)}]  score {h.score:.3f} "
             f"(meaning {h.semantic:.2f}, words {h.keyword:.2f}, "
             f"recency {h.recency:.2f}, confidence {h.effective_confidence:.2f}){tags}"
             + (f"\n   superseded by {h.superseded_by}" if h.is_superseded else "")
             + ("\n   has conflicts (see enyal edges)" if h.has_conflicts else "")
         )
+    if budget is not None:
+        out.append(budget_line(budget))
     return "\n".join(out)
+
+
+def budget_line(b: p.Budget) -> str:
+    line = f"{b.used_tokens} of {b.budget_tokens} tokens"
+    if b.truncated:
+        line += f"; {b.truncated[:8]} cut to fit"
+    if b.omitted:
+        line += f"; left out {b.omitted}: {' '.join(i[:8] for i in b.omitted_ids)}"
+    return line
 
 
 def _stats_text(s: p.Stats) -> str:
@@ -189,17 +204,19 @@ def cmd_recall(c: Connection, a: Args) -> Result:
         "where": dict(a.where) if a.where else None,
         # The floor drops what neither meaning nor words tie to the query; --all keeps it.
         "min_relevance": 0.0 if a.all else config.load().min_relevance,
+        "budget_tokens": a.budget_tokens,
         "cwd": os.getcwd(),
     }
     if len(queries) > 1:
-        if a.path or a.include_deprecated or a.include_superseded or a.as_of:
+        if a.path or a.include_deprecated or a.include_superseded or a.as_of or a.budget_tokens:
             raise UsageError(
                 "several queries (-q) cannot be combined with --path, --include-deprecated, "
-                "--include-superseded or --as-of"
+                "--include-superseded, --as-of or --budget-tokens"
             )
         params = drop_none(
             {
                 **common,
+                "budget_tokens": None,
                 "queries": queries,
                 "scope": a.scope,
                 "scope_path": a.scope_path,
@@ -222,7 +239,7 @@ def cmd_recall(c: Connection, a: Args) -> Result:
         params = drop_none({**common, "file_path": a.path, "where": None})
         by_scope = ct.call(c, "recall_by_scope", params, p.RecallByScopeResult, FLAGS)
         result: object = by_scope
-        hits = by_scope.results
+        hits, budget = by_scope.results, by_scope.budget
     else:
         params = drop_none(
             {
@@ -237,8 +254,8 @@ def cmd_recall(c: Connection, a: Args) -> Result:
             }
         )
         plain = ct.call(c, "recall", params, p.RecallResult, FLAGS)
-        result, hits = plain, plain.results
-    return result, _hits_text(hits)
+        result, hits, budget = plain, plain.results, plain.budget
+    return result, _hits_text(hits, budget)
 
 
 def cmd_list(c: Connection, a: Args) -> Result:
@@ -407,6 +424,12 @@ def register(reg: Registry) -> None:
     q.add_argument("--include-superseded", action="store_true")
     q.add_argument("--include-quarantined", action="store_true")
     q.add_argument("--as-of", metavar="DATE", help="what was believed then (ISO date or time)")
+    q.add_argument(
+        "--budget-tokens",
+        type=ct.number(Q, "budget_tokens"),
+        metavar="N",
+        help="pack the best results into N tokens (the last may be cut; the rest are listed)",
+    )
 
     L = p.ListParams
     ls = reg.verb("list", "entries by filter and order, a page at a time", on_daemon(cmd_list))

@@ -69,9 +69,36 @@ class ListToolsResult(CacheableResult, kw_only=True):
     tools: list[ToolDefinition]
 
 
+class PromptArgument(Struct, kw_only=True):
+    name: str
+    description: str
+    required: bool = False
+
+
+class Prompt(Struct, kw_only=True, omit_defaults=True):
+    name: str
+    description: str
+    arguments: list[PromptArgument]
+    title: str | UnsetType = UNSET
+
+
+class ListPromptsResult(CacheableResult, kw_only=True):
+    prompts: list[Prompt]
+
+
 class TextContent(Struct, kw_only=True):
     type: Literal["text"] = "text"  # no omit_defaults here: the tag must always be sent
     text: str
+
+
+class PromptMessage(Struct, kw_only=True):
+    role: Literal["user", "assistant"]
+    content: TextContent
+
+
+class GetPromptResult(Result, kw_only=True):
+    description: str
+    messages: list[PromptMessage]
 
 
 class CallToolResult(Result, kw_only=True):

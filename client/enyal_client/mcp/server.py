@@ -21,15 +21,22 @@ from msgspec import UnsetType
 from enyal_protocol import __version__
 from enyal_protocol import wire as p
 
+from ..transport import ClientError, RpcError
 from . import calls, tools, versions
 from .daemon_link import DaemonLink
 from .messages import (
     DiscoverResult,
     EmptyResult,
+    GetPromptResult,
     Implementation,
     InitializeResult,
+    ListPromptsResult,
     ListToolsResult,
+    Prompt,
+    PromptArgument,
+    PromptMessage,
     Result,
+    TextContent,
 )
 from .wire import (
     INTERNAL_ERROR,
@@ -45,7 +52,12 @@ from .wire import (
 log = logging.getLogger(__name__)
 
 SERVER_INFO = Implementation(name="enyal", title="Enyal", version=__version__)
-CAPABILITIES: dict[str, Any] = {"tools": {"listChanged": False}}
+CAPABILITIES: dict[str, Any] = {"tools": {"listChanged": False}, "prompts": {"listChanged": False}}
+BRIEF_PROMPT = "enyal_brief"
+BRIEF_DESCRIPTION = (
+    "What to know before starting work in this project: open tasks, conventions and "
+    "decisions, what changed since the last brief, memories to review, recent log lines."
+)
 INSTRUCTIONS = (
     "Enyal is your memory across sessions. Before answering questions about this project, "
     "its conventions, past decisions or the user's preferences, search it with enyal_recall "
@@ -97,6 +109,8 @@ class Server:
             "server/discover": self._discover,
             "tools/list": self._tools_list,
             "tools/call": self._tools_call,
+            "prompts/list": self._prompts_list,
+            "prompts/get": self._prompts_get,
         }
 
     @property
@@ -247,6 +261,65 @@ class Server:
             self._writer.fault(req_id, fault)
         else:
             self._writer.result(req_id, result)
+
+    # --- prompts -----------------------------------------------------------------------------
+
+    def _prompts_list(self, req_id: RequestId, era: Era, params: dict[str, Any]) -> Result:
+        titled = versions.at_least(era.version, versions.STRUCTURED_OUTPUT)
+        prompt = Prompt(
+            name=BRIEF_PROMPT,
+            title="Project brief" if titled else msgspec.UNSET,
+            description=BRIEF_DESCRIPTION,
+            arguments=[
+                PromptArgument(
+                    name="budget_tokens",
+                    description="At most this many tokens (a whole number; default 1500).",
+                )
+            ],
+        )
+        result = ListPromptsResult(prompts=[prompt])
+        if era.modern:
+            result = msgspec.structs.replace(result, ttl_ms=TOOLS_TTL_MS, cache_scope="public")
+        return result
+
+    def _prompts_get(self, req_id: RequestId, era: Era, params: dict[str, Any]) -> None:
+        name = params.get("name")
+        if name != BRIEF_PROMPT:
+            raise Fault(INVALID_PARAMS, f"unknown prompt {name!r} (the prompt is {BRIEF_PROMPT})")
+        arguments = params.get("arguments") or {}
+        if not isinstance(arguments, dict) or set(arguments) - {"budget_tokens"}:
+            raise Fault(INVALID_PARAMS, f"{BRIEF_PROMPT} takes one argument, budget_tokens")
+        fields: dict[str, Any] = {"cwd": tools.SHIM_FILLED["cwd"]()}
+        if arguments.get("budget_tokens") not in (None, ""):
+            try:
+                fields["budget_tokens"] = int(str(arguments["budget_tokens"]))
+            except ValueError:
+                raise Fault(INVALID_PARAMS, "budget_tokens must be a whole number") from None
+        try:
+            brief = msgspec.convert(fields, p.BriefParams)
+        except msgspec.ValidationError as exc:
+            raise Fault(INVALID_PARAMS, f"invalid arguments for {BRIEF_PROMPT}: {exc}") from None
+        self._pool.submit(self._run_prompt, req_id, era, brief)
+        return None
+
+    def _run_prompt(self, req_id: RequestId, era: Era, params: p.BriefParams) -> None:
+        try:
+            raw = self._link.call("brief", params)
+            markdown = msgspec.json.decode(raw, type=p.BriefResult).markdown
+        except RpcError as exc:
+            self._writer.error(req_id, INVALID_PARAMS, f"brief failed: {exc.message}")
+            return
+        except (ClientError, OSError) as exc:
+            self._writer.error(req_id, INTERNAL_ERROR, f"the Enyal daemon is unavailable: {exc}")
+            return
+        except Exception as exc:
+            log.exception("prompts/get failed")
+            self._writer.error(req_id, INTERNAL_ERROR, f"prompts/get failed: {exc}")
+            return
+        message = PromptMessage(role="user", content=TextContent(text=markdown))
+        self._writer.result(
+            req_id, era.finish(GetPromptResult(description=BRIEF_DESCRIPTION, messages=[message]))
+        )
 
     def _cancel(self, request_id: Any, reason: Any) -> None:
         if isinstance(request_id, bool) or not isinstance(request_id, int | str):

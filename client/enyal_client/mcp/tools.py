@@ -45,6 +45,9 @@ class ToolSpec:
     read_only: bool = False
     destructive: bool = False
     idempotent: bool = False
+    # A result field the text block shows instead of the JSON (the brief's Markdown: what
+    # an agent should read); structuredContent still carries the whole result.
+    text_field: str | None = None
 
     @property
     def params_type(self) -> type[p.Params]:
@@ -79,7 +82,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         "before making a choice an earlier decision may already settle. Narrow it with scope, "
         "content_type or tags when you know them. Returns up to `limit` memories, best first, "
         "each with its id, content, scope, tags, confidence and score (with its semantic, "
-        "keyword and recency parts). An empty list means nothing relevant is stored.",
+        "keyword and recency parts). An empty list means nothing relevant is stored. Pass "
+        "budget_tokens to bound what comes back: the best results are packed into it, the "
+        "last may be cut (enyal_get its id for all of it) and `budget` lists what was left out.",
         read_only=True,
         idempotent=True,
     ),
@@ -259,6 +264,48 @@ TOOLS: tuple[ToolSpec, ...] = (
         "links and impact checks over the last `days`, summarised by type and by memory.",
         read_only=True,
         idempotent=True,
+    ),
+)
+
+TOOLS += (
+    ToolSpec(
+        "enyal_task_add",
+        "task_add",
+        "Add a task",
+        "Record a task that outlives this session: work still to do in this project (or, with "
+        "scope, for a file, the workspace or everywhere). It starts open; give due "
+        "(YYYY-MM-DD) and priority (1-5) when known. Open tasks appear in the session brief "
+        "and in recall; done ones leave both. Returns the task's id and entry.",
+    ),
+    ToolSpec(
+        "enyal_task_list",
+        "task_list",
+        "List tasks",
+        "List tasks: by default every one that is not done, in progress first, then blocked, "
+        "then open, each by priority and due date. Filter by status, scope or tags.",
+        read_only=True,
+        idempotent=True,
+    ),
+    ToolSpec(
+        "enyal_task_update",
+        "task_update",
+        "Change a task's status",
+        "Move a task to in_progress when you start it, blocked when it waits on something, "
+        "done when it is finished, or open to reopen it. Each change is kept in the task's "
+        "history. Returns the task with its previous status.",
+        idempotent=True,
+    ),
+    ToolSpec(
+        "enyal_brief",
+        "brief",
+        "Brief on this project",
+        "Call this when you start work in a project: a short Markdown brief of what earlier "
+        "sessions left you — open tasks, the project's conventions and decisions, what changed "
+        "since the last brief, memories to review (conflicting or stale), and yesterday's and "
+        "today's log — within budget_tokens (default 1500). Ids let you enyal_get more.",
+        read_only=False,  # it records that this brief was made
+        idempotent=True,
+        text_field="markdown",
     ),
 )
 

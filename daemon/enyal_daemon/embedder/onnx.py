@@ -38,6 +38,11 @@ class Embedder:
         self._tokenizer = Tokenizer.from_file(str(files.tokenizer))
         self._tokenizer.no_padding()
         self._tokenizer.enable_truncation(max_length=MAX_TOKENS)
+        # Budgets count what an agent is shown, which is not cut at the model's window:
+        # a second tokenizer, untruncated and without [CLS]/[SEP].
+        self._counter = Tokenizer.from_file(str(files.tokenizer))
+        self._counter.no_padding()
+        self._counter.no_truncation()
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = 1
         opts.inter_op_num_threads = 1
@@ -74,6 +79,17 @@ class Embedder:
                 mask[row, :n] = 1
             out[chunk] = self._run(ids, mask)
         return out
+
+    def count_tokens(self, texts: list[str]) -> list[int]:
+        """How many of the model's tokens each text is, whole (not cut at MAX_TOKENS)."""
+        if not texts:
+            return []
+        return [len(e.ids) for e in self._counter.encode_batch(texts, add_special_tokens=False)]
+
+    def token_ends(self, text: str) -> list[int]:
+        """The character offset where each of the text's tokens ends, in order: text[:ends[k-1]]
+        is the text's first k tokens."""
+        return [end for _, end in self._counter.encode(text, add_special_tokens=False).offsets]
 
     def _run(self, ids: npt.NDArray[np.int64], mask: npt.NDArray[np.int64]) -> Vectors:
         feeds = {"input_ids": ids, "attention_mask": mask}

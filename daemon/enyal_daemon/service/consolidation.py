@@ -71,6 +71,9 @@ def consolidate(engine: Engine, params: p.ConsolidateParams) -> p.ConsolidateRes
         scope_path=path,
         match_path=match_path,
         content_type=params.content_type,
+        # A task is not a duplicate of a similar one (two steps of a job read alike), and
+        # one day's log is not another's: neither is merged or forgotten as stale.
+        exclude_types=("task", "log"),
     )
     now = now_iso()
     plans = find(engine, engine.reader(), f, params.threshold, params.limit, now)

@@ -27,7 +27,15 @@ from .engine import Engine
 from .limits import check_content, check_metadata
 
 
-def remember(engine: Engine, params: p.RememberParams) -> p.RememberResult:
+def remember(
+    engine: Engine,
+    params: p.RememberParams,
+    content_type: p.ContentType | None = None,
+    status: p.TaskStatus | None = None,
+    due: str | None = None,
+) -> p.RememberResult:
+    """Store a memory. The keywords are for the verbs that store the types remember does
+    not take (tasks/logs): their type, and a task's status and due date."""
     check_content(params.content)
     check_metadata(params.metadata)
     clean = redaction.scrub(
@@ -53,7 +61,7 @@ def remember(engine: Engine, params: p.RememberParams) -> p.RememberResult:
     entry = p.Entry(
         id=str(uuid.uuid4()),
         content=params.content,
-        content_type=params.content_type,
+        content_type=content_type or params.content_type,
         scope_level=params.scope,
         scope_path=scope_path,
         confidence=params.confidence,
@@ -72,11 +80,14 @@ def remember(engine: Engine, params: p.RememberParams) -> p.RememberResult:
         written_by=params.written_by,
         quarantined=bool(flags),
         quarantine_reason=", ".join(flags) or None,
+        status=status,
+        due=due,
     )
 
     def job(tx: Tx) -> p.RememberResult:
         same = entries.find_by_hash(tx.conn, digest, params.scope, scope_path)
-        if same is not None:
+        # A task is not the fact it shares its words with (nor a log line a task).
+        if same is not None and (content_type is None or same.content_type == content_type):
             return p.RememberResult(id=same.id, action="existing", entry=same.entry())
         near = (
             nearest_in_scope(engine, tx.conn, vec, params.scope, scope_path)
@@ -235,6 +246,8 @@ def update(engine: Engine, params: p.UpdateParams) -> p.UpdateResult:
 
     def job(tx: Tx) -> p.Entry:
         row = engine.require(params.id, tx.conn)
+        if "content_type" in fields and row.content_type in ("task", "log"):
+            raise InvalidValue(f"a {row.content_type} stays one: its type cannot change")
         if "content_hash" in fields:  # remember never stores one text twice in a scope
             same = entries.find_by_hash(tx.conn, fields["content_hash"], *row.scope)
             if same is not None and same.id != row.id:

@@ -19,7 +19,7 @@ from ..errors import InvalidValue
 from ..index import keywords
 from ..store import entries, versions
 from ..store.filters import EntryFilter
-from . import redaction, scopes, validity
+from . import budget, redaction, scopes, validity
 from .clock import now_iso, parse_iso
 from .engine import Engine
 from .ranking import HIT_MARGIN, Candidate, Floors, Weight, rank
@@ -39,9 +39,20 @@ def recall(engine: Engine, params: p.RecallParams) -> p.RecallResult:
     f = _filter(params)
     if params.as_of is not None:
         hits = _recall_as_of(engine, params, f, v)
+        hits, packed = _pack(engine, hits, params.budget_tokens)
     else:
         hits = _search(engine, params.query, params.limit, _floors(params), f, v)
-    return p.RecallResult(results=hits)
+        hits, packed = _pack(engine, hits, params.budget_tokens)
+        _used(engine, params.query, hits)
+    return p.RecallResult(results=hits, budget=packed)
+
+
+def _pack(
+    engine: Engine, hits: list[p.Hit], budget_tokens: int | None
+) -> tuple[list[p.Hit], p.Budget | None]:
+    if budget_tokens is None:
+        return hits, None
+    return budget.pack(engine, hits, budget_tokens)
 
 
 def recall_batch(engine: Engine, params: p.RecallBatchParams) -> p.RecallBatchResult:
@@ -51,14 +62,12 @@ def recall_batch(engine: Engine, params: p.RecallBatchParams) -> p.RecallBatchRe
     f = _filter(params)
     qvecs = engine.embed_many(list(params.queries))
     floors = _floors(params)
-    return p.RecallBatchResult(
-        results=[
-            p.RecallResult(
-                results=_search(engine, query, params.limit, floors, f, validity.Validity(), qvec)
-            )
-            for query, qvec in zip(params.queries, qvecs, strict=True)
-        ]
-    )
+    out = []
+    for query, qvec in zip(params.queries, qvecs, strict=True):
+        hits = _search(engine, query, params.limit, floors, f, validity.Validity(), qvec)
+        _used(engine, query, hits)
+        out.append(p.RecallResult(results=hits))
+    return p.RecallBatchResult(results=out)
 
 
 def _filter(params: p.RecallParams | p.RecallBatchParams) -> EntryFilter:
@@ -75,6 +84,8 @@ def _filter(params: p.RecallParams | p.RecallBatchParams) -> EntryFilter:
         metadata=tuple(params.where.items()),
         include_deprecated=isinstance(params, p.RecallParams) and params.include_deprecated,
         include_quarantined=isinstance(params, p.RecallParams) and params.include_quarantined,
+        include_done=(isinstance(params, p.RecallParams) and params.include_done)
+        or params.content_type == "task",
     )
 
 
@@ -85,6 +96,7 @@ def recall_by_scope(engine: Engine, params: p.RecallByScopeParams) -> p.RecallBy
         scopes=tuple((level, path) for level, path, _ in chain),
         content_type=params.content_type,
         min_importance=params.min_importance,
+        include_done=params.content_type == "task",
     )
     hits = _search(
         engine,
@@ -95,9 +107,12 @@ def recall_by_scope(engine: Engine, params: p.RecallByScopeParams) -> p.RecallBy
         validity.Validity(),
         weight=lambda level, path: weights.get((level, path), 0.0),
     )
+    hits, packed = _pack(engine, hits, params.budget_tokens)
+    _used(engine, params.query, hits)
     return p.RecallByScopeResult(
         results=hits,
         scopes=[p.ScopeRef(level=level, path=path, weight=w) for level, path, w in chain],
+        budget=packed,
     )
 
 
@@ -141,17 +156,21 @@ def _search(
         for rid, row in rows.items()
         if (f.include_deprecated or not row.is_deprecated)
         and (f.include_quarantined or not row.quarantined)
+        and (f.include_done or row.status != "done")
     ]
     hits = rank(
         candidates, datetime.now(UTC), floors, weight, limit * HIT_MARGIN, engine.decay_rates
     )
-    hits = validity.annotate(engine, hits, v)[:limit]
+    return validity.annotate(engine, hits, v)[:limit]
+
+
+def _used(engine: Engine, query: str, hits: list[p.Hit]) -> None:
+    """Count the hits an agent was shown (a budget may have left some out) as used."""
     now = now_iso()
     engine.bookkeeping.touch(h.id for h in hits)
     if hits:  # a query can hold a secret too: the analytics log keeps it redacted
         logged = redaction.text(engine.redactor, query)
         engine.bookkeeping.events((h.id, "recall", now, logged, i) for i, h in enumerate(hits, 1))
-    return hits
 
 
 def _nearest(
@@ -238,6 +257,7 @@ def _recall_as_of(
         if (f.include_deprecated or not then.is_deprecated)
         and (f.include_quarantined or not by_id[entry_id].quarantined)
         and (params.content_type is None or then.content_type == params.content_type)
+        and (f.include_done or then.status != "done")
         and set(params.tags) <= set(then.tags)
     ]
     if not states:

@@ -28,6 +28,8 @@ DECAY_RATES: dict[str, float] = {
     "decision": 0.3,
     "convention": 0.2,
     "pattern": 0.4,
+    "task": 0.0,  # an open task does not fade while it waits; done ones leave recall anyway
+    "log": 1.0,
 }
 
 

@@ -15,7 +15,7 @@ _BANDS = {"high": "high (>=0.7)", "medium": "medium (0.3-0.7)", "low": "low (<0.
 def stats(engine: Engine, params: p.StatsParams | None = None) -> p.Stats:
     conn = engine.reader()
     total, active, oldest, newest = entries.totals(conn)
-    by_type: dict[str, int] = dict.fromkeys(p.CONTENT_TYPES, 0)
+    by_type: dict[str, int] = dict.fromkeys(p.ALL_TYPES, 0)
     by_type.update(entries.active_counts_by(conn, "content_type"))
     by_scope: dict[str, int] = dict.fromkeys(p.SCOPE_LEVELS, 0)
     by_scope.update(entries.active_counts_by(conn, "scope_level"))

@@ -122,7 +122,11 @@ def _entry(
         written_by=item.written_by if item.id is not None else (item.written_by or "import"),
         quarantined=item.quarantined or bool(flags),
         quarantine_reason=item.quarantine_reason or (", ".join(flags) or None),
+        status=item.status or ("open" if item.content_type == "task" else None),
+        due=item.due if item.content_type == "task" else None,
     )
+    if entry.status is not None and entry.content_type != "task":
+        raise InvalidValue("only a task has a status")
     if item.versions is not None:
         numbers = [v.version for v in item.versions]
         if len(set(numbers)) != len(numbers) or min(numbers, default=1) < 1:

@@ -13,7 +13,9 @@ from typing import Any
 from . import (
     analytics,
     backup,
+    brief,
     consolidation,
+    daylog,
     graph,
     health,
     listing,
@@ -21,6 +23,7 @@ from . import (
     recall,
     scan,
     stats,
+    tasks,
     transfer,
     validity,
 )
@@ -58,6 +61,12 @@ VERBS: dict[str, Verb] = {
     "export": transfer.export_page,
     "backup": backup.backup,
     "scan": scan.scan,
+    "task_add": tasks.add,
+    "task_list": tasks.list_tasks,
+    "task_update": tasks.update,
+    "log_append": daylog.append,
+    "log_show": daylog.show,
+    "brief": brief.brief,
 }
 
 

@@ -33,8 +33,8 @@ def insert(conn: apsw.Connection, entry: Entry, vector: bytes) -> int:
         "INSERT INTO context_entries (id, content, content_hash, content_type, scope_level, "
         "scope_path, confidence, created_at, updated_at, accessed_at, access_count, "
         "source_type, source_ref, tags, metadata, is_deprecated, importance, expires_at, "
-        "confirmed_at, confirm_count, written_by, quarantined, quarantine_reason) "
-        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        "confirmed_at, confirm_count, written_by, quarantined, quarantine_reason, status, due) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         (
             entry.id,
             entry.content,
@@ -59,6 +59,8 @@ def insert(conn: apsw.Connection, entry: Entry, vector: bytes) -> int:
             entry.written_by,
             int(entry.quarantined),
             entry.quarantine_reason,
+            entry.status,
+            entry.due,
         ),
     )
     rid = conn.last_insert_rowid()

@@ -33,6 +33,11 @@ class EntryFilter:
     updated_before: str | None = None
     include_deprecated: bool = False
     include_quarantined: bool = False
+    statuses: tuple[str, ...] = ()  # tasks in any of these statuses
+    exclude_types: tuple[str, ...] = ()
+    # Not a clause: recall drops done tasks from its candidates, which costs nothing, where
+    # a clause would turn every default search into a filtered one.
+    include_done: bool = True
     clauses: list[str] = field(default_factory=list, init=False, compare=False)
     args: list[Any] = field(default_factory=list, init=False, compare=False)
     # (SELECT rid ..., args) for each tag and metadata pair: each also has its clause
@@ -61,6 +66,13 @@ class EntryFilter:
             )
         if self.content_type is not None:
             add("e.content_type = ?", self.content_type)
+        if self.exclude_types:
+            add(
+                f"e.content_type NOT IN ({','.join('?' * len(self.exclude_types))})",
+                *self.exclude_types,
+            )
+        if self.statuses:
+            add(f"e.status IN ({','.join('?' * len(self.statuses))})", *self.statuses)
         for tag in self.tags:
             add_set("context_tags", "tag = ?", tag)
         if self.min_importance > 1:

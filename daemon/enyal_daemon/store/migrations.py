@@ -7,6 +7,7 @@ features append a function to MIGRATIONS; existing ones never change.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import apsw
@@ -284,6 +285,54 @@ def m008_metadata_index(conn: apsw.Connection) -> None:
     )
 
 
+def _widen_check(conn: apsw.Connection, table: str, old: str, new: str) -> None:
+    """Let a CHECK ... IN (...) list accept more values. SQLite cannot alter a CHECK, and
+    context_entries is the parent of five tables, its FTS index and its vectors, so it is
+    not rebuilt: its stored CREATE statement is edited in place, the procedure SQLite's
+    documentation gives for changes that leave every stored row valid (a longer list
+    does). The schema cookie moves so any other connection reloads the schema."""
+    row = conn.execute(
+        "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?", (table,)
+    ).fetchone()
+    assert row is not None, table
+    widened, n = re.subn(old, new, str(row[0]))
+    if n != 1:
+        raise RuntimeError(f"{table}: expected one CHECK matching {old!r}, found {n}")
+    cookie = conn.execute("PRAGMA schema_version").fetchone()
+    assert cookie is not None
+    conn.execute("PRAGMA writable_schema = ON")
+    conn.execute(
+        "UPDATE sqlite_schema SET sql = ? WHERE type = 'table' AND name = ?", (widened, table)
+    )
+    conn.execute(f"PRAGMA schema_version = {int(cookie[0]) + 1}")
+    conn.execute("PRAGMA writable_schema = RESET")
+
+
+def m009_tasks_logs(conn: apsw.Connection) -> None:
+    """Issue 11: tasks (a status, a due date) and daily logs are memories of types of their
+    own, and a task's status changes are versions of their own ('status', holding the
+    status then). Existing entries are neither: their status stays null."""
+    _widen_check(
+        conn,
+        "context_entries",
+        r"'convention', 'pattern'\)",
+        "'convention', 'pattern', 'task', 'log')",
+    )
+    _widen_check(conn, "context_versions", r"'merged'\)", "'merged', 'status')")
+    conn.execute(
+        """
+        ALTER TABLE context_entries ADD COLUMN status TEXT
+            CHECK (status IN ('open', 'in_progress', 'blocked', 'done'));
+        ALTER TABLE context_entries ADD COLUMN due TEXT;
+        ALTER TABLE context_versions ADD COLUMN status TEXT;
+        CREATE INDEX idx_entries_task_status ON context_entries(status, importance)
+            WHERE status IS NOT NULL;
+        -- The brief reads the most important entries of a type without sorting all of them.
+        CREATE INDEX idx_entries_type_importance ON context_entries(content_type, importance);
+        """
+    )
+
+
 Migration = Callable[[apsw.Connection], None]
 MIGRATIONS: list[Migration] = [
     m001_entries,
@@ -294,6 +343,7 @@ MIGRATIONS: list[Migration] = [
     m006_provenance_quarantine,
     m007_access_confirm_merge,
     m008_metadata_index,
+    m009_tasks_logs,
 ]
 
 

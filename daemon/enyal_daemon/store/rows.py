@@ -13,7 +13,14 @@ from typing import Any
 
 import msgspec
 
-from enyal_protocol.wire import ContentType, Entry, ScopeLevel, SourceType, WrittenBy
+from enyal_protocol.wire import (
+    ContentType,
+    Entry,
+    ScopeLevel,
+    SourceType,
+    TaskStatus,
+    WrittenBy,
+)
 
 _decode = msgspec.json.decode
 
@@ -43,6 +50,8 @@ class EntryRow(msgspec.Struct, frozen=True):
     written_by: WrittenBy | None
     quarantined: int  # 0 or 1
     quarantine_reason: str | None
+    status: TaskStatus | None
+    due: str | None
 
     @property
     def is_deprecated(self) -> bool:
@@ -92,6 +101,8 @@ class EntryRow(msgspec.Struct, frozen=True):
             written_by=self.written_by,
             quarantined=bool(self.quarantined),
             quarantine_reason=self.quarantine_reason,
+            status=self.status,
+            due=self.due,
         )
 
 
@@ -99,7 +110,7 @@ COLUMNS = (
     "rid, id, content, content_type, scope_level, scope_path, confidence, created_at, "
     "updated_at, accessed_at, access_count, source_type, source_ref, tags, metadata, "
     "is_deprecated, content_hash, importance, expires_at, confirmed_at, confirm_count, "
-    "written_by, quarantined, quarantine_reason"
+    "written_by, quarantined, quarantine_reason, status, due"
 )
 # The same columns of the entries table aliased e, for queries that join it.
 E_COLUMNS = ", ".join("e." + c for c in COLUMNS.split(", "))

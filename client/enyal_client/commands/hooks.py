@@ -1,0 +1,155 @@
+"""`enyal hooks install --client claude-code [--prompt-recall] [--print]`: Claude Code
+hooks that hand the agent its memory without being asked.
+
+SessionStart runs `enyal hook session-start` (the project brief); with --prompt-recall,
+UserPromptSubmit runs `enyal hook prompt-submit` (a budgeted recall for the prompt).
+They are merged into ~/.claude/settings.json the way `enyal mcp config --install`
+merges its entry (mcp_config.merge: the rest of the file kept, a backup first, an
+unparsable file refused). Enyal's hooks are recognised by their command (`… hook
+session-start`, `… hook prompt-submit`), so installing again replaces them instead
+of adding twice, and installing without --prompt-recall removes that one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..transport import ClientError
+from .base import Args, Context, Registry, Result
+from .mcp_config import PASSED_ENV, merge
+
+CLIENTS = ("claude-code",)
+EVENTS = {"SessionStart": "session-start", "UserPromptSubmit": "prompt-submit"}
+# Claude Code's SessionStart sources worth a brief: a new session, after /clear, and
+# after a compaction dropped the earlier one from the context (a resume still has it).
+SESSION_SOURCES = "startup|clear|compact"
+TIMEOUTS = {"SessionStart": 15, "UserPromptSubmit": 10}  # seconds; a cold daemon start fits
+
+
+def settings_file() -> Path:
+    return Path.home() / ".claude" / "settings.json"
+
+
+def enyal_command() -> list[str]:
+    beside = Path(sys.executable).parent / "enyal"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return [str(beside)]
+    return [sys.executable, "-m", "enyal_client.cli"]
+
+
+def hook_command(verb: str) -> str:
+    env = [f"{k}={shlex.quote(os.environ[k])}" for k in PASSED_ENV if os.environ.get(k)]
+    return " ".join([*env, shlex.join([*enyal_command(), "hook", verb])])
+
+
+def is_ours(hook: Any, verb: str) -> bool:
+    command = hook.get("command") if isinstance(hook, dict) else None
+    return isinstance(command, str) and command.endswith(f" hook {verb}")
+
+
+def wanted(prompt_recall: bool) -> dict[str, dict[str, Any]]:
+    groups: dict[str, dict[str, Any]] = {
+        "SessionStart": {
+            "matcher": SESSION_SOURCES,
+            "hooks": [
+                {
+                    "type": "command",
+                    "command": hook_command("session-start"),
+                    "timeout": TIMEOUTS["SessionStart"],
+                }
+            ],
+        }
+    }
+    if prompt_recall:
+        groups["UserPromptSubmit"] = {
+            "hooks": [
+                {
+                    "type": "command",
+                    "command": hook_command("prompt-submit"),
+                    "timeout": TIMEOUTS["UserPromptSubmit"],
+                }
+            ]
+        }
+    return groups
+
+
+def merged(data: dict[str, Any], groups: dict[str, dict[str, Any]], path: Path) -> dict[str, Any]:
+    """`data` with Enyal's hooks as `groups` says, and every other hook kept in place."""
+    hooks = data.get("hooks", {})
+    if not isinstance(hooks, dict):
+        raise ClientError(f"{path}: hooks is not an object; nothing was changed")
+    for event, verb in EVENTS.items():
+        entries = hooks.get(event, [])
+        if not isinstance(entries, list):
+            raise ClientError(f"{path}: hooks.{event} is not a list; nothing was changed")
+        kept = []
+        placed = False
+        for group in entries:
+            inner = group.get("hooks") if isinstance(group, dict) else None
+            if not isinstance(inner, list) or not any(is_ours(h, verb) for h in inner):
+                kept.append(group)
+                continue
+            others = [h for h in inner if not is_ours(h, verb)]
+            if others:
+                kept.append({**group, "hooks": others})
+            if event in groups and not placed:  # ours goes back where it was
+                kept.append(groups[event])
+                placed = True
+        if event in groups and not placed:
+            kept.append(groups[event])
+        if kept:
+            hooks[event] = kept
+        else:
+            hooks.pop(event, None)
+    if hooks:
+        data["hooks"] = hooks
+    else:
+        data.pop("hooks", None)
+    return data
+
+
+def cmd_hooks(ctx: Context, a: Args) -> Result:
+    path = settings_file()
+    groups = wanted(a.prompt_recall)
+    snippet = {"hooks": {event: [group] for event, group in groups.items()}}
+    if a.print:
+        text = f"# merge into {path}:\n{json.dumps(snippet, indent=2)}"
+        text += "\n# or: enyal hooks install --client claude-code" + (
+            " --prompt-recall" if a.prompt_recall else ""
+        )
+        return {"client": a.client, "file": str(path), "config": snippet}, text
+    changed, backup = merge(path, lambda data: merged(data, groups, path))
+    action = "updated" if changed else "unchanged"
+    lines = [
+        f"{path}: {action} the Enyal hooks ({', '.join(groups)})"
+        + ("" if changed else " (already up to date)")
+    ]
+    if backup is not None:
+        lines.append(f"backup of the previous file: {backup}")
+    if changed:
+        lines.append("new Claude Code sessions pick them up")
+    result = {
+        "client": a.client,
+        "file": str(path),
+        "action": action,
+        "backup": str(backup) if backup else None,
+        "config": snippet,
+    }
+    return result, "\n".join(lines)
+
+
+def register(reg: Registry) -> None:
+    h = reg.verb("hooks", "install the client hooks that inject the brief and recall", cmd_hooks)
+    h.add_argument("action", choices=("install",))
+    h.add_argument("--client", choices=CLIENTS, required=True)
+    h.add_argument(
+        "--prompt-recall",
+        action="store_true",
+        help="also inject a budgeted recall for every prompt (UserPromptSubmit)",
+    )
+    h.add_argument("--print", action="store_true", help="print the hooks; change nothing")

@@ -1,0 +1,116 @@
+"""The daily log through the real daemon and CLI: one entry a project and day, appended to."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import run_cli
+from daemon_support import RunningDaemon, isolated_env, running
+from enyal_client.transport import RpcError
+from enyal_protocol import wire as p
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    (root / ".git").mkdir(parents=True)
+    return root
+
+
+@pytest.fixture
+def d(tmp_path: Path) -> Iterator[RunningDaemon]:
+    with running(tmp_path / "home") as daemon:
+        yield daemon
+        assert "Traceback" not in daemon.log.text(), daemon.log.text()
+
+
+def test_log_appends_to_one_entry_a_day(d: RunningDaemon, project: Path, tmp_path: Path) -> None:
+    today = datetime.now().astimezone().date().isoformat()
+    first = d.call("log_append", {"text": "Started the\nparser rewrite", "cwd": str(project)})
+    assert first["date"] == today and first["line"].endswith(" Started the parser rewrite")
+    second = d.call("log_append", {"text": "Parser passes the old tests", "cwd": str(project)})
+    assert second["id"] == first["id"], "one memory a day, appended to"
+    entry = d.call("get", {"id": first["id"]})
+    assert (entry["content_type"], entry["scope_path"]) == ("log", str(project))
+    assert entry["metadata"] == {"log_date": today}
+    assert entry["content"].splitlines()[0] == f"Log {today}"
+    history = d.call("history", {"id": first["id"]})["versions"]
+    assert [v["change_type"] for v in history] == ["updated", "created"]
+
+    shown = d.call("log_show", {"cwd": str(project)})
+    assert shown["date"] == today and shown["ids"] == [first["id"]]
+    assert [line[8:] for line in shown["lines"]] == [
+        "Started the parser rewrite",
+        "Parser passes the old tests",
+    ]
+    # Another project keeps a log of its own; another day has none.
+    other = tmp_path / "other"
+    (other / ".git").mkdir(parents=True)
+    assert d.call("log_show", {"cwd": str(other)})["lines"] == []
+    assert d.call("log_show", {"cwd": str(project), "date": "2001-02-03"})["lines"] == []
+    # Logged work is found like any memory.
+    hits = d.call("recall", {"query": "parser rewrite", "content_type": "log"})["results"]
+    assert hits[0]["id"] == first["id"]
+
+
+def test_concurrent_appends_lose_no_line(d: RunningDaemon, project: Path) -> None:
+    d.call("log_append", {"text": "first", "cwd": str(project)})
+    errors: list[Exception] = []
+
+    def worker(i: int) -> None:
+        try:
+            d.call("log_append", {"text": f"line number {i}", "cwd": str(project)})
+        except Exception as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    lines = d.call("log_show", {"cwd": str(project)})["lines"]
+    assert sorted(line[8:] for line in lines) == sorted(
+        ["first", *(f"line number {i}" for i in range(8))]
+    )
+
+
+def test_bad_log_input(d: RunningDaemon, project: Path) -> None:
+    cases: list[tuple[str, dict[str, Any], int]] = [
+        ("log_append", {"text": "   \n "}, p.INVALID_VALUE),
+        ("log_append", {"text": ""}, p.INVALID_PARAMS),
+        ("log_append", {"text": "x" * 5000}, p.INVALID_PARAMS),
+        ("log_show", {"date": "yesterday"}, p.INVALID_PARAMS),
+        ("log_show", {"date": "2026-02-30"}, p.INVALID_VALUE),
+    ]
+    for method, params, code in cases:
+        with pytest.raises(RpcError) as info:
+            d.call(method, {**params, "cwd": str(project)})
+        assert info.value.code == code, (method, params, info.value.message)
+    assert d.call("stats")["total"] == 0
+    secret = d.call("log_append", {"text": "db password=hunter2hunter2", "cwd": str(project)})
+    assert "hunter2" not in secret["line"] and secret["redacted"]
+
+
+def test_log_cli(d: RunningDaemon, project: Path) -> None:
+    assert d.paths.home is not None
+    env = isolated_env(d.paths.home)
+    first = run_cli("log", "Reviewed", "the", "PR", cwd=project, env=env)
+    assert first.code == 0, first.err
+    assert run_cli("log", "Merged it", cwd=project, env=env).code == 0
+    shown = run_cli("log", "--show", cwd=project, env=env)
+    assert shown.code == 0 and shown.out.count("\n- ") == 2
+    assert "Reviewed the PR" in shown.out and "Merged it" in shown.out
+    as_json = run_cli("log", "--show", "--json", cwd=project, env=env).json()
+    assert len(as_json["lines"]) == 2
+    empty = run_cli("log", "--show", "--date", "2001-01-01", cwd=project, env=env)
+    assert empty.code == 0 and "nothing logged" in empty.out
+    for bad in (["--show", "--date", "2001-13-01"], ["--date", "soon"], []):
+        r = run_cli("log", *bad, cwd=project, env=env)
+        assert r.code == 2, (bad, r.out, r.err)
