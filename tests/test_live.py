@@ -136,6 +136,7 @@ def test_filters_keep_out_what_they_do_not_name(shared: RunningDaemon, tmp_path:
     decisions = sub.subscribe(under=str(app), content_types=["decision"])["subscription"]
     files = sub.subscribe(scope="file", scope_path="src/db.py", cwd=str(app))["subscription"]
     everything = sub.subscribe()["subscription"]
+    any_file = sub.subscribe(scope="file")["subscription"]  # file alone: every file's
 
     call = shared.call
     fact_p = call("remember", {"content": "Project fact", "cwd": str(app)})["id"]
@@ -152,18 +153,26 @@ def test_filters_keep_out_what_they_do_not_name(shared: RunningDaemon, tmp_path:
         "remember", {"content": "Decided globally", "content_type": "decision", "scope": "global"}
     )["id"]
 
-    seen: dict[str, list[str]] = {decisions: [], files: [], everything: []}
-    for _ in range(5):  # everything: 3; files: 1; decisions under app: 1
+    seen: dict[str, list[str]] = {decisions: [], files: [], everything: [], any_file: []}
+    for _ in range(6):  # everything: 3; files: 1; any file: 1; decisions under app: 1
         m = sub.next()["params"]
         seen[m["subscription"]].append(m["id"])
-    assert seen == {everything: [fact_p, dec_f, dec_g], files: [dec_f], decisions: [dec_f]}
+    assert seen == {
+        everything: [fact_p, dec_f, dec_g],
+        files: [dec_f],
+        any_file: [dec_f],
+        decisions: [dec_f],
+    }
 
     r = result_of(sub.request("unsubscribe", {"subscription": everything}))
     assert r == {"unsubscribed": [everything]}
     fact_f = call("remember", {"content": "File fact", "scope": "file", "scope_path": str(src)})
-    assert sub.next()["params"] == created(files, fact_f)
+    got = sorted([sub.next()["params"], sub.next()["params"]], key=lambda m: m["subscription"])
+    assert got == sorted(
+        [created(files, fact_f), created(any_file, fact_f)], key=lambda m: m["subscription"]
+    )
     r = result_of(sub.request("unsubscribe"))
-    assert sorted(r["unsubscribed"]) == sorted([decisions, files])
+    assert sorted(r["unsubscribed"]) == sorted([decisions, files, any_file])
     call("remember", {"content": "Another file fact", "scope": "file", "scope_path": str(src)})
     resp = sub.request("status")  # the next frame is this answer: nothing is subscribed
     assert "result" in resp
@@ -234,7 +243,7 @@ def test_closing_the_connection_ends_its_subscriptions(shared: RunningDaemon) ->
 @pytest.mark.parametrize(
     ("method", "params", "code"),
     [
-        ("subscribe", {"scope": "file"}, p.INVALID_VALUE),  # a file scope needs its file
+        ("subscribe", {"scope": "project"}, p.INVALID_VALUE),  # which project: no cwd
         ("subscribe", {"under": "relative/dir"}, p.INVALID_VALUE),  # relative, and no cwd
         ("subscribe", {"scope": "global", "scope_path": "/x"}, p.INVALID_VALUE),
         ("subscribe", {"content_types": ["gossip"]}, p.INVALID_PARAMS),

@@ -54,9 +54,14 @@ class Filter:
 
     @classmethod
     def from_params(cls, params: p.SubscribeParams) -> Filter:
-        """Resolved as `list` resolves scope and scope_path (project from cwd, and so on);
-        InvalidValue for a scope without the path it needs or a relative path without cwd."""
-        path, match_path = scopes.filter_path(params.scope, params.scope_path, params.cwd)
+        """Resolved as `list` resolves scope and scope_path (project from cwd, and so on),
+        but `file` alone is every file's memories (an editor shows those of whatever file
+        it opens); InvalidValue for a scope without the path it needs or a relative path
+        without cwd."""
+        if params.scope == "file" and params.scope_path is None:
+            path, match_path = None, False
+        else:
+            path, match_path = scopes.filter_path(params.scope, params.scope_path, params.cwd)
         under = scopes.absolute(params.under, params.cwd) if params.under is not None else None
         return cls(params.scope, path, match_path, under, frozenset(params.content_types))
 
