@@ -129,7 +129,7 @@ def test_long_chain_at_depth_four(memory: Any) -> None:
 
     def job(tx: Any) -> None:
         for i in range(999):
-            graph.link_in_tx(tx, f"n{i}", f"n{i + 1}", "depends_on")
+            graph.link_in_tx(memory, tx, f"n{i}", f"n{i + 1}", "depends_on")
 
     memory.writer.run(job)
     assert traverse(memory, id="n0", depth=4) == [(f"n{i}", i) for i in range(1, 5)]

@@ -480,7 +480,7 @@ def test_raw_protocol_over_pipes(project: Path, stderr_log: TextIO, autostarted:
         shim.send(b'{"jsonrpc": "2.0", "id": 9, "method": ')
         broken = shim.receive()
         assert (broken["id"], broken["error"]["code"]) == (None, p.PARSE_ERROR)
-        assert shim.ask(10, "resources/list")["error"]["code"] == p.METHOD_NOT_FOUND
+        assert shim.ask(10, "completion/complete")["error"]["code"] == p.METHOD_NOT_FOUND
         removed = shim.ask(11, "ping", {"_meta": ENVELOPE})["error"]
         assert removed["code"] == p.METHOD_NOT_FOUND, "2026-07-28 has no ping"
         shim.send({"jsonrpc": "2.0", "id": None, "method": "ping"})

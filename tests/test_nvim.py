@@ -186,6 +186,43 @@ def test_enyal_brief_shows_the_project_brief(
     assert any("Port the plugin to 0.10's API" in line for line in lines)
 
 
+def test_a_remember_from_another_client_shows_up_without_a_buffer_event(
+    daemon: DaemonProc, project: Path, tmp_path: Path
+) -> None:
+    """With virtual text on, the plugin subscribes to the daemon's changes on a second
+    pipe: the CLI's remember for the open file refreshes the buffer's lines by itself."""
+    file = str(project / "src" / "app.py")
+    daemon.call(
+        "remember",
+        {"content": "app.py must stay import-light", "scope": "file", "scope_path": file},
+    )
+
+    r = run_nvim("live_refresh", tmp_path, cwd=project, ENYAL_TEST_FILE=file)
+
+    assert r["out"]["listening"] is True, r["out"]
+    assert r["out"]["virt_before"] == ["  enyal [fact] app.py must stay import-light"]
+    assert r["out"]["cli_status"] == 0, r["out"]["cli"]
+    assert r["out"]["buffer_events"] == 0
+    assert r["out"]["virt_after"] == [
+        "  enyal [fact] Another client says: keep this file free of globals",
+        "  enyal [fact] app.py must stay import-light",
+    ]
+
+
+def test_without_subscribe_in_the_daemon_the_buffer_events_still_refresh(
+    tmp_path: Path,
+) -> None:
+    sock = tmp_path / "old.sock"  # an older daemon inside Neovim: tests/nvim/live_fallback.lua
+    file = str(tmp_path / "app.py")
+    r = run_nvim("live_fallback", tmp_path, ENYAL_SOCKET=str(sock), ENYAL_TEST_FILE=file)
+    out = r["out"]
+    assert out["unsupported"] is True and out["active"] is False
+    assert out["virt"] == ["  enyal [fact] a memory from an old daemon"]
+    # :edit and the later BufEnter fetch (`list`); `subscribe` was asked once, never again.
+    assert out["methods"] == ["list", "subscribe", "list"]
+    assert not messages(r, WARN) and not messages(r, ERROR)
+
+
 def test_daemon_errors_are_messages(daemon: DaemonProc, tmp_path: Path) -> None:
     r = run_nvim("errors", tmp_path)
     errors = messages(r, ERROR)

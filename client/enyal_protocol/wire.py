@@ -1036,6 +1036,87 @@ class BriefResult(Struct, kw_only=True):
     ] = {}
 
 
+# --- live changes ---------------------------------------------------------------------
+# A connection that subscribes is sent `changed` notifications after each write commits:
+# which entry, what happened, its scope and type; never its content.
+
+ChangeKind = Literal[
+    "created", "updated", "forgotten", "restored", "deleted", "linked", "unlinked", "superseded"
+]
+CHANGED = "changed"  # the notification's method
+RESYNC = "resync"  # sent instead of the changes a lagging subscriber's queue had to drop
+
+
+class SubscribeParams(Params, kw_only=True):
+    scope: OnlyScope = None
+    scope_path: OnlyScopePath = None
+    under: Annotated[
+        str | None,
+        Meta(
+            description=(
+                "Only entries stored at this folder or a path inside it (a project's own "
+                "memories and its files'); relative to cwd."
+            )
+        ),
+    ] = None
+    content_types: Annotated[
+        list[ContentType], Meta(max_length=5, description="Only these kinds; empty: all.")
+    ] = []
+    cwd: Cwd = None
+
+
+class SubscribeFilter(Struct, kw_only=True):
+    """The filter as the daemon resolved it (paths absolute, project/workspace found)."""
+
+    scope: ScopeLevel | None
+    scope_path: str | None
+    under: str | None
+    content_types: list[ContentType]
+
+
+class SubscribeResult(Struct, kw_only=True):
+    subscription: str
+    filter: SubscribeFilter
+    queue: int  # changes held for a subscriber that lags before they are dropped (resync)
+
+
+class UnsubscribeParams(Params, kw_only=True):
+    subscription: Annotated[
+        Annotated[str, Meta(max_length=64)] | None,
+        Meta(description="Which one; null: every subscription of this connection."),
+    ] = None
+
+
+class UnsubscribeResult(Struct, kw_only=True):
+    unsubscribed: list[str]
+
+
+class Change(Struct, kw_only=True, omit_defaults=True):
+    """The params of a `changed` notification."""
+
+    subscription: str
+    kind: ChangeKind
+    id: str
+    scope_level: ScopeLevel
+    scope_path: str | None
+    content_type: ContentType
+    at: str
+    edge_type: EdgeType | None = None  # linked, unlinked, superseded: which edge
+
+
+class Resync(Struct, kw_only=True):
+    """The params of a `resync` notification: changes were dropped; read the state again."""
+
+    subscription: str
+    dropped: int
+
+
+class Notification(Struct, kw_only=True):
+    jsonrpc: str = "2.0"
+    method: str
+    params: Any
+
+
 # --- the daemon itself --------------------------------------------------------------
 
 
@@ -1127,6 +1208,10 @@ METHODS: dict[str, Method] = {
     "log_append": Method(LogAppendParams, LogAppendResult, "Append a line to today's log."),
     "log_show": Method(LogShowParams, LogShowResult, "A day's log lines for the project."),
     "brief": Method(BriefParams, BriefResult, "What an agent should know starting here."),
+    "subscribe": Method(
+        SubscribeParams, SubscribeResult, "Be sent `changed` notifications on this connection."
+    ),
+    "unsubscribe": Method(UnsubscribeParams, UnsubscribeResult, "Stop a subscription."),
     "status": Method(StatusParams, Status, "The daemon's version, paths and model."),
     "shutdown": Method(ShutdownParams, ShutdownResult, "Stop the daemon gracefully."),
 }

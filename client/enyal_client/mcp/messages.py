@@ -106,3 +106,48 @@ class CallToolResult(Result, kw_only=True):
     # msgspec.Raw: the daemon's result bytes go out as they came, not decoded and re-encoded.
     structured_content: msgspec.Raw | UnsetType = UNSET
     is_error: bool = False
+
+
+# --- resources ---------------------------------------------------------------------------
+
+
+class ResourceAnnotations(Struct, kw_only=True, omit_defaults=True, rename="camel"):
+    audience: list[Literal["user", "assistant"]] | UnsetType = UNSET
+    priority: float | UnsetType = UNSET
+    last_modified: str | UnsetType = UNSET
+
+
+class Resource(Struct, kw_only=True, omit_defaults=True, rename="camel"):
+    uri: str
+    name: str
+    title: str | UnsetType = UNSET
+    description: str | UnsetType = UNSET
+    mime_type: str | UnsetType = UNSET
+    annotations: ResourceAnnotations | UnsetType = UNSET
+
+
+class ResourceTemplate(Struct, kw_only=True, omit_defaults=True, rename="camel"):
+    uri_template: str
+    name: str
+    title: str | UnsetType = UNSET
+    description: str | UnsetType = UNSET
+    mime_type: str | UnsetType = UNSET
+
+
+class TextResourceContents(Struct, kw_only=True, rename="camel"):
+    uri: str
+    mime_type: str
+    text: str
+
+
+class ListResourcesResult(CacheableResult, kw_only=True):
+    resources: list[Resource]
+    next_cursor: str | UnsetType = UNSET
+
+
+class ListResourceTemplatesResult(CacheableResult, kw_only=True):
+    resource_templates: list[ResourceTemplate]
+
+
+class ReadResourceResult(CacheableResult, kw_only=True):
+    contents: list[TextResourceContents]

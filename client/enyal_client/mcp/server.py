@@ -1,14 +1,24 @@
-"""The MCP server proper: the lifecycle, routing by method and era, concurrent tool calls.
+"""The MCP server proper: the lifecycle, routing by method and era, concurrent tool calls,
+resources and their change notifications.
 
 Every line the client sends goes through handle() on the reading thread.
-Everything but tools/call is answered there at once; tool calls run on a small
-pool so a ping, a cancellation or server/discover is answered while a call
-waits on the daemon (which may be starting).
+What needs no daemon is answered there at once; tool calls and the resource
+requests that reach the daemon run on a small pool, so a ping, a cancellation
+or server/discover is answered while a call waits on the daemon (which may be
+starting).
+
+Resources change under the client: the shim listens to the daemon (live.py) once
+a client cares, and forwards what it hears. Each era asks in its own way: the
+handshake era with resources/subscribe (per URI; resources/list_changed goes to a
+client that listed or subscribed), 2026-07-28 with subscriptions/listen (a
+long-lived request, acknowledged first, every notification tagged with its id,
+ended by notifications/cancelled or, gracefully, by a response when we stop).
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -22,8 +32,9 @@ from enyal_protocol import __version__
 from enyal_protocol import wire as p
 
 from ..transport import ClientError, RpcError
-from . import calls, tools, versions
+from . import calls, resources, tools, versions
 from .daemon_link import DaemonLink
+from .live import DaemonWatch
 from .messages import (
     DiscoverResult,
     EmptyResult,
@@ -31,10 +42,13 @@ from .messages import (
     Implementation,
     InitializeResult,
     ListPromptsResult,
+    ListResourcesResult,
+    ListResourceTemplatesResult,
     ListToolsResult,
     Prompt,
     PromptArgument,
     PromptMessage,
+    ReadResourceResult,
     Result,
     TextContent,
 )
@@ -52,12 +66,16 @@ from .wire import (
 log = logging.getLogger(__name__)
 
 SERVER_INFO = Implementation(name="enyal", title="Enyal", version=__version__)
-CAPABILITIES: dict[str, Any] = {"tools": {"listChanged": False}, "prompts": {"listChanged": False}}
 BRIEF_PROMPT = "enyal_brief"
 BRIEF_DESCRIPTION = (
     "What to know before starting work in this project: open tasks, conventions and "
     "decisions, what changed since the last brief, memories to review, recent log lines."
 )
+CAPABILITIES: dict[str, Any] = {
+    "tools": {"listChanged": False},
+    "prompts": {"listChanged": False},
+    "resources": {"subscribe": True, "listChanged": True},
+}
 INSTRUCTIONS = (
     "Enyal is your memory across sessions. Before answering questions about this project, "
     "its conventions, past decisions or the user's preferences, search it with enyal_recall "
@@ -68,7 +86,13 @@ INSTRUCTIONS = (
 )
 # The tool list is fixed for the life of the process and holds nothing private.
 TOOLS_TTL_MS = 3_600_000
+# Memories change under the client; the notifications say when, so nothing is cached.
+RESOURCES_TTL_MS = 0
 CALL_WORKERS = 4
+HANDSHAKE_ONLY = frozenset({"ping", "resources/subscribe", "resources/unsubscribe"})
+MODERN_ONLY = frozenset({"subscriptions/listen"})
+UPDATED = "notifications/resources/updated"
+LIST_CHANGED = "notifications/resources/list_changed"
 
 R = TypeVar("R", bound=Result)
 
@@ -93,6 +117,14 @@ class _Call:
     future: Future[None] | None = None
 
 
+@dataclass
+class _Listen:
+    """A 2026-07-28 subscriptions/listen stream: what it asked for (and we honour)."""
+
+    uris: set[str]
+    list_changed: bool
+
+
 Handler = Callable[[RequestId, Era, dict[str, Any]], Result | None]
 
 
@@ -111,7 +143,20 @@ class Server:
             "tools/call": self._tools_call,
             "prompts/list": self._prompts_list,
             "prompts/get": self._prompts_get,
+            "resources/list": self._resources_list,
+            "resources/templates/list": self._templates_list,
+            "resources/read": self._resources_read,
+            "resources/subscribe": self._resources_subscribe,
+            "resources/unsubscribe": self._resources_unsubscribe,
+            "subscriptions/listen": self._listen,
         }
+        # Who hears of changes (guarded by _lock): handshake-era URIs and list watchers,
+        # and 2026-07-28 listen streams by their request id.
+        self._legacy_uris: set[str] = set()
+        self._legacy_lists = False
+        self._listens: dict[RequestId, _Listen] = {}
+        self._watch: DaemonWatch | None = None
+        self._watch_lock = threading.Lock()
 
     @property
     def client_gone(self) -> bool:
@@ -144,8 +189,16 @@ class Server:
                 self._writer.result(msg.id, result)
 
     def close(self) -> None:
-        """Let calls already running finish (their responses may still be read); drop the rest."""
+        """Let calls already running finish (their responses may still be read); drop the rest.
+        Open listen streams end gracefully: each gets its response."""
         self._pool.shutdown(wait=True, cancel_futures=True)
+        with self._lock:
+            listens, self._listens = list(self._listens), {}
+        for listen_id in listens:
+            meta = {versions.SUBSCRIPTION_ID_KEY: listen_id, versions.SERVER_INFO_KEY: SERVER_INFO}
+            self._writer.result(listen_id, {"resultType": "complete", "_meta": meta})
+        if self._watch is not None:
+            self._watch.close()
         self._link.close()
 
     # --- routing -------------------------------------------------------------------------
@@ -157,15 +210,19 @@ class Server:
         if handler is None:
             raise Fault(METHOD_NOT_FOUND, f"unknown method {method!r}")
         era = self._era(method, params)
+        if era.modern and method in HANDSHAKE_ONLY:
+            raise Fault(METHOD_NOT_FOUND, f"{method} does not exist in MCP 2026-07-28")
+        if not era.modern and method in MODERN_ONLY:
+            raise Fault(
+                METHOD_NOT_FOUND,
+                f"{method} is MCP 2026-07-28; in {era.version} use resources/subscribe",
+            )
         result = handler(req_id, era, params)
         return None if result is None else era.finish(result)
 
     def _era(self, method: str, params: dict[str, Any]) -> Era:
         if versions.is_modern(params) or method == "server/discover":
-            version = versions.modern_version(params)
-            if method == "ping":
-                raise Fault(METHOD_NOT_FOUND, "ping does not exist in MCP 2026-07-28")
-            return Era(version, modern=True)
+            return Era(versions.modern_version(params), modern=True)
         if self._negotiated is None and method != "ping":
             raise Fault(
                 INVALID_REQUEST,
@@ -234,32 +291,50 @@ class Server:
             bound = tools.bind(spec, arguments)
         except tools.InvalidArguments as exc:
             raise Fault(INVALID_PARAMS, f"invalid arguments for {name}: {exc}") from None
-        call = _Call()
-        with self._lock:
-            if req_id in self._calls:
-                raise Fault(INVALID_REQUEST, f"request id {req_id!r} is already in flight")
-            self._calls[req_id] = call
-        call.future = self._pool.submit(self._run_call, req_id, era, spec, bound)
+        structured = versions.at_least(era.version, versions.STRUCTURED_OUTPUT)
+        self._submit(
+            req_id, era, spec.name, lambda _: calls.run(self._link, spec, bound, structured)
+        )
         return None
 
-    def _run_call(
-        self, req_id: RequestId, era: Era, spec: tools.ToolSpec, params: p.Params
+    def _submit(
+        self, req_id: RequestId, era: Era, label: str, work: Callable[[_Call], Result | None]
+    ) -> None:
+        """Answer on the pool: `work` may wait on the daemon. A Fault it raises is the answer;
+        None means no response (yet)."""
+        call = _Call()
+        with self._lock:
+            if req_id in self._calls or req_id in self._listens:
+                raise Fault(INVALID_REQUEST, f"request id {req_id!r} is already in flight")
+            self._calls[req_id] = call
+        call.future = self._pool.submit(self._run, req_id, era, label, work, call)
+
+    def _run(
+        self,
+        req_id: RequestId,
+        era: Era,
+        label: str,
+        work: Callable[[_Call], Result | None],
+        call: _Call,
     ) -> None:
         fault: Fault | None = None
         result = None
         try:
-            structured = versions.at_least(era.version, versions.STRUCTURED_OUTPUT)
-            result = era.finish(calls.run(self._link, spec, params, structured))
+            result = work(call)
+            if result is not None:
+                result = era.finish(result)
+        except Fault as exc:
+            fault = exc
         except Exception as exc:
-            log.exception("%s failed", spec.name)
-            fault = Fault(INTERNAL_ERROR, f"{spec.name} failed: {exc}")
+            log.exception("%s failed", label)
+            fault = Fault(INTERNAL_ERROR, f"{label} failed: {exc}")
         with self._lock:
-            call = self._calls.pop(req_id, None)
-        if call is None or call.cancelled:
-            log.info("%s (request %r) was cancelled; its outcome is dropped", spec.name, req_id)
+            current = self._calls.pop(req_id, None)
+        if current is None or current.cancelled:
+            log.info("%s (request %r) was cancelled; its outcome is dropped", label, req_id)
         elif fault is not None:
             self._writer.fault(req_id, fault)
-        else:
+        elif result is not None:
             self._writer.result(req_id, result)
 
     # --- prompts -----------------------------------------------------------------------------
@@ -326,9 +401,195 @@ class Server:
             return
         log.info("client cancelled request %r: %s", request_id, reason or "no reason given")
         with self._lock:
+            if self._listens.pop(request_id, None) is not None:
+                return  # a listen stream ends; the spec sends it no response
             call = self._calls.get(request_id)
             if call is None:  # already answered, or never ours: the spec says ignore it
                 return
             call.cancelled = True
             if call.future is not None and call.future.cancel():
                 del self._calls[request_id]  # it never started, so no worker will pop it
+
+    # --- resources ---------------------------------------------------------------------------
+
+    def _not_found(self, era: Era, uri: str) -> Fault:
+        # 2026-07-28 moved "resource not found" from -32002 to invalid params.
+        code = INVALID_PARAMS if era.modern else p.INVALID_VALUE
+        return Fault(code, "Resource not found", {"uri": uri})
+
+    def _daemon_fault(self, what: str, exc: Exception) -> Fault:
+        if isinstance(exc, RpcError):
+            kind = p.ERROR_NAMES.get(exc.code, f"error {exc.code}")
+            return Fault(INTERNAL_ERROR, f"{what} failed ({kind}): {exc.message}")
+        return Fault(INTERNAL_ERROR, f"{what} failed: the Enyal daemon is unavailable: {exc}")
+
+    def _resources_list(self, req_id: RequestId, era: Era, params: dict[str, Any]) -> None:
+        cursor = params.get("cursor")
+        if cursor is not None and not isinstance(cursor, str):
+            raise Fault(INVALID_PARAMS, "cursor must be a string")
+
+        def work(_: _Call) -> Result:
+            if not era.modern:  # a handshake-era client that lists hears the list change
+                try:
+                    self._ensure_watch()
+                    with self._lock:
+                        self._legacy_lists = True
+                except (ClientError, OSError) as exc:
+                    log.warning("cannot listen to the daemon: %s", exc)
+            try:
+                found, nxt = resources.page(self._link, cursor)
+            except RpcError as exc:
+                if exc.code == p.INVALID_VALUE:  # a cursor the daemon never handed out
+                    raise Fault(INVALID_PARAMS, f"invalid cursor: {exc.message}") from None
+                raise self._daemon_fault("resources/list", exc) from None
+            except (ClientError, OSError) as exc:
+                raise self._daemon_fault("resources/list", exc) from None
+            result = ListResourcesResult(resources=found)
+            if nxt is not None:
+                result = msgspec.structs.replace(result, next_cursor=nxt)
+            if era.modern:
+                result = msgspec.structs.replace(
+                    result, ttl_ms=RESOURCES_TTL_MS, cache_scope="private"
+                )
+            return result
+
+        self._submit(req_id, era, "resources/list", work)
+
+    def _templates_list(self, req_id: RequestId, era: Era, params: dict[str, Any]) -> Result:
+        result = ListResourceTemplatesResult(resource_templates=resources.TEMPLATES)
+        if era.modern:
+            result = msgspec.structs.replace(result, ttl_ms=TOOLS_TTL_MS, cache_scope="public")
+        return result
+
+    def _uri(self, params: dict[str, Any]) -> str:
+        uri = params.get("uri")
+        if not isinstance(uri, str) or not uri:
+            raise Fault(INVALID_PARAMS, "uri must be a non-empty string")
+        return uri
+
+    def _resources_read(self, req_id: RequestId, era: Era, params: dict[str, Any]) -> None:
+        uri = self._uri(params)
+
+        def work(_: _Call) -> Result:
+            try:
+                contents = resources.read(self._link, uri)
+            except resources.NoSuchResource:
+                raise self._not_found(era, uri) from None
+            except RpcError as exc:
+                if exc.code in (p.NOT_FOUND, p.INVALID_VALUE):
+                    raise self._not_found(era, uri) from None
+                raise self._daemon_fault("resources/read", exc) from None
+            except (ClientError, OSError) as exc:
+                raise self._daemon_fault("resources/read", exc) from None
+            result = ReadResourceResult(contents=contents)
+            if era.modern:
+                result = msgspec.structs.replace(
+                    result, ttl_ms=RESOURCES_TTL_MS, cache_scope="private"
+                )
+            return result
+
+        self._submit(req_id, era, "resources/read", work)
+
+    def _resources_subscribe(self, req_id: RequestId, era: Era, params: dict[str, Any]) -> None:
+        uri = self._uri(params)
+
+        def work(_: _Call) -> Result:
+            try:
+                if not resources.exists(self._link, uri):
+                    raise self._not_found(era, uri)
+                self._ensure_watch()
+            except RpcError as exc:
+                if exc.code in (p.NOT_FOUND, p.INVALID_VALUE):
+                    raise self._not_found(era, uri) from None
+                raise self._daemon_fault("resources/subscribe", exc) from None
+            except (ClientError, OSError) as exc:
+                raise self._daemon_fault("resources/subscribe", exc) from None
+            with self._lock:
+                self._legacy_uris.add(uri)
+                self._legacy_lists = True
+            return EmptyResult()
+
+        self._submit(req_id, era, "resources/subscribe", work)
+
+    def _resources_unsubscribe(self, req_id: RequestId, era: Era, params: dict[str, Any]) -> Result:
+        uri = self._uri(params)
+        with self._lock:
+            self._legacy_uris.discard(uri)
+        return EmptyResult()
+
+    def _listen(self, req_id: RequestId, era: Era, params: dict[str, Any]) -> None:
+        wanted = params.get("notifications")
+        if not isinstance(wanted, dict):
+            raise Fault(INVALID_PARAMS, "subscriptions/listen needs notifications, an object")
+        uris = wanted.get("resourceSubscriptions") or []
+        if not isinstance(uris, list) or not all(isinstance(u, str) for u in uris):
+            raise Fault(INVALID_PARAMS, "resourceSubscriptions must be a list of URIs")
+        list_changed = wanted.get("resourcesListChanged") is True
+        # What we honour: resource URIs we serve and the resource list; our tool list and
+        # (absent) prompts never change, so those are left out of the acknowledgment.
+        honoured_uris = list(dict.fromkeys(u for u in uris if resources.known(u)))
+        honoured: dict[str, Any] = {}
+        if list_changed:
+            honoured["resourcesListChanged"] = True
+        if honoured_uris:
+            honoured["resourceSubscriptions"] = honoured_uris
+
+        def work(call: _Call) -> None:
+            if honoured:
+                try:
+                    self._ensure_watch()
+                except (ClientError, OSError) as exc:
+                    raise self._daemon_fault("subscriptions/listen", exc) from None
+            meta = {versions.SUBSCRIPTION_ID_KEY: req_id}
+            with self._lock:  # acknowledged before any notification of it can be sent
+                if call.cancelled:
+                    return
+                self._writer.notify(
+                    "notifications/subscriptions/acknowledged",
+                    {"_meta": meta, "notifications": honoured},
+                )
+                self._listens[req_id] = _Listen(set(honoured_uris), list_changed)
+
+        self._submit(req_id, era, "subscriptions/listen", work)
+
+    # --- forwarding the daemon's changes -------------------------------------------------------
+
+    def _ensure_watch(self) -> None:
+        with self._watch_lock:
+            if self._watch is None:
+                watch = DaemonWatch(self._on_change, self._on_resync, os.getcwd())
+                watch.start()
+                self._watch = watch
+
+    def _on_change(self, change: p.Change, project: bool) -> None:
+        listed = project and change.kind in resources.LIST_KINDS
+        self._emit(resources.touched(change, project), listed)
+
+    def _on_resync(self) -> None:
+        """Changes were missed: everything a client watches may have changed."""
+        self._emit(None, True)
+
+    def _emit(self, uris: set[str] | None, listed: bool) -> None:
+        """`uris`: the resources changed (None: all of them); `listed`: the list changed."""
+        with self._lock:
+            legacy = self._legacy_uris if uris is None else self._legacy_uris & uris
+            legacy_list = listed and self._legacy_lists
+            modern = [
+                (
+                    lid,
+                    sorted(ls.uris if uris is None else ls.uris & uris),
+                    listed and ls.list_changed,
+                )
+                for lid, ls in self._listens.items()
+            ]
+            legacy = set(legacy)
+        for uri in sorted(legacy):
+            self._writer.notify(UPDATED, {"uri": uri})
+        if legacy_list:
+            self._writer.notify(LIST_CHANGED)
+        for lid, changed, list_changed in modern:
+            meta = {versions.SUBSCRIPTION_ID_KEY: lid}
+            for uri in changed:
+                self._writer.notify(UPDATED, {"_meta": meta, "uri": uri})
+            if list_changed:
+                self._writer.notify(LIST_CHANGED, {"_meta": meta})

@@ -21,6 +21,7 @@ LATEST_HANDSHAKE = HANDSHAKE_VERSIONS[-1]
 PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
 CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
 SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
+SUBSCRIPTION_ID_KEY = "io.modelcontextprotocol/subscriptionId"
 
 # Where a feature first appeared.
 TOOL_ANNOTATIONS = "2025-03-26"

@@ -123,6 +123,12 @@ class _Response(Struct):
     error: p.ErrorObject | UnsetType = UNSET
 
 
+class _Notification(Struct):
+    jsonrpc: str = "2.0"
+    method: str = ""
+    params: Any = UNSET
+
+
 class Writer:
     """The one way onto stdout. After the client stops reading, writes are dropped."""
 
@@ -141,8 +147,11 @@ class Writer:
     def fault(self, req_id: RequestId | None, fault: Fault) -> None:
         self.error(req_id, fault.code, fault.message, fault.data)
 
-    def _send(self, response: _Response) -> None:
-        frame = self._encoder.encode(response) + b"\n"
+    def notify(self, method: str, params: Any = UNSET) -> None:
+        self._send(_Notification(method=method, params=params))
+
+    def _send(self, message: _Response | _Notification) -> None:
+        frame = self._encoder.encode(message) + b"\n"
         with self._lock:
             if self.closed:
                 return

@@ -43,6 +43,7 @@ from .activation import inherited_socket, notify
 from .dispatch import Dispatcher, Handler, error_frame
 from .idle import IdleWatch
 from .peer import same_user
+from .session import Session
 
 log = logging.getLogger("enyal.daemon")
 
@@ -201,13 +202,13 @@ class Daemon:
             return
         slots = asyncio.Semaphore(MAX_IN_FLIGHT_PER_CONNECTION)
         pending: set[asyncio.Task[None]] = set()
+        session = Session(writer, self.engine.changes)
 
         async def answer(frame: bytes) -> None:
             try:
-                out = await dispatcher.handle(frame)
-                if out is not None and not writer.is_closing():
-                    writer.write(out)
-                    await writer.drain()
+                out = await dispatcher.handle(frame, session)
+                if out is not None:
+                    await session.send(out)
             except ConnectionError:
                 pass  # the client went away; its write (if any) is committed regardless
             except Exception:
@@ -238,14 +239,13 @@ class Daemon:
                         await answer(exc.partial)
                     break
                 except asyncio.LimitOverrunError:
-                    writer.write(
+                    await session.send(
                         error_frame(
                             None,
                             TooLarge.code,
                             f"frame larger than {p.MAX_FRAME_BYTES} bytes; closing the connection",
                         )
                     )
-                    await writer.drain()
                     break
                 if not frame.strip():
                     continue
@@ -259,6 +259,7 @@ class Daemon:
             pass
         finally:
             stopping.cancel()
+            await session.close()
             if pending:
                 await asyncio.gather(*pending, return_exceptions=True)
             writer.close()

@@ -3,6 +3,10 @@
 Decoding is typed end to end: the envelope with one reused Decoder, the params
 with the Struct the method table names. Every failure becomes an error object
 here, in one place; nothing a client sends can raise out of this module.
+
+Most methods are verbs run on the request pool. A few belong to the connection
+(subscribe, unsubscribe): they get its Session and run on the loop, as they only
+register a queue.
 """
 
 from __future__ import annotations
@@ -20,10 +24,18 @@ from enyal_protocol import __version__
 from enyal_protocol import wire as p
 
 from ..errors import EnyalError, InvalidParams, VersionMismatch
+from .session import Session
 
 log = logging.getLogger(__name__)
 
 Handler = Callable[[Any], Any]
+SessionHandler = Callable[[Session, Any], Any]
+
+# The connection's own methods: Session's, called on the loop.
+SESSION_HANDLERS: dict[str, SessionHandler] = {
+    "subscribe": Session.subscribe,
+    "unsubscribe": Session.unsubscribe,
+}
 
 _request_decoder = msgspec.json.Decoder(p.Request)
 _encoder = msgspec.json.Encoder()
@@ -48,14 +60,15 @@ def result_frame(req_id: p.RequestId, result: Any) -> bytes:
 
 class Dispatcher:
     def __init__(self, handlers: dict[str, Handler], executor: Executor) -> None:
-        missing = set(p.METHODS) - set(handlers)
+        missing = set(p.METHODS) - set(handlers) - set(SESSION_HANDLERS)
         if missing:
             raise RuntimeError(f"no handler for {sorted(missing)}")
         self._handlers = handlers
         self._executor = executor
 
-    async def handle(self, frame: bytes) -> bytes | None:
-        """One frame -> one response frame, or None for a notification."""
+    async def handle(self, frame: bytes, session: Session | None = None) -> bytes | None:
+        """One frame -> one response frame, or None for a notification. `session`: the
+        connection it came on (without one, the connection's own methods are unknown)."""
         try:
             frame.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -86,7 +99,8 @@ class Dispatcher:
             return error_frame(req_id, mismatch.code, mismatch.message, mismatch.data)
         decoder = _params_decoders.get(req.method)
         handler = self._handlers.get(req.method)
-        if decoder is None or handler is None:
+        on_session = SESSION_HANDLERS.get(req.method) if session is not None else None
+        if decoder is None or (handler is None and on_session is None):
             if notification:
                 return None
             return error_frame(req_id, p.METHOD_NOT_FOUND, f"unknown method {req.method!r}")
@@ -100,8 +114,12 @@ class Dispatcher:
             bad = InvalidParams(f"invalid params for {req.method}: {message}")
             return error_frame(req_id, bad.code, bad.message, bad.data)
         try:
-            loop = asyncio.get_running_loop()
-            result = await loop.run_in_executor(self._executor, handler, params)
+            if on_session is not None and session is not None:
+                result = on_session(session, params)
+            else:
+                assert handler is not None
+                loop = asyncio.get_running_loop()
+                result = await loop.run_in_executor(self._executor, handler, params)
         except EnyalError as exc:
             return None if notification else error_frame(req_id, exc.code, exc.message, exc.data)
         except Exception as exc:

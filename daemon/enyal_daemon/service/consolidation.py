@@ -169,6 +169,7 @@ def _forget_stale(engine: Engine, tx: Tx, stale: list[EntryRow], now: str) -> li
         entries.update_fields(tx.conn, row.rid, {"is_deprecated": 1})
         versions.record(tx.conn, row.id, "forgotten", now)
         tx.after_commit.append(functools.partial(engine.index.set_active, row.rid, False))
+        engine.changes.note(tx, "forgotten", row)
         forgotten.append(row.id)
     return forgotten
 
@@ -240,7 +241,9 @@ def merge(engine: Engine, tx: Tx, survivor: EntryRow, members: list[EntryRow], n
         edges.insert(tx.conn, survivor.id, row.id, "supersedes", 1.0, undo, now)
         versions.record(tx.conn, row.id, "merged", now, merged_into=survivor.id)
         tx.after_commit.append(functools.partial(engine.index.set_active, row.rid, False))
+        engine.changes.note(tx, "forgotten", row)
     versions.record(tx.conn, survivor.id, "merged", now, merged_from=[row.id for row in members])
+    engine.changes.note(tx, "updated", survivor)
     return moved
 
 

@@ -2,10 +2,10 @@
 
 One Engine per daemon holds the database (the single writer and a reader per
 thread), the vector index, the keyword document counts, the embedder with its two
-inference slots, and the bookkeeping buffer. The verbs live in their own modules
-(memories, recall, graph, validity, health, analytics, stats, transfer), each a set
-of functions taking the engine; none reaches into another's state, and the engine
-imports none of them.
+inference slots, the bookkeeping buffer and the publisher of live changes. The verbs
+live in their own modules (memories, recall, graph, validity, health, analytics, stats,
+transfer), each a set of functions taking the engine; none reaches into another's
+state, and the engine imports none of them.
 
 Everything here is thread-safe: the server calls verbs from worker threads; reads
 run on per-thread connections, writes go through the one Writer.
@@ -36,7 +36,7 @@ from ..index.vectors import VectorIndex
 from ..store import db, entries, failures, meta
 from ..store.rows import EntryRow
 from ..store.writer import Tx, Writer
-from . import expiry, scoring
+from . import changes, expiry, scoring
 from .bookkeeping import Bookkeeping
 from .clock import now_iso
 
@@ -102,6 +102,7 @@ class Engine:
         self.groups = ScopeGroups()
         self.doc_counts = keywords.DocCounts()
         self.bookkeeping = Bookkeeping()
+        self.changes = changes.Publisher()  # live change notifications (service/changes.py)
         self._local = threading.local()
         self._readers: list[apsw.Connection] = []
         self._readers_lock = threading.Lock()
@@ -176,8 +177,9 @@ class Engine:
     def sweep_on(self, tx: Tx, now: str) -> int:
         """Delete what has expired by `now` on this transaction; returns how many."""
         gone = expiry.sweep(tx, now)
-        for rid in gone:
-            tx.after_commit.append(functools.partial(self.index.remove, rid))
+        for row in gone:
+            tx.after_commit.append(functools.partial(self.index.remove, row.rid))
+            self.changes.note(tx, "deleted", row)
         earliest = entries.next_expiry(tx.conn)
         # In commit order with the notes of other writes, which also run after commit.
         tx.after_commit.append(lambda: self.expiry.reset(earliest))

@@ -14,6 +14,7 @@ from datetime import UTC, datetime, timedelta
 
 from ..errors import InvalidValue
 from ..store import entries
+from ..store.rows import EntryRow
 from ..store.writer import Tx
 from .clock import to_iso
 
@@ -57,9 +58,9 @@ class Expiry:
             self._earliest = earliest
 
 
-def sweep(tx: Tx, now: str) -> list[int]:
-    """Delete every expired entry on this transaction; returns their rids."""
+def sweep(tx: Tx, now: str) -> list[EntryRow]:
+    """Delete every expired entry on this transaction; returns them as they were."""
     gone = entries.expired(tx.conn, now)
-    for rid, _ in gone:
-        entries.delete(tx.conn, rid)
-    return [rid for rid, _ in gone]
+    for row in gone:
+        entries.delete(tx.conn, row.rid)
+    return gone

@@ -28,6 +28,7 @@ AUTO_LINK_MAX = 5
 
 
 def link_in_tx(
+    engine: Engine,
     tx: Tx,
     source: str,
     target: str,
@@ -38,17 +39,20 @@ def link_in_tx(
 ) -> p.Edge:
     if source == target:
         raise InvalidValue("an entry cannot be linked to itself")
-    source = require_entry(tx.conn, source).id
-    target = require_entry(tx.conn, target).id
+    src = require_entry(tx.conn, source)
+    dst = require_entry(tx.conn, target)
+    source, target = src.id, dst.id
     if source == target:
         raise InvalidValue("an entry cannot be linked to itself")
     if graph.find(tx.conn, source, target, edge_type) is not None:
         raise Conflict(f"a {edge_type} edge from {source} to {target} already exists")
     if edge_type == "supersedes":
         _check_not_superseded(tx, target)
-    return graph.insert(
+    edge = graph.insert(
         tx.conn, source, target, edge_type, confidence, metadata or {}, when or now_iso()
     )
+    engine.changes.note_edge(tx, "linked", src, dst, edge.edge_type)
+    return edge
 
 
 def _check_not_superseded(tx: Tx, target: str) -> None:
@@ -69,7 +73,7 @@ def remember_edges(
 ) -> list[p.Edge]:
     """The explicit edges and auto-links of a new entry, on its own transaction."""
     made = [
-        link_in_tx(tx, entry_id, target, edge_type, when=when)
+        link_in_tx(engine, tx, entry_id, target, edge_type, when=when)
         for edge_type, targets in (
             ("relates_to", params.relates_to),
             ("supersedes", params.supersedes),
@@ -78,6 +82,7 @@ def remember_edges(
         for target in dict.fromkeys(targets)
     ]
     if params.auto_link:
+        new = require_entry(tx.conn, entry_id)
         linked = {e.target_id for e in made if e.edge_type == "relates_to"}
         hits = engine.index.search(vec, AUTO_LINK_MAX + len(linked))
         rows = entries.by_rids(tx.conn, [rid for rid, _ in hits])
@@ -101,6 +106,7 @@ def remember_edges(
                     when,
                 )
             )
+            engine.changes.note_edge(tx, "linked", new, row, "relates_to")
     return made
 
 
@@ -110,6 +116,7 @@ def link(engine: Engine, params: p.LinkParams) -> p.Edge:
 
     def job(tx: Tx) -> p.Edge:
         return link_in_tx(
+            engine,
             tx,
             params.source_id,
             params.target_id,
@@ -125,14 +132,15 @@ def link(engine: Engine, params: p.LinkParams) -> p.Edge:
 
 def unlink(engine: Engine, params: p.UnlinkParams) -> p.Edge:
     def job(tx: Tx) -> p.Edge:
-        source = require_entry(tx.conn, params.source_id).id
-        target = require_entry(tx.conn, params.target_id).id
-        edge = graph.find(tx.conn, source, target, params.edge_type)
+        source = require_entry(tx.conn, params.source_id)
+        target = require_entry(tx.conn, params.target_id)
+        edge = graph.find(tx.conn, source.id, target.id, params.edge_type)
         if edge is None:
             raise NotFound(
                 f"no {params.edge_type} edge from {params.source_id} to {params.target_id}"
             )
         graph.delete(tx.conn, edge.id)
+        engine.changes.note_edge(tx, "unlinked", source, target, edge.edge_type)
         return edge
 
     return engine.write(job)

@@ -117,6 +117,7 @@ def remember(
         rid = entries.insert(tx.conn, entry, vec.tobytes())
         engine.note_expiry(tx, expires)
         versions.record(tx.conn, entry.id, "created", now)
+        engine.changes.note(tx, "created", entry)  # before its edges' changes
         edges = graph.remember_edges(engine, tx, entry.id, params, vec, now)
         engine.index_after_commit(tx, rid, vec, (params.scope, scope_path))
         return p.RememberResult(
@@ -163,6 +164,7 @@ def _replace_content(
     entries.replace_vector(tx.conn, row.rid, vec.tobytes())
     versions.record(tx.conn, row.id, "updated", now)
     engine.index_after_commit(tx, row.rid, vec, row.scope, active=not row.is_deprecated)
+    engine.changes.note(tx, "updated", row)
     return engine.require(row.id, tx.conn).entry()
 
 
@@ -181,6 +183,7 @@ def release(engine: Engine, params: p.ReleaseParams) -> p.Entry:
         row = engine.require(params.id, tx.conn)
         fields = {"quarantined": 0, "quarantine_reason": None}
         entries.update_fields(tx.conn, row.rid, fields)
+        engine.changes.note(tx, "updated", row)
         return engine.require(row.id, tx.conn).entry()
 
     return engine.write(job)
@@ -199,6 +202,7 @@ def confirm(engine: Engine, params: p.ConfirmParams) -> p.Entry:
             fields["confidence"] = params.confidence
         entries.update_fields(tx.conn, row.rid, fields)
         versions.record(tx.conn, row.id, "confirmed", now)
+        engine.changes.note(tx, "updated", row)
         return engine.require(row.id, tx.conn).entry()
 
     return engine.write(job)
@@ -261,7 +265,9 @@ def update(engine: Engine, params: p.UpdateParams) -> p.UpdateResult:
         if vec is not None:
             entries.replace_vector(tx.conn, row.rid, vec.tobytes())
             engine.index_after_commit(tx, row.rid, vec, row.scope, active=not row.is_deprecated)
-        return engine.require(row.id, tx.conn).entry()
+        entry = engine.require(row.id, tx.conn).entry()
+        engine.changes.note(tx, "updated", entry)  # with its new type, if it has one
+        return entry
 
     entry = engine.write(job)
     engine.bookkeeping.event(entry.id, "update")
@@ -274,12 +280,14 @@ def forget(engine: Engine, params: p.ForgetParams) -> p.ForgetResult:
         if params.hard:
             entries.delete(tx.conn, row.rid)  # edges, versions, events go by ON DELETE CASCADE
             tx.after_commit.append(lambda: engine.index.remove(row.rid))
+            engine.changes.note(tx, "deleted", row)
             return p.ForgetResult(id=row.id, action="deleted")
         if row.is_deprecated:  # already forgotten: nothing changes, no version is added
             return p.ForgetResult(id=row.id, action="deprecated", changed=False)
         entries.update_fields(tx.conn, row.rid, {"is_deprecated": 1})
         versions.record(tx.conn, row.id, "forgotten", now_iso())
         tx.after_commit.append(lambda: engine.index.set_active(row.rid, False))
+        engine.changes.note(tx, "forgotten", row)
         return p.ForgetResult(id=row.id, action="deprecated")
 
     return engine.write(job)
@@ -307,6 +315,7 @@ def restore(engine: Engine, params: p.RestoreParams) -> p.RestoreResult:
                 entries.update_fields(tx.conn, row.rid, {"is_deprecated": 0})
                 consolidation.unmerge(tx, row.id)  # a merged entry comes back as it was
                 versions.record(tx.conn, row.id, "restored", now)
+                engine.changes.note(tx, "restored", row)
             tx.after_commit.append(lambda: engine.index.set_active(row.rid, True))
         else:
             assert vec is not None
@@ -328,6 +337,8 @@ def restore(engine: Engine, params: p.RestoreParams) -> p.RestoreResult:
             versions.record(tx.conn, row.id, "reverted", now)
             engine.index_after_commit(tx, row.rid, vec, row.scope, not target.is_deprecated)
         entry = engine.require(row.id, tx.conn).entry()
+        if target is not None:
+            engine.changes.note(tx, "updated", entry)
         return p.RestoreResult(**msgspec.structs.asdict(entry), changed=changed)
 
     return engine.write(job)

@@ -157,6 +157,7 @@ def _fix_chunk(engine: Engine, chunk: list[_Finding], vector_of: dict[int, Any],
         vec = vector_of[id(f)]
         entries.replace_vector(tx.conn, current.rid, vec.tobytes())
         engine.index_after_commit(tx, current.rid, vec, current.scope, not current.is_deprecated)
+        engine.changes.note(tx, "updated", current)
         fixed += 1
     return fixed
 

@@ -210,9 +210,8 @@ def import_lines(engine: Engine, params: p.ImportParams) -> p.ImportResult:
             done = _savepoint(tx, number, "entry", store)
             out.append(msgspec.structs.replace(done, redacted=found) if found else done)
         for number, edge in edges:
-            out.append(
-                _savepoint(tx, number, "edge", functools.partial(_store_edge, tx, number, edge))
-            )
+            store = functools.partial(_store_edge, engine, tx, number, edge)
+            out.append(_savepoint(tx, number, "edge", store))
         return out
 
     if to_embed or edges:
@@ -269,18 +268,20 @@ def _store_entry(
         versions.record(tx.conn, entry.id, "created", entry.created_at)
     scope = (entry.scope_level, entry.scope_path)
     engine.index_after_commit(tx, rid, vec, scope, active=not entry.is_deprecated)
+    engine.changes.note(tx, "created", entry)
     return p.ImportLine(line=number, status="stored", id=entry.id)
 
 
-def _store_edge(tx: Tx, number: int, edge: p.Edge) -> p.ImportLine:
+def _store_edge(engine: Engine, tx: Tx, number: int, edge: p.Edge) -> p.ImportLine:
     if graph.get(tx.conn, edge.id) is not None:
         return p.ImportLine(line=number, status="existing", id=edge.id, kind="edge")
     same = graph.find(tx.conn, edge.source_id, edge.target_id, edge.edge_type)
     if same is not None:
         return p.ImportLine(line=number, status="existing", id=same.id, kind="edge")
-    require_entry(tx.conn, edge.source_id)
-    require_entry(tx.conn, edge.target_id)
+    source = require_entry(tx.conn, edge.source_id)
+    target = require_entry(tx.conn, edge.target_id)
     graph.insert_edge(tx.conn, edge)
+    engine.changes.note_edge(tx, "linked", source, target, edge.edge_type)
     return p.ImportLine(line=number, status="stored", id=edge.id, kind="edge")
 
 

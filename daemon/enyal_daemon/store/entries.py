@@ -340,12 +340,13 @@ def next_expiry(conn: apsw.Connection) -> str | None:
     return row[0] if row else None
 
 
-def expired(conn: apsw.Connection, now: str) -> list[tuple[int, str]]:
-    """(rid, id) of every entry whose time is up."""
+def expired(conn: apsw.Connection, now: str) -> list[EntryRow]:
+    """Every entry whose time is up."""
     return [
-        (int(rid), str(eid))
-        for rid, eid in conn.execute(
-            "SELECT rid, id FROM context_entries WHERE expires_at IS NOT NULL AND expires_at <= ?",
+        entry_row(row)
+        for row in conn.execute(
+            f"SELECT {COLUMNS} FROM context_entries "
+            "WHERE expires_at IS NOT NULL AND expires_at <= ?",
             (now,),
         )
     ]

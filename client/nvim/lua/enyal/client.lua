@@ -235,6 +235,12 @@ function M.call(method, params, timeout)
   return result, err
 end
 
+--- The socket the shared connection reached (nil before one was opened): a second
+--- connection (enyal.live) goes to the same daemon.
+function M.socket_path()
+  return state.conn and state.conn.path or nil
+end
+
 --- Close the connection (the next request opens a new one).
 function M.close()
   if state.conn then

@@ -292,8 +292,9 @@ end
 local warned = false
 
 --- Fetch the memories of a buffer's file and show them (if virtual text or signs are on).
---- Asynchronous: the editor never waits for it. The daemon has no change notifications
---- yet, so this runs on BufEnter and BufWritePost (and after :EnyalRemember).
+--- Asynchronous: the editor never waits for it. It runs on BufEnter and BufWritePost (and
+--- after :EnyalRemember), and when the daemon says a memory of the file changed
+--- (enyal.live, which the first refresh that reaches the daemon starts).
 function M.refresh_file(buf)
   local opts = config.get()
   if not (opts.virtual_text or opts.signs) or not vim.api.nvim_buf_is_valid(buf) then
@@ -313,6 +314,7 @@ function M.refresh_file(buf)
     end
     warned = false
     M.guard(ui.show_file_memories)(buf, result.entries)
+    require('enyal.live').ensure()
   end)
 end
 

@@ -18,6 +18,8 @@ function M.setup(opts)
     })
     -- Buffers already open when setup() runs late (lazy loading).
     require('enyal.commands').refresh_file(vim.api.nvim_get_current_buf())
+  else
+    require('enyal.live').stop()
   end
   return o
 end

@@ -3,7 +3,8 @@
 -- frames in one read. Knows nothing of autostart or of the user: see enyal.client.
 --
 -- Callbacks run on the main loop (scheduled), never in libuv's fast context, so they may
--- call any API. An error is a table {code, message, data}; `closed = true` marks one the
+-- call any API, as does `conn.on_notification(method, params)`, called for each
+-- notification the daemon sends (after a `subscribe`). An error is a table {code, message, data}; `closed = true` marks one the
 -- connection's end caused (no code: the daemon never answered).
 local json = require('enyal.json')
 
@@ -34,6 +35,9 @@ function Conn:close(why)
     self.pipe:close()
   end
   self:_fail_all(closed_error(why))
+  if self.on_close then
+    self.on_close(why)
+  end
 end
 
 function Conn:_dispatch(line)
@@ -46,6 +50,14 @@ function Conn:_dispatch(line)
     return
   end
   local id = json.value(msg.id)
+  local method = json.value(msg.method)
+  if id == nil and type(method) == 'string' then
+    -- A notification (`changed`, `resync`): for whoever subscribed on this connection.
+    if self.on_notification then
+      self.on_notification(method, json.value(msg.params))
+    end
+    return
+  end
   local cb = id ~= nil and self.pending[id] or nil
   if cb == nil then
     -- No request of ours: an error about a frame the daemon could not read at all.
