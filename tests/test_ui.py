@@ -581,6 +581,20 @@ def test_in_a_real_browser(ui: Ui, daemon: DaemonProc, store: Store) -> None:
             )
             page.screenshot(path=str(ARTIFACTS / "ui-graph.png"), full_page=True)
 
+            # Tasks: the ones not done, in progress first; a done one is not listed.
+            made = [
+                daemon.call("task_add", {"content": c, "scope": "global"})["id"]
+                for c in ("Write the release notes", "Tag the release", "Old chore")
+            ]
+            daemon.call("task_update", {"id": made[1], "status": "in_progress"})
+            daemon.call("task_update", {"id": made[2], "status": "done"})
+            page.get_by_role("link", name="Tasks").click()
+            rows = page.locator("ul.tasks li")
+            expect(rows).to_have_count(2)
+            assert rows.nth(0).get_attribute("data-id") == made[1]
+            assert rows.nth(0).get_attribute("data-status") == "in_progress"
+            expect(rows.nth(1)).to_contain_text("Write the release notes")
+
             # Health: the daemon's score.
             page.get_by_role("link", name="Health").click()
             health = daemon.call("health", {})

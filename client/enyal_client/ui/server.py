@@ -64,7 +64,19 @@ SECURITY_HEADERS = {
 }
 
 READS = frozenset(
-    ("recall", "list", "get", "history", "edges", "traverse", "impact", "health", "review", "stats")
+    (
+        "recall",
+        "list",
+        "get",
+        "history",
+        "edges",
+        "traverse",
+        "impact",
+        "health",
+        "review",
+        "stats",
+        "task_list",
+    )
 )
 # The writes the page offers and the only params it may send with each.
 WRITES: dict[str, frozenset[str]] = {

@@ -116,6 +116,7 @@
     if (parts[0] === "m" && parts[1]) shown = memoryView(parts[1]);
     else if (parts[0] === "graph" && parts[1]) shown = graphView(parts[1], params);
     else if (parts[0] === "health") shown = healthView();
+    else if (parts[0] === "tasks") shown = tasksView();
     else shown = searchView(params);
     shown.catch((err) => {
       view.replaceChildren(h("p", { class: "error" }, err.message));
@@ -542,6 +543,31 @@
         TYPES.map((t) => typeBadge(t)),
         ["relates_to", "supersedes", "depends_on", "conflicts_with"].map((t) => h("span", { class: `legend-edge e-${t}` }, t))
       )
+    );
+  }
+
+  // --- tasks ---------------------------------------------------------------------------------
+
+  const TASK_MARKS = { open: "open", in_progress: "in progress", blocked: "blocked", done: "done" };
+
+  async function tasksView() {
+    const result = await read("task_list", { status: ["in_progress", "blocked", "open"], limit: 200 });
+    const row = (t) =>
+      h(
+        "li",
+        { "data-id": t.id, "data-status": t.status },
+        h("span", { class: `task-status s-${t.status}` }, TASK_MARKS[t.status] || t.status),
+        " ",
+        h("a", { href: memoryHref(t.id) }, oneLine(t.content, 160)),
+        h("span", { class: "scope" }, scopeText(t)),
+        t.due ? h("span", { class: "quiet" }, ` due ${t.due}`) : null,
+        t.importance !== 3 ? h("span", { class: "quiet" }, ` priority ${t.importance}`) : null
+      );
+    show(
+      h("h2", {}, `Tasks not done (${result.tasks.length})`),
+      result.tasks.length
+        ? h("ul", { class: "entries tasks" }, result.tasks.map(row))
+        : h("p", { class: "quiet" }, "No open tasks.")
     );
   }
 
