@@ -50,6 +50,7 @@ VERB_MODULES: dict[str, tuple[str, ...]] = {
     "logs": ("logs",),
     "mcp_config": ("mcp",),
     "ui": ("ui",),
+    "watch": ("watch",),
 }
 MODULE_OF = {verb: module for module, verbs in VERB_MODULES.items() for verb in verbs}
 

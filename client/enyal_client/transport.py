@@ -70,6 +70,7 @@ class RpcError(ClientError):
 
 _encoder = msgspec.json.Encoder()
 _response_decoder = msgspec.json.Decoder(p.Response)
+_notification_decoder = msgspec.json.Decoder(p.Request)  # a notification: a request, no id
 
 
 _EXPECT = p.Expect(version=__version__, protocol=p.PROTOCOL_VERSION)
@@ -142,6 +143,14 @@ class Connection:
 
     def call(self, method: str, params: Any, result_type: Any = Any) -> Any:
         return msgspec.json.decode(self.call_raw(method, params), type=result_type)
+
+    def notifications(self) -> Iterator[tuple[str, bytes]]:
+        """After a `subscribe` on this connection: each notification the daemon sends, as
+        (method, raw params), until it hangs up."""
+        while line := self._file.readline(p.MAX_FRAME_BYTES + 1):
+            note = _notification_decoder.decode(line)
+            if not isinstance(note.params, msgspec.UnsetType):
+                yield note.method, bytes(note.params)
 
 
 def try_connect(path: os.PathLike[str] | str, timeout: float | None = None) -> socket.socket | None:

@@ -1060,7 +1060,8 @@ class SubscribeParams(Params, kw_only=True):
         ),
     ] = None
     content_types: Annotated[
-        list[ContentType], Meta(max_length=5, description="Only these kinds; empty: all.")
+        list[ContentType],
+        Meta(max_length=len(ALL_TYPES), description="Only these kinds; empty: all."),
     ] = []
     cwd: Cwd = None
 
