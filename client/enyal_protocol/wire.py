@@ -79,6 +79,14 @@ class Entry(Struct, kw_only=True):
     written_by: WrittenBy | None = None  # who wrote it: provenance, shown with every hit
     quarantined: bool = False  # reads as an instruction to the agent: out of default recall
     quarantine_reason: str | None = None
+    # Set by recall, get, list and review, and sent only when true (UNSET is left out of
+    # the JSON, so clients before them see nothing new): the file the memory cites
+    # changed, or is gone, since it was written or confirmed.
+    source_changed: bool | UnsetType = UNSET
+    source_missing: bool | UnsetType = UNSET
+    # A mirror of a chunk of an indexed file (`index`): update refuses it; edit the file.
+    read_only: bool | UnsetType = UNSET
+    indexed_from: str | UnsetType = UNSET
 
 
 class Hit(Entry, kw_only=True):
@@ -770,11 +778,23 @@ class ReviewParams(Params, kw_only=True):
     limit: Limit = 20
 
 
+StaleReason = Literal["not_updated", "source_changed", "source_missing"]
+
+
 class ReviewResult(Struct, kw_only=True):
     stale: list[Entry]
     orphan: list[Entry]
     conflicted: list[Entry]
     quarantined: list[Entry] = []
+    stale_reasons: Annotated[
+        dict[str, list[StaleReason]],
+        Meta(
+            description=(
+                "Why each stale entry is listed (by id): not updated for stale_days, or the "
+                "file it cites changed or is gone."
+            )
+        ),
+    ] = {}
 
 
 EventType = Literal["recall", "update", "link", "impact", "access"]

@@ -19,7 +19,7 @@ from ..errors import InvalidValue
 from ..index import keywords
 from ..store import entries, versions
 from ..store.filters import EntryFilter
-from . import redaction, scopes, validity
+from . import redaction, scopes, sources, validity
 from .clock import now_iso, parse_iso
 from .engine import Engine
 from .ranking import HIT_MARGIN, Candidate, Floors, Weight, rank
@@ -146,6 +146,7 @@ def _search(
         candidates, datetime.now(UTC), floors, weight, limit * HIT_MARGIN, engine.decay_rates
     )
     hits = validity.annotate(engine, hits, v)[:limit]
+    sources.annotate(engine, hits)
     now = now_iso()
     engine.bookkeeping.touch(h.id for h in hits)
     if hits:  # a query can hold a secret too: the analytics log keeps it redacted
@@ -253,4 +254,6 @@ def _recall_as_of(
     candidates = [Candidate(row, sims.get(row.rid, 0.0), then=then) for row, then in states]
     keep = params.limit * HIT_MARGIN
     hits = rank(candidates, parse_iso(when), _floors(params), _unweighted, keep, engine.decay_rates)
-    return validity.annotate(engine, hits, v, as_of=when)[: params.limit]
+    hits = validity.annotate(engine, hits, v, as_of=when)[: params.limit]
+    sources.annotate(engine, hits)
+    return hits
