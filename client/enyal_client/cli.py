@@ -36,6 +36,7 @@ VERB_MODULES: dict[str, tuple[str, ...]] = {
     "transfer": ("import", "export", "backup"),
     "hygiene": ("scan",),
     "consolidate": ("consolidate",),
+    "indexing": ("index",),
     "graph": tuple("link unlink edges traverse impact history health review analytics".split()),
     "daemon": ("daemon",),
     "model": ("model", "reindex"),

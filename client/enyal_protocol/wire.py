@@ -881,6 +881,52 @@ class ConsolidateResult(Struct, kw_only=True):
     stale_forgotten: list[str] = []  # decayed and unused: forgotten (`restore` brings back)
 
 
+# --- indexing the files agents keep ----------------------------------------------------
+
+
+class IndexParams(Params, kw_only=True):
+    """Mirror Markdown files as memories, a chunk per section; again, only what changed."""
+
+    paths: Annotated[
+        list[Annotated[str, Meta(min_length=1, max_length=4096)]],
+        Meta(
+            min_length=1,
+            max_length=64,
+            description="Files or folders to index (relative to cwd); folders are walked.",
+        ),
+    ]
+    globs: Annotated[
+        list[Annotated[str, Meta(min_length=1, max_length=256)]],
+        Meta(
+            max_length=16,
+            description="File name patterns to index in folders (default *.md and *.mdc).",
+        ),
+    ] = []
+    content_type: Annotated[ContentType, Meta(description="The kind the chunks are stored as.")] = (
+        "convention"
+    )
+    cwd: Cwd = None
+
+
+class IndexProblem(Struct, kw_only=True):
+    path: str
+    error: str
+
+
+class IndexResult(Struct, kw_only=True):
+    files_seen: Annotated[int, Meta(description="Files found under the paths.")]
+    files_skipped: Annotated[int, Meta(description="Files unchanged since last indexed.")]
+    chunks_added: int
+    chunks_updated: int
+    chunks_unchanged: int
+    chunks_forgotten: Annotated[
+        int, Meta(description="Sections gone from their file, or of files gone: forgotten.")
+    ]
+    errors: Annotated[
+        list[IndexProblem], Meta(description="Files that could not be indexed, and why.")
+    ] = []
+
+
 # --- the daemon itself --------------------------------------------------------------
 
 
@@ -966,6 +1012,7 @@ METHODS: dict[str, Method] = {
     "health": Method(HealthParams, Health, "Graph health metrics and issue lists."),
     "review": Method(ReviewParams, ReviewResult, "Entries that need a look."),
     "analytics": Method(AnalyticsParams, AnalyticsResult, "Usage events and summaries."),
+    "index": Method(IndexParams, IndexResult, "Mirror Markdown files as memories."),
     "status": Method(StatusParams, Status, "The daemon's version, paths and model."),
     "shutdown": Method(ShutdownParams, ShutdownResult, "Stop the daemon gracefully."),
 }

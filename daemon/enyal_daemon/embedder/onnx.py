@@ -48,6 +48,17 @@ class Embedder:
             str(files.model), sess_options=opts, providers=["CPUExecutionProvider"]
         )
         self._input_names = {i.name for i in self._session.get_inputs()}
+        self._counter: Tokenizer | None = None
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens the model would read of `text` if it had no window: [CLS] and [SEP]
+        included, so a text fits when this is at most MAX_TOKENS."""
+        if self._counter is None:  # loaded on first use: only `index` counts
+            counter = Tokenizer.from_file(str(self.files.tokenizer))
+            counter.no_padding()
+            counter.no_truncation()
+            self._counter = counter
+        return len(self._counter.encode(text).ids)
 
     def embed(self, text: str) -> Vectors:
         """One text -> a (384,) unit vector."""

@@ -16,6 +16,7 @@ from . import (
     consolidation,
     graph,
     health,
+    indexing,
     listing,
     memories,
     recall,
@@ -58,6 +59,7 @@ VERBS: dict[str, Verb] = {
     "export": transfer.export_page,
     "backup": backup.backup,
     "scan": scan.scan,
+    "index": indexing.index,
 }
 
 

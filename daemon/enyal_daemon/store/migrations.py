@@ -308,6 +308,7 @@ def m010_sources(conn: apsw.Connection) -> None:
         CREATE TABLE context_index_roots (
             path TEXT PRIMARY KEY,
             globs TEXT NOT NULL,
+            content_type TEXT NOT NULL,
             added_at TEXT NOT NULL
         );
         """

@@ -9,6 +9,8 @@ from collections.abc import Iterable, Sequence
 import apsw
 import msgspec
 
+from enyal_protocol.wire import ContentType
+
 CHUNK = 500  # ids per IN (...) list
 
 
@@ -28,6 +30,7 @@ class SourceRow(msgspec.Struct, frozen=True):
     mtime_ns: int | None
     size: int | None
     anchor: str | None  # not None: the entry mirrors a chunk of an indexed file
+    deprecated: int  # the entry's is_deprecated
 
     @property
     def fingerprint(self) -> Fingerprint:
@@ -38,7 +41,7 @@ class SourceRow(msgspec.Struct, frozen=True):
         return self.anchor is not None
 
 
-_COLUMNS = "s.rid, e.id, s.path, s.hash, s.mtime_ns, s.size, s.anchor"
+_COLUMNS = "s.rid, e.id, s.path, s.hash, s.mtime_ns, s.size, s.anchor, e.is_deprecated"
 
 
 def record(
@@ -96,6 +99,13 @@ def mirrors_of(conn: apsw.Connection, path: str) -> list[SourceRow]:
     return [SourceRow(*r) for r in cur]
 
 
+def mirror_rids(conn: apsw.Connection) -> set[int]:
+    """The entries that mirror a chunk of an indexed file."""
+    return {
+        int(r[0]) for r in conn.execute("SELECT rid FROM context_sources WHERE anchor IS NOT NULL")
+    }
+
+
 def mirrored_files_under(conn: apsw.Connection, folder: str) -> list[str]:
     """Indexed files at or below `folder` that still have an active chunk."""
     prefix = folder.rstrip("/") + "/"
@@ -111,19 +121,28 @@ def mirrored_files_under(conn: apsw.Connection, folder: str) -> list[str]:
 # --- what index was given ----------------------------------------------------------------
 
 
-def add_root(conn: apsw.Connection, path: str, globs: Sequence[str], now: str) -> None:
+def add_root(
+    conn: apsw.Connection, path: str, globs: Sequence[str], content_type: str, now: str
+) -> None:
     conn.execute(
-        "INSERT INTO context_index_roots (path, globs, added_at) VALUES (?, ?, ?) "
-        "ON CONFLICT (path) DO UPDATE SET globs = excluded.globs",
-        (path, msgspec.json.encode(list(globs)).decode(), now),
+        "INSERT INTO context_index_roots (path, globs, content_type, added_at) "
+        "VALUES (?, ?, ?, ?) ON CONFLICT (path) DO UPDATE SET globs = excluded.globs, "
+        "content_type = excluded.content_type",
+        (path, msgspec.json.encode(list(globs)).decode(), content_type, now),
     )
 
 
-def roots(conn: apsw.Connection) -> list[tuple[str, list[str]]]:
-    """(path, globs) of everything `index` was given, oldest first."""
-    out: list[tuple[str, list[str]]] = []
-    for path, globs in conn.execute(
-        "SELECT path, globs FROM context_index_roots ORDER BY added_at, path"
-    ):
-        out.append((str(path), msgspec.json.decode(globs, type=list[str])))
-    return out
+class Root(msgspec.Struct, frozen=True):
+    path: str
+    globs: tuple[str, ...]
+    content_type: ContentType
+
+
+def roots(conn: apsw.Connection) -> list[Root]:
+    """Everything `index` was given, oldest first."""
+    return [
+        Root(str(path), tuple(msgspec.json.decode(globs, type=list[str])), content_type)
+        for path, globs, content_type in conn.execute(
+            "SELECT path, globs, content_type FROM context_index_roots ORDER BY added_at, path"
+        )
+    ]
