@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from conftest import DaemonProc, run_cli
-from daemon_support import open_db
+from conftest import DaemonProc, run_cli, start_daemon, wait_for
+from daemon_support import StderrDrain, open_db
 from enyal_client.transport import RpcError
 from enyal_daemon.service import chunks
 
@@ -238,3 +238,45 @@ def test_consolidate_leaves_mirrors_alone(daemon: DaemonProc, tmp_path: Path) ->
     done = daemon.call("consolidate", {"dry_run": False})
     assert done["clusters"] == []
     assert len(mirrors(daemon)) == 8
+
+
+def test_the_watcher_indexes_edits_and_stops_cleanly(home: Path, tmp_path: Path) -> None:
+    root = tree(tmp_path)
+    env = {**os.environ, "ENYAL_INDEX_WATCH": "true", "ENYAL_INDEX_DEBOUNCE": "0.2"}
+    d = start_daemon(env)
+    log = StderrDrain(d)
+    try:
+        d.call("index", {"paths": [str(root)]})
+        claude = root / "CLAUDE.md"
+        claude.write_text(CLAUDE.replace("Thursdays", "Tuesdays"))
+        ref = f"{claude}#deploys"
+
+        def deploys() -> str:
+            return str(mirrors(d)[ref]["content"])
+
+        wait_for(lambda: "Tuesdays" in deploys(), timeout=60, what="the watcher's re-index")
+        (root / "docs" / "extra.md").write_text("# Extra\n\nA new file in a watched folder.\n")
+        wait_for(
+            lambda: f"{root / 'docs' / 'extra.md'}#extra" in mirrors(d),
+            timeout=60,
+            what="a new file indexed",
+        )
+        assert "source_changed" not in mirrors(d)[ref]
+    finally:
+        code = d.stop()
+        text = log.join()
+        if d.proc.stderr:
+            d.proc.stderr.close()
+    assert code == 0, text
+    assert "Traceback" not in text and "stopped cleanly" in text
+
+
+def test_watching_is_off_by_default_and_its_keys_are_checked(home: Path) -> None:
+    from enyal_protocol import config
+
+    cfg = config.load(environ={"ENYAL_HOME": str(home)})
+    assert cfg.index_watch is False and cfg.index_debounce == 3.0
+    with pytest.raises(config.ConfigError, match="ENYAL_INDEX_DEBOUNCE"):
+        config.load(environ={"ENYAL_HOME": str(home), "ENYAL_INDEX_DEBOUNCE": "0"})
+    with pytest.raises(config.ConfigError, match="ENYAL_INDEX_WATCH"):
+        config.load(environ={"ENYAL_HOME": str(home), "ENYAL_INDEX_WATCH": "maybe"})
