@@ -165,16 +165,12 @@ def test_the_cli_marks_stale_results(daemon: DaemonProc, tmp_path: Path) -> None
     assert "(source changed)" in listed.out
 
 
-def test_a_relative_file_ref_without_cwd_is_refused(daemon: DaemonProc) -> None:
-    from enyal_client.transport import RpcError
-
-    try:
-        daemon.call(
-            "remember",
-            {"content": "x", "scope": "global", "source_type": "file", "source_ref": "a.py"},
-        )
-    except RpcError as exc:
-        assert exc.code == -32002 and "cwd" in exc.message
-    else:
-        raise AssertionError("a relative file ref needs the client's cwd")
-    assert daemon.call("list", {})["entries"] == []
+def test_a_relative_file_ref_without_cwd_is_kept_as_sent(daemon: DaemonProc) -> None:
+    # A client that sends no cwd (a raw JSON-RPC one) stored such refs before they were
+    # checked: it still can; the entry is just not tracked.
+    r = daemon.call(
+        "remember",
+        {"content": "x", "scope": "global", "source_type": "file", "source_ref": "a.py:3"},
+    )
+    assert r["entry"]["source_ref"] == "a.py:3"
+    assert flags(daemon, r["id"]) == set()

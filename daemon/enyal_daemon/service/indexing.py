@@ -249,9 +249,13 @@ def _apply(
     rows: dict[int, EntryRow],
 ) -> None:
     now = now_iso()
-    i = 0
-    for chunk, content in plan.add:
-        assert vecs is not None
+    # An entry deleted for good (forget --hard) since the plan was made is left deleted.
+    alive = entries.by_rids(
+        tx.conn, [r.rid for r, _, _ in plan.update] + [r.rid for r in plan.forget]
+    )
+    add_vecs = list(vecs[: len(plan.add)]) if vecs is not None else []
+    update_vecs = list(vecs[len(plan.add) :]) if vecs is not None else []
+    for (chunk, content), vec in zip(plan.add, add_vecs, strict=True):
         flags = suspicious(content)
         entry = p.Entry(
             id=str(uuid.uuid4()),
@@ -274,13 +278,13 @@ def _apply(
             quarantined=bool(flags),
             quarantine_reason=", ".join(flags) or None,
         )
-        rid = entries.insert(tx.conn, entry, vecs[i].tobytes())
-        i += 1
+        rid = entries.insert(tx.conn, entry, vec.tobytes())
         store.record(tx.conn, rid, path, fp, anchor=chunk.key)
         versions.record(tx.conn, entry.id, "created", now)
-        engine.index_after_commit(tx, rid, vecs[i - 1], scope)
-    for r, chunk, content in plan.update:
-        assert vecs is not None
+        engine.index_after_commit(tx, rid, vec, scope)
+    for (r, chunk, content), vec in zip(plan.update, update_vecs, strict=True):
+        if r.rid not in alive:
+            continue
         flags = suspicious(content)
         fields: dict[str, Any] = {
             "content": content,
@@ -293,13 +297,13 @@ def _apply(
             "updated_at": now,
         }
         entries.update_fields(tx.conn, r.rid, fields)
-        entries.replace_vector(tx.conn, r.rid, vecs[i].tobytes())
+        entries.replace_vector(tx.conn, r.rid, vec.tobytes())
         versions.record(tx.conn, r.id, "updated", now)
         row = rows.get(r.rid)
-        engine.index_after_commit(tx, r.rid, vecs[i], row.scope if row else scope)
-        i += 1
+        engine.index_after_commit(tx, r.rid, vec, row.scope if row else scope)
     for r in plan.forget:
-        _forget(engine, tx, r, now)
+        if r.rid in alive:
+            _forget(engine, tx, r, now)
     store.refresh(tx.conn, [r.rid for r in plan.keep + plan.forget], fp)
     store.refresh(tx.conn, [r.rid for r, _, _ in plan.update], fp)
 
@@ -316,8 +320,10 @@ def _forget_file(engine: Engine, path: str, tally: _Tally) -> None:
 
     def job(tx: Tx) -> None:
         now = now_iso()
+        alive = entries.by_rids(tx.conn, [r.rid for r in gone])
         for r in gone:
-            _forget(engine, tx, r, now)
+            if r.rid in alive:
+                _forget(engine, tx, r, now)
 
     if gone:
         engine.write(job)

@@ -52,10 +52,14 @@ def split_ref(ref: str) -> tuple[str, str]:
 
 def resolve_ref(source_type: str | None, source_ref: str | None, cwd: str | None) -> str | None:
     """A file source_ref as stored: its path made absolute against the client's working
-    directory (a line or anchor after it kept). Other refs (a commit, a URL) as sent."""
+    directory (a line or anchor after it kept). Other refs (a commit, a URL) as sent, and
+    so is a relative path from a client that sent no cwd (as before refs were checked:
+    such an entry is just not tracked)."""
     if source_type != "file" or source_ref is None or "://" in source_ref:
         return source_ref
     path, suffix = split_ref(source_ref)
+    if cwd is None and not os.path.isabs(os.path.expanduser(path)):
+        return source_ref
     return scopes.absolute(path, cwd) + suffix
 
 
