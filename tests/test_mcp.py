@@ -45,6 +45,7 @@ TOOL_NAMES = {
     "enyal_forget",
     "enyal_confirm",
     "enyal_consolidate",
+    "enyal_index",
     "enyal_recall_batch",
     "enyal_list",
     "enyal_stats",
@@ -359,6 +360,27 @@ def test_consolidate_is_a_dry_run_unless_asked(
             with pytest.raises(MCPError) as info:
                 await s.client.call_tool("enyal_consolidate", {"threshold": 0.5})
             assert info.value.code == p.INVALID_PARAMS
+
+    run(body)
+
+
+def test_index_resolves_paths_from_the_agents_directory(
+    project: Path, stderr_log: TextIO, autostarted: None
+) -> None:
+    (project / "AGENTS.md").write_text("# Build\n\nBuild with `make all` from the root.\n")
+
+    async def body() -> None:
+        async with shim("auto", project, stderr_log) as s:
+            r = await s.call("enyal_index", {"paths": ["AGENTS.md"]})
+            assert (r["files_seen"], r["chunks_added"]) == (1, 1)
+            found = await s.call("enyal_recall", {"query": "how do I build it", "limit": 1})
+            hit = found["results"][0]
+            assert hit["source_ref"] == f"{project / 'AGENTS.md'}#build"
+            assert hit["read_only"] is True
+            refused = await s.client.call_tool(
+                "enyal_update", {"id": hit["id"], "content": "Build with ninja."}
+            )
+            assert refused.is_error
 
     run(body)
 

@@ -41,6 +41,7 @@ VERB_MODULES: dict[str, tuple[str, ...]] = {
     "brief": ("brief",),
     "hooks": ("hooks",),
     "hook": ("hook",),
+    "indexing": ("index",),
     "graph": tuple("link unlink edges traverse impact history health review analytics".split()),
     "daemon": ("daemon",),
     "model": ("model", "reindex"),

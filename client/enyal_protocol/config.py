@@ -21,6 +21,10 @@
     [consolidate]
     every_hours = 24        # ENYAL_CONSOLIDATE_EVERY_HOURS; the daemon merges near-duplicates
                             # and removes expired entries this often; 0 (the default) = never
+    [index]
+    watch = true            # ENYAL_INDEX_WATCH; the daemon re-indexes what `enyal index` was
+                            # given when files there change (default false)
+    debounce = 3            # ENYAL_INDEX_DEBOUNCE; seconds without a further change first
 
 The file lives in the platform's config dir (or ENYAL_HOME). Precedence: the
 environment, then the file, then the default. ENYAL_HOME and ENYAL_SOCKET stay
@@ -95,6 +99,13 @@ def _hours(raw: Any) -> float:
         raise ValueError("must be a number of hours, 0 (never) or more") from None
     if not 0 <= value <= 8760:
         raise ValueError("must be a number of hours, 0 (never) to 8760")
+    return value
+
+
+def _debounce(raw: Any) -> float:
+    value = _seconds(raw)
+    if not 0.05 <= value <= 3600:
+        raise ValueError("must be a number of seconds from 0.05 to 3600")
     return value
 
 
@@ -245,6 +256,21 @@ KEYS: tuple[Key, ...] = (
         "hours between the daemon's own consolidations (near-duplicates merged, expired "
         "entries removed), never during a burst of writes; 0 = never",
     ),
+    Key(
+        "index.watch",
+        "ENYAL_INDEX_WATCH",
+        False,
+        _flag,
+        "watch the files and folders `enyal index` was given and index them again when "
+        "they change (polling their mtimes; off by default)",
+    ),
+    Key(
+        "index.debounce",
+        "ENYAL_INDEX_DEBOUNCE",
+        3.0,
+        _debounce,
+        "seconds the watcher waits after a change, for the edits to stop, before indexing",
+    ),
 )
 
 
@@ -313,6 +339,14 @@ class Config:
     @property
     def consolidate_every_hours(self) -> float:
         return float(self.get("consolidate.every_hours"))
+
+    @property
+    def index_watch(self) -> bool:
+        return bool(self.get("index.watch"))
+
+    @property
+    def index_debounce(self) -> float:
+        return float(self.get("index.debounce"))
 
 
 def _read_file(path: Path) -> dict[str, Any]:

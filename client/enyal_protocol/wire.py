@@ -91,6 +91,14 @@ class Entry(Struct, kw_only=True):
     quarantine_reason: str | None = None
     status: TaskStatus | None = None  # a task's; null for every other type
     due: str | None = None  # a task's due date, YYYY-MM-DD
+    # Set by recall, get, list and review, and sent only when true (UNSET is left out of
+    # the JSON, so clients before them see nothing new): the file the memory cites
+    # changed, or is gone, since it was written or confirmed.
+    source_changed: bool | UnsetType = UNSET
+    source_missing: bool | UnsetType = UNSET
+    # A mirror of a chunk of an indexed file (`index`): update refuses it; edit the file.
+    read_only: bool | UnsetType = UNSET
+    indexed_from: str | UnsetType = UNSET
 
 
 class Hit(Entry, kw_only=True):
@@ -821,11 +829,23 @@ class ReviewParams(Params, kw_only=True):
     limit: Limit = 20
 
 
+StaleReason = Literal["not_updated", "source_changed", "source_missing"]
+
+
 class ReviewResult(Struct, kw_only=True):
     stale: list[Entry]
     orphan: list[Entry]
     conflicted: list[Entry]
     quarantined: list[Entry] = []
+    stale_reasons: Annotated[
+        dict[str, list[StaleReason]],
+        Meta(
+            description=(
+                "Why each stale entry is listed (by id): not updated for stale_days, or the "
+                "file it cites changed or is gone."
+            )
+        ),
+    ] = {}
 
 
 EventType = Literal["recall", "update", "link", "impact", "access"]
@@ -1118,6 +1138,52 @@ class Notification(Struct, kw_only=True):
     params: Any
 
 
+# --- indexing the files agents keep ----------------------------------------------------
+
+
+class IndexParams(Params, kw_only=True):
+    """Mirror Markdown files as memories, a chunk per section; again, only what changed."""
+
+    paths: Annotated[
+        list[Annotated[str, Meta(min_length=1, max_length=4096)]],
+        Meta(
+            min_length=1,
+            max_length=64,
+            description="Files or folders to index (relative to cwd); folders are walked.",
+        ),
+    ]
+    globs: Annotated[
+        list[Annotated[str, Meta(min_length=1, max_length=256)]],
+        Meta(
+            max_length=16,
+            description="File name patterns to index in folders (default *.md and *.mdc).",
+        ),
+    ] = []
+    content_type: Annotated[ContentType, Meta(description="The kind the chunks are stored as.")] = (
+        "convention"
+    )
+    cwd: Cwd = None
+
+
+class IndexProblem(Struct, kw_only=True):
+    path: str
+    error: str
+
+
+class IndexResult(Struct, kw_only=True):
+    files_seen: Annotated[int, Meta(description="Files found under the paths.")]
+    files_skipped: Annotated[int, Meta(description="Files unchanged since last indexed.")]
+    chunks_added: int
+    chunks_updated: int
+    chunks_unchanged: int
+    chunks_forgotten: Annotated[
+        int, Meta(description="Sections gone from their file, or of files gone: forgotten.")
+    ]
+    errors: Annotated[
+        list[IndexProblem], Meta(description="Files that could not be indexed, and why.")
+    ] = []
+
+
 # --- the daemon itself --------------------------------------------------------------
 
 
@@ -1213,6 +1279,7 @@ METHODS: dict[str, Method] = {
         SubscribeParams, SubscribeResult, "Be sent `changed` notifications on this connection."
     ),
     "unsubscribe": Method(UnsubscribeParams, UnsubscribeResult, "Stop a subscription."),
+    "index": Method(IndexParams, IndexResult, "Mirror Markdown files as memories."),
     "status": Method(StatusParams, Status, "The daemon's version, paths and model."),
     "shutdown": Method(ShutdownParams, ShutdownResult, "Stop the daemon gracefully."),
 }

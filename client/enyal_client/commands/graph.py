@@ -121,7 +121,10 @@ def cmd_health(c: Connection, a: Args) -> Result:
 def cmd_review(c: Connection, a: Args) -> Result:
     params = drop_none({"kind": a.kind, "stale_days": a.stale_days, "limit": a.limit})
     r = ct.call(c, "review", params, p.ReviewResult, FLAGS)
-    lines = [f"stale      {_short(e)}" for e in r.stale]
+    lines = [
+        f"stale      {_short(e)}  ({', '.join(r.stale_reasons.get(e.id, [])).replace('_', ' ')})"
+        for e in r.stale
+    ]
     lines += [f"orphan     {_short(e)}" for e in r.orphan]
     lines += [f"conflicted {_short(e)}" for e in r.conflicted]
     lines += [f"quarantined {_short(e)}  ({e.quarantine_reason})" for e in r.quarantined]

@@ -62,6 +62,17 @@ def _scope(e: p.Entry) -> str:
     return e.scope_level + (f" {e.scope_path}" if e.scope_path else "")
 
 
+def source_note(e: p.Entry) -> str:
+    """What recall, get and list say about the file an entry cites ('' when it is as it
+    was): the daemon sends the flags only when true."""
+    if e.source_missing is True:
+        return "source missing: the file it cites is gone"
+    if e.source_changed is True:
+        what = "re-index it" if e.read_only is True else f"enyal confirm {e.id[:8]} once checked"
+        return f"source changed since written ({what})"
+    return ""
+
+
 def entry_text(e: p.Entry) -> str:
     lines = [
         f"{e.id}  {e.content_type}  [{_scope(e)}]" + ("  (forgotten)" if e.is_deprecated else ""),
@@ -85,6 +96,10 @@ def entry_text(e: p.Entry) -> str:
         lines.append(f"  quarantined: {e.quarantine_reason} (enyal release {e.id[:8]})")
     if e.source_type or e.source_ref:
         lines.append(f"  source: {e.source_type or '-'} {e.source_ref or ''}".rstrip())
+    if note := source_note(e):
+        lines.append(f"  {note}")
+    if e.read_only is True:
+        lines.append(f"  read-only: mirrors {e.indexed_from} (edit the file, then enyal index)")
     if e.metadata:
         lines.append(f"  metadata: {msgspec.json.encode(e.metadata).decode()}")
     return "\n".join(lines)
@@ -105,6 +120,8 @@ def _hits_text(hits: list[p.Hit], budget: p.Budget | None = None) -> str:
             f"recency {h.recency:.2f}, confidence {h.effective_confidence:.2f}){tags}"
             + (f"\n   superseded by {h.superseded_by}" if h.is_superseded else "")
             + ("\n   has conflicts (see enyal edges)" if h.has_conflicts else "")
+            + (f"\n   from {h.source_ref}" if h.read_only is True else "")
+            + (f"\n   {note}" if (note := source_note(h)) else "")
         )
     if budget is not None:
         out.append(budget_line(budget))
@@ -282,7 +299,10 @@ def cmd_list(c: Connection, a: Args) -> Result:
     r = ct.call(c, "list", params, p.ListResult, FLAGS)
     lines = [
         f"{e.id[:8]}  {e.updated_at[:10]}  {e.content_type:<10} [{_scope(e)}]  "
-        f"{shown(e.content, 100)}" + ("  (forgotten)" if e.is_deprecated else "")
+        f"{shown(e.content, 100)}"
+        + ("  (forgotten)" if e.is_deprecated else "")
+        + ("  (source changed)" if e.source_changed is True else "")
+        + ("  (source missing)" if e.source_missing is True else "")
         for e in r.entries
     ] or ["no entries"]
     if r.next is not None:

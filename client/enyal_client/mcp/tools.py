@@ -172,6 +172,18 @@ TOOLS: tuple[ToolSpec, ...] = (
         destructive=True,
     ),
     ToolSpec(
+        "enyal_index",
+        "index",
+        "Index Markdown notes",
+        "Mirror Markdown files the project keeps for agents (CLAUDE.md, AGENTS.md, "
+        ".cursor/rules, .serena/memories, docs/) as memories, one per section, so recall "
+        "finds them. paths are files or folders (relative to the current directory). Run it "
+        "again after the files change: only changed sections are updated, removed ones are "
+        "forgotten. The memories it makes are read-only (edit the file instead). Returns "
+        "counts of files and chunks.",
+        idempotent=True,
+    ),
+    ToolSpec(
         "enyal_stats",
         "stats",
         "Memory statistics",

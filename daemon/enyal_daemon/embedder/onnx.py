@@ -54,6 +54,11 @@ class Embedder:
         )
         self._input_names = {i.name for i in self._session.get_inputs()}
 
+    def window_tokens(self, text: str) -> int:
+        """Tokens the model would read of `text` if it had no window: [CLS] and [SEP]
+        included, so a text fits when this is at most MAX_TOKENS."""
+        return len(self._counter.encode(text, add_special_tokens=True).ids)
+
     def embed(self, text: str) -> Vectors:
         """One text -> a (384,) unit vector."""
         enc = self._tokenizer.encode(text)

@@ -38,6 +38,7 @@ from ..errors import AlreadyRunning, EnyalError, StartupError, TooLarge
 from ..service import consolidation, redaction
 from ..service.engine import Engine
 from ..service.verbs import bind
+from ..service.watching import Watcher
 from ..store import db
 from .activation import inherited_socket, notify
 from .dispatch import Dispatcher, Handler, error_frame
@@ -156,6 +157,7 @@ class Daemon:
     engine: Engine
     idle: IdleWatch = field(default_factory=lambda: IdleWatch(0.0))
     consolidate_every: float = 0.0  # seconds; 0 = never (config consolidate.every_hours)
+    watch_debounce: float | None = None  # seconds; None = no watcher (config index.watch)
     started: float = field(default_factory=time.monotonic)
     stop: asyncio.Event = field(default_factory=asyncio.Event)
     _tasks: set[asyncio.Task[Any]] = field(default_factory=set)
@@ -339,6 +341,9 @@ class Daemon:
             flusher = asyncio.create_task(self.flush_bookkeeping_forever())
             consolidator = asyncio.create_task(self.consolidate_forever(handlers))
             idler = asyncio.create_task(self.idle.run(self.stop))
+            watcher = Watcher(self.engine, self.watch_debounce) if self.watch_debounce else None
+            if watcher is not None:
+                watcher.start()
             log.info("enyal %s ready on %s (pid %d)", __version__, self.paths.socket, os.getpid())
             await self.stop.wait()
             notify("STOPPING=1")
@@ -351,6 +356,8 @@ class Daemon:
             busy = self._connections | self._tasks
             if busy:
                 await asyncio.wait(busy, timeout=30)
+            if watcher is not None:  # before the writer drains: a run in progress finishes
+                await loop.run_in_executor(None, watcher.stop)
             await flusher
             await consolidator
             await idler
@@ -447,7 +454,10 @@ def main(
         notify(f"READY=1\nSTATUS=serving on {paths.socket}\nMAINPID={os.getpid()}")
         try:
             every = cfg.consolidate_every_hours * 3600
-            daemon = Daemon(paths, engine, idle=watch, consolidate_every=every)
+            debounce = cfg.index_debounce if cfg.index_watch else None
+            daemon = Daemon(
+                paths, engine, idle=watch, consolidate_every=every, watch_debounce=debounce
+            )
             asyncio.run(daemon.run(sock))
         finally:
             if owns_socket:

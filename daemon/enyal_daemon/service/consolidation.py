@@ -29,7 +29,7 @@ import numpy as np
 
 from enyal_protocol import wire as p
 
-from ..store import entries, versions
+from ..store import entries, sources, versions
 from ..store import graph as edges
 from ..store.filters import EntryFilter
 from ..store.rows import EntryRow
@@ -102,7 +102,9 @@ def find(
     # A superseded entry is history, not a duplicate: merging it would re-point the edge
     # that supersedes it onto its survivor.
     superseded = edges.superseded_by(conn, [r.id for r in rows])
-    by_rid = {r.rid: r for r in rows if r.id not in superseded}
+    # A mirror of an indexed file changes only with its file: never merged either way.
+    mirrors = sources.mirror_rids(conn)
+    by_rid = {r.rid: r for r in rows if r.id not in superseded and r.rid not in mirrors}
     vectors = {
         rid: np.frombuffer(blob, dtype=np.float32)
         for rid, blob in entries.vectors(conn, list(by_rid)).items()
@@ -146,7 +148,10 @@ def _stale(
         return []
     now = datetime.now(UTC)
     out = []
+    mirrors = sources.mirror_rids(conn)  # there while their section is: the file decides
     for row in entries.filtered(conn, f):
+        if row.rid in mirrors:
+            continue
         last_use = max(filter(None, (row.accessed_at, row.checked_at)))
         if days_between(last_use, now) < days:
             continue

@@ -8,6 +8,7 @@ from enyal_protocol import wire as p
 
 from ..store import entries
 from ..store import health as queries
+from . import sources
 from .clock import to_iso
 from .engine import Engine
 
@@ -65,9 +66,32 @@ def review(engine: Engine, params: p.ReviewParams) -> p.ReviewResult:
             return []
         return [r.entry() for r in queries.rows(conn, kind, cutoff, params.limit)]
 
+    stale, reasons = _stale(engine, cutoff, params.limit) if "stale" in want else ([], {})
     return p.ReviewResult(
-        stale=listed("stale"),
+        stale=stale,
         orphan=listed("orphan"),
         conflicted=listed("conflicted"),
         quarantined=listed("quarantined"),
+        stale_reasons=reasons,
     )
+
+
+def _stale(
+    engine: Engine, cutoff: str, limit: int
+) -> tuple[list[p.Entry], dict[str, list[p.StaleReason]]]:
+    """Entries not updated since the cutoff and entries whose cited file changed or is
+    gone, oldest update first, each with why."""
+    conn = engine.reader()
+    reasons: dict[str, list[p.StaleReason]] = {}
+    rows = {r.id: r for r in queries.rows(conn, "stale", cutoff, limit)}
+    for entry_id in rows:
+        reasons[entry_id] = ["not_updated"]
+    by_source = sources.stale(engine)
+    rows.update(entries.by_ids(conn, [i for i in by_source if i not in rows]))
+    for entry_id, state in by_source.items():
+        reason: p.StaleReason = "source_changed" if state == "changed" else "source_missing"
+        reasons.setdefault(entry_id, []).append(reason)
+    kept = sorted(rows.values(), key=lambda r: (r.updated_at, r.rid))[:limit]
+    found = [r.entry() for r in kept]
+    sources.annotate(engine, found)
+    return found, {e.id: reasons[e.id] for e in found}

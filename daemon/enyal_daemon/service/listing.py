@@ -17,7 +17,7 @@ from enyal_protocol import wire as p
 from ..errors import InvalidValue
 from ..store import entries
 from ..store.filters import EntryFilter
-from . import scopes
+from . import scopes, sources
 from .clock import normalize_iso
 from .engine import Engine
 
@@ -66,4 +66,6 @@ def list_entries(engine: Engine, params: p.ListParams) -> p.ListResult:
     more = len(page) > params.limit
     page = page[: params.limit]
     nxt = _encode_cursor(page[-1][0], page[-1][1].rid) if more else None
-    return p.ListResult(entries=[row.entry() for _, row in page], next=nxt)
+    found = [row.entry() for _, row in page]
+    sources.annotate(engine, found)
+    return p.ListResult(entries=found, next=nxt)

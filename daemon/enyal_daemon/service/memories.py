@@ -18,9 +18,10 @@ from ..embedder.onnx import Vectors
 from ..errors import Conflict, InvalidValue, NotFound
 from ..hygiene.injection import suspicious
 from ..store import entries, versions
+from ..store import sources as source_rows
 from ..store.rows import EntryRow
 from ..store.writer import Tx
-from . import conflicts, consolidation, expiry, graph, redaction, scopes
+from . import conflicts, consolidation, expiry, graph, redaction, scopes, sources
 from .clock import now_iso
 from .dedup import nearest_in_scope
 from .engine import Engine
@@ -53,6 +54,15 @@ def remember(
         source_ref=clean.source_ref,
     )
     scope_path = scopes.resolve_scope_path(params.scope, params.scope_path, params.cwd)
+    params = msgspec.structs.replace(
+        params, source_ref=sources.resolve_ref(params.source_type, params.source_ref, params.cwd)
+    )
+    cited = sources.cited_path(params.source_type, params.source_ref, params.scope, scope_path)
+    # Hashed before the writer job: reading a file must not hold every other write up. A
+    # file that does not exist (yet) has nothing to compare with later: not tracked.
+    cited_as = sources.fingerprint(cited) if cited is not None else None
+    if cited_as is not None and cited_as.hash is None:
+        cited_as = None
     digest = entries.content_hash(params.content)
     vec = engine.embed(params.content)
     now = now_iso()
@@ -115,6 +125,8 @@ def remember(
             )
         found_conflicts, candidates = _contradictions(engine, tx, params, scope_path, vec)
         rid = entries.insert(tx.conn, entry, vec.tobytes())
+        if cited is not None and cited_as is not None:
+            source_rows.record(tx.conn, rid, cited, cited_as)
         engine.note_expiry(tx, expires)
         versions.record(tx.conn, entry.id, "created", now)
         engine.changes.note(tx, "created", entry)  # before its edges' changes
@@ -170,6 +182,7 @@ def _replace_content(
 
 def get(engine: Engine, params: p.GetParams) -> p.Entry:
     entry = engine.require(params.id).entry()
+    sources.annotate(engine, [entry])
     engine.bookkeeping.touch([entry.id])  # reading an entry is using it, as a recall hit is
     engine.bookkeeping.event(entry.id, "access")
     return entry
@@ -192,20 +205,34 @@ def release(engine: Engine, params: p.ReleaseParams) -> p.Entry:
 def confirm(engine: Engine, params: p.ConfirmParams) -> p.Entry:
     """The memory was checked and still holds: its decay clock starts again (and recency
     counts from now), and the confirmation is counted. A 'confirmed' version keeps the
-    check in the entry's history, with the confidence it set."""
+    check in the entry's history, with the confidence it set. A file it cites is recorded
+    as it is now: whoever confirms has checked the memory against it. (Not for a mirror of
+    an indexed file: its text changes only when the file is indexed again.)"""
+    entry_id = engine.require(params.id).id
+    cited = _cited_now(engine, entry_id)
 
     def job(tx: Tx) -> p.Entry:
-        row = engine.require(params.id, tx.conn)
+        row = engine.require(entry_id, tx.conn)
         now = now_iso()
         fields: dict[str, Any] = {"confirmed_at": now, "confirm_count": row.confirm_count + 1}
         if params.confidence is not None:
             fields["confidence"] = params.confidence
         entries.update_fields(tx.conn, row.rid, fields)
+        if cited is not None:
+            source_rows.refresh(tx.conn, [row.rid], cited)
         versions.record(tx.conn, row.id, "confirmed", now)
         engine.changes.note(tx, "updated", row)
         return engine.require(row.id, tx.conn).entry()
 
     return engine.write(job)
+
+
+def _cited_now(engine: Engine, entry_id: str) -> source_rows.Fingerprint | None:
+    """The file the entry cites as it is now (None: it cites none, or is a mirror)."""
+    row = sources.source_of(engine, entry_id)
+    if row is None or row.mirror:
+        return None
+    return sources.fingerprint(row.path)
 
 
 def update(engine: Engine, params: p.UpdateParams) -> p.UpdateResult:
@@ -246,10 +273,19 @@ def update(engine: Engine, params: p.UpdateParams) -> p.UpdateResult:
             "nothing to update: give content, content_type, confidence, tags, metadata, "
             "importance or ttl"
         )
+    entry_id = engine.require(params.id).id
+    source = sources.source_of(engine, entry_id)
+    if source is not None and source.mirror:
+        raise Conflict(
+            f"entry {entry_id} mirrors {source.path} (indexed): it is read-only; edit the file "
+            "and run `enyal index` on it again",
+            {"indexed_from": source.path},
+        )
+    cited = sources.fingerprint(source.path) if source is not None else None
     fields["updated_at"] = now_iso()
 
     def job(tx: Tx) -> p.Entry:
-        row = engine.require(params.id, tx.conn)
+        row = engine.require(entry_id, tx.conn)
         if "content_type" in fields and row.content_type in ("task", "log"):
             raise InvalidValue(f"a {row.content_type} stays one: its type cannot change")
         if "content_hash" in fields:  # remember never stores one text twice in a scope
@@ -260,6 +296,8 @@ def update(engine: Engine, params: p.UpdateParams) -> p.UpdateResult:
                     {"existing": same.id},
                 )
         entries.update_fields(tx.conn, row.rid, fields)
+        if cited is not None:  # whoever updates a memory has looked at what it cites
+            source_rows.refresh(tx.conn, [row.rid], cited)
         engine.note_expiry(tx, fields.get("expires_at"))
         versions.record(tx.conn, row.id, "updated", fields["updated_at"])
         if vec is not None:

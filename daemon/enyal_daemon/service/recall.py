@@ -19,7 +19,7 @@ from ..errors import InvalidValue
 from ..index import keywords
 from ..store import entries, versions
 from ..store.filters import EntryFilter
-from . import budget, redaction, scopes, validity
+from . import budget, redaction, scopes, sources, validity
 from .clock import now_iso, parse_iso
 from .engine import Engine
 from .ranking import HIT_MARGIN, Candidate, Floors, Weight, rank
@@ -161,7 +161,9 @@ def _search(
     hits = rank(
         candidates, datetime.now(UTC), floors, weight, limit * HIT_MARGIN, engine.decay_rates
     )
-    return validity.annotate(engine, hits, v)[:limit]
+    hits = validity.annotate(engine, hits, v)[:limit]
+    sources.annotate(engine, hits)
+    return hits
 
 
 def _used(engine: Engine, query: str, hits: list[p.Hit]) -> None:
@@ -273,4 +275,6 @@ def _recall_as_of(
     candidates = [Candidate(row, sims.get(row.rid, 0.0), then=then) for row, then in states]
     keep = params.limit * HIT_MARGIN
     hits = rank(candidates, parse_iso(when), _floors(params), _unweighted, keep, engine.decay_rates)
-    return validity.annotate(engine, hits, v, as_of=when)[: params.limit]
+    hits = validity.annotate(engine, hits, v, as_of=when)[: params.limit]
+    sources.annotate(engine, hits)
+    return hits

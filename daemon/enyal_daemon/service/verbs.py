@@ -18,6 +18,7 @@ from . import (
     daylog,
     graph,
     health,
+    indexing,
     listing,
     memories,
     recall,
@@ -67,6 +68,7 @@ VERBS: dict[str, Verb] = {
     "log_append": daylog.append,
     "log_show": daylog.show,
     "brief": brief.brief,
+    "index": indexing.index,
 }
 
 

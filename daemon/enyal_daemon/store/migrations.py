@@ -333,6 +333,37 @@ def m009_tasks_logs(conn: apsw.Connection) -> None:
     )
 
 
+def m010_sources(conn: apsw.Connection) -> None:
+    """Issue 11: the file a memory cites, as it was when the memory was written or last
+    confirmed (sha256 of its bytes, mtime and size: a recall compares the cheap two
+    first), and the Markdown files `index` mirrors. A table of its own, not columns of
+    context_entries: most entries cite no file, and the row goes with its entry.
+
+    A mirror (`anchor` not null) is a chunk of an indexed file: `anchor` is its key
+    within the file (heading slug, `~N` for the Nth part of a long section). The
+    folders and files `index` was given are kept in context_index_roots, so the
+    daemon can watch them."""
+    conn.execute(
+        """
+        CREATE TABLE context_sources (
+            rid INTEGER PRIMARY KEY REFERENCES context_entries(rid) ON DELETE CASCADE,
+            path TEXT NOT NULL,
+            hash TEXT,
+            mtime_ns INTEGER,
+            size INTEGER,
+            anchor TEXT
+        );
+        CREATE INDEX idx_sources_path ON context_sources(path);
+        CREATE TABLE context_index_roots (
+            path TEXT PRIMARY KEY,
+            globs TEXT NOT NULL,
+            content_type TEXT NOT NULL,
+            added_at TEXT NOT NULL
+        );
+        """
+    )
+
+
 Migration = Callable[[apsw.Connection], None]
 MIGRATIONS: list[Migration] = [
     m001_entries,
@@ -344,6 +375,7 @@ MIGRATIONS: list[Migration] = [
     m007_access_confirm_merge,
     m008_metadata_index,
     m009_tasks_logs,
+    m010_sources,
 ]
 
 

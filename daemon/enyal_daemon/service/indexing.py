@@ -1,0 +1,330 @@
+"""`index`: the Markdown files agents already keep (CLAUDE.md, AGENTS.md, .cursor/rules,
+.serena/memories, docs/) mirrored as memories, a chunk per section (service/chunks.py).
+
+A mirror is an entry like any other (recalled, listed, linked, forgotten) with
+`source_type: file`, `source_ref` = the file's absolute path + `#` + its chunk's key,
+`written_by: file`, project scope (the file's repository, as remember resolves it),
+and metadata `{indexed_from, heading, headings}`; context_sources holds its file's
+fingerprint and its key (store/sources.py). It is read-only: `update` refuses it, and
+the file is how it changes.
+
+Incremental, by hashes: a file whose mtime and size match what was recorded is not
+read; one read whose sha256 matches is not parsed; a parsed one is compared chunk by
+chunk (by key): same text, unchanged; other text, updated (re-embedded, a version
+kept); a new key, added; a key gone, forgotten (restorable; it comes back, updated, if
+its section returns). Indexed files that no longer exist under a path being indexed
+lose their chunks the same way. Each file is one short writer job, its embeddings
+computed before it; one index run at a time.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import logging
+import os
+import threading
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from enyal_protocol import wire as p
+
+from ..embedder.onnx import Vectors
+from ..errors import InvalidValue, TooLarge
+from ..hygiene.injection import suspicious
+from ..store import entries, versions
+from ..store import sources as store
+from ..store.rows import EntryRow
+from ..store.sources import Fingerprint, SourceRow
+from ..store.writer import Tx
+from . import chunks, redaction, scopes, sources
+from .clock import now_iso
+from .engine import Engine
+from .limits import MAX_CONTENT_BYTES
+
+log = logging.getLogger(__name__)
+
+DEFAULT_GLOBS = ("*.md", "*.mdc")
+MAX_FILES = 2_000  # a run over more is a mistake (a home folder, a node_modules)
+MAX_FILE_BYTES = 1 << 20
+# Folders never walked: tools' state, not notes anyone keeps.
+SKIP_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        "node_modules",
+        ".venv",
+        "venv",
+        "__pycache__",
+        ".tox",
+        ".nox",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+    }
+)
+
+_ONE_RUN = threading.Lock()
+
+
+@dataclass
+class _Tally:
+    files_seen: int = 0
+    files_skipped: int = 0
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    forgotten: int = 0
+    errors: list[p.IndexProblem] = field(default_factory=list)
+
+    def result(self) -> p.IndexResult:
+        return p.IndexResult(
+            files_seen=self.files_seen,
+            files_skipped=self.files_skipped,
+            chunks_added=self.added,
+            chunks_updated=self.updated,
+            chunks_unchanged=self.unchanged,
+            chunks_forgotten=self.forgotten,
+            errors=self.errors,
+        )
+
+
+def index(engine: Engine, params: p.IndexParams) -> p.IndexResult:
+    paths = list(dict.fromkeys(scopes.absolute(x, params.cwd) for x in params.paths))
+    missing = [x for x in paths if not os.path.exists(x)]
+    if missing:
+        raise InvalidValue(
+            f"no such file or folder: {', '.join(missing)} (nothing was indexed)",
+            {"missing": missing},
+        )
+    globs = tuple(params.globs) or DEFAULT_GLOBS
+    found = {root: walk(root, globs) for root in paths}
+    total = len({f for files in found.values() for f in files})
+    if total > MAX_FILES:
+        raise TooLarge(
+            f"{total} files match under {', '.join(paths)}; at most {MAX_FILES} are indexed at "
+            "once: name narrower folders or globs"
+        )
+    now = now_iso()
+
+    def remember_roots(tx: Tx) -> None:
+        for root in paths:
+            store.add_root(tx.conn, root, globs, params.content_type, now)
+
+    with _ONE_RUN:
+        engine.write(remember_roots)
+        tally = _Tally()
+        for root, files in found.items():
+            _run(engine, root, files, params.content_type, tally)
+    return tally.result()
+
+
+def reindex_roots(engine: Engine, only: Sequence[str] | None = None) -> p.IndexResult:
+    """Index again what `index` was given (all of it, or the roots in `only`), as the
+    watcher does: a root that no longer exists loses its chunks."""
+    tally = _Tally()
+    with _ONE_RUN:
+        for root in store.roots(engine.reader()):
+            if only is not None and root.path not in only:
+                continue
+            files = walk(root.path, root.globs) if os.path.exists(root.path) else []
+            _run(engine, root.path, files[:MAX_FILES], root.content_type, tally)
+    return tally.result()
+
+
+def walk(root: str, globs: Sequence[str]) -> list[str]:
+    """The files to index under `root` (itself, if it is a file), sorted."""
+    if not os.path.isdir(root):
+        return [root] if os.path.isfile(root) else []
+    out: list[str] = []
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+        for name in names:
+            path = os.path.join(folder, name)
+            rel = os.path.relpath(path, root)
+            matched = any(fnmatch.fnmatch(rel if "/" in g else name, g) for g in globs)
+            if matched and os.path.isfile(path):
+                out.append(path)
+        if len(out) > MAX_FILES:
+            break
+    return sorted(out)
+
+
+def roots(engine: Engine) -> list[store.Root]:
+    """Everything `index` was given."""
+    return store.roots(engine.reader())
+
+
+def _run(engine: Engine, root: str, files: list[str], kind: p.ContentType, tally: _Tally) -> None:
+    for path in files:
+        tally.files_seen += 1
+        try:
+            _file(engine, path, kind, tally)
+        except (OSError, UnicodeDecodeError, InvalidValue, TooLarge) as exc:
+            message = getattr(exc, "message", None) or str(exc)
+            tally.errors.append(p.IndexProblem(path=path, error=message))
+    present = set(files)
+    for path in store.mirrored_files_under(engine.reader(), root):
+        if path not in present and not os.path.exists(path):
+            _forget_file(engine, path, tally)
+
+
+@dataclass
+class _Plan:
+    """What one file's writer job does."""
+
+    add: list[tuple[chunks.Chunk, str]] = field(default_factory=list)  # (chunk, content)
+    update: list[tuple[SourceRow, chunks.Chunk, str]] = field(default_factory=list)
+    forget: list[SourceRow] = field(default_factory=list)
+    keep: list[SourceRow] = field(default_factory=list)
+
+
+def _file(engine: Engine, path: str, kind: p.ContentType, tally: _Tally) -> None:
+    st = os.stat(path)
+    known = store.mirrors_of(engine.reader(), path)
+    if known and all((r.mtime_ns, r.size) == (st.st_mtime_ns, st.st_size) for r in known):
+        tally.files_skipped += 1
+        return
+    if st.st_size > MAX_FILE_BYTES:
+        raise TooLarge(f"{st.st_size} bytes; files over {MAX_FILE_BYTES} are not indexed")
+    with open(path, "rb") as f:
+        data = f.read()
+    fp = sources.fingerprint_bytes(path, data, st)
+    if known and all(r.hash == fp.hash for r in known):  # touched, not changed
+        tally.files_skipped += 1
+        return
+    parts = chunks.split(data.decode("utf-8"), engine.embedder.window_tokens)
+    rows = entries.by_rids(engine.reader(), [r.rid for r in known])
+    by_key = {r.anchor: r for r in known}
+    plan = _Plan()
+    for chunk in parts:
+        content = redaction.text(engine.redactor, chunk.text)
+        if len(content.encode("utf-8")) > MAX_CONTENT_BYTES:  # a window holds far less
+            raise TooLarge(f"section {chunk.key!r} is over {MAX_CONTENT_BYTES} bytes")
+        r = by_key.pop(chunk.key, None)
+        if r is None:
+            plan.add.append((chunk, content))
+        elif (
+            r.rid in rows
+            and not r.deprecated
+            and rows[r.rid].content_hash == entries.content_hash(content)
+            and rows[r.rid].metadata() == _metadata(path, chunk)
+        ):
+            plan.keep.append(r)
+        else:
+            plan.update.append((r, chunk, content))
+    plan.forget = [r for r in by_key.values() if not r.deprecated]
+    plan.keep += [r for r in by_key.values() if r.deprecated]
+    texts = [content for _, content in plan.add] + [content for _, _, content in plan.update]
+    vecs = engine.embed_many(texts) if texts else None
+    scope: tuple[p.ScopeLevel, str] = ("project", scopes.project_root(path))
+    engine.write(lambda tx: _apply(engine, tx, path, fp, kind, scope, plan, vecs, rows))
+    tally.added += len(plan.add)
+    tally.updated += len(plan.update)
+    tally.forgotten += len(plan.forget)
+    tally.unchanged += sum(1 for r in plan.keep if not r.deprecated)
+
+
+def _metadata(path: str, chunk: chunks.Chunk) -> dict[str, Any]:
+    return {"indexed_from": path, "heading": chunk.heading, "headings": list(chunk.headings)}
+
+
+def _ref(path: str, key: str) -> str:
+    return f"{path}#{key}" if key else path
+
+
+def _apply(
+    engine: Engine,
+    tx: Tx,
+    path: str,
+    fp: Fingerprint,
+    kind: p.ContentType,
+    scope: tuple[p.ScopeLevel, str],
+    plan: _Plan,
+    vecs: Vectors | None,
+    rows: dict[int, EntryRow],
+) -> None:
+    now = now_iso()
+    # An entry deleted for good (forget --hard) since the plan was made is left deleted.
+    alive = entries.by_rids(
+        tx.conn, [r.rid for r, _, _ in plan.update] + [r.rid for r in plan.forget]
+    )
+    add_vecs = list(vecs[: len(plan.add)]) if vecs is not None else []
+    update_vecs = list(vecs[len(plan.add) :]) if vecs is not None else []
+    for (chunk, content), vec in zip(plan.add, add_vecs, strict=True):
+        flags = suspicious(content)
+        entry = p.Entry(
+            id=str(uuid.uuid4()),
+            content=content,
+            content_type=kind,
+            scope_level=scope[0],
+            scope_path=scope[1],
+            confidence=1.0,
+            created_at=now,
+            updated_at=now,
+            accessed_at=None,
+            access_count=0,
+            source_type="file",
+            source_ref=_ref(path, chunk.key),
+            tags=[],
+            metadata=_metadata(path, chunk),
+            is_deprecated=False,
+            content_hash=entries.content_hash(content),
+            written_by="file",
+            quarantined=bool(flags),
+            quarantine_reason=", ".join(flags) or None,
+        )
+        rid = entries.insert(tx.conn, entry, vec.tobytes())
+        store.record(tx.conn, rid, path, fp, anchor=chunk.key)
+        versions.record(tx.conn, entry.id, "created", now)
+        engine.index_after_commit(tx, rid, vec, scope)
+    for (r, chunk, content), vec in zip(plan.update, update_vecs, strict=True):
+        if r.rid not in alive:
+            continue
+        flags = suspicious(content)
+        fields: dict[str, Any] = {
+            "content": content,
+            "content_hash": entries.content_hash(content),
+            "metadata": msgspec.json.encode(_metadata(path, chunk)).decode(),
+            "source_ref": _ref(path, chunk.key),
+            "is_deprecated": 0,
+            "quarantined": int(bool(flags)),
+            "quarantine_reason": ", ".join(flags) or None,
+            "updated_at": now,
+        }
+        entries.update_fields(tx.conn, r.rid, fields)
+        entries.replace_vector(tx.conn, r.rid, vec.tobytes())
+        versions.record(tx.conn, r.id, "updated", now)
+        row = rows.get(r.rid)
+        engine.index_after_commit(tx, r.rid, vec, row.scope if row else scope)
+    for r in plan.forget:
+        if r.rid in alive:
+            _forget(engine, tx, r, now)
+    store.refresh(tx.conn, [r.rid for r in plan.keep + plan.forget], fp)
+    store.refresh(tx.conn, [r.rid for r, _, _ in plan.update], fp)
+
+
+def _forget(engine: Engine, tx: Tx, r: SourceRow, now: str) -> None:
+    entries.update_fields(tx.conn, r.rid, {"is_deprecated": 1})
+    versions.record(tx.conn, r.id, "forgotten", now)
+    rid = r.rid
+    tx.after_commit.append(lambda: engine.index.set_active(rid, False))
+
+
+def _forget_file(engine: Engine, path: str, tally: _Tally) -> None:
+    gone = [r for r in store.mirrors_of(engine.reader(), path) if not r.deprecated]
+
+    def job(tx: Tx) -> None:
+        now = now_iso()
+        alive = entries.by_rids(tx.conn, [r.rid for r in gone])
+        for r in gone:
+            if r.rid in alive:
+                _forget(engine, tx, r, now)
+
+    if gone:
+        engine.write(job)
+        tally.forgotten += len(gone)
