@@ -173,3 +173,39 @@ def wait_for(predicate: Callable[[], bool], timeout: float = 30, what: str = "co
         if time.monotonic() > deadline:
             raise TimeoutError(f"timed out waiting for {what}")
         time.sleep(0.02)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A project folder (it holds .git) for tests that scope memories to a project."""
+    root = tmp_path / "proj"
+    (root / ".git").mkdir(parents=True)
+    return root
+
+
+@pytest.fixture
+def d(tmp_path: Path) -> Iterator[Any]:
+    """A daemon of its own in this test's home (a RunningDaemon); it must log no traceback."""
+    from daemon_support import running  # it imports this module: import it late
+
+    with running(tmp_path / "home") as daemon:
+        yield daemon
+        assert "Traceback" not in daemon.log.text(), daemon.log.text()
+
+
+@pytest.fixture(scope="session")
+def tok() -> Any:
+    """The model's tokenizer, whole texts counted (no window, no padding), as budgets are."""
+    from tokenizers import Tokenizer
+
+    from enyal_daemon.embedder.model_files import locate
+
+    t = Tokenizer.from_file(str(locate(Path("/nonexistent")).tokenizer))
+    t.no_truncation()
+    t.no_padding()
+    return t
+
+
+def tokens(tok: Any, text: str) -> int:
+    """Tokens of `text` without [CLS]/[SEP]: what a budget counts."""
+    return len(tok.encode(text, add_special_tokens=False).ids)

@@ -5,7 +5,6 @@ since the last brief" across briefs."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, TextIO
@@ -14,8 +13,8 @@ import pytest
 from mcp.shared.exceptions import MCPError
 from tokenizers import Tokenizer
 
-from conftest import run_cli
-from daemon_support import RunningDaemon, isolated_env, running
+from conftest import run_cli, tokens
+from daemon_support import RunningDaemon, isolated_env
 from enyal_client.transport import RpcError
 from enyal_protocol import wire as p
 from test_mcp import MODES, run, shim
@@ -29,33 +28,12 @@ SECTIONS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def tok() -> Tokenizer:
-    from enyal_daemon.embedder.model_files import locate
-
-    t = Tokenizer.from_file(str(locate(Path("/nonexistent")).tokenizer))
-    t.no_truncation()
-    t.no_padding()
-    return t
-
-
-def tokens(tok: Tokenizer, text: str) -> int:
-    return len(tok.encode(text, add_special_tokens=False).ids)
-
-
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     root = tmp_path / "proj"
     (root / ".git").mkdir(parents=True)
     (root / "src").mkdir()
     return root
-
-
-@pytest.fixture
-def d(tmp_path: Path) -> Iterator[RunningDaemon]:
-    with running(tmp_path / "home") as daemon:
-        yield daemon
-        assert "Traceback" not in daemon.log.text(), daemon.log.text()
 
 
 def seed(d: RunningDaemon, project: Path) -> dict[str, str]:

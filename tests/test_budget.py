@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from tokenizers import Tokenizer
 
-from conftest import run_cli
+from conftest import run_cli, tokens
 from daemon_support import RunningDaemon, isolated_env, running
 from enyal_client.transport import RpcError
 from enyal_protocol import wire as p
@@ -27,20 +27,6 @@ TOPICS = [
     "Rollbacks re-deploy the previous wheel from the index; the deploy log names it.",
     "Feature flags for a deploy live in flags.toml and are read once at start.",
 ]
-
-
-@pytest.fixture(scope="module")
-def tok() -> Tokenizer:
-    from enyal_daemon.embedder.model_files import locate
-
-    t = Tokenizer.from_file(str(locate(Path("/nonexistent")).tokenizer))
-    t.no_truncation()
-    t.no_padding()
-    return t
-
-
-def tokens(tok: Tokenizer, text: str) -> int:
-    return len(tok.encode(text, add_special_tokens=False).ids)
 
 
 @pytest.fixture(scope="module")

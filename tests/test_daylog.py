@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -11,23 +10,9 @@ from typing import Any
 import pytest
 
 from conftest import run_cli
-from daemon_support import RunningDaemon, isolated_env, running
+from daemon_support import RunningDaemon, isolated_env
 from enyal_client.transport import RpcError
 from enyal_protocol import wire as p
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "proj"
-    (root / ".git").mkdir(parents=True)
-    return root
-
-
-@pytest.fixture
-def d(tmp_path: Path) -> Iterator[RunningDaemon]:
-    with running(tmp_path / "home") as daemon:
-        yield daemon
-        assert "Traceback" not in daemon.log.text(), daemon.log.text()
 
 
 def test_log_appends_to_one_entry_a_day(d: RunningDaemon, project: Path, tmp_path: Path) -> None:

@@ -5,30 +5,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from conftest import BIN, run_cli
-from daemon_support import RunningDaemon, isolated_env, running
+from daemon_support import RunningDaemon, isolated_env
 
 OTHER_HOOK = {"matcher": "startup", "hooks": [{"type": "command", "command": "echo hi"}]}
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "proj"
-    (root / ".git").mkdir(parents=True)
-    return root
-
-
-@pytest.fixture
-def d(tmp_path: Path) -> Iterator[RunningDaemon]:
-    with running(tmp_path / "home") as daemon:
-        yield daemon
-        assert "Traceback" not in daemon.log.text(), daemon.log.text()
 
 
 def env_of(d: RunningDaemon, user: Path) -> dict[str, str]:

@@ -31,13 +31,6 @@ WAIT = 60  # seconds: a guard against a hang, never a measure
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "proj"
-    (root / ".git").mkdir(parents=True)
-    return root
-
-
-@pytest.fixture
 def stderr_log(tmp_path: Path) -> Iterator[TextIO]:
     with (tmp_path / "enyal-mcp.stderr").open("w+") as f:
         yield f

@@ -3,7 +3,6 @@ database made by the schema before it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -13,24 +12,10 @@ import sqlite_vec
 from mcp.shared.exceptions import MCPError
 
 from conftest import run_cli
-from daemon_support import RunningDaemon, isolated_env, running
+from daemon_support import RunningDaemon, isolated_env
 from enyal_client.transport import RpcError
 from enyal_protocol import wire as p
 from test_mcp import run, shim
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "proj"
-    (root / ".git").mkdir(parents=True)
-    return root
-
-
-@pytest.fixture
-def d(tmp_path: Path) -> Iterator[RunningDaemon]:
-    with running(tmp_path / "home") as daemon:
-        yield daemon
-        assert "Traceback" not in daemon.log.text(), daemon.log.text()
 
 
 def refused(d: RunningDaemon, method: str, params: dict[str, Any]) -> RpcError:

@@ -21,7 +21,7 @@ from typing import Any
 
 from ..transport import ClientError
 from .base import Args, Context, Registry, Result
-from .mcp_config import PASSED_ENV, merge
+from .mcp_config import PASSED_ENV, installed, merge
 
 CLIENTS = ("claude-code",)
 EVENTS = {"SessionStart": "session-start", "UserPromptSubmit": "prompt-submit"}
@@ -125,22 +125,8 @@ def cmd_hooks(ctx: Context, a: Args) -> Result:
         return {"client": a.client, "file": str(path), "config": snippet}, text
     changed, backup = merge(path, lambda data: merged(data, groups, path))
     action = "updated" if changed else "unchanged"
-    lines = [
-        f"{path}: {action} the Enyal hooks ({', '.join(groups)})"
-        + ("" if changed else " (already up to date)")
-    ]
-    if backup is not None:
-        lines.append(f"backup of the previous file: {backup}")
-    if changed:
-        lines.append("new Claude Code sessions pick them up")
-    result = {
-        "client": a.client,
-        "file": str(path),
-        "action": action,
-        "backup": str(backup) if backup else None,
-        "config": snippet,
-    }
-    return result, "\n".join(lines)
+    what = f"the Enyal hooks ({', '.join(groups)})"
+    return installed(a.client, path, snippet, action, backup, what, "start a new session")
 
 
 def register(reg: Registry) -> None:

@@ -151,16 +151,30 @@ def cmd_mcp(ctx: Context, a: Args) -> Result:
         text += "\n# or: enyal mcp config --client " + a.client + " --install"
         return {"client": a.client, "file": str(path), "config": snippet}, text
     action, backup = install(path, a.name, entry)
-    lines = [
-        f"{path}: {action} mcpServers.{a.name}"
-        + (" (already up to date)" if action == "unchanged" else "")
-    ]
+    return installed(
+        a.client, path, snippet, action, backup, f"mcpServers.{a.name}", f"restart {a.client}"
+    )
+
+
+def installed(
+    client: str,
+    path: Path,
+    snippet: dict[str, Any],
+    action: str,
+    backup: Path | None,
+    what: str,
+    then: str,
+) -> Result:
+    """What an install into a client's config did, for --json and for people: `what` was
+    `action`ed in `path`; `then` is how the client picks it up."""
+    done = action != "unchanged"
+    lines = [f"{path}: {action} {what}" + ("" if done else " (already up to date)")]
     if backup is not None:
         lines.append(f"backup of the previous file: {backup}")
-    if action != "unchanged":
-        lines.append(f"restart {a.client} to pick it up")
+    if done:
+        lines.append(f"{then} to pick it up")
     result = {
-        "client": a.client,
+        "client": client,
         "file": str(path),
         "action": action,
         "backup": str(backup) if backup else None,

@@ -108,7 +108,7 @@ def search(
     # query's words can score above `ideal`. Clipping at 1 tied all such entries (two or
     # more in the BM25 top ten of 42 of SciFact's 300 queries); scaling by the best score
     # instead keeps their order and leaves the usual case, best <= ideal, unchanged.
-    scale = max([ideal, *(s for _, s in scored[:1])])
+    scale = max(ideal, scored[0][1]) if scored else ideal  # rank order: best first
     return [(rid, (s / scale) ** 2) for rid, s in scored]
 
 
