@@ -157,3 +157,41 @@ def test_a_broad_filter_returns_the_exact_filtered_nearest(
             assert got[0] in want[:2]
             allowed = set(entries.filtered_rids(conn, f, None))
             assert set(got) <= allowed
+
+
+def _masked_is_sql(engine: Any, f: EntryFilter, query: str) -> bool:
+    """Whether the index's search under this filter holds exactly the rows SQL allows."""
+    conn = engine.reader()
+    allowed = set(entries.filtered_rids(conn, f, None))
+    got = recall_verb._nearest(engine, conn, engine.embed(query), 1000, f)
+    return {rid for rid, _ in got} == allowed
+
+
+def test_a_type_filter_is_served_by_the_index_and_follows_type_changes(
+    memory: Any, many: dict[str, Any], home: Any, embedder: Any
+) -> None:
+    """A type filter (alone or with a scope) is a mask in the vector index, which must
+    agree with SQL's content_type after an update changes a type, a restore reverts it,
+    and the index is rebuilt from the database at start."""
+    from enyal_daemon.service.engine import Engine
+
+    decision = remember(memory, "We decided to deploy from the release workflow only.")
+    facts, decisions = EntryFilter(content_type="fact"), EntryFilter(content_type="decision")
+    assert recall_verb._index_mask(memory, decisions) is not None
+    q = "how is it deployed?"
+    assert decision.id not in recall_ids(memory, q, content_type="decision")
+    memories.update(memory, p.UpdateParams(id=decision.id, content_type="decision"))
+    assert _masked_is_sql(memory, decisions, q) and _masked_is_sql(memory, facts, q)
+    assert recall_ids(memory, q, content_type="decision") == [decision.id]
+    assert recall_ids(memory, q, content_type="decision", scope="global") == [decision.id]
+    assert recall_ids(memory, q, content_type="decision", scope="project", cwd="/x") == []
+    memory.close()
+    reopened = Engine(home / "enyal.db", embedder)
+    try:
+        assert _masked_is_sql(reopened, decisions, q) and _masked_is_sql(reopened, facts, q)
+        assert recall_ids(reopened, q, content_type="decision") == [decision.id]
+        memories.restore(reopened, p.RestoreParams(id=decision.id, version=1))
+        assert _masked_is_sql(reopened, decisions, q) and _masked_is_sql(reopened, facts, q)
+        assert recall_ids(reopened, q, content_type="decision") == []
+    finally:
+        reopened.close()

@@ -52,7 +52,7 @@ def loaded(
 ) -> VectorIndex:
     idx = VectorIndex(DIM, prefilter_min=1000, rerank_floor=100) if prefilter else VectorIndex(DIM)
     dep = deprecated or set()
-    idx.load((first_rid + i, mat[i].tobytes(), first_rid + i in dep, 0) for i in range(len(mat)))
+    idx.load((first_rid + i, mat[i].tobytes(), first_rid + i in dep, 0, 0) for i in range(len(mat)))
     return idx
 
 
@@ -195,7 +195,11 @@ def test_load_keeps_the_last_vector_of_a_repeated_rid_and_sorts() -> None:
     v = unit(rng.standard_normal((3, DIM)).astype(np.float32))
     idx = VectorIndex(DIM)
     idx.load(
-        [(7, v[0].tobytes(), False, 0), (3, v[1].tobytes(), False, 0), (7, v[2].tobytes(), True, 0)]
+        [
+            (7, v[0].tobytes(), False, 0, 0),
+            (3, v[1].tobytes(), False, 0, 0),
+            (7, v[2].tobytes(), True, 0, 0),
+        ]
     )
     assert len(idx) == 2
     assert idx.search(v[2], 1, active_only=False)[0][0] == 7
@@ -203,25 +207,45 @@ def test_load_keeps_the_last_vector_of_a_repeated_rid_and_sorts() -> None:
 
 
 @pytest.mark.parametrize("prefilter_min", [32_768, 64])
-def test_search_within_groups_matches_a_search_over_their_rids(prefilter_min: int) -> None:
+def test_search_within_groups_and_kinds_matches_a_search_over_their_rids(
+    prefilter_min: int,
+) -> None:
     rng = np.random.default_rng(11)
     mat = unit(rng.standard_normal((3000, DIM)).astype(np.float32))
     group = rng.integers(1, 6, size=len(mat))
+    kind = rng.integers(1, 8, size=len(mat))
     idx = VectorIndex(DIM, prefilter_min=prefilter_min, rerank_floor=64)
-    idx.load((i + 1, mat[i].tobytes(), i % 7 == 0, int(group[i])) for i in range(len(mat)))
+    idx.load(
+        (i + 1, mat[i].tobytes(), i % 7 == 0, int(group[i]), int(kind[i])) for i in range(len(mat))
+    )
     q = unit(rng.standard_normal(DIM).astype(np.float32))
-    rids = [i + 1 for i in range(len(mat)) if group[i] in (2, 4)]
-    for active_only in (True, False):
-        by_groups = idx.search(q, 20, groups=[2, 4], active_only=active_only)
-        by_rids = idx.search(q, 20, only=rids, active_only=active_only)
-        assert by_groups == by_rids
-        assert all(group[r - 1] in (2, 4) for r, _ in by_groups)
-        assert active_only == all((r - 1) % 7 != 0 for r, _ in by_groups)
+    masks: list[tuple[list[int] | None, list[int] | None]] = [
+        ([2, 4], None),
+        (None, [3]),
+        ([2, 4], [3, 5]),
+    ]
+    for groups, kinds in masks:
+        rids = [
+            i + 1
+            for i in range(len(mat))
+            if (groups is None or group[i] in groups) and (kinds is None or kind[i] in kinds)
+        ]
+        for active_only in (True, False):
+            masked = idx.search(q, 20, groups=groups, kinds=kinds, active_only=active_only)
+            by_rids = idx.search(q, 20, only=rids, active_only=active_only)
+            assert len(masked) == 20
+            assert masked == by_rids
+            assert active_only == all((r - 1) % 7 != 0 for r, _ in masked)
     assert idx.search(q, 20, groups=[]) == []
     assert idx.search(q, 20, groups=[99]) == []
-    # A row added later, or re-added, keeps the group it is given.
-    idx.add(5000, q, group=9)
-    assert idx.search(q, 1, groups=[9]) == [(5000, pytest.approx(1.0, abs=3e-3))]
+    assert idx.search(q, 20, kinds=[]) == []
+    # A row added later, or re-added, keeps the group and kind it is given; a type change
+    # moves it from one kind's searches to the other's.
+    idx.add(5000, q, group=9, kind=2)
+    assert idx.search(q, 1, groups=[9], kinds=[2]) == [(5000, pytest.approx(1.0, abs=3e-3))]
+    idx.set_kind(5000, 6)
+    assert idx.search(q, 1, kinds=[2])[0][0] != 5000
+    assert idx.search(q, 1, kinds=[6]) == [(5000, pytest.approx(1.0, abs=3e-3))]
 
 
 def test_empty_index_and_k_larger_than_the_index() -> None:

@@ -27,7 +27,7 @@ def run(ctx: Ctx, db_path: Path, n: int) -> None:
     try:
         t0 = time.perf_counter()
         index = VectorIndex(384)
-        index.load((r, b, d, 0) for r, b, d, *_ in entries.iter_vectors(conn))
+        index.load((r, b, d, 0, 0) for r, b, d, *_ in entries.iter_vectors(conn))
         load_s = time.perf_counter() - t0
         rids_l: list[int] = []
         blobs: list[bytes] = []

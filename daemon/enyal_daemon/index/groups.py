@@ -1,4 +1,4 @@
-"""Scopes as small integers, for the vector index's per-row group.
+"""Scopes and types as small integers, for the vector index's per-row group and kind.
 
 A scope is (level, path); the index keeps one int32 per row instead, so that a
 search within a scope (dedup, a project's recall, the file → global chain) is a
@@ -11,6 +11,18 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable
+from typing import get_args
+
+from enyal_protocol.wire import ContentType
+
+# 0 is a type this release does not know (a newer daemon's, read by an older one): no
+# type filter matches it, as none would in SQL.
+_KINDS = {name: code for code, name in enumerate(get_args(ContentType), 1)}
+
+
+def kind_code(content_type: str) -> int:
+    """The type's small integer in the index."""
+    return _KINDS.get(content_type, 0)
 
 
 class ScopeGroups:

@@ -110,7 +110,9 @@ def _extend(engine: Engine, row: EntryRow, line: str) -> str | None:
         entries.update_fields(tx.conn, row.rid, fields)
         entries.replace_vector(tx.conn, row.rid, vec.tobytes())
         versions.record(tx.conn, row.id, "updated", str(fields["updated_at"]))
-        engine.index_after_commit(tx, row.rid, vec, row.scope, active=not row.is_deprecated)
+        engine.index_after_commit(
+            tx, row.rid, vec, row.scope, row.content_type, active=not row.is_deprecated
+        )
         return row.id
 
     return engine.write(job)

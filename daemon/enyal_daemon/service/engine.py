@@ -31,7 +31,7 @@ from ..embedder.onnx import Embedder, Vectors
 from ..errors import InvalidValue, ModelUnavailable, NotFound, StorageError
 from ..hygiene.secrets import BUILT_IN, Redactor
 from ..index import keywords
-from ..index.groups import ScopeGroups
+from ..index.groups import ScopeGroups, kind_code
 from ..index.vectors import VectorIndex
 from ..store import db, entries, failures, meta
 from ..store.rows import EntryRow
@@ -126,8 +126,10 @@ class Engine:
         self.writer = Writer(conn, None if self.read_only else db.connect(db_path, writer=False))
         self.expiry = expiry.Expiry(entries.next_expiry(self.reader()))
         self.index.load(
-            (rid, blob, deprecated, self.groups.key(level, path))
-            for rid, blob, deprecated, level, path in entries.iter_vectors(self.reader())
+            (rid, blob, deprecated, self.groups.key(level, path), kind_code(content_type))
+            for rid, blob, deprecated, level, path, content_type in entries.iter_vectors(
+                self.reader()
+            )
         )
 
     def close(self) -> None:
@@ -198,11 +200,25 @@ class Engine:
         return require_entry(conn or self.reader(), entry_id)
 
     def index_after_commit(
-        self, tx: Tx, rid: int, vec: Vectors, scope: tuple[str, str | None], active: bool = True
+        self,
+        tx: Tx,
+        rid: int,
+        vec: Vectors,
+        scope: tuple[str, str | None],
+        content_type: str,
+        active: bool = True,
     ) -> None:
         """Show the row's (new) vector to searches once its transaction has committed."""
         group = self.groups.key(*scope)
-        tx.after_commit.append(lambda: self.index.add(rid, vec, active=active, group=group))
+        kind = kind_code(content_type)
+        tx.after_commit.append(
+            lambda: self.index.add(rid, vec, active=active, group=group, kind=kind)
+        )
+
+    def retype_after_commit(self, tx: Tx, rid: int, content_type: str) -> None:
+        """A type change without a new vector: the index's type filter must see it."""
+        kind = kind_code(content_type)
+        tx.after_commit.append(lambda: self.index.set_kind(rid, kind))
 
     # --- the model ---------------------------------------------------------------------
 

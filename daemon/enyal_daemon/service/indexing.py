@@ -281,7 +281,7 @@ def _apply(
         rid = entries.insert(tx.conn, entry, vec.tobytes())
         store.record(tx.conn, rid, path, fp, anchor=chunk.key)
         versions.record(tx.conn, entry.id, "created", now)
-        engine.index_after_commit(tx, rid, vec, scope)
+        engine.index_after_commit(tx, rid, vec, scope, entry.content_type)
     for (r, chunk, content), vec in zip(plan.update, update_vecs, strict=True):
         if r.rid not in alive:
             continue
@@ -300,7 +300,9 @@ def _apply(
         entries.replace_vector(tx.conn, r.rid, vec.tobytes())
         versions.record(tx.conn, r.id, "updated", now)
         row = rows.get(r.rid)
-        engine.index_after_commit(tx, r.rid, vec, row.scope if row else scope)
+        engine.index_after_commit(
+            tx, r.rid, vec, row.scope if row else scope, row.content_type if row else kind
+        )
     for r in plan.forget:
         if r.rid in alive:
             _forget(engine, tx, r, now)

@@ -131,7 +131,7 @@ def remember(
         versions.record(tx.conn, entry.id, "created", now)
         engine.changes.note(tx, "created", entry)  # before its edges' changes
         edges = graph.remember_edges(engine, tx, entry.id, params, vec, now)
-        engine.index_after_commit(tx, rid, vec, (params.scope, scope_path))
+        engine.index_after_commit(tx, rid, vec, (params.scope, scope_path), entry.content_type)
         return p.RememberResult(
             id=entry.id,
             action="stored" if duplicate else "created",
@@ -175,7 +175,9 @@ def _replace_content(
     )
     entries.replace_vector(tx.conn, row.rid, vec.tobytes())
     versions.record(tx.conn, row.id, "updated", now)
-    engine.index_after_commit(tx, row.rid, vec, row.scope, active=not row.is_deprecated)
+    engine.index_after_commit(
+        tx, row.rid, vec, row.scope, row.content_type, active=not row.is_deprecated
+    )
     engine.changes.note(tx, "updated", row)
     return engine.require(row.id, tx.conn).entry()
 
@@ -300,9 +302,14 @@ def update(engine: Engine, params: p.UpdateParams) -> p.UpdateResult:
             source_rows.refresh(tx.conn, [row.rid], cited)
         engine.note_expiry(tx, fields.get("expires_at"))
         versions.record(tx.conn, row.id, "updated", fields["updated_at"])
+        kind = fields.get("content_type", row.content_type)
         if vec is not None:
             entries.replace_vector(tx.conn, row.rid, vec.tobytes())
-            engine.index_after_commit(tx, row.rid, vec, row.scope, active=not row.is_deprecated)
+            engine.index_after_commit(
+                tx, row.rid, vec, row.scope, kind, active=not row.is_deprecated
+            )
+        elif kind != row.content_type:
+            engine.retype_after_commit(tx, row.rid, kind)
         entry = engine.require(row.id, tx.conn).entry()
         engine.changes.note(tx, "updated", entry)  # with its new type, if it has one
         return entry
@@ -373,7 +380,9 @@ def restore(engine: Engine, params: p.RestoreParams) -> p.RestoreResult:
             )
             entries.replace_vector(tx.conn, row.rid, vec.tobytes())
             versions.record(tx.conn, row.id, "reverted", now)
-            engine.index_after_commit(tx, row.rid, vec, row.scope, not target.is_deprecated)
+            engine.index_after_commit(
+                tx, row.rid, vec, row.scope, target.content_type, not target.is_deprecated
+            )
         entry = engine.require(row.id, tx.conn).entry()
         if target is not None:
             engine.changes.note(tx, "updated", entry)

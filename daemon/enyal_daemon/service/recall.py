@@ -17,6 +17,7 @@ from enyal_protocol import wire as p
 from ..embedder.onnx import Vectors
 from ..errors import InvalidValue
 from ..index import keywords
+from ..index.groups import kind_code
 from ..store import entries, versions
 from ..store.filters import EntryFilter
 from . import budget, redaction, scopes, sources, validity
@@ -192,9 +193,10 @@ def _nearest(
     the results."""
     if active_only is None:
         active_only = not f.include_deprecated
-    groups = _scope_groups(engine, f)
-    if groups is not None:
-        return engine.index.search(qvec, k, groups=groups, active_only=active_only)
+    masked = _index_mask(engine, f)
+    if masked is not None:
+        groups, kinds = masked
+        return engine.index.search(qvec, k, groups=groups, kinds=kinds, active_only=active_only)
     allowed = entries.filtered_rids(conn, f, EXACT_FILTER_MAX + 1)
     if len(allowed) <= EXACT_FILTER_MAX:
         return engine.index.search(qvec, k, only=allowed, active_only=active_only)
@@ -207,17 +209,25 @@ def _nearest(
     return engine.index.search(qvec, k, only=everything, active_only=active_only)
 
 
-def _scope_groups(engine: Engine, f: EntryFilter) -> list[int] | None:
-    """The index groups a filter of scopes alone allows; None when it filters by more."""
-    if f.content_type is not None or f.tags or f.min_importance > 1 or f.metadata:
+def _index_mask(engine: Engine, f: EntryFilter) -> tuple[list[int] | None, list[int] | None] | None:
+    """The index groups and kinds a filter of scopes and a type allows (None for either:
+    any); None when it filters by more, which only SQL can check."""
+    if f.tags or f.min_importance > 1 or f.metadata or len(f.clauses) > _mask_clauses(f):
         return None
+    kinds = None if f.content_type is None else [kind_code(f.content_type)]
     if f.scopes:
-        return engine.groups.known(f.scopes)
+        return engine.groups.known(f.scopes), kinds
     if f.scope_level is not None:
-        return engine.groups.known([(f.scope_level, f.scope_path if f.match_path else None)])
+        return engine.groups.known([(f.scope_level, f.scope_path if f.match_path else None)]), kinds
     if f.match_path:
-        return engine.groups.at_path(f.scope_path)
-    return None
+        return engine.groups.at_path(f.scope_path), kinds
+    return None if kinds is None else (None, kinds)
+
+
+def _mask_clauses(f: EntryFilter) -> int:
+    """How many of the filter's clauses the index's masks stand for."""
+    scope = 1 if f.scopes else int(f.scope_level is not None) + int(f.match_path)
+    return scope + int(f.content_type is not None)
 
 
 # --- as of a past moment -------------------------------------------------------------------

@@ -156,7 +156,9 @@ def _fix_chunk(engine: Engine, chunk: list[_Finding], vector_of: dict[int, Any],
         versions.record(tx.conn, current.id, "updated", now)
         vec = vector_of[id(f)]
         entries.replace_vector(tx.conn, current.rid, vec.tobytes())
-        engine.index_after_commit(tx, current.rid, vec, current.scope, not current.is_deprecated)
+        engine.index_after_commit(
+            tx, current.rid, vec, current.scope, current.content_type, not current.is_deprecated
+        )
         engine.changes.note(tx, "updated", current)
         fixed += 1
     return fixed

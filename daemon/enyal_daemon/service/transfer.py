@@ -267,7 +267,9 @@ def _store_entry(
     else:
         versions.record(tx.conn, entry.id, "created", entry.created_at)
     scope = (entry.scope_level, entry.scope_path)
-    engine.index_after_commit(tx, rid, vec, scope, active=not entry.is_deprecated)
+    engine.index_after_commit(
+        tx, rid, vec, scope, entry.content_type, active=not entry.is_deprecated
+    )
     engine.changes.note(tx, "created", entry)
     return p.ImportLine(line=number, status="stored", id=entry.id)
 

@@ -166,11 +166,14 @@ def touch(conn: apsw.Connection, accessed: Sequence[tuple[str, int, str]]) -> No
     )
 
 
-def iter_vectors(conn: apsw.Connection) -> Iterator[tuple[int, bytes, bool, str, str | None]]:
-    """(rid, vector bytes, is_deprecated, scope_level, scope_path) of every entry, for
-    building the in-memory index."""
+def iter_vectors(
+    conn: apsw.Connection,
+) -> Iterator[tuple[int, bytes, bool, str, str | None, str]]:
+    """(rid, vector bytes, is_deprecated, scope_level, scope_path, content_type) of every
+    entry, for building the in-memory index."""
     yield from conn.execute(
-        "SELECT v.rowid, v.embedding, e.is_deprecated, e.scope_level, e.scope_path "
+        "SELECT v.rowid, v.embedding, e.is_deprecated, e.scope_level, e.scope_path, "
+        "e.content_type "
         "FROM context_vectors v JOIN context_entries e ON e.rid = v.rowid"
     )
 
