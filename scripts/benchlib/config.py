@@ -97,6 +97,7 @@ class Ctx:
     corpus: Corpus
     cache: Path
     work: Path
+    client_bin: Path  # `enyal`, `enyal-mcp` and `python` of the install the clients are timed on
 
     def log(self, msg: str) -> None:
         log(msg)

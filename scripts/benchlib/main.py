@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from benchlib import (
+    clients,
     machine,
     s_agents,
     s_cli,
@@ -25,7 +26,7 @@ from benchlib import (
     s_writes,
 )
 from benchlib.config import FULL, QUICK, Ctx, log
-from benchlib.procs import Daemon
+from benchlib.procs import BIN, Daemon
 from benchlib.report import Report, size
 from benchlib.store import Engine, cached_store, install, make_corpus
 
@@ -110,9 +111,12 @@ def main(argv: list[str] | None = None) -> int:
     meter = machine.LoadMeter()
     t0 = time.perf_counter()
     engine = Engine.load()
-    ctx = Ctx(
-        cfg, report, engine, make_corpus(engine, cfg.base_texts, args.cache, log), args.cache, work
-    )
+    client_bin = BIN
+    if only & {"cli", "hooks", "cold"}:
+        client_bin, how = clients.client_bin(args.cache, log)
+        report.notes.append(f"Client processes (sections 2, 3, 3b) are timed on {how}.")
+    corpus_ = make_corpus(engine, cfg.base_texts, args.cache, log)
+    ctx = Ctx(cfg, report, engine, corpus_, args.cache, work, client_bin)
     c = ctx.corpus
     ctx.log(f"corpus ready: {len(c.texts):,} embedded texts in {c.embed_seconds:.1f} s")
     report.notes.append(corpus_note(len(c.texts), sizes, c.sigma, c.calibrated_cos))

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from benchlib import corpus
 from benchlib.config import Ctx
-from benchlib.procs import BIN, HERE, Daemon, env_for
+from benchlib.procs import HERE, Daemon, env_for
 from benchlib.report import Row, Target, size
 from benchlib.stats import Runs, pct
 
@@ -31,9 +31,10 @@ def run(ctx: Ctx, daemon: Daemon, n: int) -> None:
     cfg = ctx.cfg
     env = env_for(daemon.home)
     qs = corpus.questions(cfg.cli_reps + 2, seed=55)
-    py = sys.executable
+    py = str(ctx.client_bin / "python")
+    enyal = str(ctx.client_bin / "enyal")
     commands: dict[str, Callable[[str], list[str]]] = {
-        "enyal recall": lambda q: [str(BIN / "enyal"), "recall", q],
+        "enyal recall": lambda q: [enyal, "recall", q],
         "python -c pass": lambda q: [py, "-c", "pass"],
         "python -c 'import enyal_client.cli'": lambda q: [py, "-c", "import enyal_client.cli"],
     }
@@ -47,8 +48,8 @@ def run(ctx: Ctx, daemon: Daemon, n: int) -> None:
     ours: list[float] = []
     for i in range(cfg.peer_cli_reps):  # interleaved with enyal recall of the same query
         q = qs[i % len(qs)]
-        ours.append(_wall([str(BIN / "enyal"), "recall", q], env))
-        peer.append(_wall([py, str(HERE / "peer_mcp.py"), "--once", q], env))
+        ours.append(_wall([enyal, "recall", q], env))
+        peer.append(_wall([sys.executable, str(HERE / "peer_mcp.py"), "--once", q], env))
     s = size(n)
     rep = ctx.report
     note = f"{cfg.cli_reps} runs each, interleaved"

@@ -8,7 +8,7 @@ import sys
 
 from benchlib import corpus
 from benchlib.config import Ctx
-from benchlib.procs import BIN, HERE, Daemon, env_for
+from benchlib.procs import HERE, Daemon, env_for
 from benchlib.report import Row, Target, size
 from benchlib.stats import Runs, ratios
 from benchlib.stdio_rpc import StdioError, first_recall
@@ -20,7 +20,7 @@ def run(ctx: Ctx, daemon: Daemon, n: int) -> None:
     cfg = ctx.cfg
     env = env_for(daemon.home)
     servers = {
-        "enyal-mcp": [str(BIN / "enyal-mcp")],
+        "enyal-mcp": [str(ctx.client_bin / "enyal-mcp")],
         "per-client": [sys.executable, str(HERE / "peer_mcp.py")],
     }
     log = ctx.work / "mcp-stderr.log"

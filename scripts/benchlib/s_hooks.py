@@ -12,7 +12,7 @@ import time
 
 from benchlib import corpus
 from benchlib.config import Ctx
-from benchlib.procs import BIN, Daemon, env_for
+from benchlib.procs import Daemon, env_for
 from benchlib.report import Row, Target, size
 from benchlib.stats import Pooled
 from benchlib.vocab import PROJECTS
@@ -21,10 +21,10 @@ HOOK_P50_TARGET_MS = 80.0
 PROJECT = PROJECTS[0]
 
 
-def _hook_wall(event: str, data: dict[str, str], env: dict[str, str]) -> float:
+def _hook_wall(ctx: Ctx, event: str, data: dict[str, str], env: dict[str, str]) -> float:
     t0 = time.perf_counter()
     proc = subprocess.run(
-        [str(BIN / "enyal"), "hook", event],
+        [str(ctx.client_bin / "enyal"), "hook", event],
         input=json.dumps(data).encode(),
         env=env,
         capture_output=True,
@@ -77,12 +77,12 @@ def run(ctx: Ctx, daemon: Daemon, n: int) -> None:
 
     env = env_for(daemon.home)
     walls: dict[str, list[float]] = {"session-start": [], "prompt-submit": []}
-    _hook_wall("session-start", {"cwd": PROJECT}, env)  # warm-up: bytecode, page cache
-    _hook_wall("prompt-submit", {"cwd": PROJECT, "prompt": qs[-1]}, env)
+    _hook_wall(ctx, "session-start", {"cwd": PROJECT}, env)  # warm-up: bytecode, page cache
+    _hook_wall(ctx, "prompt-submit", {"cwd": PROJECT, "prompt": qs[-1]}, env)
     for i in range(reps):  # interleaved, so load drifts hit both alike
-        walls["session-start"].append(_hook_wall("session-start", {"cwd": PROJECT}, env))
+        walls["session-start"].append(_hook_wall(ctx, "session-start", {"cwd": PROJECT}, env))
         prompt = {"cwd": PROJECT, "prompt": qs[reps + i]}
-        walls["prompt-submit"].append(_hook_wall("prompt-submit", prompt, env))
+        walls["prompt-submit"].append(_hook_wall(ctx, "prompt-submit", prompt, env))
     for event, wall in walls.items():
         pooled = Pooled()
         pooled.add_run(wall)
