@@ -30,9 +30,11 @@ MAX_TERMS = 32
 # In a store of PRUNE_FROM entries or more, candidates come from the query's rarest
 # words only: none held by more than COMMON_SHARE of the entries, and no more than
 # MAX_RANKED entries ranked in all (BM25 costs about a microsecond per entry ranked).
+# 4,000 rather than 8,000 halves the keyword search at 100k (7.2 -> 3.6 ms p50) and
+# leaves SciFact where it was (nDCG@10 .720 -> .721; 2,000 costs .008).
 PRUNE_FROM = 2000
 COMMON_SHARE = 0.2
-MAX_RANKED = 8000
+MAX_RANKED = 4000
 DOC_COUNT_TTL = 30.0  # seconds; an IDF a few writes old ranks the same
 
 STOPWORDS = frozenset(

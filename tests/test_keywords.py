@@ -1,0 +1,82 @@
+"""The keyword side of recall: which words pull candidates in a big store, and the score.
+
+In a store of PRUNE_FROM entries or more, only the query's rarer words pick BM25
+candidates (none held by over COMMON_SHARE of the entries, MAX_RANKED entries ranked in
+all); the common ones still count in the score's denominator. The thresholds are
+lowered here so that a store of 60 entries is "big": the rule, not the sizes, is what
+is checked (the sizes are measured in scripts/bench and scripts/eval_recall).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import pytest
+
+from enyal_daemon.index import keywords
+from enyal_daemon.service import transfer
+from enyal_protocol import wire as p
+
+
+@pytest.fixture
+def store(memory: Any) -> dict[str, str]:
+    lines = []
+    for i in range(50):  # "service" is in nearly every entry, "disk" in a third: both common
+        sink = "disk" if i < 20 else "a queue"
+        lines.append({"content": f"The service number {i} writes its logs to {sink}."})
+    for i in range(8):  # "retries" in 8 of 60 (13%): rare enough
+        lines.append({"content": f"Webhook retries back off exponentially, attempt cap {i}."})
+    lines.append({"content": "The zeppelin service deploys on Fridays."})  # "zeppelin": 1
+    lines.append({"content": "Another zeppelin note about retries and the service."})
+    encoded = [msgspec.json.encode(line).decode() for line in lines]
+    result = transfer.import_lines(memory, p.ImportParams(lines=encoded))
+    assert result.stored == len(lines)
+    return {line["content"]: r.id for line, r in zip(lines, result.lines, strict=True)}
+
+
+def _rids(memory: Any, ids: list[str]) -> set[int]:
+    conn = memory.reader()
+    return {
+        int(conn.execute("SELECT rid FROM context_entries WHERE id = ?", (i,)).fetchone()[0])
+        for i in ids
+    }
+
+
+def test_common_words_pull_no_candidates_in_a_big_store(
+    memory: Any, store: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(keywords, "PRUNE_FROM", 20)
+    conn = memory.reader()
+    counts = keywords.DocCounts()
+    # "service" is held by 52 of 60 entries: alone, it finds nothing (meaning will).
+    assert keywords.search(conn, counts, "service", 100) == []
+    # With a rare word, only that word's entries are candidates...
+    got = dict(keywords.search(conn, counts, "zeppelin service", 100))
+    zeppelins = [v for k, v in store.items() if "zeppelin" in k]
+    assert set(got) == _rids(memory, zeppelins)
+    # ...and a common word still counts in the ideal score: the same match is a smaller
+    # share of a query that also asks for "disk" (held by 20 of 60, an IDF well above 0).
+    alone = dict(keywords.search(conn, counts, "zeppelin", 100))
+    with_disk = dict(keywords.search(conn, counts, "zeppelin disk", 100))
+    assert set(alone) == set(with_disk) == set(got)
+    assert all(0 < with_disk[rid] < alone[rid] <= 1 for rid in got)
+    # In a small store every word pulls candidates.
+    monkeypatch.setattr(keywords, "PRUNE_FROM", 10_000)
+    assert len(keywords.search(conn, counts, "service", 100)) == 52
+
+
+def test_the_ranking_cap_keeps_the_rarest_words(
+    memory: Any, store: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(keywords, "PRUNE_FROM", 20)
+    conn = memory.reader()
+    counts = keywords.DocCounts()
+    retries = [v for k, v in store.items() if "retries" in k]
+    zeppelins = [v for k, v in store.items() if "zeppelin" in k]
+    both = set(_rids(memory, retries)) | _rids(memory, zeppelins)
+    assert set(dict(keywords.search(conn, counts, "retries zeppelin", 100))) == both
+    # A cap of 5 ranked entries: "zeppelin" (2) fits, "retries" (9) would pass it.
+    monkeypatch.setattr(keywords, "MAX_RANKED", 5)
+    got = set(dict(keywords.search(conn, counts, "retries zeppelin", 100)))
+    assert got == _rids(memory, zeppelins)
