@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from conftest import wait_for
 from daemon_support import RawConn, RunningDaemon, error_of, frame, result_of, running
 from enyal_protocol import wire as p
 
@@ -96,6 +97,7 @@ def test_every_kind_of_change_reaches_a_matching_subscription(
         "remember", {"content": "Staging runs on two VMs", "cwd": str(app), "supersedes": [b]}
     )["id"]
     call("forget", {"id": a, "hard": True})
+    call("forget", {"id": c, "hard": True})  # its supersedes edge goes with it
 
     expected = [
         ("created", a),
@@ -112,6 +114,8 @@ def test_every_kind_of_change_reaches_a_matching_subscription(
         ("linked", c),
         ("superseded", b),
         ("deleted", a),
+        ("unlinked", b),
+        ("deleted", c),
     ]
     got = [sub.next() for _ in expected]
     assert kinds(got) == expected
@@ -124,6 +128,7 @@ def test_every_kind_of_change_reaches_a_matching_subscription(
         assert "content" not in params  # never the memory itself
     edge_types = [m["params"].get("edge_type") for m in got]
     assert edge_types[6:10] == ["relates_to"] * 4 and edge_types[11:13] == ["supersedes"] * 2
+    assert edge_types[14] == "supersedes"  # the other end of the edge a hard delete took
     # Nothing of the other project or the global scope came before this response.
     assert "result" in sub.request("status")
     sub.close()
@@ -262,3 +267,30 @@ def test_bad_subscribe_params_are_refused(
         # Refused, the connection has no subscription: a write sends it nothing.
         shared.call("remember", {"content": "after a refused subscribe", "scope": "global"})
         assert "result" in conn.request("status", req_id=2)
+
+
+def test_an_expired_entry_unlinks_the_other_end_of_its_edges(shared: RunningDaemon) -> None:
+    """Expiry deletes for good, edges included: the entry at an edge's other end is told."""
+    sub = Subscriber(shared)
+    sub.subscribe(scope="global")
+    call = shared.call
+    kept = call("remember", {"content": "Deploys happen on Tuesdays, always.", "scope": "global"})
+    soon = call(
+        "remember",
+        {"content": "The deploy freeze lasts until noon today.", "scope": "global", "ttl": "1s"},
+    )
+    call("link", {"source_id": kept["id"], "target_id": soon["id"], "edge_type": "relates_to"})
+    got = [sub.next() for _ in range(4)]
+    assert kinds(got) == [
+        ("created", kept["id"]),
+        ("created", soon["id"]),
+        ("linked", kept["id"]),
+        ("linked", soon["id"]),
+    ]
+    total = call("stats")["total"]
+    # The sweep runs before any request is answered, once the second has passed.
+    wait_for(lambda: call("stats")["total"] == total - 1, timeout=10, what="expiry")
+    got = [sub.next() for _ in range(2)]
+    assert kinds(got) == [("unlinked", kept["id"]), ("deleted", soon["id"])]
+    assert got[0]["params"]["edge_type"] == "relates_to"
+    sub.close()

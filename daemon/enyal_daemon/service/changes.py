@@ -23,6 +23,8 @@ from typing import Protocol
 
 from enyal_protocol import wire as p
 
+from ..store import entries
+from ..store import graph as edge_rows
 from ..store.writer import Tx
 from . import scopes
 from .clock import now_iso
@@ -170,6 +172,17 @@ class Publisher:
             edge_type=edge_type,
         )
         tx.after_commit.append(functools.partial(self.publish, change))
+
+    def note_deleted(self, tx: Tx, row: Subject) -> None:
+        """An entry about to be deleted for good on `tx`: its edges go with it (ON DELETE
+        CASCADE), so the entry at each edge's other end is `unlinked`, then it is `deleted`.
+        Called before the delete, while its edges can still be read."""
+        for edge in edge_rows.touching(tx.conn, [row.id], "both"):
+            other = edge.target_id if edge.source_id == row.id else edge.source_id
+            end = entries.get(tx.conn, other)
+            if end is not None and end.id != row.id:
+                self.note(tx, "unlinked", end, edge.edge_type)
+        self.note(tx, "deleted", row)
 
     def note_edge(
         self,

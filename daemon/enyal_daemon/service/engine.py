@@ -178,10 +178,9 @@ class Engine:
 
     def sweep_on(self, tx: Tx, now: str) -> int:
         """Delete what has expired by `now` on this transaction; returns how many."""
-        gone = expiry.sweep(tx, now)
+        gone = expiry.sweep(tx, now, functools.partial(self.changes.note_deleted, tx))
         for row in gone:
             tx.after_commit.append(functools.partial(self.index.remove, row.rid))
-            self.changes.note(tx, "deleted", row)
         earliest = entries.next_expiry(tx.conn)
         # In commit order with the notes of other writes, which also run after commit.
         tx.after_commit.append(lambda: self.expiry.reset(earliest))

@@ -10,6 +10,7 @@ expired" clause, and nothing expired is ever returned, counted or exported.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 from ..errors import InvalidValue
@@ -58,9 +59,11 @@ class Expiry:
             self._earliest = earliest
 
 
-def sweep(tx: Tx, now: str) -> list[EntryRow]:
-    """Delete every expired entry on this transaction; returns them as they were."""
+def sweep(tx: Tx, now: str, before_delete: Callable[[EntryRow], None]) -> list[EntryRow]:
+    """Delete every expired entry on this transaction, calling `before_delete` with each
+    first (while its edges can still be read); returns them as they were."""
     gone = entries.expired(tx.conn, now)
     for row in gone:
+        before_delete(row)
         entries.delete(tx.conn, row.rid)
     return gone

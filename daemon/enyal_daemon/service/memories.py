@@ -323,9 +323,9 @@ def forget(engine: Engine, params: p.ForgetParams) -> p.ForgetResult:
     def job(tx: Tx) -> p.ForgetResult:
         row = engine.require(params.id, tx.conn)
         if params.hard:
+            engine.changes.note_deleted(tx, row)
             entries.delete(tx.conn, row.rid)  # edges, versions, events go by ON DELETE CASCADE
             tx.after_commit.append(lambda: engine.index.remove(row.rid))
-            engine.changes.note(tx, "deleted", row)
             return p.ForgetResult(id=row.id, action="deleted")
         if row.is_deprecated:  # already forgotten: nothing changes, no version is added
             return p.ForgetResult(id=row.id, action="deprecated", changed=False)
