@@ -294,3 +294,29 @@ def test_an_expired_entry_unlinks_the_other_end_of_its_edges(shared: RunningDaem
     assert kinds(got) == [("unlinked", kept["id"]), ("deleted", soon["id"])]
     assert got[0]["params"]["edge_type"] == "relates_to"
     sub.close()
+
+
+def test_a_type_change_reaches_those_watching_the_old_type(
+    shared: RunningDaemon, tmp_path: Path
+) -> None:
+    """An entry that stops being a decision leaves a decisions-only view: its subscriber
+    hears the update, with the new type and the one it had."""
+    app = project(tmp_path, "app")
+    sub = Subscriber(shared)
+    sub.subscribe(under=str(app), content_types=["decision"])
+    call = shared.call
+    e = call(
+        "remember", {"content": "Decided: Postgres", "content_type": "decision", "cwd": str(app)}
+    )
+    assert kinds([sub.next()]) == [("created", e["id"])]
+    call("update", {"id": e["id"], "content_type": "fact"})
+    m = sub.next()["params"]
+    assert (m["kind"], m["content_type"], m["previous_type"]) == ("updated", "fact", "decision")
+    call("update", {"id": e["id"], "content": "Decided: Postgres 17"})  # a fact now: not heard
+    call("restore", {"id": e["id"], "version": 1})  # a decision again
+    m = sub.next()["params"]
+    assert (m["kind"], m["content_type"], m["previous_type"]) == ("updated", "decision", "fact")
+    call("update", {"id": e["id"], "confidence": 0.9})
+    m = sub.next()["params"]
+    assert m["kind"] == "updated" and "previous_type" not in m  # the type did not change
+    sub.close()

@@ -1123,6 +1123,9 @@ class Change(Struct, kw_only=True, omit_defaults=True):
     content_type: ContentType
     at: str
     edge_type: EdgeType | None = None  # linked, unlinked, superseded: which edge
+    # updated: the type it had, when this change gave it another (a subscriber that asked
+    # for that type hears of the entry leaving it)
+    previous_type: ContentType | None = None
 
 
 class Resync(Struct, kw_only=True):

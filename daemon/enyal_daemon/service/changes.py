@@ -72,7 +72,7 @@ class Filter:
             return False
         if self.match_path and change.scope_path != self.path:
             return False
-        if self.types and change.content_type not in self.types:
+        if self.types and not ({change.content_type, change.previous_type} & self.types):
             return False
         return self.under is None or _inside(change.scope_path, self.under)
 
@@ -158,9 +158,15 @@ class Publisher:
     # --- what write verbs call -----------------------------------------------------------
 
     def note(
-        self, tx: Tx, kind: p.ChangeKind, subject: Subject, edge_type: p.EdgeType | None = None
+        self,
+        tx: Tx,
+        kind: p.ChangeKind,
+        subject: Subject,
+        edge_type: p.EdgeType | None = None,
+        previous_type: p.ContentType | None = None,
     ) -> None:
-        """Publish this change once `tx` has committed (never if it rolls back)."""
+        """Publish this change once `tx` has committed (never if it rolls back). An update
+        that changed the type passes the old one (`previous_type`)."""
         change = p.Change(
             subscription="",
             kind=kind,
@@ -170,6 +176,7 @@ class Publisher:
             content_type=subject.content_type,
             at=now_iso(),
             edge_type=edge_type,
+            previous_type=previous_type if previous_type != subject.content_type else None,
         )
         tx.after_commit.append(functools.partial(self.publish, change))
 

@@ -311,7 +311,7 @@ def update(engine: Engine, params: p.UpdateParams) -> p.UpdateResult:
         elif kind != row.content_type:
             engine.retype_after_commit(tx, row.rid, kind)
         entry = engine.require(row.id, tx.conn).entry()
-        engine.changes.note(tx, "updated", entry)  # with its new type, if it has one
+        engine.changes.note(tx, "updated", entry, previous_type=row.content_type)
         return entry
 
     entry = engine.write(job)
@@ -385,7 +385,7 @@ def restore(engine: Engine, params: p.RestoreParams) -> p.RestoreResult:
             )
         entry = engine.require(row.id, tx.conn).entry()
         if target is not None:
-            engine.changes.note(tx, "updated", entry)
+            engine.changes.note(tx, "updated", entry, previous_type=row.content_type)
         return p.RestoreResult(**msgspec.structs.asdict(entry), changed=changed)
 
     return engine.write(job)
