@@ -262,4 +262,21 @@ def test_the_brief_and_open_tasks_are_resources_a_new_task_updates(
             assert isinstance(tasks, types.TextResourceContents)
             assert "Tag the release" in tasks.text
 
+            # The brief shows global conventions too: a new one updates it.
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", MCPDeprecationWarning)
+                await a.client.subscribe_resource("enyal://brief")
+            await b.call(
+                "enyal_remember",
+                {
+                    "content": "Every commit message says why",
+                    "content_type": "convention",
+                    "scope": "global",
+                },
+            )
+            await a.hear(updated("enyal://brief"))
+            (brief,) = (await a.client.read_resource("enyal://brief")).contents
+            assert isinstance(brief, types.TextResourceContents)
+            assert "Every commit message says why" in brief.text
+
     anyio.run(body)

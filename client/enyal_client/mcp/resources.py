@@ -55,6 +55,9 @@ class Fixed:
     mime_type: str
     read: Callable[[DaemonLink, str], str]  # (link, the shim's cwd) -> its text
     touched_by: Callable[[p.Change], bool]  # a change to one of the project's memories
+    # Whether it also shows workspace and global memories (the brief's conventions do), so
+    # that changes to those bear on it too.
+    beyond_project: bool = False
 
     def listing(self) -> Resource:
         return Resource(
@@ -102,6 +105,7 @@ FIXED: tuple[Fixed, ...] = (
         mime_type=MARKDOWN,
         read=_brief,
         touched_by=lambda change: True,
+        beyond_project=True,
     ),
     Fixed(
         uri="enyal://tasks",
@@ -192,10 +196,15 @@ def exists(link: DaemonLink, uri: str) -> bool:
 def touched(change: p.Change, project: bool) -> set[str]:
     """The URIs a change updates. The daemon sends each change of the project's twice, once
     on each subscription (live.py): on the project's, it bears on the fixed resources; on
-    the other, on its memory's URI."""
+    the other, on its memory's URI, and a workspace or global one on the brief too."""
     if project:
         return {f.uri for f in FIXED if f.touched_by(change)}
-    return {memory_uri(change.id)}
+    uris = {memory_uri(change.id)}
+    # Any workspace's change, not only this project's: the shim does not resolve its
+    # workspace (the daemon does), and a needless "updated" costs one re-read.
+    if change.scope_level in ("workspace", "global"):
+        uris |= {f.uri for f in FIXED if f.beyond_project and f.touched_by(change)}
+    return uris
 
 
 def _cwd() -> str:
