@@ -43,7 +43,7 @@ def test_file_values_and_env_overrides_with_their_sources(home: Path) -> None:
     assert keys["model.url"]["value"] == "https://mirror.example/m"
     assert keys["model.dir"]["source"] == "default"
     text = enyal("config", env=env_for(home, ENYAL_LOG_LEVEL="warning")).out
-    assert re.search(r"^daemon\.log_level +=\s'WARNING'", text, re.M), text  # keys aligned
+    assert re.search(r'^daemon\.log_level +=\s"WARNING"', text, re.M), text  # keys aligned
     assert "# env ENYAL_LOG_LEVEL" in text
     assert enyal("config", "path", env=env_for(home)).out.strip() == str(home / "config.toml")
 
@@ -157,3 +157,33 @@ def test_mcp_config_install_creates_claude_desktops_file(home: Path, tmp_path: P
     path = Path(r.json()["file"])
     assert path.is_file() and r.json()["backup"] is None
     assert json.loads(path.read_text())["mcpServers"]["enyal"]["command"] == str(BIN / "enyal-mcp")
+
+
+def test_show_prints_each_value_as_config_toml_would_hold_it(home: Path) -> None:
+    """What `config show` prints can be pasted back into config.toml: TOML, not Python."""
+    import tomllib
+
+    home.mkdir()
+    written = (
+        '[secrets]\nallow = ["AKIAPUBLIC"]\n'
+        'patterns = [{ kind = "acme", pattern = "acme_[a-z0-9]{20}", keywords = ["acme_"] }]\n'
+        "[index]\nwatch = true\n"
+    )
+    (home / "config.toml").write_text(written)
+    r = enyal("config", "show", env=env_for(home))
+    assert r.code == 0, r.err
+    shown = {}
+    for line in r.out.splitlines()[1:]:
+        m = re.match(r"([a-z_]+\.[a-z_]+) += (.*?) +# ", line)
+        if m:
+            shown[m.group(1)] = m.group(2)
+    assert len(shown) == len(config.KEYS)
+    assert shown["decay.fact"] == "(built in)"  # unset: the daemon's half-life applies
+    section = tomllib.loads(written)
+    for key, text in shown.items():
+        if text == "(built in)":
+            continue
+        value = tomllib.loads(f"v = {text}")["v"]  # every other value parses as TOML
+        group, name = key.split(".")
+        if name in section.get(group, {}):
+            assert value == section[group][name], key

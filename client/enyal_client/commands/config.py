@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
+from typing import Any
+
 from enyal_protocol.config import KEYS, ConfigError, load
 from enyal_protocol.paths import resolve
 
@@ -40,13 +44,33 @@ def cmd_config(ctx: Context, a: Args) -> Result:
     width = max(len(k.name) for k in KEYS)
     lines = [f"config file: {cfg.file}{state}"]
     for r in rows:
-        lines.append(f"{r['key']:{width}} = {r['value']!r:40} # {r['from']}")
+        lines.append(f"{r['key']:{width}} = {toml_value(r['value']):40} # {r['from']}")
     lines.append("environment only (a client needs them before reading any file):")
     lines.append(f"  ENYAL_HOME   = {where['home'] or '(unset: platform folders)'}")
     lines.append(f"  ENYAL_SOCKET -> {where['socket']}")
     return {"file": str(cfg.file), "exists": cfg.file_exists, "keys": rows, "paths": where}, (
         "\n".join(lines)
     )
+
+
+def toml_value(value: Any) -> str:
+    """A value as it would be written in config.toml; a key left unset (None: the daemon's
+    built-in value applies, such as a type's half-life) reads `(built in)`."""
+    if value is None:
+        return "(built in)"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)  # a TOML basic string escapes alike
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        value = dataclasses.asdict(value)
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{k} = {toml_value(v)}" for k, v in value.items()) + " }"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    return str(value)
 
 
 def register(reg: Registry) -> None:
