@@ -224,3 +224,32 @@ async def _tool_and_prompt(mode: str, project: Path, stderr: TextIO, tok: Tokeni
                 await s.client.get_prompt("enyal_brief", bad)
         with pytest.raises(MCPError):
             await s.client.get_prompt("no_such_prompt", {})
+
+
+def test_a_confirmed_memory_is_not_stale_and_leaves_room_for_others(
+    d: RunningDaemon, project: Path
+) -> None:
+    """Stale is neither updated nor confirmed for 180 days, in the brief as in `review`:
+    confirming the oldest memories takes them off both lists, and the brief's list is then
+    filled by the next oldest rather than left short."""
+    cwd = str(project)
+    lines = [
+        json.dumps(
+            {
+                "content": f"Old fact number {i} about the API.",
+                "scope_level": "project",
+                "scope_path": cwd,
+                "created_at": f"2020-01-{i + 1:02d}T00:00:00Z",
+                "updated_at": f"2020-01-{i + 1:02d}T00:00:00Z",
+            }
+        )
+        for i in range(24)
+    ]
+    ids = [x["id"] for x in d.call("import", {"lines": lines})["lines"]]
+    for entry_id in ids[:21]:  # the 21 oldest, more than the brief's list holds
+        d.call("confirm", {"id": entry_id})
+    review = d.call("review", {"kind": "stale", "limit": 100})
+    assert [e["id"] for e in review["stale"]] == ids[21:]
+    md = d.call("brief", {"cwd": cwd, "record": False, "budget_tokens": 4000})["markdown"]
+    to_review = md.split("## To review", 1)[1].split("\n## ", 1)[0]
+    assert [f"Old fact number {i} " in to_review for i in range(24)] == [False] * 21 + [True] * 3

@@ -201,12 +201,8 @@ def _review(engine: Engine, chain: list[tuple[str, str | None]], now: datetime) 
     conflicted = [
         rows[i] for i in ids if i in rows and rows[i].scope in scopes_ and not rows[i].is_deprecated
     ]
-    f = EntryFilter(scopes=tuple(chain), updated_before=cutoff, exclude_types=("log", "task"))
-    stale = [
-        r
-        for r in _pool(engine, f, "updated", False, REVIEW_MAX)
-        if r.confirmed_at is None or r.confirmed_at < cutoff
-    ]
+    f = EntryFilter(scopes=tuple(chain), checked_before=cutoff, exclude_types=("log", "task"))
+    stale = _pool(engine, f, "updated", False, REVIEW_MAX)
     out = [_item(engine, f"conflicting ({r.content_type}) {r.content}", r.id) for r in conflicted]
     out += [
         _item(engine, f"stale since {r.checked_at[:10]} ({r.content_type}) {r.content}", r.id)

@@ -31,6 +31,7 @@ class EntryFilter:
     created_before: str | None = None
     updated_after: str | None = None
     updated_before: str | None = None
+    checked_before: str | None = None  # neither updated nor confirmed since
     include_deprecated: bool = False
     include_quarantined: bool = False
     statuses: tuple[str, ...] = ()  # tasks in any of these statuses
@@ -89,6 +90,8 @@ class EntryFilter:
         ):
             if bound is not None:
                 add(f"e.{column} {op} ?", bound)
+        if self.checked_before is not None:
+            add("max(e.updated_at, coalesce(e.confirmed_at, '')) < ?", self.checked_before)
 
     @property
     def restricts(self) -> bool:

@@ -18,7 +18,8 @@ _WHERE: dict[Kind, str] = {
     f"AND {LIVE_SUPERSEDES})",
     "conflicted": f"EXISTS (SELECT 1 FROM context_edges g WHERE {LIVE_CONFLICT} "
     "AND (g.source_id = e.id OR g.target_id = e.id))",
-    "stale": "e.updated_at < ?",
+    # Last checked: updated, or confirmed since (confirming says the memory still holds).
+    "stale": "max(e.updated_at, coalesce(e.confirmed_at, '')) < ?",
     "quarantined": "e.quarantined = 1",
     "orphan": "NOT EXISTS (SELECT 1 FROM context_edges g WHERE g.source_id = e.id) "
     "AND NOT EXISTS (SELECT 1 FROM context_edges g WHERE g.target_id = e.id)",
