@@ -182,6 +182,11 @@ def test_update_of_a_mirror_is_refused(daemon: DaemonProc, tmp_path: Path) -> No
     assert cli.code == 1 and "edit the file" in cli.err
     shown = run_cli("get", target["id"])
     assert "read-only: mirrors" in shown.out
+    # Nor may an old version be brought back: only the file says what a mirror holds.
+    with pytest.raises(RpcError) as exc:
+        daemon.call("restore", {"id": target["id"], "version": 1})
+    assert exc.value.code == -32005 and "edit the file" in exc.value.message
+    assert len(daemon.call("history", {"id": target["id"]})["versions"]) == 1
 
 
 def test_missing_paths_are_refused_and_nothing_is_indexed(

@@ -20,6 +20,7 @@ from ..hygiene.injection import suspicious
 from ..store import entries, versions
 from ..store import sources as source_rows
 from ..store.rows import EntryRow
+from ..store.sources import SourceRow
 from ..store.writer import Tx
 from . import conflicts, consolidation, expiry, graph, redaction, scopes, sources
 from .clock import now_iso
@@ -276,13 +277,7 @@ def update(engine: Engine, params: p.UpdateParams) -> p.UpdateResult:
             "importance or ttl"
         )
     entry_id = engine.require(params.id).id
-    source = sources.source_of(engine, entry_id)
-    if source is not None and source.mirror:
-        raise Conflict(
-            f"entry {entry_id} mirrors {source.path} (indexed): it is read-only; edit the file "
-            "and run `enyal index` on it again",
-            {"indexed_from": source.path},
-        )
+    source = _writable(engine, entry_id)
     cited = sources.fingerprint(source.path) if source is not None else None
     fields["updated_at"] = now_iso()
 
@@ -338,6 +333,19 @@ def forget(engine: Engine, params: p.ForgetParams) -> p.ForgetResult:
     return engine.write(job)
 
 
+def _writable(engine: Engine, entry_id: str) -> SourceRow | None:
+    """The file the entry cites, if any; Conflict if it mirrors an indexed file, whose
+    text only `enyal index` of that file may change."""
+    source = sources.source_of(engine, entry_id)
+    if source is not None and source.mirror:
+        raise Conflict(
+            f"entry {entry_id} mirrors {source.path} (indexed): it is read-only; edit the file "
+            "and run `enyal index` on it again",
+            {"indexed_from": source.path},
+        )
+    return source
+
+
 def restore(engine: Engine, params: p.RestoreParams) -> p.RestoreResult:
     """Un-forget an entry; or, with `version`, bring back that version's content and
     fields as a new version (history is never rewritten)."""
@@ -345,6 +353,7 @@ def restore(engine: Engine, params: p.RestoreParams) -> p.RestoreResult:
     vec: Vectors | None = None
     entry_id = engine.require(params.id).id
     if params.version is not None:
+        _writable(engine, entry_id)
         target = versions.get(engine.reader(), entry_id, params.version)
         if target is None:
             raise NotFound(f"entry {entry_id} has no version {params.version}")
