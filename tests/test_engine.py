@@ -108,6 +108,32 @@ def test_score_parts_are_reported_and_combine(memory: Any, corpus: dict[str, str
     assert hit.recency == pytest.approx(1.0, abs=1e-3)
 
 
+def test_age_orders_like_memories_but_never_buries_a_relevant_one(memory: Any) -> None:
+    """Trust weighs a score between half and all of it: a fact two years old that answers
+    the query still comes before a fresh one that does not, and after its fresher twin."""
+    lines = [
+        {
+            "content": "The staging database listens on port 5433.",
+            "updated_at": "2024-11-01T00:00:00Z",
+        },
+        # the same words a year fresher (the dedup merges only identical text)
+        {
+            "content": "The staging database listens on port 5433 .",
+            "updated_at": "2025-11-01T00:00:00Z",
+        },
+    ]
+    encoded = [msgspec.json.encode(line).decode() for line in lines]
+    aged, newer = (x.id for x in transfer.import_lines(memory, p.ImportParams(lines=encoded)).lines)
+    fresh = remember(memory, "Lunch is ordered on Fridays from the place across the street.")
+    # min_confidence 0: by default a fact this stale is left out altogether
+    hits = recall(memory, "which port does the staging database use?", limit=3, min_confidence=0)
+    assert [h.id for h in hits] == [newer, aged, fresh.id]
+    assert hits[1].effective_confidence < 0.01 < hits[0].effective_confidence < 0.1
+    for h in hits:
+        parts = (h.semantic, h.keyword, h.recency, h.effective_confidence, h.scope_weight)
+        assert h.score == pytest.approx(scoring.combine(*parts))
+
+
 def test_fts_operators_in_queries_are_literal(memory: Any, corpus: dict[str, str]) -> None:
     for query in ['"', "*", "NEAR(", "OR", "-", "content:ruff", 'ruff" OR "x', "^ruff", "(ruff"]:
         recall(memory, query)  # no FTS5 syntax error

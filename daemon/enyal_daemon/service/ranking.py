@@ -99,7 +99,8 @@ def rank(
     rec = np.power(0.5, age / scoring.RECENCY_HALF_LIFE_DAYS)
     sem = np.maximum(sem, 0.0)
     base = scoring.W_SEMANTIC * sem + scoring.W_KEYWORD * kw + scoring.W_RECENCY * rec
-    score = base * eff * w * (1.0 + scoring.IMPORTANCE_STEP * (importance - 3))
+    trust = scoring.TRUST_FLOOR + (1.0 - scoring.TRUST_FLOOR) * eff
+    score = base * trust * w * (1.0 + scoring.IMPORTANCE_STEP * (importance - 3))
     relevant = (sem >= floors.relevance) | (np.sqrt(kw) >= floors.relevance)
     eligible = np.flatnonzero((eff >= floors.confidence) & relevant)
     order = eligible[np.argsort(-score[eligible], kind="stable")][:keep]

@@ -1,7 +1,7 @@
 """How much an entry is worth to a query: meaning, words, recency, and trust.
 
     score = (0.6 * semantic + 0.3 * keyword + 0.1 * recency)
-            * effective_confidence * scope_weight * (1 + 0.1 * (importance - 3))
+            * (0.5 + 0.5 * effective_confidence) * scope_weight * (1 + 0.1 * (importance - 3))
 
 semantic is the cosine similarity (clipped at 0), keyword the BM25 score mapped
 into [0, 1), recency halves every 30 days since the last update or confirmation.
@@ -10,6 +10,9 @@ to order near-ties, too little to lift an unrelated memory over a relevant one. 
 confidence decays the stored confidence with a 90-day half-life scaled by the
 entry's type (conventions age slowly, facts fast) and adds up to 0.2 for use.
 config.toml's [decay] section sets a type's half-life in days instead (decay_rates).
+
+Trust is floored at half a score (TRUST_FLOOR): it orders memories of like relevance,
+and never lets age alone bury a relevant memory (docs/PROTOCOL.md says what that cost).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from collections.abc import Mapping
 
 W_SEMANTIC, W_KEYWORD, W_RECENCY = 0.6, 0.3, 0.1
 IMPORTANCE_STEP = 0.1
+TRUST_FLOOR = 0.5
 HALF_LIFE_DAYS = 90.0
 RECENCY_HALF_LIFE_DAYS = 30.0
 
@@ -73,4 +77,4 @@ def combine(
     semantic: float, keyword: float, recent: float, eff_conf: float, weight: float
 ) -> float:
     base = W_SEMANTIC * max(0.0, semantic) + W_KEYWORD * keyword + W_RECENCY * recent
-    return base * eff_conf * weight
+    return base * (TRUST_FLOOR + (1.0 - TRUST_FLOOR) * eff_conf) * weight
