@@ -9,6 +9,7 @@ is checked (the sizes are measured in scripts/bench and scripts/eval_recall).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -35,8 +36,21 @@ def store(memory: Any) -> dict[str, str]:
     return {line["content"]: r.id for line, r in zip(lines, result.lines, strict=True)}
 
 
-def _rids(memory: Any, ids: list[str]) -> set[int]:
+Search = Callable[[str], dict[int, float]]
+
+
+@pytest.fixture
+def search(memory: Any, store: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Search:
+    """Keyword search of the store as if it were big (PRUNE_FROM lowered to 20)."""
+    monkeypatch.setattr(keywords, "PRUNE_FROM", 20)
+    conn, counts = memory.reader(), keywords.DocCounts()
+    return lambda text: dict(keywords.search(conn, counts, text, 100))
+
+
+def holding(memory: Any, store: dict[str, str], word: str) -> set[int]:
+    """The rids of the entries whose text holds this word."""
     conn = memory.reader()
+    ids = [entry_id for text, entry_id in store.items() if word in text]
     return {
         int(conn.execute("SELECT rid FROM context_entries WHERE id = ?", (i,)).fetchone()[0])
         for i in ids
@@ -44,39 +58,28 @@ def _rids(memory: Any, ids: list[str]) -> set[int]:
 
 
 def test_common_words_pull_no_candidates_in_a_big_store(
-    memory: Any, store: dict[str, str], monkeypatch: pytest.MonkeyPatch
+    memory: Any, store: dict[str, str], search: Search, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(keywords, "PRUNE_FROM", 20)
-    conn = memory.reader()
-    counts = keywords.DocCounts()
     # "service" is held by 52 of 60 entries: alone, it finds nothing (meaning will).
-    assert keywords.search(conn, counts, "service", 100) == []
+    assert search("service") == {}
     # With a rare word, only that word's entries are candidates...
-    got = dict(keywords.search(conn, counts, "zeppelin service", 100))
-    zeppelins = [v for k, v in store.items() if "zeppelin" in k]
-    assert set(got) == _rids(memory, zeppelins)
+    got = search("zeppelin service")
+    assert set(got) == holding(memory, store, "zeppelin")
     # ...and a common word still counts in the ideal score: the same match is a smaller
     # share of a query that also asks for "disk" (held by 20 of 60, an IDF well above 0).
-    alone = dict(keywords.search(conn, counts, "zeppelin", 100))
-    with_disk = dict(keywords.search(conn, counts, "zeppelin disk", 100))
+    alone, with_disk = search("zeppelin"), search("zeppelin disk")
     assert set(alone) == set(with_disk) == set(got)
     assert all(0 < with_disk[rid] < alone[rid] <= 1 for rid in got)
     # In a small store every word pulls candidates.
     monkeypatch.setattr(keywords, "PRUNE_FROM", 10_000)
-    assert len(keywords.search(conn, counts, "service", 100)) == 52
+    assert len(search("service")) == 52
 
 
 def test_the_ranking_cap_keeps_the_rarest_words(
-    memory: Any, store: dict[str, str], monkeypatch: pytest.MonkeyPatch
+    memory: Any, store: dict[str, str], search: Search, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(keywords, "PRUNE_FROM", 20)
-    conn = memory.reader()
-    counts = keywords.DocCounts()
-    retries = [v for k, v in store.items() if "retries" in k]
-    zeppelins = [v for k, v in store.items() if "zeppelin" in k]
-    both = set(_rids(memory, retries)) | _rids(memory, zeppelins)
-    assert set(dict(keywords.search(conn, counts, "retries zeppelin", 100))) == both
+    zeppelins = holding(memory, store, "zeppelin")
+    assert set(search("retries zeppelin")) == holding(memory, store, "retries") | zeppelins
     # A cap of 5 ranked entries: "zeppelin" (2) fits, "retries" (9) would pass it.
     monkeypatch.setattr(keywords, "MAX_RANKED", 5)
-    got = set(dict(keywords.search(conn, counts, "retries zeppelin", 100)))
-    assert got == _rids(memory, zeppelins)
+    assert set(search("retries zeppelin")) == zeppelins
