@@ -79,7 +79,8 @@ class Baselines:
 
     def weighted(self, i: int) -> list[str]:
         """0.6 cosine + 0.3 BM25 divided by the query's top BM25 score (the README's
-        best baseline; all memories of a set are equally recent, so recency adds 0)."""
+        best baseline, without its 0.1 recency: ages are ignored here, which on a dated
+        set such as the conversations is the baseline's choice, not Enyal's)."""
         words = dict(self._bm25[i])
         top = max(words.values(), default=0.0) or 1.0
         sims = self._sims[i]
