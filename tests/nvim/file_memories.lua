@@ -2,26 +2,15 @@
 -- refreshed when the file is written.
 local H = dofile(vim.env.ENYAL_NVIM_TESTS .. '/harness.lua')
 
-local function virt_lines(buf)
-  local ns = vim.api.nvim_create_namespace('enyal')
-  local texts = {}
-  for _, mark in ipairs(vim.api.nvim_buf_get_extmarks(buf, ns, 0, -1, { details = true })) do
-    local details = mark[4]
-    for _, chunks in ipairs(details.virt_lines or {}) do
-      table.insert(texts, chunks[1][1])
-    end
-  end
-  return texts
-end
 
 H.run(function()
   require('enyal').setup({ virtual_text = true, signs = true })
   vim.cmd('edit ' .. vim.fn.fnameescape(vim.env.ENYAL_TEST_FILE))
   local buf = vim.api.nvim_get_current_buf()
   vim.wait(10000, function()
-    return #virt_lines(buf) > 0
+    return #H.virt_lines(buf) > 0
   end, 20)
-  H.out.virt_before = virt_lines(buf)
+  H.out.virt_before = H.virt_lines(buf)
   -- The sign: 0.7's extmark details do not report sign_text, but the sign column it opens
   -- (signcolumn=auto) widens the window's text offset from 0 to 2.
   vim.cmd('redraw')
@@ -34,9 +23,9 @@ H.run(function()
   })
   vim.cmd('write')
   vim.wait(10000, function()
-    return #virt_lines(buf) > #H.out.virt_before
+    return #H.virt_lines(buf) > #H.out.virt_before
   end, 20)
-  H.out.virt_after_write = virt_lines(buf)
+  H.out.virt_after_write = H.virt_lines(buf)
 
   H.answer.select = { 'stale' }
   vim.cmd('EnyalFile')

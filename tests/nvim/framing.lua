@@ -8,63 +8,47 @@ local H = dofile(vim.env.ENYAL_NVIM_TESTS .. '/harness.lua')
 local uv = vim.loop
 
 local received = {} -- every request line, by connection number
-local server = uv.new_pipe(false)
-assert(server:bind(vim.env.ENYAL_SOCKET))
-local connections = 0
+local held = {} -- requests held back, by connection number
 
 local function reply(id, result)
   return vim.json.encode({ jsonrpc = '2.0', id = id, result = result }) .. '\n'
 end
 
-server:listen(8, function()
-  connections = connections + 1
-  local n = connections
-  local sock = uv.new_pipe(false)
-  server:accept(sock)
-  received[n] = {}
-  local buf, held = '', {}
-  sock:read_start(function(_, chunk)
-    if not chunk then
-      sock:close()
-      return
-    end
-    buf = buf .. chunk
-    while buf:find('\n') do
-      local line = buf:sub(1, buf:find('\n') - 1)
-      buf = buf:sub(buf:find('\n') + 1)
-      table.insert(received[n], line)
-      if n == 1 then
-        sock:close() -- hang up without answering, like a daemon exiting after idling
-        return
-      end
-      local req = vim.json.decode(line)
-      if n == 2 and #received[n] == 2 then
-        sock:write(vim.json.encode({
-          jsonrpc = '2.0',
-          id = req.id,
-          error = { code = -32006, message = 'the daemon is shutting down' },
-        }) .. '\n')
-      elseif #received[n] == 1 then
-        sock:write(reply(req.id, { n = req.params.n }))
-      else
-        table.insert(held, req)
-      end
-      if #held == 3 then
-        -- out of order; the second and third in one write; the first split over three
-        -- writes, one of them ending inside a UTF-8 character
-        local first = reply(held[1].id, { n = held[1].params.n, text = 'é, 中文 and a \\n: \n' })
-        sock:write(reply(held[3].id, { n = held[3].params.n }) .. reply(held[2].id, { n = held[2].params.n }))
-        local cut = first:find('中', 1, true) + 1 -- inside the character's three bytes
-        sock:write(first:sub(1, 5))
-        local t = uv.new_timer()
-        t:start(30, 0, function()
-          sock:write(first:sub(6, cut))
-          sock:write(first:sub(cut + 1))
-          t:close()
-        end)
-      end
-    end
-  end)
+local server = H.fake_daemon(function(sock, line, n)
+  received[n] = received[n] or {}
+  held[n] = held[n] or {}
+  table.insert(received[n], line)
+  if n == 1 then
+    sock:close() -- hang up without answering, like a daemon exiting after idling
+    return false
+  end
+  local req = vim.json.decode(line)
+  if n == 2 and #received[n] == 2 then
+    sock:write(vim.json.encode({
+      jsonrpc = '2.0',
+      id = req.id,
+      error = { code = -32006, message = 'the daemon is shutting down' },
+    }) .. '\n')
+  elseif #received[n] == 1 then
+    sock:write(reply(req.id, { n = req.params.n }))
+  else
+    table.insert(held[n], req)
+  end
+  local h = held[n]
+  if #h == 3 then
+    -- out of order; the second and third in one write; the first split over three
+    -- writes, one of them ending inside a UTF-8 character
+    local first = reply(h[1].id, { n = h[1].params.n, text = 'é, 中文 and a \\n: \n' })
+    sock:write(reply(h[3].id, { n = h[3].params.n }) .. reply(h[2].id, { n = h[2].params.n }))
+    local cut = first:find('中', 1, true) + 1 -- inside the character's three bytes
+    sock:write(first:sub(1, 5))
+    local t = uv.new_timer()
+    t:start(30, 0, function()
+      sock:write(first:sub(6, cut))
+      sock:write(first:sub(cut + 1))
+      t:close()
+    end)
+  end
 end)
 
 H.run(function()

@@ -67,6 +67,50 @@ function H.lines(buf)
   return vim.api.nvim_buf_get_lines(buf or 0, 0, -1, false)
 end
 
+--- The texts of the virtual lines the plugin put in a buffer, in order.
+function H.virt_lines(buf)
+  local ns = vim.api.nvim_create_namespace('enyal')
+  local texts = {}
+  for _, mark in ipairs(vim.api.nvim_buf_get_extmarks(buf, ns, 0, -1, { details = true })) do
+    for _, chunks in ipairs(mark[4].virt_lines or {}) do
+      table.insert(texts, chunks[1][1])
+    end
+  end
+  return texts
+end
+
+--- A stand-in daemon in this Neovim: a libuv pipe server on $ENYAL_SOCKET that hands each
+--- request line to on_line(sock, line, n), n counting connections from 1. on_line returning
+--- false stops reading that connection (it has closed it). Runs in libuv's fast context.
+function H.fake_daemon(on_line)
+  local uv = vim.loop
+  local server = uv.new_pipe(false)
+  assert(server:bind(vim.env.ENYAL_SOCKET))
+  local connections = 0
+  server:listen(8, function()
+    connections = connections + 1
+    local n = connections
+    local sock = uv.new_pipe(false)
+    server:accept(sock)
+    local buf = ''
+    sock:read_start(function(_, chunk)
+      if not chunk then
+        sock:close()
+        return
+      end
+      buf = buf .. chunk
+      while buf:find('\n') do
+        local line = buf:sub(1, buf:find('\n') - 1)
+        buf = buf:sub(buf:find('\n') + 1)
+        if on_line(sock, line, n) == false then
+          return
+        end
+      end
+    end)
+  end)
+  return server
+end
+
 function H.finish()
   local leaked = {}
   for k in pairs(_G) do

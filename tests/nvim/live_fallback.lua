@@ -2,52 +2,24 @@
 -- `subscribe` with "method not found": the plugin keeps showing the file's memories,
 -- fetched on buffer events, and does not ask again.
 local H = dofile(vim.env.ENYAL_NVIM_TESTS .. '/harness.lua')
-local uv = vim.loop
 
 local methods = {} -- every method asked, in order
 local file = vim.env.ENYAL_TEST_FILE -- read here: the server's callbacks run in libuv's fast context
-local server = uv.new_pipe(false)
-assert(server:bind(vim.env.ENYAL_SOCKET))
-server:listen(8, function()
-  local sock = uv.new_pipe(false)
-  server:accept(sock)
-  local buf = ''
-  sock:read_start(function(_, chunk)
-    if not chunk then
-      sock:close()
-      return
-    end
-    buf = buf .. chunk
-    while buf:find('\n') do
-      local line = buf:sub(1, buf:find('\n') - 1)
-      buf = buf:sub(buf:find('\n') + 1)
-      local req = vim.json.decode(line)
-      table.insert(methods, req.method)
-      local answer
-      if req.method == 'list' then
-        local entry = {
-          id = '0123456789abcdef', content = 'a memory from an old daemon', content_type = 'fact',
-          scope_level = 'file', scope_path = file,
-        }
-        answer = { jsonrpc = '2.0', id = req.id, result = { entries = { entry }, next = vim.NIL } }
-      else
-        answer = { jsonrpc = '2.0', id = req.id, error = { code = -32601, message = "unknown method 'subscribe'" } }
-      end
-      sock:write(vim.json.encode(answer) .. '\n')
-    end
-  end)
-end)
-
-local function virt_lines(b)
-  local ns = vim.api.nvim_create_namespace('enyal')
-  local texts = {}
-  for _, mark in ipairs(vim.api.nvim_buf_get_extmarks(b, ns, 0, -1, { details = true })) do
-    for _, chunks in ipairs(mark[4].virt_lines or {}) do
-      table.insert(texts, chunks[1][1])
-    end
+H.fake_daemon(function(sock, line)
+  local req = vim.json.decode(line)
+  table.insert(methods, req.method)
+  local answer
+  if req.method == 'list' then
+    local entry = {
+      id = '0123456789abcdef', content = 'a memory from an old daemon', content_type = 'fact',
+      scope_level = 'file', scope_path = file,
+    }
+    answer = { jsonrpc = '2.0', id = req.id, result = { entries = { entry }, next = vim.NIL } }
+  else
+    answer = { jsonrpc = '2.0', id = req.id, error = { code = -32601, message = "unknown method 'subscribe'" } }
   end
-  return texts
-end
+  sock:write(vim.json.encode(answer) .. '\n')
+end)
 
 H.run(function()
   require('enyal').setup({ virtual_text = true })
@@ -57,7 +29,7 @@ H.run(function()
     return require('enyal.live').unsupported()
   end, 20)
   H.out.unsupported = require('enyal.live').unsupported()
-  H.out.virt = virt_lines(b)
+  H.out.virt = H.virt_lines(b)
   vim.cmd("doautocmd BufEnter") -- fetched again the old way; subscribe is not asked again
   vim.wait(5000, function()
     local lists = 0

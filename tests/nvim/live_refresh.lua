@@ -3,25 +3,15 @@
 -- without any buffer event.
 local H = dofile(vim.env.ENYAL_NVIM_TESTS .. '/harness.lua')
 
-local function virt_lines(buf)
-  local ns = vim.api.nvim_create_namespace('enyal')
-  local texts = {}
-  for _, mark in ipairs(vim.api.nvim_buf_get_extmarks(buf, ns, 0, -1, { details = true })) do
-    for _, chunks in ipairs(mark[4].virt_lines or {}) do
-      table.insert(texts, chunks[1][1])
-    end
-  end
-  return texts
-end
 
 H.run(function()
   require('enyal').setup({ virtual_text = true })
   vim.cmd('edit ' .. vim.fn.fnameescape(vim.env.ENYAL_TEST_FILE))
   local buf = vim.api.nvim_get_current_buf()
   vim.wait(10000, function()
-    return #virt_lines(buf) > 0 and require('enyal.live').active()
+    return #H.virt_lines(buf) > 0 and require('enyal.live').active()
   end, 20)
-  H.out.virt_before = virt_lines(buf)
+  H.out.virt_before = H.virt_lines(buf)
   H.out.listening = require("enyal.live").active()
   H.out.live_error = require("enyal.live").last_error()
 
@@ -39,7 +29,7 @@ H.run(function()
   H.out.cli_status = vim.v.shell_error
   H.out.cli = cli
   vim.wait(10000, function()
-    return #virt_lines(buf) > #H.out.virt_before
+    return #H.virt_lines(buf) > #H.out.virt_before
   end, 20)
-  H.out.virt_after = virt_lines(buf)
+  H.out.virt_after = H.virt_lines(buf)
 end)

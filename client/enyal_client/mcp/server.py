@@ -23,7 +23,7 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import msgspec
 from msgspec import UnsetType
@@ -109,6 +109,12 @@ class Era:
         return msgspec.structs.replace(
             result, result_type="complete", meta={versions.SERVER_INFO_KEY: SERVER_INFO}
         )
+
+    def cached(self, result: R, ttl_ms: int, scope: Literal["public", "private"]) -> R:
+        """The cache hint a 2026-07-28 list or read carries; the handshake era has none."""
+        if not self.modern:
+            return result
+        return msgspec.structs.replace(result, ttl_ms=ttl_ms, cache_scope=scope)
 
 
 @dataclass
@@ -269,10 +275,9 @@ class Server:
     # --- tools -------------------------------------------------------------------------------
 
     def _tools_list(self, req_id: RequestId, era: Era, params: dict[str, Any]) -> Result:
-        result = ListToolsResult(tools=list(tools.definitions(era.version)))
-        if era.modern:
-            result = msgspec.structs.replace(result, ttl_ms=TOOLS_TTL_MS, cache_scope="public")
-        return result
+        return era.cached(
+            ListToolsResult(tools=list(tools.definitions(era.version))), TOOLS_TTL_MS, "public"
+        )
 
     def _tools_call(self, req_id: RequestId, era: Era, params: dict[str, Any]) -> None:
         name = params.get("name")
@@ -352,10 +357,7 @@ class Server:
                 )
             ],
         )
-        result = ListPromptsResult(prompts=[prompt])
-        if era.modern:
-            result = msgspec.structs.replace(result, ttl_ms=TOOLS_TTL_MS, cache_scope="public")
-        return result
+        return era.cached(ListPromptsResult(prompts=[prompt]), TOOLS_TTL_MS, "public")
 
     def _prompts_get(self, req_id: RequestId, era: Era, params: dict[str, Any]) -> None:
         name = params.get("name")
@@ -447,19 +449,16 @@ class Server:
             result = ListResourcesResult(resources=found)
             if nxt is not None:
                 result = msgspec.structs.replace(result, next_cursor=nxt)
-            if era.modern:
-                result = msgspec.structs.replace(
-                    result, ttl_ms=RESOURCES_TTL_MS, cache_scope="private"
-                )
-            return result
+            return era.cached(result, RESOURCES_TTL_MS, "private")
 
         self._submit(req_id, era, "resources/list", work)
 
     def _templates_list(self, req_id: RequestId, era: Era, params: dict[str, Any]) -> Result:
-        result = ListResourceTemplatesResult(resource_templates=resources.TEMPLATES)
-        if era.modern:
-            result = msgspec.structs.replace(result, ttl_ms=TOOLS_TTL_MS, cache_scope="public")
-        return result
+        return era.cached(
+            ListResourceTemplatesResult(resource_templates=resources.TEMPLATES),
+            TOOLS_TTL_MS,
+            "public",
+        )
 
     def _uri(self, params: dict[str, Any]) -> str:
         uri = params.get("uri")
@@ -482,11 +481,7 @@ class Server:
             except (ClientError, OSError) as exc:
                 raise self._daemon_fault("resources/read", exc) from None
             result = ReadResourceResult(contents=contents)
-            if era.modern:
-                result = msgspec.structs.replace(
-                    result, ttl_ms=RESOURCES_TTL_MS, cache_scope="private"
-                )
-            return result
+            return era.cached(result, RESOURCES_TTL_MS, "private")
 
         self._submit(req_id, era, "resources/read", work)
 
