@@ -310,6 +310,21 @@ class VectorIndex:
             found = self._rids[positions]
         return {int(r): float(s) for r, s in zip(found, sims, strict=True)}
 
+    def keys_between(self, lo: Int64s, hi: Int64s) -> Int64s:
+        """The keys (rids) of live rows with lo[i] <= key < hi[i] for some i, ascending
+        when the ranges are; index/passages.py keys an entry's passages by such a range."""
+        with self._lock.read():
+            keys = self._rids[: self._n]
+            start = np.searchsorted(keys, lo)
+            counts = np.searchsorted(keys, hi) - start
+            total = int(counts.sum())
+            # Every position of every range, without a Python loop over the ranges.
+            offsets = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
+            pos = np.repeat(start, counts) + offsets
+            pos = pos[self._state[pos] != DEAD]
+            found: Int64s = keys[pos].copy()
+        return found
+
     # --- internals: lookups and scoring (callers hold a lock) ---------------------------
 
     def _find(self, rids: Iterable[int] | Int64s) -> Int64s:

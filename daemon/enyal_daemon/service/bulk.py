@@ -12,7 +12,9 @@ would not see these rows. Start the daemon afterwards; it loads them at start.
     bulk.load(paths.db, items, locate(paths.data_dir), pid_file=paths.pid_file)
 
 `items` yields (Entry, vector) pairs; each vector is (384,) float32 and should be
-unit length, as the embedder's are (checked). Where the vectors come from is the
+unit length, as the embedder's are (checked). Entries get no passage vectors
+(embedder/passages.py): a text longer than a passage is found by its whole vector only,
+which suits the short memories benchmarks load. Where the vectors come from is the
 caller's business, and the caller must say (scripts/benchlib/corpus.py does).
 Durability: batches commit with synchronous=OFF (a power cut mid-load can lose
 the file; a killed process cannot corrupt it), then the WAL is checkpointed and
@@ -100,7 +102,9 @@ def load(
                 nonlocal stored
                 with conn:
                     for entry, vec in pending:
-                        entries.insert(conn, entry, _checked(vec))
+                        # No passages: the caller's vectors are the whole texts'
+                        # (the bench's memories fit in one passage; see the docstring).
+                        entries.insert(conn, entry, _checked(vec), ())
                 stored += len(pending)
                 pending.clear()
                 if progress is not None:

@@ -92,7 +92,7 @@ def _extend(engine: Engine, row: EntryRow, line: str) -> str | None:
     content = f"{row.content}\n{line}"
     check_content(content)
     digest = entries.content_hash(content)
-    vec = engine.embed(content)  # outside the writer: the slow part needs no lock
+    emb = engine.embed_memory(content)  # outside the writer: the slow part needs no lock
     flags = suspicious(line)
 
     def job(tx: Tx) -> str | None:
@@ -108,10 +108,10 @@ def _extend(engine: Engine, row: EntryRow, line: str) -> str | None:
             fields["quarantined"] = 1
             fields["quarantine_reason"] = ", ".join(flags)
         entries.update_fields(tx.conn, row.rid, fields)
-        entries.replace_vector(tx.conn, row.rid, vec.tobytes())
+        entries.replace_vector(tx.conn, row.rid, *emb.blobs())
         versions.record(tx.conn, row.id, "updated", str(fields["updated_at"]))
         engine.index_after_commit(
-            tx, row.rid, vec, row.scope, row.content_type, active=not row.is_deprecated
+            tx, row.rid, emb, row.scope, row.content_type, active=not row.is_deprecated
         )
         return row.id
 

@@ -25,14 +25,16 @@ from typing import TypeVar
 import apsw
 import numpy as np
 
+from ..embedder import passages
 from ..embedder.batcher import Batcher
 from ..embedder.model_files import ModelFiles
 from ..embedder.onnx import Embedder, Vectors
+from ..embedder.passages import Embedding
 from ..errors import InvalidValue, ModelUnavailable, NotFound, StorageError
 from ..hygiene.secrets import BUILT_IN, Redactor
 from ..index import keywords
+from ..index.entry_index import EntryIndex
 from ..index.groups import ScopeGroups, kind_code
-from ..index.vectors import VectorIndex
 from ..store import db, entries, failures, meta
 from ..store.rows import EntryRow
 from ..store.writer import Tx, Writer
@@ -98,7 +100,7 @@ class Engine:
         self.decay_rates = scoring.decay_rates(half_lives)  # config.toml's [decay]
         self.secrets = secrets  # the rules in force: built-in ones and config.toml's
         self.redactor = secrets if redact else None  # what writes go through; None: off
-        self.index = VectorIndex(embedder.dim)
+        self.index = EntryIndex(embedder.dim)
         self.groups = ScopeGroups()
         self.doc_counts = keywords.DocCounts()
         self.bookkeeping = Bookkeeping()
@@ -126,10 +128,18 @@ class Engine:
         self.writer = Writer(conn, None if self.read_only else db.connect(db_path, writer=False))
         self.expiry = expiry.Expiry(entries.next_expiry(self.reader()))
         self.index.load(
-            (rid, blob, deprecated, self.groups.key(level, path), kind_code(content_type))
-            for rid, blob, deprecated, level, path, content_type in entries.iter_vectors(
-                self.reader()
-            )
+            (
+                (rid, blob, deprecated, self.groups.key(level, path), kind_code(content_type))
+                for rid, blob, deprecated, level, path, content_type in entries.iter_vectors(
+                    self.reader()
+                )
+            ),
+            (
+                (rid, i, blob, deprecated, self.groups.key(level, path), kind_code(content_type))
+                for rid, i, blob, deprecated, level, path, content_type in entries.iter_passages(
+                    self.reader()
+                )
+            ),
         )
 
     def close(self) -> None:
@@ -202,16 +212,18 @@ class Engine:
         self,
         tx: Tx,
         rid: int,
-        vec: Vectors,
+        emb: Embedding,
         scope: tuple[str, str | None],
         content_type: str,
         active: bool = True,
     ) -> None:
-        """Show the row's (new) vector to searches once its transaction has committed."""
+        """Show the row's (new) vectors to searches once its transaction has committed."""
         group = self.groups.key(*scope)
         kind = kind_code(content_type)
         tx.after_commit.append(
-            lambda: self.index.add(rid, vec, active=active, group=group, kind=kind)
+            lambda: self.index.add(
+                rid, emb.whole, emb.passages, active=active, group=group, kind=kind
+            )
         )
 
     def retype_after_commit(self, tx: Tx, rid: int, content_type: str) -> None:
@@ -224,6 +236,16 @@ class Engine:
     def embed(self, text: str) -> Vectors:
         """One text; concurrent requests' texts share an inference (embedder/batcher.py)."""
         return self._batcher.embed(text)
+
+    def embed_memory(self, text: str) -> Embedding:
+        """A memory's text as stored: its vector, and its passages' if it is long."""
+        parts = passages.split(text, self.embedder.count_tokens)
+        whole = self.embed(text)
+        return Embedding(whole, self.embed_many(parts)) if parts else Embedding.of(whole)
+
+    def embed_memories(self, texts: list[str]) -> list[Embedding]:
+        """Many memories' texts as stored, on both cores (embed_many)."""
+        return passages.embed_all(texts, self.embed_many, self.embedder.count_tokens)
 
     def embed_many(self, texts: list[str]) -> Vectors:
         """Many texts on both cores: an import is one request, but its batch is split in two

@@ -32,7 +32,7 @@ import msgspec
 
 from enyal_protocol import wire as p
 
-from ..embedder.onnx import Vectors
+from ..embedder.passages import Embedding
 from ..errors import InvalidValue, TooLarge
 from ..hygiene.injection import suspicious
 from ..store import entries, versions
@@ -220,7 +220,7 @@ def _file(engine: Engine, path: str, kind: p.ContentType, tally: _Tally) -> None
     plan.forget = [r for r in by_key.values() if not r.deprecated]
     plan.keep += [r for r in by_key.values() if r.deprecated]
     texts = [content for _, content in plan.add] + [content for _, _, content in plan.update]
-    vecs = engine.embed_many(texts) if texts else None
+    vecs = engine.embed_memories(texts) if texts else None
     scope: tuple[p.ScopeLevel, str] = ("project", scopes.project_root(path))
     engine.write(lambda tx: _apply(engine, tx, path, fp, kind, scope, plan, vecs, rows))
     tally.added += len(plan.add)
@@ -245,7 +245,7 @@ def _apply(
     kind: p.ContentType,
     scope: tuple[p.ScopeLevel, str],
     plan: _Plan,
-    vecs: Vectors | None,
+    vecs: list[Embedding] | None,
     rows: dict[int, EntryRow],
 ) -> None:
     now = now_iso()
@@ -253,8 +253,8 @@ def _apply(
     alive = entries.by_rids(
         tx.conn, [r.rid for r, _, _ in plan.update] + [r.rid for r in plan.forget]
     )
-    add_vecs = list(vecs[: len(plan.add)]) if vecs is not None else []
-    update_vecs = list(vecs[len(plan.add) :]) if vecs is not None else []
+    add_vecs = vecs[: len(plan.add)] if vecs is not None else []
+    update_vecs = vecs[len(plan.add) :] if vecs is not None else []
     for (chunk, content), vec in zip(plan.add, add_vecs, strict=True):
         flags = suspicious(content)
         entry = p.Entry(
@@ -278,7 +278,7 @@ def _apply(
             quarantined=bool(flags),
             quarantine_reason=", ".join(flags) or None,
         )
-        rid = entries.insert(tx.conn, entry, vec.tobytes())
+        rid = entries.insert(tx.conn, entry, *vec.blobs())
         store.record(tx.conn, rid, path, fp, anchor=chunk.key)
         versions.record(tx.conn, entry.id, "created", now)
         engine.index_after_commit(tx, rid, vec, scope, entry.content_type)
@@ -297,7 +297,7 @@ def _apply(
             "updated_at": now,
         }
         entries.update_fields(tx.conn, r.rid, fields)
-        entries.replace_vector(tx.conn, r.rid, vec.tobytes())
+        entries.replace_vector(tx.conn, r.rid, *vec.blobs())
         versions.record(tx.conn, r.id, "updated", now)
         row = rows.get(r.rid)
         engine.index_after_commit(

@@ -15,6 +15,7 @@ import msgspec
 from enyal_protocol import wire as p
 
 from ..embedder.onnx import Vectors
+from ..embedder.passages import Embedding
 from ..errors import Conflict, InvalidValue, NotFound
 from ..hygiene.injection import suspicious
 from ..store import entries, versions
@@ -65,7 +66,8 @@ def remember(
     if cited_as is not None and cited_as.hash is None:
         cited_as = None
     digest = entries.content_hash(params.content)
-    vec = engine.embed(params.content)
+    emb = engine.embed_memory(params.content)
+    vec = emb.whole
     now = now_iso()
     expires = expiry.expires_at(params.ttl) if params.ttl is not None else None
     flags = suspicious(" ".join([params.content, *params.tags]))
@@ -116,7 +118,7 @@ def remember(
                 entry=near[0].entry(),
             )
         if near is not None and duplicate and params.dedup == "merge":
-            merged = _replace_content(engine, tx, near[0], params.content, digest, vec, now)
+            merged = _replace_content(engine, tx, near[0], params.content, digest, emb, now)
             return p.RememberResult(
                 id=merged.id,
                 action="merged",
@@ -125,14 +127,14 @@ def remember(
                 entry=merged,
             )
         found_conflicts, candidates = _contradictions(engine, tx, params, scope_path, vec)
-        rid = entries.insert(tx.conn, entry, vec.tobytes())
+        rid = entries.insert(tx.conn, entry, *emb.blobs())
         if cited is not None and cited_as is not None:
             source_rows.record(tx.conn, rid, cited, cited_as)
         engine.note_expiry(tx, expires)
         versions.record(tx.conn, entry.id, "created", now)
         engine.changes.note(tx, "created", entry)  # before its edges' changes
         edges = graph.remember_edges(engine, tx, entry.id, params, vec, now)
-        engine.index_after_commit(tx, rid, vec, (params.scope, scope_path), entry.content_type)
+        engine.index_after_commit(tx, rid, emb, (params.scope, scope_path), entry.content_type)
         return p.RememberResult(
             id=entry.id,
             action="stored" if duplicate else "created",
@@ -169,15 +171,15 @@ def _contradictions(
 
 
 def _replace_content(
-    engine: Engine, tx: Tx, row: EntryRow, content: str, digest: str, vec: Vectors, now: str
+    engine: Engine, tx: Tx, row: EntryRow, content: str, digest: str, emb: Embedding, now: str
 ) -> p.Entry:
     entries.update_fields(
         tx.conn, row.rid, {"content": content, "content_hash": digest, "updated_at": now}
     )
-    entries.replace_vector(tx.conn, row.rid, vec.tobytes())
+    entries.replace_vector(tx.conn, row.rid, *emb.blobs())
     versions.record(tx.conn, row.id, "updated", now)
     engine.index_after_commit(
-        tx, row.rid, vec, row.scope, row.content_type, active=not row.is_deprecated
+        tx, row.rid, emb, row.scope, row.content_type, active=not row.is_deprecated
     )
     engine.changes.note(tx, "updated", row)
     return engine.require(row.id, tx.conn).entry()
@@ -240,7 +242,7 @@ def _cited_now(engine: Engine, entry_id: str) -> source_rows.Fingerprint | None:
 
 def update(engine: Engine, params: p.UpdateParams) -> p.UpdateResult:
     fields: dict[str, Any] = {}
-    vec: Vectors | None = None
+    emb: Embedding | None = None
     if params.content is not None:
         check_content(params.content)
     if params.metadata is not None:
@@ -252,7 +254,7 @@ def update(engine: Engine, params: p.UpdateParams) -> p.UpdateResult:
         params, content=clean.content, tags=clean.tags, metadata=clean.metadata
     )
     if params.content is not None:
-        vec = engine.embed(params.content)
+        emb = engine.embed_memory(params.content)
         fields["content"] = params.content
         fields["content_hash"] = entries.content_hash(params.content)
         flags = suspicious(params.content)
@@ -298,10 +300,10 @@ def update(engine: Engine, params: p.UpdateParams) -> p.UpdateResult:
         engine.note_expiry(tx, fields.get("expires_at"))
         versions.record(tx.conn, row.id, "updated", fields["updated_at"])
         kind = fields.get("content_type", row.content_type)
-        if vec is not None:
-            entries.replace_vector(tx.conn, row.rid, vec.tobytes())
+        if emb is not None:
+            entries.replace_vector(tx.conn, row.rid, *emb.blobs())
             engine.index_after_commit(
-                tx, row.rid, vec, row.scope, kind, active=not row.is_deprecated
+                tx, row.rid, emb, row.scope, kind, active=not row.is_deprecated
             )
         elif kind != row.content_type:
             engine.retype_after_commit(tx, row.rid, kind)
@@ -350,14 +352,14 @@ def restore(engine: Engine, params: p.RestoreParams) -> p.RestoreResult:
     """Un-forget an entry; or, with `version`, bring back that version's content and
     fields as a new version (history is never rewritten)."""
     target: p.Version | None = None
-    vec: Vectors | None = None
+    emb: Embedding | None = None
     entry_id = engine.require(params.id).id
     if params.version is not None:
         _writable(engine, entry_id)
         target = versions.get(engine.reader(), entry_id, params.version)
         if target is None:
             raise NotFound(f"entry {entry_id} has no version {params.version}")
-        vec = engine.embed(target.content)
+        emb = engine.embed_memory(target.content)
 
     def job(tx: Tx) -> p.RestoreResult:
         row = engine.require(entry_id, tx.conn)
@@ -372,7 +374,7 @@ def restore(engine: Engine, params: p.RestoreParams) -> p.RestoreResult:
                 engine.changes.note(tx, "restored", row)
             tx.after_commit.append(lambda: engine.index.set_active(row.rid, True))
         else:
-            assert vec is not None
+            assert emb is not None
             entries.update_fields(
                 tx.conn,
                 row.rid,
@@ -387,10 +389,10 @@ def restore(engine: Engine, params: p.RestoreParams) -> p.RestoreResult:
                     "updated_at": now,
                 },
             )
-            entries.replace_vector(tx.conn, row.rid, vec.tobytes())
+            entries.replace_vector(tx.conn, row.rid, *emb.blobs())
             versions.record(tx.conn, row.id, "reverted", now)
             engine.index_after_commit(
-                tx, row.rid, vec, row.scope, target.content_type, not target.is_deprecated
+                tx, row.rid, emb, row.scope, target.content_type, not target.is_deprecated
             )
         entry = engine.require(row.id, tx.conn).entry()
         if target is not None:

@@ -144,13 +144,17 @@ def _search(
     )
     if qvec is None:
         qvec = engine.embed(query)
+    # Long memories are also searched by their passages (embedder/passages.py): an
+    # entry's similarity is the best of its whole text's and its passages'.
     semantic = dict(
-        _nearest(engine, conn, qvec, k, f)
+        _nearest(engine, conn, qvec, k, f, passages=True)
         if f.restricts
-        else engine.index.search(qvec, k, active_only=not f.include_deprecated)
+        else engine.index.search(qvec, k, active_only=not f.include_deprecated, passages=True)
     )
     keyword = dict(by_words.result())
-    semantic.update(engine.index.similarity(qvec, [r for r in keyword if r not in semantic]))
+    semantic.update(
+        engine.index.similarity(qvec, [r for r in keyword if r not in semantic], passages=True)
+    )
     rows = entries.by_rids(conn, semantic.keys() | keyword.keys())
     candidates = [
         Candidate(row, semantic.get(rid, 0.0), keyword.get(rid, 0.0))
@@ -183,6 +187,7 @@ def _nearest(
     k: int,
     f: EntryFilter,
     active_only: bool | None = None,
+    passages: bool = False,
 ) -> list[tuple[int, float]]:
     """KNN among the entries a filter allows. A selective filter (a project, a tag) is
     searched exactly over its rows; one that lets most of a big store through (global
@@ -196,17 +201,21 @@ def _nearest(
     masked = _index_mask(engine, f)
     if masked is not None:
         groups, kinds = masked
-        return engine.index.search(qvec, k, groups=groups, kinds=kinds, active_only=active_only)
+        return engine.index.search(
+            qvec, k, groups=groups, kinds=kinds, active_only=active_only, passages=passages
+        )
     allowed = entries.filtered_rids(conn, f, EXACT_FILTER_MAX + 1)
     if len(allowed) <= EXACT_FILTER_MAX:
-        return engine.index.search(qvec, k, only=allowed, active_only=active_only)
-    wide = engine.index.search(qvec, k * WIDEN, active_only=active_only)
+        return engine.index.search(
+            qvec, k, only=allowed, active_only=active_only, passages=passages
+        )
+    wide = engine.index.search(qvec, k * WIDEN, active_only=active_only, passages=passages)
     ok = entries.passing(conn, f, [rid for rid, _ in wide])
     near = [(rid, sim) for rid, sim in wide if rid in ok]
     if len(near) >= k or len(wide) < k * WIDEN:  # enough, or the wide search saw every row
         return near[:k]
     everything = entries.filtered_rids(conn, f, None)
-    return engine.index.search(qvec, k, only=everything, active_only=active_only)
+    return engine.index.search(qvec, k, only=everything, active_only=active_only, passages=passages)
 
 
 def _index_mask(engine: Engine, f: EntryFilter) -> tuple[list[int] | None, list[int] | None] | None:
@@ -243,8 +252,10 @@ def _recall_as_of(
     included: they may have been live then) plus every entry whose content has changed
     since, whose old text is embedded again: an entry unchanged since then and far from
     the query today was as far then. Ranked by meaning and recency as of then; the
-    keyword part is 0 here because the text index holds only current contents.
-    Entries deleted for good are gone from history.
+    keyword part is 0 here because the text index holds only current contents, and
+    meaning is the whole texts' only (no passages), because old texts are embedded
+    whole and their scores must compare with the others'. Entries deleted for good are
+    gone from history.
     """
     _check_query(params.query)
     when = validity.as_of_instant(params.as_of or "")

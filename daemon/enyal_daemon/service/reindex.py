@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import apsw
 
+from ..embedder import passages
 from ..embedder.model_files import DIM, ModelFiles
 from ..embedder.onnx import Embedder
 from ..store import entries, meta
@@ -94,10 +95,12 @@ def run(
         rows = entries.contents_after(conn, last_rid, batch_size)
         if not rows:
             break
-        vectors = embedder.embed_many([content for _, content in rows])
+        vectors = passages.embed_all(
+            [content for _, content in rows], embedder.embed_many, embedder.count_tokens
+        )
         with conn:  # the batch's vectors and the progress mark commit together
             for (rid, _), vec in zip(rows, vectors, strict=True):
-                entries.replace_vector(conn, rid, vec.tobytes())
+                entries.replace_vector(conn, rid, *vec.blobs())
             last_rid = rows[-1][0]
             meta.put(conn, DONE_KEY, str(last_rid))
         done += len(rows)

@@ -16,12 +16,12 @@ from __future__ import annotations
 import functools
 import logging
 from dataclasses import dataclass, field
-from typing import Any
 
 import msgspec
 
 from enyal_protocol import wire as p
 
+from ..embedder.passages import Embedding
 from ..hygiene.secrets import Redactor, merge_found
 from ..store import analytics, db, entries, versions
 from ..store.rows import EntryRow
@@ -114,7 +114,7 @@ def _entry_kinds(f: _Finding) -> dict[str, int]:
 def _fix(engine: Engine, found: dict[str, _Finding], queries: list[tuple[int, str]]) -> int:
     rewritten = [f for f in found.values() if f.row is not None]
     texts = [f.clean.content if f.clean and f.clean.content else "" for f in rewritten]
-    vector_of = dict(zip(map(id, rewritten), engine.embed_many(texts), strict=True))
+    vector_of = dict(zip(map(id, rewritten), engine.embed_memories(texts), strict=True))
     history_only = [f for f in found.values() if f.row is None]
     fixed = 0
     items: list[_Finding] = [*rewritten, *history_only]
@@ -126,7 +126,9 @@ def _fix(engine: Engine, found: dict[str, _Finding], queries: list[tuple[int, st
     return fixed
 
 
-def _fix_chunk(engine: Engine, chunk: list[_Finding], vector_of: dict[int, Any], tx: Tx) -> int:
+def _fix_chunk(
+    engine: Engine, chunk: list[_Finding], vector_of: dict[int, Embedding], tx: Tx
+) -> int:
     now = now_iso()
     fixed = 0
     for f in chunk:
@@ -155,7 +157,7 @@ def _fix_chunk(engine: Engine, chunk: list[_Finding], vector_of: dict[int, Any],
         )
         versions.record(tx.conn, current.id, "updated", now)
         vec = vector_of[id(f)]
-        entries.replace_vector(tx.conn, current.rid, vec.tobytes())
+        entries.replace_vector(tx.conn, current.rid, *vec.blobs())
         engine.index_after_commit(
             tx, current.rid, vec, current.scope, current.content_type, not current.is_deprecated
         )

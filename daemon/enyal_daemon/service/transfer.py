@@ -25,6 +25,7 @@ import msgspec
 from enyal_protocol import wire as p
 
 from .. import heap
+from ..embedder.passages import Embedding
 from ..errors import EnyalError, InvalidValue
 from ..hygiene.injection import suspicious
 from ..hygiene.secrets import Redactor, merge_found
@@ -201,7 +202,7 @@ def import_lines(engine: Engine, params: p.ImportParams) -> p.ImportResult:
                 to_embed.append((number, *_entry(line, engine.redactor)))
         except EnyalError as exc:
             results.append(p.ImportLine(line=number, status="failed", error=exc.message, kind=kind))
-    vectors = engine.embed_many([e.content for _, e, _, _ in to_embed])
+    vectors = engine.embed_memories([e.content for _, e, _, _ in to_embed])
 
     def job(tx: Tx) -> list[p.ImportLine]:
         out: list[p.ImportLine] = []
@@ -250,7 +251,7 @@ def _store_entry(
     number: int,
     entry: p.Entry,
     history: list[p.Version] | None,
-    vec: Any,
+    vec: Embedding,
 ) -> p.ImportLine:
     if entries.get(tx.conn, entry.id) is not None:
         return p.ImportLine(line=number, status="existing", id=entry.id)
@@ -260,7 +261,7 @@ def _store_entry(
         )
         if same is not None:
             return p.ImportLine(line=number, status="existing", id=same.id)
-    rid = entries.insert(tx.conn, entry, vec.tobytes())
+    rid = entries.insert(tx.conn, entry, *vec.blobs())
     engine.note_expiry(tx, entry.expires_at)
     if history:
         versions.insert_all(tx.conn, entry.id, history)

@@ -27,8 +27,9 @@ def content_hash(content: str) -> str:
     return hashlib.sha256(content.encode("utf-8")).hexdigest()
 
 
-def insert(conn: apsw.Connection, entry: Entry, vector: bytes) -> int:
-    """Entry, vector and (by trigger) FTS row, on the caller's transaction. Returns rid."""
+def insert(conn: apsw.Connection, entry: Entry, vector: bytes, passages: Sequence[bytes]) -> int:
+    """Entry, vector, passage vectors (embedder/passages.py; none for most entries) and
+    (by trigger) FTS row, on the caller's transaction. Returns rid."""
     conn.execute(
         "INSERT INTO context_entries (id, content, content_hash, content_type, scope_level, "
         "scope_path, confidence, created_at, updated_at, accessed_at, access_count, "
@@ -65,7 +66,16 @@ def insert(conn: apsw.Connection, entry: Entry, vector: bytes) -> int:
     )
     rid = conn.last_insert_rowid()
     conn.execute("INSERT INTO context_vectors(rowid, embedding) VALUES (?, ?)", (rid, vector))
+    _insert_passages(conn, rid, passages)
     return rid
+
+
+def _insert_passages(conn: apsw.Connection, rid: int, passages: Sequence[bytes]) -> None:
+    if passages:
+        conn.executemany(
+            "INSERT INTO context_passages(rid, ord, embedding) VALUES (?, ?, ?)",
+            [(rid, i, blob) for i, blob in enumerate(passages)],
+        )
 
 
 def get(conn: apsw.Connection, entry_id: str) -> EntryRow | None:
@@ -128,10 +138,16 @@ def update_fields(conn: apsw.Connection, rid: int, fields: dict[str, Any]) -> No
     conn.execute(f"UPDATE context_entries SET {sets} WHERE rid = ?", (*fields.values(), rid))
 
 
-def replace_vector(conn: apsw.Connection, rid: int, vector: bytes) -> None:
+def replace_vector(
+    conn: apsw.Connection, rid: int, vector: bytes, passages: Sequence[bytes]
+) -> None:
+    """The entry's vectors for a new text: its whole vector and its passages' (which may
+    now be more, fewer or none)."""
     # vec0 has no UPSERT; delete + insert on the same transaction is atomic.
     conn.execute("DELETE FROM context_vectors WHERE rowid = ?", (rid,))
     conn.execute("INSERT INTO context_vectors(rowid, embedding) VALUES (?, ?)", (rid, vector))
+    conn.execute("DELETE FROM context_passages WHERE rid = ?", (rid,))
+    _insert_passages(conn, rid, passages)
 
 
 def vector(conn: apsw.Connection, rid: int) -> bytes | None:
@@ -175,6 +191,18 @@ def iter_vectors(
         "SELECT v.rowid, v.embedding, e.is_deprecated, e.scope_level, e.scope_path, "
         "e.content_type "
         "FROM context_vectors v JOIN context_entries e ON e.rid = v.rowid"
+    )
+
+
+def iter_passages(
+    conn: apsw.Connection,
+) -> Iterator[tuple[int, int, bytes, bool, str, str | None, str]]:
+    """(rid, ord, vector bytes, is_deprecated, scope_level, scope_path, content_type) of
+    every passage, in (rid, ord) order, for building the in-memory index."""
+    yield from conn.execute(
+        "SELECT p.rid, p.ord, p.embedding, e.is_deprecated, e.scope_level, e.scope_path, "
+        "e.content_type "
+        "FROM context_passages p JOIN context_entries e ON e.rid = p.rid ORDER BY p.rid, p.ord"
     )
 
 

@@ -364,6 +364,24 @@ def m010_sources(conn: apsw.Connection) -> None:
     )
 
 
+def m011_passages(conn: apsw.Connection) -> None:
+    """Issue 13: a long memory's passages, one vector each (embedder/passages.py), which
+    recall scores besides the whole text's. A plain table, not vec0: the in-memory index
+    serves every search, so this only has to keep the vectors and give up an entry's
+    all at once; its key orders them as the index does. Entries written before have
+    none until they are written again or `enyal reindex` runs."""
+    conn.execute(
+        """
+        CREATE TABLE context_passages (
+            rid INTEGER NOT NULL REFERENCES context_entries(rid) ON DELETE CASCADE,
+            ord INTEGER NOT NULL,
+            embedding BLOB NOT NULL,
+            PRIMARY KEY (rid, ord)
+        ) WITHOUT ROWID;
+        """
+    )
+
+
 Migration = Callable[[apsw.Connection], None]
 MIGRATIONS: list[Migration] = [
     m001_entries,
@@ -376,6 +394,7 @@ MIGRATIONS: list[Migration] = [
     m008_metadata_index,
     m009_tasks_logs,
     m010_sources,
+    m011_passages,
 ]
 
 

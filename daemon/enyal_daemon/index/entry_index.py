@@ -1,0 +1,107 @@
+"""Every vector of every entry, as the engine's one index: whole texts and passages.
+
+Writes and state changes go to both (a deprecated entry's passages leave searches
+with it); searches read the whole texts only, unless asked for passages too.
+Recall asks; finding near-duplicates, conflicts and links does not, because one
+sentence of a long memory resembling a short one does not make them the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable
+
+import numpy as np
+
+from .passages import PassageIndex, PassageRow, Vectors
+from .vectors import Row, Vector, VectorIndex
+
+
+class EntryIndex:
+    def __init__(self, dim: int) -> None:
+        self.dim = dim
+        self.whole = VectorIndex(dim)
+        self.passages = PassageIndex(dim)
+
+    def __len__(self) -> int:
+        """Entries held (their passages not counted)."""
+        return len(self.whole)
+
+    @property
+    def nbytes(self) -> int:
+        return self.whole.nbytes + self.passages.nbytes
+
+    def load(self, rows: Iterable[Row], passages: Iterable[PassageRow] = ()) -> None:
+        self.whole.load(rows)
+        self.passages.load(passages)
+
+    def add(
+        self,
+        rid: int,
+        vec: Vector,
+        passages: Vectors | None = None,
+        active: bool = True,
+        group: int = 0,
+        kind: int = 0,
+    ) -> None:
+        """The entry's vectors, new or replacing its old ones (`passages` None: it has none)."""
+        self.whole.add(rid, vec, active=active, group=group, kind=kind)
+        empty = np.empty((0, self.dim), dtype=np.float32)
+        self.passages.replace(
+            rid, empty if passages is None else passages, active=active, group=group, kind=kind
+        )
+
+    def set_kind(self, rid: int, kind: int) -> None:
+        self.whole.set_kind(rid, kind)
+        self.passages.set_kind(rid, kind)
+
+    def set_active(self, rid: int, active: bool) -> None:
+        self.whole.set_active(rid, active)
+        self.passages.set_active(rid, active)
+
+    def remove(self, rid: int) -> None:
+        self.whole.remove(rid)
+        self.passages.remove(rid)
+
+    def search(
+        self,
+        query: Vector,
+        k: int,
+        *,
+        only: Iterable[int] | None = None,
+        groups: Collection[int] | None = None,
+        kinds: Collection[int] | None = None,
+        active_only: bool = True,
+        passages: bool = False,
+    ) -> list[tuple[int, float]]:
+        """The k nearest entries (rid, cosine), best first: VectorIndex.search's filters.
+        With `passages`, an entry's similarity is the best of its whole text's and its
+        passages'."""
+        if only is not None and passages:
+            only = list(only)  # read twice
+        found = self.whole.search(
+            query, k, only=only, groups=groups, kinds=kinds, active_only=active_only
+        )
+        if not passages or len(self.passages) == 0:
+            return found
+        best = dict(found)
+        near = self.passages.search(
+            query, k, only=only, groups=groups, kinds=kinds, active_only=active_only
+        )
+        # An entry found by its passages only: the max needs its whole text's too.
+        whole = self.whole.similarity(query, [rid for rid, _ in near if rid not in best])
+        for rid, sim in near:
+            best[rid] = max(sim, best.get(rid, whole.get(rid, -2.0)))
+        return sorted(best.items(), key=lambda item: -item[1])[:k]
+
+    def similarity(
+        self, query: Vector, rids: Iterable[int], passages: bool = False
+    ) -> dict[int, float]:
+        """Cosine of the query with each of these entries the index holds; with
+        `passages`, the best of its whole text's and its passages'."""
+        wanted = list(rids)
+        sims = self.whole.similarity(query, wanted)
+        if passages:
+            for rid, sim in self.passages.similarity(query, wanted).items():
+                if rid in sims and sim > sims[rid]:
+                    sims[rid] = sim
+        return sims

@@ -1,0 +1,115 @@
+"""Long memories' passage vectors (embedder/passages.py), searched like entries'.
+
+A VectorIndex of its own, keyed by rid * SLOTS + ord: an entry's passages sit side by
+side in key order, so one key range finds them all, and every search, mask and filter
+of the entries' index works here unchanged (each passage carries its entry's scope
+group, type and state). Searches answer by entry, with its best passage's similarity.
+Most stores have no passage at all (memories of a sentence or two), and then this
+index is empty and costs nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable
+
+import numpy as np
+import numpy.typing as npt
+
+from .vectors import Int64s, VectorIndex
+
+SLOTS = 64  # room for embedder/passages.py's MAX_PASSAGES under one rid
+# A search asks for this many passages per entry wanted: a long memory near the query
+# often has several passages near it, which count once.
+ROWS_PER_ENTRY = 3
+
+Vectors = npt.NDArray[np.float32]
+# (rid, ord, float32 vector bytes, is_deprecated, group, kind)
+PassageRow = tuple[int, int, bytes, bool, int, int]
+
+
+class PassageIndex:
+    def __init__(self, dim: int) -> None:
+        self.dim = dim
+        self._rows = VectorIndex(dim)
+
+    def __len__(self) -> int:
+        """Passages held (not entries)."""
+        return len(self._rows)
+
+    @property
+    def nbytes(self) -> int:
+        return self._rows.nbytes
+
+    def load(self, rows: Iterable[PassageRow]) -> None:
+        self._rows.load(
+            (rid * SLOTS + ord_, blob, deprecated, group, kind)
+            for rid, ord_, blob, deprecated, group, kind in rows
+        )
+
+    def replace(
+        self, rid: int, vecs: Vectors, active: bool = True, group: int = 0, kind: int = 0
+    ) -> None:
+        """The entry's passages are now these (none: it has none)."""
+        self.remove(rid)
+        for i, vec in enumerate(vecs[:SLOTS]):
+            self._rows.add(rid * SLOTS + i, vec, active=active, group=group, kind=kind)
+
+    def remove(self, rid: int) -> None:
+        for key in self._keys([rid]).tolist():
+            self._rows.remove(key)
+
+    def set_active(self, rid: int, active: bool) -> None:
+        for key in self._keys([rid]).tolist():
+            self._rows.set_active(key, active)
+
+    def set_kind(self, rid: int, kind: int) -> None:
+        for key in self._keys([rid]).tolist():
+            self._rows.set_kind(key, kind)
+
+    def search(
+        self,
+        query: Vectors,
+        k: int,
+        *,
+        only: Iterable[int] | None = None,
+        groups: Collection[int] | None = None,
+        kinds: Collection[int] | None = None,
+        active_only: bool = True,
+    ) -> list[tuple[int, float]]:
+        """Up to k entries (rid, best passage's cosine), best first; the filters are
+        VectorIndex.search's, `only` naming entries."""
+        if k <= 0 or len(self._rows) == 0:
+            return []
+        keys = None
+        if only is not None:
+            keys = self._keys(only)
+            if len(keys) == 0:
+                return []
+        rows = self._rows.search(
+            query,
+            k * ROWS_PER_ENTRY,
+            only=keys,
+            groups=groups,
+            kinds=kinds,
+            active_only=active_only,
+        )
+        best: dict[int, float] = {}
+        for key, sim in rows:  # best first: an entry's first passage is its best
+            best.setdefault(key // SLOTS, sim)
+        return list(best.items())[:k]
+
+    def similarity(self, query: Vectors, rids: Iterable[int]) -> dict[int, float]:
+        """Each of these entries' best passage's cosine, for those that have passages."""
+        if len(self._rows) == 0:
+            return {}
+        keys = self._keys(rids)
+        best: dict[int, float] = {}
+        for key, sim in self._rows.similarity(query, keys).items():
+            rid = key // SLOTS
+            if sim > best.get(rid, -2.0):
+                best[rid] = sim
+        return best
+
+    def _keys(self, rids: Iterable[int]) -> Int64s:
+        lo = np.fromiter(rids, dtype=np.int64) * SLOTS
+        return self._rows.keys_between(lo, lo + SLOTS)

@@ -1,0 +1,168 @@
+"""Long memories as passages (embedder/passages.py, index/passages.py): a fact buried in a
+long text is found by its passage, and every write path keeps the passages in step
+with the text, in the database and in the index. Real model, real SQLite, real daemon."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+from typing import Any
+
+import apsw
+import numpy as np
+import pytest
+import sqlite_vec
+
+from enyal_daemon.embedder.passages import MAX_PASSAGES, PASSAGE_TOKENS, split
+from enyal_daemon.index.entry_index import EntryIndex
+from enyal_daemon.index.passages import SLOTS
+from enyal_daemon.service import memories, transfer
+from enyal_daemon.service import recall as recall_verb
+from enyal_protocol import wire as p
+
+# A long turn about one thing, with the fact asked about said in passing.
+FILLER = [
+    "I was thinking of getting a tree stand for deer hunting this season.",
+    "Can you tell me what to consider when buying one?",
+    "I would like something light enough to carry a mile into the woods.",
+    "Safety harnesses matter to me, and so does a quiet seat that does not creak.",
+    "My budget is around two hundred dollars, maybe a little more for a good one.",
+    "I hunt mostly on public land, so it has to come down at the end of each day.",
+    "Ladder stands look sturdy but heavy; hang-on stands seem easier to move.",
+    "What do experienced hunters recommend for a beginner on a tight budget?",
+]
+BURIED = "Oh, and by the way, I caught 7 largemouth bass at Lake Michigan with Alex on 7/10."
+LONG = " ".join([*FILLER[:4], BURIED, *FILLER[4:]])
+QUESTION = "How many largemouth bass did I catch with Alex at Lake Michigan?"
+
+
+def passage_rows(db: Path, entry_id: str) -> int:
+    conn = apsw.Connection(str(db))
+    conn.enable_load_extension(True)
+    conn.load_extension(sqlite_vec.loadable_path())
+    row = conn.execute(
+        "SELECT count(*) FROM context_passages p JOIN context_entries e ON e.rid = p.rid "
+        "WHERE e.id = ?",
+        (entry_id,),
+    ).fetchone()
+    conn.close()
+    return int(row[0])
+
+
+def test_a_short_text_has_no_passages_and_a_long_one_is_packed_in_order(embedder: Any) -> None:
+    assert split("Use ruff for linting. Never flake8.", embedder.count_tokens) == []
+    assert split("one sentence only, however long " * 40, embedder.count_tokens) == []
+    parts = split(LONG, embedder.count_tokens)
+    assert len(parts) >= 2
+    assert " ".join(parts) == LONG  # nothing lost, nothing reordered
+    sizes = embedder.count_tokens(parts)
+    assert all(size <= PASSAGE_TOKENS for size in sizes), sizes
+    # Packed: no two neighbours would have fit in one passage.
+    assert all(a + b > PASSAGE_TOKENS for a, b in itertools.pairwise(sizes))
+
+
+def test_a_very_long_text_stops_at_max_passages(embedder: Any) -> None:
+    text = "\n".join(f"Line {i} says the build step number {i} runs quickly." for i in range(2000))
+    parts = split(text, embedder.count_tokens)
+    assert len(parts) == MAX_PASSAGES
+    assert parts[0].startswith("Line 0 ")
+    assert MAX_PASSAGES <= SLOTS  # every passage has a key under its entry's rid
+
+
+def test_entry_index_keeps_passages_in_step_with_their_entry() -> None:
+    rng = np.random.default_rng(7)
+
+    def unit(n: int) -> Any:
+        v = rng.standard_normal((n, 384)).astype(np.float32)
+        return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+    index = EntryIndex(384)
+    wholes, parts = unit(3), unit(4)
+    index.add(1, wholes[0], parts[:3], group=1, kind=2)
+    index.add(2, wholes[1], None, group=1, kind=2)
+    index.add(3, wholes[2], parts[3:], group=2, kind=3)
+    assert len(index) == 3 and len(index.passages) == 4
+    q = parts[1]  # entry 1's second passage, exactly
+    assert index.search(q, 1, passages=True)[0] == (1, pytest.approx(1.0, abs=0.01))
+    assert index.search(q, 3)[0][1] < 0.5  # whole texts only: nothing is that near
+    assert index.similarity(q, [1, 2], passages=True)[1] == pytest.approx(1.0, abs=0.01)
+    assert index.similarity(q, [1])[1] < 0.5
+    # Filters reach the passages: another group, another kind, or rids not allowed.
+    assert 1 not in dict(index.search(q, 3, groups=[2], passages=True))
+    assert 1 not in dict(index.search(q, 3, kinds=[3], passages=True))
+    assert 1 not in dict(index.search(q, 3, only=[2, 3], passages=True))
+    index.set_kind(1, 3)
+    assert dict(index.search(q, 3, kinds=[3], passages=True))[1] > 0.99
+    index.set_active(1, False)
+    assert 1 not in dict(index.search(q, 3, passages=True))
+    assert dict(index.search(q, 3, active_only=False, passages=True))[1] > 0.99
+    index.set_active(1, True)
+    index.add(1, wholes[0], None)  # a new text without passages drops the old ones
+    assert len(index.passages) == 1 and index.similarity(q, [1], passages=True)[1] < 0.5
+    index.remove(3)
+    assert len(index) == 2 and len(index.passages) == 0
+
+
+def test_recall_finds_a_fact_said_in_passing(memory: Any, home: Path) -> None:
+    long_id = memories.remember(memory, p.RememberParams(content=LONG, scope="global")).id
+    for text in [
+        "Bass fishing is best at dawn in summer, near weed beds and drop-offs.",
+        "Lake Michigan's harbors hold salmon and trout in the spring.",
+        "Alex prefers fly fishing for trout on small rivers.",
+    ]:
+        memories.remember(memory, p.RememberParams(content=text, scope="global"))
+    assert passage_rows(home / "enyal.db", long_id) >= 2
+    hits = recall_verb.recall(memory, p.RecallParams(query=QUESTION, limit=4)).results
+    assert hits[0].id == long_id, [(h.content[:40], h.semantic) for h in hits]
+    whole = memory.index.similarity(memory.embed(QUESTION), [memory.require(long_id).rid])
+    assert hits[0].semantic > next(iter(whole.values())) + 0.1  # the passage lifted it
+
+    # A new text replaces the passages; the fact is gone with the text it was in.
+    memories.update(memory, p.UpdateParams(id=long_id, content=" ".join(FILLER)))
+    hits = recall_verb.recall(memory, p.RecallParams(query=QUESTION, limit=4)).results
+    assert hits[0].id != long_id
+    assert passage_rows(home / "enyal.db", long_id) >= 2
+
+    # Restoring the old version brings its passages back.
+    memories.restore(memory, p.RestoreParams(id=long_id, version=1))
+    hits = recall_verb.recall(memory, p.RecallParams(query=QUESTION, limit=4)).results
+    assert hits[0].id == long_id
+
+    # Forgotten, its passages leave recall with it; deleted for good, the database too.
+    memories.forget(memory, p.ForgetParams(id=long_id))
+    hits = recall_verb.recall(memory, p.RecallParams(query=QUESTION, limit=4)).results
+    assert long_id not in [h.id for h in hits]
+    memories.forget(memory, p.ForgetParams(id=long_id, hard=True))
+    assert passage_rows(home / "enyal.db", long_id) == 0
+    assert len(memory.index.passages) == 0
+
+
+def test_imported_long_memories_get_passages(memory: Any) -> None:
+    line = json.dumps({"id": "turn-1", "content": LONG})
+    result = transfer.import_lines(memory, p.ImportParams(lines=[line]))
+    assert result.stored == 1
+    hits = recall_verb.recall(memory, p.RecallParams(query=QUESTION, limit=1)).results
+    assert hits[0].id == "turn-1"
+    assert len(memory.index.passages) >= 2
+
+
+def test_a_restarted_daemon_loads_passages_from_the_database(tmp_path: Path) -> None:
+    from daemon_support import running
+
+    with running(tmp_path / "home") as d:
+        stored = d.call("remember", {"content": LONG, "scope": "global"})["id"]
+        d.call(
+            "remember",
+            {"content": "Bass fishing is best at dawn near weed beds.", "scope": "global"},
+        )
+        d.call(
+            "remember",
+            {"content": "Alex prefers fly fishing for trout on small rivers.", "scope": "global"},
+        )
+        before = d.call("recall", {"query": QUESTION, "limit": 3})["results"]
+    with running(tmp_path / "home") as d:
+        after = d.call("recall", {"query": QUESTION, "limit": 3})["results"]
+        assert "Traceback" not in d.log.text()
+    assert before[0]["id"] == after[0]["id"] == stored
+    assert after[0]["semantic"] == pytest.approx(before[0]["semantic"], abs=1e-6)
