@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -166,3 +167,86 @@ def test_a_restarted_daemon_loads_passages_from_the_database(tmp_path: Path) -> 
         assert "Traceback" not in d.log.text()
     assert before[0]["id"] == after[0]["id"] == stored
     assert after[0]["semantic"] == pytest.approx(before[0]["semantic"], abs=1e-6)
+
+
+def test_memories_stored_before_passages_get_them_in_the_background(
+    home: Path, embedder: Any, tmp_path: Path
+) -> None:
+    """A store of schema 10 (no passages) with a long memory in it: m011 marks it, the
+    backfill gives it passages step by step, and the daemon does so by itself."""
+    from daemon_support import running
+    from enyal_daemon.service import backfill
+    from enyal_daemon.service.engine import Engine
+    from enyal_daemon.store import migrations
+
+    db = home / "enyal.db"
+    db.parent.mkdir(parents=True)
+    conn = apsw.Connection(str(db))
+    conn.enable_load_extension(True)
+    conn.load_extension(sqlite_vec.loadable_path())
+    conn.execute("PRAGMA foreign_keys=ON")
+    assert migrations.migrate(conn, upto=10) == 10
+    texts = {"old-long": LONG, "old-short": "Bass fishing is best at dawn near weed beds."}
+    with conn:
+        for entry_id, text in texts.items():
+            conn.execute(
+                "INSERT INTO context_entries (id, content, content_hash, content_type, "
+                "scope_level, created_at, updated_at) VALUES (?, ?, ?, 'fact', 'global', "
+                "'2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')",
+                (entry_id, text, entry_id),
+            )
+            conn.execute(
+                "INSERT INTO context_vectors(rowid, embedding) VALUES (last_insert_rowid(), ?)",
+                (embedder.embed(text).tobytes(),),
+            )
+    conn.close()
+
+    m = Engine(db, embedder)
+    try:
+        assert backfill.pending(m) and len(m.index.passages) == 0
+        old_rid = m.require("old-long").rid
+        qvec = m.embed(QUESTION)
+        before = m.index.similarity(qvec, [old_rid], passages=True)[old_rid]
+        steps = 0
+        while backfill.step(m):
+            steps += 1
+        assert steps >= 1 and not backfill.pending(m)
+        assert passage_rows(db, "old-long") >= 2 and passage_rows(db, "old-short") == 0
+        after = m.index.similarity(qvec, [old_rid], passages=True)[old_rid]
+        assert after > before + 0.1
+        # A memory written after the migration has its passages already; nothing to do.
+        memories.remember(
+            m, p.RememberParams(content=LONG + " Also rainbow trout.", scope="global")
+        )
+        assert not backfill.step(m)
+    finally:
+        m.close()
+
+    # The daemon does it by itself: a second old store, opened by a real daemon.
+    other = tmp_path / "other"
+    (other).mkdir()
+    conn = apsw.Connection(str(other / "enyal.db"))
+    conn.enable_load_extension(True)
+    conn.load_extension(sqlite_vec.loadable_path())
+    conn.execute("PRAGMA foreign_keys=ON")
+    migrations.migrate(conn, upto=10)
+    with conn:
+        conn.execute(
+            "INSERT INTO context_entries (id, content, content_hash, content_type, "
+            "scope_level, created_at, updated_at) VALUES ('old-long', ?, 'h', 'fact', "
+            "'global', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')",
+            (LONG,),
+        )
+        conn.execute(
+            "INSERT INTO context_vectors(rowid, embedding) VALUES (last_insert_rowid(), ?)",
+            (embedder.embed(LONG).tobytes(),),
+        )
+    conn.close()
+    with running(other) as d:
+        deadline = time.monotonic() + 60
+        while passage_rows(other / "enyal.db", "old-long") == 0:
+            assert time.monotonic() < deadline, d.log.text()
+            time.sleep(0.2)
+        hit = d.call("recall", {"query": QUESTION, "limit": 1, "min_confidence": 0})["results"][0]
+        assert hit["id"] == "old-long" and hit["semantic"] > before + 0.1
+        assert "Traceback" not in d.log.text()

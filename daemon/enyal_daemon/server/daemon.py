@@ -35,7 +35,7 @@ from .. import heap
 from ..embedder.model_files import locate
 from ..embedder.onnx import Embedder
 from ..errors import AlreadyRunning, EnyalError, StartupError, TooLarge
-from ..service import consolidation, redaction
+from ..service import backfill, consolidation, redaction
 from ..service.engine import Engine
 from ..service.verbs import bind
 from ..service.watching import Watcher
@@ -52,6 +52,10 @@ TOUCH_FLUSH_SECONDS = 2.0
 # The scheduled consolidation waits for this long without an acknowledged write: it
 # holds the writer while it merges, and a burst of remembers should not wait on it.
 QUIET_SECONDS = 30.0
+# Between steps of giving older memories passages: a step is about a second of one core,
+# so requests keep most of the machine while it runs.
+BACKFILL_PAUSE_SECONDS = 0.5
+BACKFILL_RETRY_SECONDS = 60.0
 MAX_IN_FLIGHT_PER_CONNECTION = 64
 # How long a daemon waits for a predecessor that holds the pidfile but does not answer
 # yet (still loading its model, or exiting after idling) before it gives up.
@@ -285,6 +289,25 @@ class Daemon:
         if self.engine.flush_bookkeeping():
             heap.trim()
 
+    async def backfill_passages(self) -> None:
+        """Older long memories get their passages (service/backfill.py), a step at a time
+        with a pause between steps, until none are left; then this ends."""
+        if self.engine.read_only:
+            return
+        loop = asyncio.get_running_loop()
+        while not self.stop.is_set():
+            try:
+                more = await loop.run_in_executor(None, backfill.step, self.engine)
+            except EnyalError as exc:  # a full disk, say: try again later
+                log.warning("could not give older memories their passages: %s", exc.message)
+                more, pause = True, BACKFILL_RETRY_SECONDS
+            else:
+                pause = BACKFILL_PAUSE_SECONDS
+            if not more:
+                return
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self.stop.wait(), pause)
+
     async def consolidate_forever(self, handlers: dict[str, Handler]) -> None:
         """Every `consolidate_every` seconds, once acknowledged writes have been quiet for
         QUIET_SECONDS (or half the interval, if shorter), a real consolidation through the
@@ -340,6 +363,7 @@ class Daemon:
             )
             flusher = asyncio.create_task(self.flush_bookkeeping_forever())
             consolidator = asyncio.create_task(self.consolidate_forever(handlers))
+            backfiller = asyncio.create_task(self.backfill_passages())
             idler = asyncio.create_task(self.idle.run(self.stop))
             watcher = Watcher(self.engine, self.watch_debounce) if self.watch_debounce else None
             if watcher is not None:
@@ -360,6 +384,7 @@ class Daemon:
                 await loop.run_in_executor(None, watcher.stop)
             await flusher
             await consolidator
+            await backfiller
             await idler
         self.engine.close()
         log.info("stopped cleanly")

@@ -146,6 +146,10 @@ def replace_vector(
     # vec0 has no UPSERT; delete + insert on the same transaction is atomic.
     conn.execute("DELETE FROM context_vectors WHERE rowid = ?", (rid,))
     conn.execute("INSERT INTO context_vectors(rowid, embedding) VALUES (?, ?)", (rid, vector))
+    replace_passages(conn, rid, passages)
+
+
+def replace_passages(conn: apsw.Connection, rid: int, passages: Sequence[bytes]) -> None:
     conn.execute("DELETE FROM context_passages WHERE rid = ?", (rid,))
     _insert_passages(conn, rid, passages)
 

@@ -368,8 +368,9 @@ def m011_passages(conn: apsw.Connection) -> None:
     """Issue 13: a long memory's passages, one vector each (embedder/passages.py), which
     recall scores besides the whole text's. A plain table, not vec0: the in-memory index
     serves every search, so this only has to keep the vectors and give up an entry's
-    all at once; its key orders them as the index does. Entries written before have
-    none until they are written again or `enyal reindex` runs."""
+    all at once; its key orders them as the index does. Entries stored before have
+    none: the daemon gives them theirs in the background, up to the rid recorded here
+    (service/backfill.py reads the key)."""
     conn.execute(
         """
         CREATE TABLE context_passages (
@@ -378,6 +379,9 @@ def m011_passages(conn: apsw.Connection) -> None:
             embedding BLOB NOT NULL,
             PRIMARY KEY (rid, ord)
         ) WITHOUT ROWID;
+        INSERT INTO enyal_meta(key, value)
+            SELECT 'passages_backfill_rid', (SELECT max(rid) FROM context_entries)
+            WHERE EXISTS (SELECT 1 FROM context_entries);
         """
     )
 
