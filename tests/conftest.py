@@ -17,7 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import apsw
 import pytest
+import sqlite_vec
 
 from enyal_client import transport
 from enyal_protocol import paths as enyal_paths
@@ -209,3 +211,23 @@ def tok() -> Any:
 def tokens(tok: Any, text: str) -> int:
     """Tokens of `text` without [CLS]/[SEP]: what a budget counts."""
     return len(tok.encode(text, add_special_tokens=False).ids)
+
+
+def raw_db(db: Path) -> apsw.Connection:
+    """A plain connection to a store file, sqlite-vec loaded, foreign keys on: for tests
+    that read tables directly or build a store as an older Enyal left it."""
+    db.parent.mkdir(parents=True, exist_ok=True)
+    conn = apsw.Connection(str(db))
+    conn.enable_load_extension(True)
+    conn.load_extension(sqlite_vec.loadable_path())
+    conn.execute("PRAGMA foreign_keys=ON")
+    return conn
+
+
+def old_store(db: Path, version: int) -> apsw.Connection:
+    """A new store of schema `version` (store/migrations.py), as that release made it."""
+    from enyal_daemon.store import migrations
+
+    conn = raw_db(db)
+    assert migrations.migrate(conn, upto=version) == version
+    return conn

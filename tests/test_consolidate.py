@@ -14,9 +14,8 @@ from typing import Any
 
 import apsw
 import pytest
-import sqlite_vec
 
-from conftest import DaemonProc, run_cli, start_daemon, wait_for
+from conftest import DaemonProc, old_store, run_cli, start_daemon, wait_for
 from enyal_client.transport import RpcError, try_connect
 from enyal_daemon.store import migrations
 from enyal_protocol import wire as p
@@ -242,12 +241,8 @@ def test_decay_half_lives_come_from_config(home: Path) -> None:
 def test_m007_upgrades_a_database_made_at_m006(home: Path, embedder: Any) -> None:
     from enyal_daemon.service.engine import Engine
 
-    home.mkdir(parents=True)
     db = home / "enyal.db"
-    conn = apsw.Connection(str(db))
-    conn.enable_load_extension(True)
-    conn.load_extension(sqlite_vec.loadable_path())
-    assert migrations.migrate(conn, upto=6) == 6
+    conn = old_store(db, 6)
     with conn:
         conn.execute(
             "INSERT INTO context_entries (id, content, content_hash, content_type, scope_level, "

@@ -9,8 +9,8 @@ from typing import Any
 
 import apsw
 import pytest
-import sqlite_vec
 
+from conftest import old_store
 from enyal_daemon.errors import Conflict, InvalidValue, NotFound
 from enyal_daemon.service import analytics as analytics_verb
 from enyal_daemon.service import graph, health, memories, transfer, validity
@@ -420,11 +420,7 @@ def test_migration_from_previous_schema_keeps_data(home: Path, embedder: Any) ->
     from enyal_daemon.store import entries
 
     db = home / "enyal.db"
-    home.mkdir(parents=True)
-    conn = apsw.Connection(str(db))
-    conn.enable_load_extension(True)
-    conn.load_extension(sqlite_vec.loadable_path())
-    assert migrations.migrate(conn, upto=2) == 2  # the schema before the graph
+    conn = old_store(db, 2)  # the schema before the graph
     vec = embedder.embed("an entry from before the graph existed")
     entry = p.Entry(
         id="legacy",

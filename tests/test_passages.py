@@ -10,11 +10,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-import apsw
 import numpy as np
 import pytest
-import sqlite_vec
 
+from conftest import old_store, raw_db
 from enyal_daemon.embedder.passages import MAX_PASSAGES, PASSAGE_TOKENS, split
 from enyal_daemon.index.entry_index import EntryIndex
 from enyal_daemon.index.passages import SLOTS
@@ -39,9 +38,7 @@ QUESTION = "How many largemouth bass did I catch with Alex at Lake Michigan?"
 
 
 def passage_rows(db: Path, entry_id: str) -> int:
-    conn = apsw.Connection(str(db))
-    conn.enable_load_extension(True)
-    conn.load_extension(sqlite_vec.loadable_path())
+    conn = raw_db(db)
     row = conn.execute(
         "SELECT count(*) FROM context_passages p JOIN context_entries e ON e.rid = p.rid "
         "WHERE e.id = ?",
@@ -177,15 +174,9 @@ def test_memories_stored_before_passages_get_them_in_the_background(
     from daemon_support import running
     from enyal_daemon.service import backfill
     from enyal_daemon.service.engine import Engine
-    from enyal_daemon.store import migrations
 
     db = home / "enyal.db"
-    db.parent.mkdir(parents=True)
-    conn = apsw.Connection(str(db))
-    conn.enable_load_extension(True)
-    conn.load_extension(sqlite_vec.loadable_path())
-    conn.execute("PRAGMA foreign_keys=ON")
-    assert migrations.migrate(conn, upto=10) == 10
+    conn = old_store(db, 10)
     texts = {"old-long": LONG, "old-short": "Bass fishing is best at dawn near weed beds."}
     with conn:
         for entry_id, text in texts.items():
@@ -224,12 +215,7 @@ def test_memories_stored_before_passages_get_them_in_the_background(
 
     # The daemon does it by itself: a second old store, opened by a real daemon.
     other = tmp_path / "other"
-    (other).mkdir()
-    conn = apsw.Connection(str(other / "enyal.db"))
-    conn.enable_load_extension(True)
-    conn.load_extension(sqlite_vec.loadable_path())
-    conn.execute("PRAGMA foreign_keys=ON")
-    migrations.migrate(conn, upto=10)
+    conn = old_store(other / "enyal.db", 10)
     with conn:
         conn.execute(
             "INSERT INTO context_entries (id, content, content_hash, content_type, "

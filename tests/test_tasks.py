@@ -8,10 +8,9 @@ from typing import Any, TextIO
 
 import apsw
 import pytest
-import sqlite_vec
 from mcp.shared.exceptions import MCPError
 
-from conftest import run_cli
+from conftest import old_store, run_cli
 from daemon_support import RunningDaemon, isolated_env
 from enyal_client.transport import RpcError
 from enyal_protocol import wire as p
@@ -185,12 +184,7 @@ def test_m009_upgrades_a_database_of_m008(home: Path, embedder: Any) -> None:
     from enyal_daemon.store import migrations
 
     db = home / "enyal.db"
-    db.parent.mkdir(parents=True)
-    conn = apsw.Connection(str(db))
-    conn.enable_load_extension(True)
-    conn.load_extension(sqlite_vec.loadable_path())
-    conn.execute("PRAGMA foreign_keys=ON")
-    assert migrations.migrate(conn, upto=8) == 8
+    conn = old_store(db, 8)
     with conn:
         conn.execute(
             "INSERT INTO context_entries (id, content, content_hash, content_type, scope_level, "
