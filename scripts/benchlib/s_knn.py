@@ -1,6 +1,7 @@
 """1b. The KNN alone, in this process on the same store: Enyal's index (int8 matrix) against
 exact numpy float32 search and sqlite-vec's vec0 brute force, interleaved query by query,
-with recall@10 against exact search."""
+with recall@10 against exact search. Then what long memories' passages add to it
+(index/passages.py), on the same store with passages added: see passages_cost."""
 
 from __future__ import annotations
 
@@ -16,6 +17,13 @@ from benchlib.stats import Runs, pct, ratios
 
 K = 50  # what recall asks the index for (max(limit * 5, 50))
 RECALL10_TARGET = 0.98
+# The bench's memories are a sentence or two: none has passages. To price passages at
+# scale, one entry in LONG_EVERY is given PASSAGES_EACH passages whose vectors are its
+# own plus Gaussian noise (cosine ~0.8 with it), as a long text's passages lie near it.
+# Search cost depends on how many rows there are, not on what they say.
+LONG_EVERY = 5
+PASSAGES_EACH = 4
+PASSAGE_NOISE = 0.04
 
 
 def run(ctx: Ctx, db_path: Path, n: int) -> None:
@@ -107,6 +115,7 @@ def run(ctx: Ctx, db_path: Path, n: int) -> None:
         )
     )
     rep.add(Row("1b", "KNN recall@50 vs exact", s, Runs([float(np.mean(rec50))]), ""))
+    passages_cost(ctx, db_path, rids, mat, queries, n)
     rep.add(
         Row(
             "6",
@@ -116,4 +125,54 @@ def run(ctx: Ctx, db_path: Path, n: int) -> None:
             "MB",
             note=f"float32 would be {mat.nbytes / 1e6:.0f} MB; load {load_s:.2f} s",
         )
+    )
+
+
+def passages_cost(
+    ctx: Ctx, db_path: Path, rids: np.ndarray, mat: np.ndarray, queries: list[np.ndarray], n: int
+) -> None:
+    """The same KNN through the engine's EntryIndex, whole texts alone and with passages,
+    interleaved query by query."""
+    from enyal_daemon.index.entry_index import EntryIndex
+    from enyal_daemon.store import db, entries
+
+    index = EntryIndex(384)
+    conn = db.connect(db_path, writer=False)
+    try:
+        index.load((r, b, d, 0, 0) for r, b, d, *_ in entries.iter_vectors(conn))
+    finally:
+        conn.close()
+    rng = np.random.default_rng(13)
+    long_rows = np.arange(0, len(rids), LONG_EVERY)
+    noise = rng.standard_normal((len(long_rows) * PASSAGES_EACH, 384)).astype(np.float32)
+    vecs = np.repeat(mat[long_rows], PASSAGES_EACH, axis=0) + PASSAGE_NOISE * noise
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    index.passages.load(
+        (int(rids[row]), j, vecs[i * PASSAGES_EACH + j].tobytes(), False, 0, 0)
+        for i, row in enumerate(long_rows.tolist())
+        for j in range(PASSAGES_EACH)
+    )
+    del vecs, noise
+    whole: list[float] = []
+    both: list[float] = []
+    for q in queries:
+        a = time.perf_counter()
+        index.search(q, K, passages=False)
+        b = time.perf_counter()
+        index.search(q, K, passages=True)
+        both.append((time.perf_counter() - b) * 1e3)
+        whole.append((b - a) * 1e3)
+    s = size(n)
+    note = (
+        f"{len(index.passages):,} passages: 1 in {LONG_EVERY} entries long, "
+        f"{PASSAGES_EACH} passages each"
+    )
+    rep = ctx.report
+    rep.add(Row("1b", "KNN: whole texts only (EntryIndex), p50", s, Runs([pct(whole, 50)]), "ms"))
+    rep.add(
+        Row("1b", "KNN: whole texts + passages, p50", s, Runs([pct(both, 50)]), "ms", note=note)
+    )
+    rep.add(Row("1b", "KNN: whole texts + passages, p99", s, Runs([pct(both, 99)]), "ms"))
+    rep.add(
+        Row("1b", "KNN: passages' cost (p50 ratio)", s, Runs([pct(both, 50) / pct(whole, 50)]), "×")
     )
