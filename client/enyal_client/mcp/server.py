@@ -20,8 +20,9 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
@@ -425,6 +426,21 @@ class Server:
             return Fault(INTERNAL_ERROR, f"{what} failed ({kind}): {exc.message}")
         return Fault(INTERNAL_ERROR, f"{what} failed: the Enyal daemon is unavailable: {exc}")
 
+    @contextmanager
+    def _resource_faults(self, era: Era, uri: str, what: str) -> Iterator[None]:
+        """The daemon's answers about one resource as MCP errors: a memory it does not
+        have is "resource not found"; any other failure, the daemon's fault."""
+        try:
+            yield
+        except resources.NoSuchResource:
+            raise self._not_found(era, uri) from None
+        except RpcError as exc:
+            if exc.code in (p.NOT_FOUND, p.INVALID_VALUE):
+                raise self._not_found(era, uri) from None
+            raise self._daemon_fault(what, exc) from None
+        except (ClientError, OSError) as exc:
+            raise self._daemon_fault(what, exc) from None
+
     def _resources_list(self, req_id: RequestId, era: Era, params: dict[str, Any]) -> None:
         cursor = params.get("cursor")
         if cursor is not None and not isinstance(cursor, str):
@@ -470,16 +486,8 @@ class Server:
         uri = self._uri(params)
 
         def work(_: _Call) -> Result:
-            try:
+            with self._resource_faults(era, uri, "resources/read"):
                 contents = resources.read(self._link, uri)
-            except resources.NoSuchResource:
-                raise self._not_found(era, uri) from None
-            except RpcError as exc:
-                if exc.code in (p.NOT_FOUND, p.INVALID_VALUE):
-                    raise self._not_found(era, uri) from None
-                raise self._daemon_fault("resources/read", exc) from None
-            except (ClientError, OSError) as exc:
-                raise self._daemon_fault("resources/read", exc) from None
             result = ReadResourceResult(contents=contents)
             return era.cached(result, RESOURCES_TTL_MS, "private")
 
@@ -489,16 +497,10 @@ class Server:
         uri = self._uri(params)
 
         def work(_: _Call) -> Result:
-            try:
+            with self._resource_faults(era, uri, "resources/subscribe"):
                 if not resources.exists(self._link, uri):
-                    raise self._not_found(era, uri)
+                    raise resources.NoSuchResource(uri)
                 self._ensure_watch()
-            except RpcError as exc:
-                if exc.code in (p.NOT_FOUND, p.INVALID_VALUE):
-                    raise self._not_found(era, uri) from None
-                raise self._daemon_fault("resources/subscribe", exc) from None
-            except (ClientError, OSError) as exc:
-                raise self._daemon_fault("resources/subscribe", exc) from None
             with self._lock:
                 self._legacy_uris.add(uri)
                 self._legacy_lists = True
