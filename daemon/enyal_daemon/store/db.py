@@ -8,7 +8,9 @@ there. apsw bundles a current SQLite with loading enabled on every platform.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import TypeVar
 from urllib.parse import quote
 
 import apsw
@@ -16,6 +18,8 @@ import sqlite_vec
 
 from ..errors import StorageError
 from .migrations import migrate
+
+T = TypeVar("T")
 
 BUSY_TIMEOUT_MS = 10_000
 
@@ -101,3 +105,14 @@ def checkpoint(conn: apsw.Connection) -> bool:
     kept part of it (a later checkpoint finishes the job)."""
     row = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
     return row is not None and not row[0]
+
+
+IN_LIST = 500  # values per IN (...) list, well under SQLite's variable limit
+
+
+def in_lists(values: Iterable[T]) -> Iterator[tuple[list[T], str]]:
+    """`values` in lists short enough for one IN (...) each, with that list's `?,?,…`."""
+    items = list(values)
+    for start in range(0, len(items), IN_LIST):
+        chunk = items[start : start + IN_LIST]
+        yield chunk, ",".join("?" * len(chunk))

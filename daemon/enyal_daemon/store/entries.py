@@ -16,11 +16,11 @@ import msgspec
 
 from enyal_protocol.wire import Entry
 
+from .db import in_lists
 from .filters import EntryFilter
 from .rows import COLUMNS, E_COLUMNS, EntryRow, entry_row
 
 _json_encode = msgspec.json.encode
-CHUNK = 500  # ids per IN (...) list, well under SQLite's variable limit
 
 
 def content_hash(content: str) -> str:
@@ -96,11 +96,8 @@ def by_prefix(conn: apsw.Connection, prefix: str, limit: int) -> list[EntryRow]:
 
 
 def by_rids(conn: apsw.Connection, rids: Iterable[int]) -> dict[int, EntryRow]:
-    ids = list(rids)
     out: dict[int, EntryRow] = {}
-    for start in range(0, len(ids), CHUNK):
-        chunk = ids[start : start + CHUNK]
-        marks = ",".join("?" * len(chunk))
+    for chunk, marks in in_lists(rids):
         cur = conn.execute(f"SELECT {COLUMNS} FROM context_entries WHERE rid IN ({marks})", chunk)
         for r in cur:
             row = entry_row(r)
@@ -110,9 +107,7 @@ def by_rids(conn: apsw.Connection, rids: Iterable[int]) -> dict[int, EntryRow]:
 
 def by_ids(conn: apsw.Connection, ids: Sequence[str]) -> dict[str, EntryRow]:
     out: dict[str, EntryRow] = {}
-    for start in range(0, len(ids), CHUNK):
-        chunk = list(ids[start : start + CHUNK])
-        marks = ",".join("?" * len(chunk))
+    for chunk, marks in in_lists(ids):
         cur = conn.execute(f"SELECT {COLUMNS} FROM context_entries WHERE id IN ({marks})", chunk)
         for r in cur:
             row = entry_row(r)
@@ -162,12 +157,9 @@ def vector(conn: apsw.Connection, rid: int) -> bytes | None:
 def vectors(conn: apsw.Connection, rids: Sequence[int]) -> dict[int, bytes]:
     """rid -> vector bytes (float32) for each of `rids` that has one."""
     out: dict[int, bytes] = {}
-    for start in range(0, len(rids), CHUNK):
-        chunk = list(rids[start : start + CHUNK])
+    for chunk, marks in in_lists(rids):
         cur = conn.execute(
-            "SELECT rowid, embedding FROM context_vectors "
-            f"WHERE rowid IN ({','.join('?' * len(chunk))})",
-            chunk,
+            f"SELECT rowid, embedding FROM context_vectors WHERE rowid IN ({marks})", chunk
         )
         out.update((int(rid), bytes(blob)) for rid, blob in cur)
     return out
@@ -280,11 +272,9 @@ def filtered_rids(conn: apsw.Connection, f: EntryFilter, limit: int | None) -> l
 def passing(conn: apsw.Connection, f: EntryFilter, rids: Sequence[int]) -> set[int]:
     """Those of `rids` the filter allows, deprecation aside."""
     out: set[int] = set()
-    for start in range(0, len(rids), CHUNK):
-        chunk = list(rids[start : start + CHUNK])
+    for chunk, marks in in_lists(rids):
         cur = conn.execute(
-            f"SELECT e.rid FROM context_entries e WHERE {f.narrowing_sql()} "
-            f"AND e.rid IN ({','.join('?' * len(chunk))})",
+            f"SELECT e.rid FROM context_entries e WHERE {f.narrowing_sql()} AND e.rid IN ({marks})",
             (*f.args, *chunk),
         )
         out.update(int(r[0]) for r in cur)

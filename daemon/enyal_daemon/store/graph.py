@@ -12,8 +12,9 @@ import msgspec
 
 from enyal_protocol.wire import Edge
 
+from .db import in_lists
+
 EDGE_COLUMNS = "id, source_id, target_id, edge_type, confidence, created_at, metadata"
-CHUNK = 500  # ids per IN (...) list, well under SQLite's variable limit
 
 # The validity rules, written once for every query that reads them (recall's annotations,
 # health, review, history, supersede checks): an edge of context_edges g counts only
@@ -189,9 +190,7 @@ def touching(
         "incoming": ["target_id"],
         "both": ["source_id", "target_id"],
     }
-    for start in range(0, len(id_list), CHUNK):
-        chunk = id_list[start : start + CHUNK]
-        marks = ",".join("?" * len(chunk))
+    for chunk, marks in in_lists(id_list):
         for side in sides[direction]:
             cur = conn.execute(
                 f"SELECT {EDGE_COLUMNS} FROM context_edges WHERE {side} IN ({marks}){type_sql} "
@@ -214,11 +213,10 @@ def superseded_by(
         if as_of
         else LIVE_SUPERSEDES
     )
-    for start in range(0, len(ids), CHUNK):
-        chunk = list(ids[start : start + CHUNK])
+    for chunk, marks in in_lists(ids):
         cur = conn.execute(
             "SELECT g.target_id, g.source_id FROM context_edges g WHERE "
-            f"g.target_id IN ({','.join('?' * len(chunk))}) AND {live} ORDER BY g.created_at",
+            f"g.target_id IN ({marks}) AND {live} ORDER BY g.created_at",
             (*chunk, *([as_of, as_of] if as_of else [])),
         )
         for target, source in cur:
@@ -254,9 +252,7 @@ def conflicting(conn: apsw.Connection, limit: int) -> list[str]:
 def conflicted(conn: apsw.Connection, ids: Sequence[str]) -> set[str]:
     """Those of `ids` on either end of a conflicts_with edge between live entries."""
     found: set[str] = set()
-    for start in range(0, len(ids), CHUNK):
-        chunk = list(ids[start : start + CHUNK])
-        marks = ",".join("?" * len(chunk))
+    for chunk, marks in in_lists(ids):
         cur = conn.execute(
             f"SELECT g.source_id, g.target_id FROM context_edges g WHERE {LIVE_CONFLICT} "
             f"AND (g.source_id IN ({marks}) OR g.target_id IN ({marks}))",

@@ -11,7 +11,7 @@ import msgspec
 
 from enyal_protocol.wire import ContentType
 
-CHUNK = 500  # ids per IN (...) list
+from .db import in_lists
 
 
 class Fingerprint(msgspec.Struct, frozen=True):
@@ -67,11 +67,10 @@ def refresh(conn: apsw.Connection, rids: Iterable[int], fp: Fingerprint) -> None
 def for_ids(conn: apsw.Connection, ids: Sequence[str]) -> dict[str, SourceRow]:
     """entry id -> its source, for those of `ids` that cite a file."""
     out: dict[str, SourceRow] = {}
-    for start in range(0, len(ids), CHUNK):
-        chunk = list(ids[start : start + CHUNK])
+    for chunk, marks in in_lists(ids):
         cur = conn.execute(
             f"SELECT {_COLUMNS} FROM context_sources s JOIN context_entries e ON e.rid = s.rid "
-            f"WHERE e.id IN ({','.join('?' * len(chunk))})",
+            f"WHERE e.id IN ({marks})",
             chunk,
         )
         for r in cur:

@@ -10,6 +10,8 @@ import msgspec
 
 from enyal_protocol.wire import ChangeType, Version
 
+from .db import in_lists
+
 VERSION_COLUMNS = (
     "version, change_type, changed_at, content, content_type, confidence, tags, metadata, "
     "is_deprecated, merged_from, merged_into, status"
@@ -74,17 +76,15 @@ def get(conn: apsw.Connection, entry_id: str, version: int) -> Version | None:
 
 
 _V_COLUMNS = ", ".join("v." + c for c in VERSION_COLUMNS.split(", "))
-CHUNK = 500
 
 
 def states_at(conn: apsw.Connection, when: str, ids: Sequence[str]) -> list[tuple[str, Version]]:
     """(entry id, its latest version at `when`) for each of `ids` that existed then."""
     out: list[tuple[str, Version]] = []
-    for start in range(0, len(ids), CHUNK):
-        chunk = list(ids[start : start + CHUNK])
+    for chunk, marks in in_lists(ids):
         cur = conn.execute(
             f"SELECT v.entry_id, {_V_COLUMNS} FROM context_versions v WHERE v.entry_id IN "
-            f"({','.join('?' * len(chunk))}) AND v.version = (SELECT max(version) FROM "
+            f"({marks}) AND v.version = (SELECT max(version) FROM "
             "context_versions w WHERE w.entry_id = v.entry_id AND w.changed_at <= ?)",
             (*chunk, when),
         )
@@ -105,11 +105,10 @@ def content_changed_since(conn: apsw.Connection, when: str) -> list[str]:
 def all_for(conn: apsw.Connection, ids: Sequence[str]) -> dict[str, list[Version]]:
     """Every version of each of `ids`, oldest first."""
     out: dict[str, list[Version]] = {}
-    for start in range(0, len(ids), CHUNK):
-        chunk = list(ids[start : start + CHUNK])
+    for chunk, marks in in_lists(ids):
         cur = conn.execute(
             f"SELECT entry_id, {VERSION_COLUMNS} FROM context_versions WHERE entry_id IN "
-            f"({','.join('?' * len(chunk))}) ORDER BY entry_id, version",
+            f"({marks}) ORDER BY entry_id, version",
             chunk,
         )
         for r in cur:
