@@ -182,7 +182,6 @@ def touching(
     conn: apsw.Connection, ids: Iterable[str], direction: str, types: Sequence[str] = ()
 ) -> list[Edge]:
     """Edges leaving (outgoing), entering (incoming) or touching (both) any of `ids`."""
-    id_list = list(ids)
     out: dict[str, Edge] = {}
     type_sql = f" AND edge_type IN ({','.join('?' * len(types))})" if types else ""
     sides = {
@@ -190,7 +189,7 @@ def touching(
         "incoming": ["target_id"],
         "both": ["source_id", "target_id"],
     }
-    for chunk, marks in in_lists(id_list):
+    for chunk, marks in in_lists(ids):
         for side in sides[direction]:
             cur = conn.execute(
                 f"SELECT {EDGE_COLUMNS} FROM context_edges WHERE {side} IN ({marks}){type_sql} "
