@@ -27,21 +27,33 @@ from enyal_protocol import paths as enyal_paths
 BIN = Path(sys.executable).parent
 
 
+@pytest.fixture(scope="session")
+def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One cache dir for the session, so the model's 8-bit build (embedder/build8.py) is
+    made once, not by every daemon in its fresh home; tests/test_build8.py makes its own."""
+    return tmp_path_factory.mktemp("cache")
+
+
 @pytest.fixture(autouse=True)
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def home(tmp_path: Path, model_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     h = tmp_path / "home"
     monkeypatch.setenv("ENYAL_HOME", str(h))
+    monkeypatch.setenv("ENYAL_CACHE_DIR", str(model_cache))
     monkeypatch.delenv("ENYAL_SOCKET", raising=False)
     monkeypatch.delenv("ENYAL_MODEL_DIR", raising=False)
+    monkeypatch.delenv("ENYAL_MODEL_BUILD", raising=False)
     return h
 
 
 @pytest.fixture(scope="session")
-def embedder() -> Any:
+def embedder(model_cache: Path) -> Any:
+    """The model as the daemon runs it: its 8-bit build."""
+    from enyal_daemon.embedder import build8
     from enyal_daemon.embedder.model_files import locate
-    from enyal_daemon.embedder.onnx import Embedder
 
-    return Embedder(locate(Path("/nonexistent")))
+    e = build8.load(locate(Path("/nonexistent")), model_cache)
+    assert e.files.runtime is not None, "the 8-bit build was not made (see the log)"
+    return e
 
 
 @pytest.fixture

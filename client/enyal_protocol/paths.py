@@ -2,7 +2,9 @@
 
 ENYAL_HOME moves everything (database, socket, logs, config) under one folder,
 which is how tests isolate themselves. Without it the platform's own places are
-used (platformdirs). ENYAL_SOCKET overrides the socket alone.
+used (platformdirs). ENYAL_SOCKET overrides the socket alone, ENYAL_CACHE_DIR the
+cache (files derived from others and rebuilt when missing, such as the model's
+8-bit build) alone.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ class Paths:
     log_dir: Path
     config_dir: Path
     socket: Path
+    cache_dir: Path
 
     @property
     def db(self) -> Path:
@@ -92,7 +95,7 @@ def resolve(environ: Mapping[str, str] | None = None) -> Paths:
     if home_env:
         home = Path(home_env).expanduser().absolute()
         data_dir, runtime_dir = home, home / "run"
-        log_dir, config_dir = home / "logs", home
+        log_dir, config_dir, cache_dir = home / "logs", home, home / "cache"
     else:
         import platformdirs
 
@@ -100,6 +103,7 @@ def resolve(environ: Mapping[str, str] | None = None) -> Paths:
         data_dir = Path(platformdirs.user_data_dir(APP, appauthor=False))
         log_dir = Path(platformdirs.user_log_dir(APP, appauthor=False))
         config_dir = Path(platformdirs.user_config_dir(APP, appauthor=False))
+        cache_dir = Path(platformdirs.user_cache_dir(APP, appauthor=False))
         runtime_dir = _runtime_dir(env)
     socket_env = env.get("ENYAL_SOCKET")
     if socket_env:
@@ -108,7 +112,10 @@ def resolve(environ: Mapping[str, str] | None = None) -> Paths:
         socket = runtime_dir / SOCKET_NAME
         if len(os.fsencode(socket)) > SOCKET_PATH_MAX:
             socket = short_socket_path(str(runtime_dir))
-    return Paths(home, data_dir, runtime_dir, log_dir, config_dir, socket)
+    cache_env = env.get("ENYAL_CACHE_DIR")
+    if cache_env:
+        cache_dir = Path(cache_env).expanduser().absolute()
+    return Paths(home, data_dir, runtime_dir, log_dir, config_dir, socket, cache_dir)
 
 
 def ensure_private_dir(path: Path, *, ours: bool = True) -> None:

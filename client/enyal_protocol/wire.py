@@ -1200,6 +1200,9 @@ class ModelInfo(Struct, kw_only=True):
     path: str
     sha256: str
     source: str
+    # The file onnxruntime runs: the model's 8-bit build in the cache dir, or `path`
+    # itself when there is none (ENYAL_MODEL_BUILD=source, or the build failed).
+    runtime: str | None = None
 
 
 class Status(Struct, kw_only=True):

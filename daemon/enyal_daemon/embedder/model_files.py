@@ -45,6 +45,9 @@ class ModelFiles:
     model_sha256: str
     model_id: str
     source: str
+    # What onnxruntime runs: the 8-bit build of `model` (embedder/build8.py), or None
+    # for `model` itself.
+    runtime: Path | None = None
 
 
 def sha256_file(path: Path) -> str:

@@ -50,7 +50,7 @@ class Embedder:
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         self._session = ort.InferenceSession(
-            str(files.model), sess_options=opts, providers=["CPUExecutionProvider"]
+            str(files.runtime or files.model), sess_options=opts, providers=["CPUExecutionProvider"]
         )
         self._input_names = {i.name for i in self._session.get_inputs()}
 

@@ -32,8 +32,8 @@ from enyal_protocol.config import Config
 from enyal_protocol.paths import Paths, ensure_private_dir
 
 from .. import heap
+from ..embedder import build8
 from ..embedder.model_files import locate
-from ..embedder.onnx import Embedder
 from ..errors import AlreadyRunning, EnyalError, StartupError, TooLarge
 from ..service import backfill, consolidation, redaction
 from ..service.engine import Engine
@@ -184,6 +184,7 @@ class Daemon:
                 path=str(files.model),
                 sha256=files.model_sha256,
                 source=files.source,
+                runtime=str(files.runtime or files.model),
             ),
             sqlite_version=db.sqlite_version(),
             sqlite_vec_version=db.vec_version(self.engine.reader()),
@@ -392,12 +393,19 @@ class Daemon:
 
 def open_engine(paths: Paths, cfg: Config) -> Engine:
     files = locate(paths.data_dir)
-    log.info("model %s from %s (%s)", files.model_id, files.model, files.source)
+    embedder = build8.load(files, paths.cache_dir)
+    log.info(
+        "model %s from %s (%s), running %s",
+        files.model_id,
+        files.model,
+        files.source,
+        embedder.files.runtime or "it as is",
+    )
     if not cfg.redact_secrets:
         log.warning("secret redaction is off (secrets.redact = false): credentials are stored")
     engine = Engine(
         paths.db,
-        Embedder(files),
+        embedder,
         half_lives=cfg.half_lives,
         secrets=redaction.rules_from(cfg),
         redact=cfg.redact_secrets,

@@ -32,8 +32,8 @@ def run(args: argparse.Namespace) -> Reindexed:
     if not paths.db.is_file():
         return Reindexed("none", 0)
     # Imported here: onnxruntime and numpy are for this job only, not for the parser.
+    from ..embedder import build8
     from ..embedder.model_files import locate
-    from ..embedder.onnx import Embedder
     from ..server.daemon import lock_pidfile
     from ..service import reindex
     from ..store import db
@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> Reindexed:
     pid_lock = lock_pidfile(paths.pid_file)  # AlreadyRunning while a daemon serves it
     os.umask(0o077)  # the WAL this creates holds memories, as the daemon's own files do
     try:
-        embedder = Embedder(locate(paths.data_dir))
+        embedder = build8.load(locate(paths.data_dir), paths.cache_dir)
         conn = db.connect(paths.db, writer=True)
         try:
             out = reindex.run(

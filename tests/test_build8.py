@@ -1,0 +1,110 @@
+"""The model's 8-bit build (embedder/build8.py): made for real by onnxruntime's quantizer
+in a child process, checked against the source model, cached, and never a reason for
+the daemon not to start."""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from conftest import DaemonProc
+from enyal_daemon.embedder import build8
+from enyal_daemon.embedder.model_files import ModelFiles, locate
+from enyal_daemon.embedder.onnx import Embedder
+
+DATA = Path(__file__).resolve().parent.parent / "scripts" / "data"
+
+
+def _read(name: str, field: str) -> list[str]:
+    return [json.loads(line)[field] for line in (DATA / name).read_text().splitlines()]
+
+
+def _texts() -> list[str]:
+    memories = _read("agent_memories.jsonl", "content")
+    queries = _read("agent_queries.jsonl", "query")
+    # One past the model's 256-token window, so truncation is compared too.
+    return memories[:300] + queries[:100] + [" ".join(memories[:40])]
+
+
+@pytest.fixture(scope="module")
+def source() -> ModelFiles:
+    return locate(Path("/nonexistent"))
+
+
+def test_build_agrees_with_the_source_model(source: ModelFiles, embedder: Any) -> None:
+    assert embedder.files.runtime is not None
+    assert embedder.files.runtime.name.startswith(source.model_sha256[:16])
+    texts = _texts()
+    ref = Embedder(source).embed_many(texts)
+    got = embedder.embed_many(texts)
+    cos = np.sum(ref * got, axis=1)
+    assert cos.min() >= 0.999, f"worst agreement {cos.min():.4f}"
+    # The same ranking: each query's nearest memory by the build is the source's.
+    q_ref, q_got = ref[300:400], got[300:400]
+    assert (np.argmax(q_ref @ ref[:300].T, 1) == np.argmax(q_got @ got[:300].T, 1)).mean() >= 0.98
+    # Not the source file run again: the build is a different graph.
+    assert not np.array_equal(ref, got)
+    assert embedder.files.model_id == source.model_id  # stored vectors stay valid
+
+
+def test_a_fresh_cache_is_built_once_then_reused(
+    source: ModelFiles, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = build8.with_build(source, tmp_path)
+    assert first.runtime == build8.build_path(source, tmp_path) and first.runtime.is_file()
+    assert not list(first.runtime.parent.glob(".build-*")), "the build's scratch was left"
+    stamp = first.runtime.stat().st_mtime_ns
+
+    def no_child(*_: object) -> None:
+        raise AssertionError("a cached build was made again")
+
+    monkeypatch.setattr(build8, "_build_in_child", no_child)
+    again = build8.with_build(source, tmp_path)
+    assert again.runtime == first.runtime and again.runtime.stat().st_mtime_ns == stamp
+
+
+def test_a_cached_build_that_does_not_load_is_removed_and_the_source_runs(
+    source: ModelFiles, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    target = build8.build_path(source, tmp_path)
+    target.parent.mkdir(parents=True)
+    target.write_bytes(b"not an onnx model")
+    with caplog.at_level(logging.WARNING, logger="enyal.model"):
+        e = build8.load(source, tmp_path)
+    assert e.files.runtime is None and not target.exists()
+    assert "does not load" in caplog.text
+    assert e.embed("still embeds").shape == (384,)
+
+
+def test_a_build_that_fails_leaves_the_source_model(
+    source: ModelFiles, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # A real failure in the child: the quantizer is handed a file that is not ONNX.
+    bogus = tmp_path / "model.onnx"
+    bogus.write_bytes(b"\x00" * 64)
+    files = replace(source, model=bogus, model_sha256="0" * 64)
+    with caplog.at_level(logging.WARNING, logger="enyal.model"):
+        out = build8.with_build(files, tmp_path / "cache")
+    assert out is files
+    assert "running the source model" in caplog.text
+    assert not build8.build_path(files, tmp_path / "cache").exists()
+
+
+def test_turned_off_runs_the_source(
+    source: ModelFiles, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(build8.OFF_ENV, "source")
+    assert build8.with_build(source, tmp_path).runtime is None
+    assert not (tmp_path / "models").exists()
+
+
+def test_the_daemon_runs_the_build(daemon: DaemonProc, model_cache: Path) -> None:
+    model = daemon.call("status")["model"]
+    assert Path(model["runtime"]).parent == model_cache / "models"
+    assert Path(model["path"]).name == "model.onnx" and model["runtime"] != model["path"]
