@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from conftest import DaemonProc
+from conftest import DaemonProc, run_cli
 from enyal_daemon.embedder import build8
 from enyal_daemon.embedder.model_files import ModelFiles, locate
 from enyal_daemon.embedder.onnx import Embedder
@@ -108,3 +108,5 @@ def test_the_daemon_runs_the_build(daemon: DaemonProc, model_cache: Path) -> Non
     model = daemon.call("status")["model"]
     assert Path(model["runtime"]).parent == model_cache / "models"
     assert Path(model["path"]).name == "model.onnx" and model["runtime"] != model["path"]
+    shown = run_cli("status")
+    assert shown.code == 0 and f"running its 8-bit build {model['runtime']}" in shown.out

@@ -17,9 +17,10 @@ import apsw
 import numpy as np
 import numpy.typing as npt
 
+from enyal_daemon.embedder import build8
 from enyal_daemon.embedder.model_files import locate
-from enyal_daemon.embedder.onnx import Embedder
 from enyal_daemon.store import db
+from enyal_protocol import paths
 
 TOP = 100  # candidates per side for the fusions, as in the README's table
 RRF_K = 60
@@ -41,7 +42,9 @@ class Baselines:
         matrix = np.frombuffer(b"".join(blob for _, blob in rows), dtype=np.float32)
         vectors = matrix.reshape(len(rows), -1)
         self._column = {x: i for i, x in enumerate(self._ids)}
-        qvecs = Embedder(locate(Path("/nonexistent"))).embed_many(list(queries))
+        # The daemon's own embedder (its 8-bit build), so dense shares its query vectors.
+        embedder = build8.load(locate(Path("/nonexistent")), paths.resolve().cache_dir)
+        qvecs = embedder.embed_many(list(queries))
         self._sims = qvecs @ vectors.T  # exact cosine: the vectors are unit length
         self._dense = [self._top(s) for s in self._sims]
 

@@ -107,6 +107,8 @@ def main(argv: list[str] | None = None) -> int:
     only = set(args.only.split(",")) if args.only else set(SECTIONS)
     work = Path(tempfile.mkdtemp(prefix="enyal-bench-"))
     os.environ.setdefault("ENYAL_BENCH_PYCACHE", str(args.cache / "pycache"))
+    # The model's 8-bit build is made once here, not by each daemon in its fresh home.
+    os.environ.setdefault("ENYAL_CACHE_DIR", str(args.cache / "enyal-cache"))
     report = Report(machine.describe(), cfg.as_dict())
     meter = machine.LoadMeter()
     t0 = time.perf_counter()

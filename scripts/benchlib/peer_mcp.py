@@ -18,13 +18,13 @@ from typing import Any
 
 
 def load_engine() -> Any:
+    from enyal_daemon.embedder import build8
     from enyal_daemon.embedder.model_files import locate
-    from enyal_daemon.embedder.onnx import Embedder
     from enyal_daemon.service.engine import Engine
     from enyal_protocol import paths
 
     p = paths.resolve()
-    return Engine(p.db, Embedder(locate(p.data_dir)))
+    return Engine(p.db, build8.load(locate(p.data_dir), p.cache_dir))
 
 
 def recall(memory: Any, arguments: dict[str, Any]) -> Any:

@@ -374,10 +374,16 @@ def cmd_status(c: Connection, a: Args) -> Result:
     text = (
         f"enyal daemon {r.version} (pid {r.pid}, up {r.uptime_s:.0f}s)\n"
         f"socket:   {r.socket}\ndatabase: {r.db_path} ({r.entries} entries)\n"
-        f"model:    {r.model.id} from {r.model.source}\n"
+        f"model:    {r.model.id} from {r.model.source}"
+        + (f", running its 8-bit build {r.model.runtime}" if _built(r.model) else "")
+        + "\n"
         f"sqlite:   {r.sqlite_version}, sqlite-vec {r.sqlite_vec_version}"
     )
     return r, text
+
+
+def _built(m: p.ModelInfo) -> bool:
+    return m.runtime is not None and m.runtime != m.path
 
 
 def register(reg: Registry) -> None:
