@@ -110,3 +110,14 @@ def test_the_daemon_runs_the_build(daemon: DaemonProc, model_cache: Path) -> Non
     assert Path(model["path"]).name == "model.onnx" and model["runtime"] != model["path"]
     shown = run_cli("status")
     assert shown.code == 0 and f"running its 8-bit build {model['runtime']}" in shown.out
+
+
+def test_where_the_build_is_kept(tmp_path: Path) -> None:
+    import platformdirs
+
+    from enyal_protocol import paths
+
+    assert paths.resolve({"ENYAL_HOME": str(tmp_path)}).cache_dir == tmp_path / "cache"
+    moved = {"ENYAL_HOME": str(tmp_path), "ENYAL_CACHE_DIR": str(tmp_path / "elsewhere")}
+    assert paths.resolve(moved).cache_dir == tmp_path / "elsewhere"
+    assert paths.resolve({}).cache_dir == Path(platformdirs.user_cache_dir("enyal", False))
