@@ -43,13 +43,7 @@ def step(engine: Engine) -> bool:
     if upto is None:
         return False
     after = int(meta.get(conn, DONE_KEY) or 0)
-    rows = list(
-        conn.execute(
-            "SELECT rid, content FROM context_entries WHERE rid > ? AND rid <= ? "
-            "AND length(content) > ? ORDER BY rid LIMIT ?",
-            (after, int(upto), PASSAGE_TOKENS, SCAN),
-        )
-    )
+    rows = entries.contents_after(conn, after, SCAN, upto_rid=int(upto), longer_than=PASSAGE_TOKENS)
     if not rows:
         engine.write(lambda tx: meta.delete(tx.conn, UPTO_KEY, DONE_KEY))
         log.info("passages: every older memory has been seen")
@@ -78,7 +72,7 @@ def step(engine: Engine) -> bool:
             # Rewritten since it was read (with passages of its own), or deleted: skip.
             if mine is None or row is None or row.content != content:
                 continue
-            if tx.conn.execute("SELECT 1 FROM context_passages WHERE rid = ?", (rid,)).fetchone():
+            if entries.has_passages(tx.conn, rid):
                 continue
             entries.replace_passages(tx.conn, rid, [v.tobytes() for v in mine])
             show = functools.partial(

@@ -149,6 +149,11 @@ def replace_passages(conn: apsw.Connection, rid: int, passages: Sequence[bytes])
     _insert_passages(conn, rid, passages)
 
 
+def has_passages(conn: apsw.Connection, rid: int) -> bool:
+    row = conn.execute("SELECT 1 FROM context_passages WHERE rid = ?", (rid,)).fetchone()
+    return row is not None
+
+
 def vector(conn: apsw.Connection, rid: int) -> bytes | None:
     row = conn.execute("SELECT embedding FROM context_vectors WHERE rowid = ?", (rid,)).fetchone()
     return bytes(row[0]) if row else None
@@ -222,11 +227,20 @@ def count(conn: apsw.Connection, upto_rid: int | None = None) -> int:
     return int(row[0]) if row else 0
 
 
-def contents_after(conn: apsw.Connection, after_rid: int, limit: int) -> list[tuple[int, str]]:
-    """(rid, content) of the next `limit` entries after `after_rid`, in rid order."""
+def contents_after(
+    conn: apsw.Connection,
+    after_rid: int,
+    limit: int,
+    *,
+    upto_rid: int = 2**63 - 1,
+    longer_than: int = 0,
+) -> list[tuple[int, str]]:
+    """(rid, content) of the next `limit` entries after `after_rid`, up to `upto_rid`, whose
+    content is more than `longer_than` characters, in rid order."""
     cur = conn.execute(
-        "SELECT rid, content FROM context_entries WHERE rid > ? ORDER BY rid LIMIT ?",
-        (after_rid, limit),
+        "SELECT rid, content FROM context_entries WHERE rid > ? AND rid <= ? "
+        "AND length(content) > ? ORDER BY rid LIMIT ?",
+        (after_rid, upto_rid, longer_than, limit),
     )
     return [(int(rid), str(content)) for rid, content in cur]
 
