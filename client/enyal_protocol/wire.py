@@ -348,6 +348,16 @@ class RecallParams(Params, kw_only=True):
             )
         ),
     ] = None
+    asked_at: Annotated[
+        str | None,
+        Meta(
+            description=(
+                "ISO date or time the query is asked at (default: now). Recency and freshness "
+                "are measured from it and memories created after it are left out: for "
+                "replaying a dated conversation. Unlike as_of, today's contents are searched."
+            )
+        ),
+    ] = None
     budget_tokens: BudgetTokens | None = None
     cwd: Cwd = None
 

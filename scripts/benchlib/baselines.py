@@ -5,12 +5,18 @@ database's own FTS5 index (BM25) and its own vectors (exact cosine over every on
 fused by reciprocal rank or by the weighted sum of ../shared/data/scifact/README.md.
 They read the database the daemon imported, so words, vectors and ids are exactly
 what recall sees.
+
+A set whose questions are dated (the conversations) is asked as recall is asked
+there: each question at its date (recall's asked_at), so every baseline sees only
+the memories said by then, and one more baseline adds the 0.1 recency of Enyal's own
+blend (30-day half-life, from the question's date) to the weighted sum.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from pathlib import Path
 
 import apsw
@@ -24,21 +30,37 @@ from enyal_protocol import paths
 
 TOP = 100  # candidates per side for the fusions, as in the README's table
 RRF_K = 60
+RECENCY_HALF_LIFE_DAYS = 30.0  # Enyal's (service/scoring.py)
 Ranker = Callable[[int], list[str]]  # query index -> ids, best first
 
 
 class Baselines:
     """BM25, dense, RRF and the weighted sum over one store, for a list of queries."""
 
-    def __init__(self, db_path: Path, queries: Sequence[str]) -> None:
+    def __init__(
+        self, db_path: Path, queries: Sequence[str], asked: Sequence[str | None] | None = None
+    ) -> None:
+        """`asked`: each query's asking time (ISO, UTC), where the set dates them."""
+        self._asked = list(asked) if asked is not None else [None] * len(queries)
         conn = db.connect(db_path, writer=False)
         try:
-            id_of = dict(conn.execute("SELECT rid, id FROM context_entries"))
+            id_of: dict[int, str] = {}
+            created_of: dict[str, str] = {}
+            for rid, entry_id, created in conn.execute(
+                "SELECT rid, id, created_at FROM context_entries"
+            ):
+                id_of[rid] = str(entry_id)
+                created_of[str(entry_id)] = created
             rows = conn.execute("SELECT rowid, embedding FROM context_vectors").fetchall()
-            self._bm25 = [self._words(conn, q, id_of) for q in queries]
+            self._bm25 = [
+                self._words(conn, q, id_of, at) for q, at in zip(queries, self._asked, strict=True)
+            ]
         finally:
             conn.close()
-        self._ids = [str(id_of[rid]) for rid, _ in rows]
+        self._ids = [id_of[rid] for rid, _ in rows]
+        self._created = np.array(
+            [created_of[x][:-1] for x in self._ids], dtype="datetime64[us]"
+        )  # stamps end in Z
         matrix = np.frombuffer(b"".join(blob for _, blob in rows), dtype=np.float32)
         vectors = matrix.reshape(len(rows), -1)
         self._column = {x: i for i, x in enumerate(self._ids)}
@@ -46,19 +68,28 @@ class Baselines:
         embedder = build8.load(locate(Path("/nonexistent")), paths.resolve().cache_dir)
         qvecs = embedder.embed_many(list(queries))
         self._sims = qvecs @ vectors.T  # exact cosine: the vectors are unit length
+        for i, at in enumerate(self._asked):
+            if at is not None:  # said after the question: not there to be found
+                self._sims[i][self._created > _instant(at)] = -np.inf
         self._dense = [self._top(s) for s in self._sims]
 
     @staticmethod
-    def _words(conn: apsw.Connection, query: str, id_of: dict[int, str]) -> list[tuple[str, float]]:
+    def _words(
+        conn: apsw.Connection, query: str, id_of: dict[int, str], asked: str | None
+    ) -> list[tuple[str, float]]:
         """FTS5 BM25, every word of the query quoted and OR-ed (higher is better)."""
         words = re.findall(r"\w+", query)
         if not words:
             return []
         match = " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
+        if asked is None:
+            sql, args = "", ()
+        else:
+            sql, args = "JOIN context_entries e ON e.rid = f.rowid AND e.created_at <= ? ", (asked,)
         cur = conn.execute(
-            "SELECT rowid, -bm25(context_fts) AS s FROM context_fts WHERE context_fts MATCH ? "
-            "ORDER BY s DESC LIMIT ?",
-            (match, TOP),
+            f"SELECT f.rowid, -bm25(context_fts) AS s FROM context_fts f {sql}"
+            "WHERE context_fts MATCH ? ORDER BY s DESC LIMIT ?",
+            (*args, match, TOP),
         )
         return [(str(id_of[rid]), float(s)) for rid, s in cur]
 
@@ -93,5 +124,34 @@ class Baselines:
         }
         return sorted(score, key=lambda x: -score[x])
 
+    def weighted_recency(self, i: int) -> list[str]:
+        """The weighted sum plus 0.1 recency halving every 30 days before the question."""
+        at = self._asked[i]
+        assert at is not None, "recency needs the question's date"
+        words = dict(self._bm25[i])
+        top = max(words.values(), default=0.0) or 1.0
+        sims = self._sims[i]
+        ages = (_instant(at) - self._created).astype(np.float64) / 86_400e6
+        recency = np.power(0.5, np.maximum(ages, 0.0) / RECENCY_HALF_LIFE_DAYS)
+        score = {
+            x: 0.6 * float(sims[self._column[x]])
+            + 0.3 * words.get(x, 0.0) / top
+            + 0.1 * float(recency[self._column[x]])
+            for x in {*words, *self.dense(i)}
+        }
+        return sorted(score, key=lambda x: -score[x])
+
     def rankers(self) -> dict[str, Ranker]:
-        return {"BM25": self.bm25, "dense": self.dense, "RRF": self.rrf, "weighted": self.weighted}
+        methods = {
+            "BM25": self.bm25,
+            "dense": self.dense,
+            "RRF": self.rrf,
+            "weighted": self.weighted,
+        }
+        if all(at is not None for at in self._asked):
+            methods["weighted+recency"] = self.weighted_recency
+        return methods
+
+
+def _instant(iso: str) -> np.datetime64:
+    return np.datetime64(datetime.fromisoformat(iso.replace("Z", "")), "us")

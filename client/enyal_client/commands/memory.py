@@ -225,10 +225,17 @@ def cmd_recall(c: Connection, a: Args) -> Result:
         "cwd": os.getcwd(),
     }
     if len(queries) > 1:
-        if a.path or a.include_deprecated or a.include_superseded or a.as_of or a.budget_tokens:
+        if (
+            a.path
+            or a.include_deprecated
+            or a.include_superseded
+            or a.as_of
+            or a.asked_at
+            or a.budget_tokens
+        ):
             raise UsageError(
                 "several queries (-q) cannot be combined with --path, --include-deprecated, "
-                "--include-superseded, --as-of or --budget-tokens"
+                "--include-superseded, --as-of, --asked-at or --budget-tokens"
             )
         params = drop_none(
             {
@@ -248,10 +255,18 @@ def cmd_recall(c: Connection, a: Args) -> Result:
     hits: list[p.Hit]
     common["query"] = queries[0]
     if a.path is not None:
-        if a.scope or a.scope_path or a.tag or a.include_deprecated or a.as_of or a.where:
+        if (
+            a.scope
+            or a.scope_path
+            or a.tag
+            or a.include_deprecated
+            or a.as_of
+            or a.asked_at
+            or a.where
+        ):
             raise UsageError(
-                "--path (scope-aware recall) cannot be combined with "
-                "--scope, --scope-path, --tag, --where, --include-deprecated or --as-of"
+                "--path (scope-aware recall) cannot be combined with --scope, --scope-path, "
+                "--tag, --where, --include-deprecated, --as-of or --asked-at"
             )
         params = drop_none({**common, "file_path": a.path, "where": None})
         by_scope = ct.call(c, "recall_by_scope", params, p.RecallByScopeResult, FLAGS)
@@ -268,6 +283,7 @@ def cmd_recall(c: Connection, a: Args) -> Result:
                 "include_quarantined": a.include_quarantined or None,
                 "exclude_superseded": False if a.include_superseded else None,
                 "as_of": a.as_of,
+                "asked_at": a.asked_at,
             }
         )
         plain = ct.call(c, "recall", params, p.RecallResult, FLAGS)
@@ -450,6 +466,11 @@ def register(reg: Registry) -> None:
     q.add_argument("--include-superseded", action="store_true")
     q.add_argument("--include-quarantined", action="store_true")
     q.add_argument("--as-of", metavar="DATE", help="what was believed then (ISO date or time)")
+    q.add_argument(
+        "--asked-at",
+        metavar="DATE",
+        help="ask as if it were then: later memories left out, recency from then",
+    )
     q.add_argument(
         "--budget-tokens",
         type=ct.number(Q, "budget_tokens"),

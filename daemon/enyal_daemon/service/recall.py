@@ -8,7 +8,7 @@ validity.annotate drops or re-ranks the superseded and the conflicting.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import apsw
 
@@ -21,7 +21,7 @@ from ..index.groups import kind_code
 from ..store import entries, versions
 from ..store.filters import EntryFilter
 from . import budget, redaction, scopes, sources, validity
-from .clock import now_iso, parse_iso
+from .clock import now_iso, parse_iso, to_iso
 from .engine import Engine
 from .ranking import HIT_MARGIN, Candidate, Floors, Weight, rank
 
@@ -39,10 +39,15 @@ def recall(engine: Engine, params: p.RecallParams) -> p.RecallResult:
     v = validity.Validity(params.exclude_superseded, params.flag_conflicts, params.freshness_boost)
     f = _filter(params)
     if params.as_of is not None:
+        if params.asked_at is not None:
+            raise InvalidValue(
+                "as_of and asked_at cannot be combined: as_of already asks at that moment"
+            )
         hits = _recall_as_of(engine, params, f, v)
         hits, packed = _pack(engine, hits, params.budget_tokens)
     else:
-        hits = _search(engine, params.query, params.limit, _floors(params), f, v)
+        at = None if params.asked_at is None else _asked_at(params.asked_at)
+        hits = _search(engine, params.query, params.limit, _floors(params), f, v, at=at)
         hits, packed = _pack(engine, hits, params.budget_tokens)
         _used(engine, params.query, hits)
     return p.RecallResult(results=hits, budget=packed)
@@ -71,9 +76,15 @@ def recall_batch(engine: Engine, params: p.RecallBatchParams) -> p.RecallBatchRe
     return p.RecallBatchResult(results=out)
 
 
+def _asked_at(text: str) -> datetime:
+    """A date alone means the end of that day, as for as_of."""
+    return parse_iso(validity.as_of_instant(text, "asked_at"))
+
+
 def _filter(params: p.RecallParams | p.RecallBatchParams) -> EntryFilter:
     path, match_path = scopes.filter_path(params.scope, params.scope_path, params.cwd)
     as_of = isinstance(params, p.RecallParams) and params.as_of is not None
+    asked_at = params.asked_at if isinstance(params, p.RecallParams) else None
     return EntryFilter(
         scope_level=params.scope,
         scope_path=path,
@@ -83,6 +94,10 @@ def _filter(params: p.RecallParams | p.RecallBatchParams) -> EntryFilter:
         tags=() if as_of else tuple(params.tags),
         min_importance=params.min_importance,
         metadata=tuple(params.where.items()),
+        # Asked at a past moment, what was said later was not there to be found.
+        created_before=(
+            None if asked_at is None else to_iso(_asked_at(asked_at) + timedelta(microseconds=1))
+        ),
         include_deprecated=isinstance(params, p.RecallParams) and params.include_deprecated,
         include_quarantined=isinstance(params, p.RecallParams) and params.include_quarantined,
         include_done=(isinstance(params, p.RecallParams) and params.include_done)
@@ -135,7 +150,10 @@ def _search(
     v: validity.Validity,
     qvec: Vectors | None = None,
     weight: Weight = _unweighted,
+    at: datetime | None = None,
 ) -> list[p.Hit]:
+    """`at`: when the query is asked (recall's asked_at; the filter then holds only what
+    was created by then); recency and freshness are measured from it."""
     _check_query(query)
     conn = engine.reader()
     k = max(limit * 5, 50)
@@ -164,9 +182,9 @@ def _search(
         and (f.include_done or row.status != "done")
     ]
     hits = rank(
-        candidates, datetime.now(UTC), floors, weight, limit * HIT_MARGIN, engine.decay_rates
+        candidates, at or datetime.now(UTC), floors, weight, limit * HIT_MARGIN, engine.decay_rates
     )
-    hits = validity.annotate(engine, hits, v)[:limit]
+    hits = validity.annotate(engine, hits, v, as_of=None if at is None else to_iso(at))[:limit]
     sources.annotate(engine, hits)
     return hits
 

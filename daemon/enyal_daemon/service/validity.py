@@ -60,9 +60,9 @@ def annotate(
     return kept
 
 
-def as_of_instant(text: str) -> str:
+def as_of_instant(text: str, field: str = "as_of") -> str:
     """A date alone means the end of that day: "as of 2026-03-01" includes March 1st."""
-    at = parse_iso(text, "as_of")
+    at = parse_iso(text, field)
     if len(text.strip()) == 10:
         at = at + timedelta(days=1) - timedelta(microseconds=1)
     return to_iso(at)
