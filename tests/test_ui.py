@@ -527,6 +527,15 @@ def test_in_a_real_browser(ui: Ui, daemon: DaemonProc, store: Store) -> None:
             page.set_default_timeout(60_000)
             page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
             page.on("pageerror", lambda e: problems.append(str(e)))
+            # The console names no URL for a failed load; this says which one it was.
+            page.on(
+                "response",
+                lambda r: (
+                    problems.append(f"{r.status} {r.request.method} {r.url}")
+                    if r.status >= 400
+                    else None
+                ),
+            )
 
             # Signing in drops the token from the address.
             page.goto(ui.url)

@@ -97,6 +97,8 @@ STATIC = {
 # link in a chat, the file --open writes), where a redirect chain would drop it.
 SIGN_IN_PAGE = (
     b'<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0; url=/">'
+    # No icon of its own, or the browser asks for /favicon.ico (a 404) before moving on.
+    b'<link rel="icon" href="data:,">'
     b'<title>Enyal</title><p><a href="/">Open Enyal</a></p>\n'
 )
 
