@@ -45,12 +45,11 @@ class Baselines:
         conn = db.connect(db_path, writer=False)
         try:
             id_of: dict[int, str] = {}
-            created_of: dict[str, str] = {}
+            created_of: dict[int, str] = {}
             for rid, entry_id, created in conn.execute(
                 "SELECT rid, id, created_at FROM context_entries"
             ):
-                id_of[rid] = str(entry_id)
-                created_of[str(entry_id)] = created
+                id_of[rid], created_of[rid] = str(entry_id), created
             rows = conn.execute("SELECT rowid, embedding FROM context_vectors").fetchall()
             self._bm25 = [
                 self._words(conn, q, id_of, at) for q, at in zip(queries, self._asked, strict=True)
@@ -59,7 +58,7 @@ class Baselines:
             conn.close()
         self._ids = [id_of[rid] for rid, _ in rows]
         self._created = np.array(
-            [created_of[x][:-1] for x in self._ids], dtype="datetime64[us]"
+            [created_of[rid][:-1] for rid, _ in rows], dtype="datetime64[us]"
         )  # stamps end in Z
         matrix = np.frombuffer(b"".join(blob for _, blob in rows), dtype=np.float32)
         vectors = matrix.reshape(len(rows), -1)
@@ -115,31 +114,26 @@ class Baselines:
         """0.6 cosine + 0.3 BM25 divided by the query's top BM25 score (the README's
         best baseline, without its 0.1 recency: ages are ignored here, which on a dated
         set such as the conversations is the baseline's choice, not Enyal's)."""
-        words = dict(self._bm25[i])
-        top = max(words.values(), default=0.0) or 1.0
-        sims = self._sims[i]
-        score = {
-            x: 0.6 * float(sims[self._column[x]]) + 0.3 * words.get(x, 0.0) / top
-            for x in {*words, *self.dense(i)}
-        }
-        return sorted(score, key=lambda x: -score[x])
+        return self._blend(i, recency=False)
 
     def weighted_recency(self, i: int) -> list[str]:
         """The weighted sum plus 0.1 recency halving every 30 days before the question."""
-        at = self._asked[i]
-        assert at is not None, "recency needs the question's date"
+        return self._blend(i, recency=True)
+
+    def _blend(self, i: int, recency: bool) -> list[str]:
         words = dict(self._bm25[i])
         top = max(words.values(), default=0.0) or 1.0
-        sims = self._sims[i]
-        ages = (_instant(at) - self._created).astype(np.float64) / 86_400e6
-        recency = np.power(0.5, np.maximum(ages, 0.0) / RECENCY_HALF_LIFE_DAYS)
-        score = {
-            x: 0.6 * float(sims[self._column[x]])
-            + 0.3 * words.get(x, 0.0) / top
-            + 0.1 * float(recency[self._column[x]])
+        score = 0.6 * self._sims[i].astype(np.float64)
+        if recency:
+            at = self._asked[i]
+            assert at is not None, "recency needs the question's date"
+            ages = (_instant(at) - self._created).astype(np.float64) / 86_400e6
+            score = score + 0.1 * np.power(0.5, np.maximum(ages, 0.0) / RECENCY_HALF_LIFE_DAYS)
+        blended = {
+            x: float(score[self._column[x]]) + 0.3 * words.get(x, 0.0) / top
             for x in {*words, *self.dense(i)}
         }
-        return sorted(score, key=lambda x: -score[x])
+        return sorted(blended, key=lambda x: -blended[x])
 
     def rankers(self) -> dict[str, Ranker]:
         methods = {

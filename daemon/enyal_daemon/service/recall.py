@@ -37,16 +37,16 @@ def _unweighted(level: str, path: str | None) -> float:
 
 def recall(engine: Engine, params: p.RecallParams) -> p.RecallResult:
     v = validity.Validity(params.exclude_superseded, params.flag_conflicts, params.freshness_boost)
-    f = _filter(params)
+    if params.as_of is not None and params.asked_at is not None:
+        raise InvalidValue(
+            "as_of and asked_at cannot be combined: as_of already asks at that moment"
+        )
+    at = None if params.asked_at is None else _asked_at(params.asked_at)
+    f = _filter(params, at)
     if params.as_of is not None:
-        if params.asked_at is not None:
-            raise InvalidValue(
-                "as_of and asked_at cannot be combined: as_of already asks at that moment"
-            )
         hits = _recall_as_of(engine, params, f, v)
         hits, packed = _pack(engine, hits, params.budget_tokens)
     else:
-        at = None if params.asked_at is None else _asked_at(params.asked_at)
         hits = _search(engine, params.query, params.limit, _floors(params), f, v, at=at)
         hits, packed = _pack(engine, hits, params.budget_tokens)
         _used(engine, params.query, hits)
@@ -81,10 +81,11 @@ def _asked_at(text: str) -> datetime:
     return parse_iso(validity.as_of_instant(text, "asked_at"))
 
 
-def _filter(params: p.RecallParams | p.RecallBatchParams) -> EntryFilter:
+def _filter(
+    params: p.RecallParams | p.RecallBatchParams, asked_at: datetime | None = None
+) -> EntryFilter:
     path, match_path = scopes.filter_path(params.scope, params.scope_path, params.cwd)
     as_of = isinstance(params, p.RecallParams) and params.as_of is not None
-    asked_at = params.asked_at if isinstance(params, p.RecallParams) else None
     return EntryFilter(
         scope_level=params.scope,
         scope_path=path,
@@ -95,9 +96,7 @@ def _filter(params: p.RecallParams | p.RecallBatchParams) -> EntryFilter:
         min_importance=params.min_importance,
         metadata=tuple(params.where.items()),
         # Asked at a past moment, what was said later was not there to be found.
-        created_before=(
-            None if asked_at is None else to_iso(_asked_at(asked_at) + timedelta(microseconds=1))
-        ),
+        created_before=None if asked_at is None else to_iso(asked_at + timedelta(microseconds=1)),
         include_deprecated=isinstance(params, p.RecallParams) and params.include_deprecated,
         include_quarantined=isinstance(params, p.RecallParams) and params.include_quarantined,
         include_done=(isinstance(params, p.RecallParams) and params.include_done)
