@@ -63,6 +63,39 @@ def test_recency_counts_from_the_asking_time(memory: Any) -> None:
     assert all(h.recency < 0.01 for h in recall(memory) if h.id in ("adopt", "vet"))
 
 
+def test_a_replay_is_not_counted_as_use(memory: Any) -> None:
+    said(memory)
+    assert "adopt" in {h.id for h in recall(memory, asked_at="2023-04-01")}
+    batch = recall_verb.recall_batch(
+        memory,
+        p.RecallBatchParams(queries=["which cat", "the vet"], asked_at="2023-04-01"),
+    )
+    assert "adopt" in {h.id for r in batch.results for h in r.results}
+    memory.flush_bookkeeping()
+    assert memory.require("adopt").access_count == 0
+    assert "adopt" in {h.id for h in recall(memory)}  # asked now, it is a use
+    memory.flush_bookkeeping()
+    assert memory.require("adopt").access_count == 1
+
+
+def test_a_batch_is_asked_at_its_moment(memory: Any) -> None:
+    said(memory)
+    queries = ["which cat did I adopt", "a kitten"]
+    batch = recall_verb.recall_batch(
+        memory, p.RecallBatchParams(queries=queries, asked_at="2023-04-01", min_confidence=0)
+    )
+    alone = [{h.id for h in recall_at(memory, q, "2023-04-01")} for q in queries]
+    assert [{h.id for h in r.results} for r in batch.results] == alone
+    assert all("second" not in ids for ids in alone)
+    with pytest.raises(InvalidValue):
+        recall_verb.recall_batch(memory, p.RecallBatchParams(queries=queries, asked_at="soon"))
+
+
+def recall_at(memory: Any, query: str, asked_at: str) -> list[p.Hit]:
+    params = p.RecallParams(query=query, min_confidence=0, asked_at=asked_at)
+    return recall_verb.recall(memory, params).results
+
+
 @pytest.mark.parametrize(
     "kw",
     [
@@ -103,3 +136,12 @@ def test_through_the_daemon(daemon: DaemonProc) -> None:
     assert cli.code == 0 and [h["id"] for h in json.loads(cli.out)["results"]] == ["old"]
     bad = run_cli("recall", q["query"], "--asked-at", "soon")
     assert bad.code != 0 and "asked_at" in bad.err and not bad.out
+    both = run_cli(
+        "recall", "-q", q["query"], "-q", "Jenkins", "--asked-at", "2024-06-01",
+        "--min-confidence", "0", "--json",
+    )  # fmt: skip
+    assert both.code == 0, both.err
+    assert [[h["id"] for h in r["results"]] for r in json.loads(both.out)["results"]] == [
+        ["old"],
+        ["old"],
+    ]

@@ -309,6 +309,19 @@ Where = Annotated[
 ]
 
 
+AskedAt = Annotated[
+    str | None,
+    Meta(
+        description=(
+            "ISO date or time the query is asked at (default: now). Recency and freshness "
+            "are measured from it and memories created after it are left out: for "
+            "replaying a dated conversation, so its hits are not counted as used. Unlike "
+            "as_of, today's contents are searched."
+        )
+    ),
+]
+
+
 class RecallParams(Params, kw_only=True):
     query: Query
     limit: Limit = 10
@@ -348,16 +361,7 @@ class RecallParams(Params, kw_only=True):
             )
         ),
     ] = None
-    asked_at: Annotated[
-        str | None,
-        Meta(
-            description=(
-                "ISO date or time the query is asked at (default: now). Recency and freshness "
-                "are measured from it and memories created after it are left out: for "
-                "replaying a dated conversation. Unlike as_of, today's contents are searched."
-            )
-        ),
-    ] = None
+    asked_at: AskedAt = None
     budget_tokens: BudgetTokens | None = None
     cwd: Cwd = None
 
@@ -395,6 +399,7 @@ class RecallBatchParams(Params, kw_only=True):
     min_confidence: MinConfidence = 0.3
     min_relevance: MinRelevance = 0.0
     min_importance: MinImportance = 1
+    asked_at: AskedAt = None
     cwd: Cwd = None
 
 

@@ -225,17 +225,10 @@ def cmd_recall(c: Connection, a: Args) -> Result:
         "cwd": os.getcwd(),
     }
     if len(queries) > 1:
-        if (
-            a.path
-            or a.include_deprecated
-            or a.include_superseded
-            or a.as_of
-            or a.asked_at
-            or a.budget_tokens
-        ):
+        if a.path or a.include_deprecated or a.include_superseded or a.as_of or a.budget_tokens:
             raise UsageError(
                 "several queries (-q) cannot be combined with --path, --include-deprecated, "
-                "--include-superseded, --as-of, --asked-at or --budget-tokens"
+                "--include-superseded, --as-of or --budget-tokens"
             )
         params = drop_none(
             {
@@ -245,6 +238,7 @@ def cmd_recall(c: Connection, a: Args) -> Result:
                 "scope": a.scope,
                 "scope_path": a.scope_path,
                 "tags": a.tag or None,
+                "asked_at": a.asked_at,
             }
         )
         batch = ct.call(c, "recall_batch", params, p.RecallBatchResult, FLAGS)

@@ -49,7 +49,8 @@ def recall(engine: Engine, params: p.RecallParams) -> p.RecallResult:
     else:
         hits = _search(engine, params.query, params.limit, _floors(params), f, v, at=at)
         hits, packed = _pack(engine, hits, params.budget_tokens)
-        _used(engine, params.query, hits)
+        if at is None:
+            _used(engine, params.query, hits)
     return p.RecallResult(results=hits, budget=packed)
 
 
@@ -65,19 +66,23 @@ def recall_batch(engine: Engine, params: p.RecallBatchParams) -> p.RecallBatchRe
     """Each query as `recall` would answer it, their embeddings computed in one batch."""
     for query in params.queries:
         _check_query(query)
-    f = _filter(params)
+    at = None if params.asked_at is None else _asked_at(params.asked_at)
+    f = _filter(params, at)
     qvecs = engine.embed_many(list(params.queries))
     floors = _floors(params)
     out = []
     for query, qvec in zip(params.queries, qvecs, strict=True):
-        hits = _search(engine, query, params.limit, floors, f, validity.Validity(), qvec)
-        _used(engine, query, hits)
+        hits = _search(engine, query, params.limit, floors, f, validity.Validity(), qvec, at=at)
+        if at is None:
+            _used(engine, query, hits)
         out.append(p.RecallResult(results=hits))
     return p.RecallBatchResult(results=out)
 
 
 def _asked_at(text: str) -> datetime:
-    """A date alone means the end of that day, as for as_of."""
+    """A date alone means the end of that day, as for as_of. Recall asked at a moment
+    replays the past, so its hits are not counted as used: a replayed conversation must
+    not lift the memories it found (their use bonus) for the questions replayed after it."""
     return parse_iso(validity.as_of_instant(text, "asked_at"))
 
 
