@@ -66,6 +66,30 @@ def test_concurrent_appends_lose_no_line(d: RunningDaemon, project: Path) -> Non
     )
 
 
+def test_racing_first_appends_make_one_entry(d: RunningDaemon, project: Path) -> None:
+    # No entry yet for the day: every append reads none, and all but the first to write
+    # must find the one it made and add their line to it.
+    start = threading.Barrier(6)
+    errors: list[Exception] = []
+
+    def worker(i: int) -> None:
+        try:
+            start.wait()
+            d.call("log_append", {"text": f"racing line {i}", "cwd": str(project)})
+        except Exception as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    shown = d.call("log_show", {"cwd": str(project)})
+    assert len(shown["ids"]) == 1, shown
+    assert sorted(line[8:] for line in shown["lines"]) == [f"racing line {i}" for i in range(6)]
+
+
 def test_bad_log_input(d: RunningDaemon, project: Path) -> None:
     cases: list[tuple[str, dict[str, Any], int]] = [
         ("log_append", {"text": "   \n "}, p.INVALID_VALUE),

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
+import apsw
+
 from enyal_protocol import wire as p
 
 from ..errors import InvalidValue
@@ -39,7 +41,7 @@ def today() -> str:
     return datetime.now().astimezone().date().isoformat()
 
 
-def day_rows(engine: Engine, project: str, day: str) -> list[EntryRow]:
+def day_rows(conn: apsw.Connection, project: str, day: str) -> list[EntryRow]:
     """The log entries of a project's day, oldest first."""
     f = EntryFilter(
         scope_level="project",
@@ -48,7 +50,7 @@ def day_rows(engine: Engine, project: str, day: str) -> list[EntryRow]:
         content_type="log",
         metadata=((DATE_KEY, day),),
     )
-    return sorted(entries.filtered(engine.reader(), f), key=lambda r: r.rid)
+    return sorted(entries.filtered(conn, f), key=lambda r: r.rid)
 
 
 def lines_of(rows: list[EntryRow]) -> list[str]:
@@ -66,7 +68,7 @@ def append(engine: Engine, params: p.LogAppendParams) -> p.LogAppendResult:
     day = now.date().isoformat()
     line = f"- {now:%H:%M} {clean.content}"
     for _ in range(ATTEMPTS):
-        rows = day_rows(engine, project, day)
+        rows = day_rows(engine.reader(), project, day)
         if not rows:
             made = memories.remember(
                 engine,
@@ -78,8 +80,13 @@ def append(engine: Engine, params: p.LogAppendParams) -> p.LogAppendResult:
                     written_by=params.written_by,
                 ),
                 content_type="log",
+                # Another first append may have made the day's entry since it was read:
+                # then this line goes into that one, on the next round.
+                existing=lambda conn: next(iter(day_rows(conn, project, day)), None),
             )
-            return p.LogAppendResult(id=made.id, date=day, line=line, redacted=clean.found)
+            if made.action != "existing":
+                return p.LogAppendResult(id=made.id, date=day, line=line, redacted=clean.found)
+            continue
         entry_id = _extend(engine, rows[-1], line)
         if entry_id is not None:
             return p.LogAppendResult(id=entry_id, date=day, line=line, redacted=clean.found)
@@ -126,7 +133,7 @@ def show(engine: Engine, params: p.LogShowParams) -> p.LogShowResult:
         raise InvalidValue(f"date is not a date: {day!r} (YYYY-MM-DD)") from None
     project = scopes.resolve_scope_path("project", None, params.cwd)
     assert project is not None
-    rows = [r for r in day_rows(engine, project, day) if not r.is_deprecated]
+    rows = [r for r in day_rows(engine.reader(), project, day) if not r.is_deprecated]
     return p.LogShowResult(
         date=day, project=project, lines=lines_of(rows), ids=[r.id for r in rows]
     )

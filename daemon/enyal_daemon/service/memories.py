@@ -8,8 +8,10 @@ that must not race (dedup, existence) run.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from typing import Any
 
+import apsw
 import msgspec
 
 from enyal_protocol import wire as p
@@ -36,9 +38,12 @@ def remember(
     content_type: p.ContentType | None = None,
     status: p.TaskStatus | None = None,
     due: str | None = None,
+    existing: Callable[[apsw.Connection], EntryRow | None] | None = None,
 ) -> p.RememberResult:
     """Store a memory. The keywords are for the verbs that store the types remember does
-    not take (tasks/logs): their type, and a task's status and due date."""
+    not take (tasks/logs): their type, and a task's status and due date; and `existing`,
+    the entry that makes this one unneeded if it exists when the write runs (a day's log:
+    checked in the writer, so two first appends cannot both create it)."""
     check_content(params.content)
     check_metadata(params.metadata)
     clean = redaction.scrub(
@@ -99,6 +104,8 @@ def remember(
 
     def job(tx: Tx) -> p.RememberResult:
         same = entries.find_by_hash(tx.conn, digest, params.scope, scope_path)
+        if same is None and existing is not None:
+            same = existing(tx.conn)
         # A task is not the fact it shares its words with (nor a log line a task).
         if same is not None and (content_type is None or same.content_type == content_type):
             return p.RememberResult(id=same.id, action="existing", entry=same.entry())
