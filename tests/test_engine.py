@@ -148,6 +148,19 @@ def test_exact_duplicate_returns_existing(memory: Any) -> None:
     assert other_scope.action == "created"  # the same words in another scope are another memory
 
 
+def test_a_repeated_text_is_not_embedded_again(
+    memory: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A spy, not a fake: the real model still embeds; the test counts how often.
+    embedded: list[str] = []
+    real = memory.embed_memory
+    monkeypatch.setattr(memory, "embed_memory", lambda text: embedded.append(text) or real(text))
+    text = " ".join(f"Step {i}: run ruff on package p{i} before its tests." for i in range(12))
+    first = remember(memory, text)
+    assert (first.action, embedded) == ("created", [text])
+    assert remember(memory, text).id == first.id and embedded == [text]
+
+
 def test_semantic_dedup_decisions(memory: Any) -> None:
     base = remember(memory, "We lint Python code with ruff.")
     near = "We lint our Python code using ruff."

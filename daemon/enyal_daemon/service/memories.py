@@ -71,6 +71,23 @@ def remember(
     if cited_as is not None and cited_as.hash is None:
         cited_as = None
     digest = entries.content_hash(params.content)
+
+    def already(conn: apsw.Connection) -> EntryRow | None:
+        same = entries.find_by_hash(conn, digest, params.scope, scope_path)
+        if same is None and existing is not None:
+            same = existing(conn)
+        # A task is not the fact it shares its words with (nor a log line a task).
+        if same is None or (content_type is not None and same.content_type != content_type):
+            return None
+        return same
+
+    # Agents repeat what they know: a text the scope holds already costs no embedding (the
+    # writer checks again, for a write that lands in between).
+    same = already(engine.reader())
+    if same is not None:
+        return p.RememberResult(
+            id=same.id, action="existing", entry=same.entry(), redacted=clean.found
+        )
     emb = engine.embed_memory(params.content)
     vec = emb.whole
     now = now_iso()
@@ -103,11 +120,8 @@ def remember(
     )
 
     def job(tx: Tx) -> p.RememberResult:
-        same = entries.find_by_hash(tx.conn, digest, params.scope, scope_path)
-        if same is None and existing is not None:
-            same = existing(tx.conn)
-        # A task is not the fact it shares its words with (nor a log line a task).
-        if same is not None and (content_type is None or same.content_type == content_type):
+        same = already(tx.conn)
+        if same is not None:
             return p.RememberResult(id=same.id, action="existing", entry=same.entry())
         near = (
             nearest_in_scope(engine, tx.conn, vec, params.scope, scope_path)
