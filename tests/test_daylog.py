@@ -44,22 +44,29 @@ def test_log_appends_to_one_entry_a_day(d: RunningDaemon, project: Path, tmp_pat
     assert hits[0]["id"] == first["id"]
 
 
-def test_concurrent_appends_lose_no_line(d: RunningDaemon, project: Path) -> None:
-    d.call("log_append", {"text": "first", "cwd": str(project)})
+def append_at_once(d: RunningDaemon, project: Path, texts: list[str]) -> None:
+    """Each text appended by a thread of its own, all released together."""
+    start = threading.Barrier(len(texts))
     errors: list[Exception] = []
 
-    def worker(i: int) -> None:
+    def worker(text: str) -> None:
         try:
-            d.call("log_append", {"text": f"line number {i}", "cwd": str(project)})
+            start.wait()
+            d.call("log_append", {"text": text, "cwd": str(project)})
         except Exception as exc:
             errors.append(exc)
 
-    threads = [threading.Thread(target=worker, args=(i,)) for i in range(8)]
+    threads = [threading.Thread(target=worker, args=(text,)) for text in texts]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     assert not errors
+
+
+def test_concurrent_appends_lose_no_line(d: RunningDaemon, project: Path) -> None:
+    d.call("log_append", {"text": "first", "cwd": str(project)})
+    append_at_once(d, project, [f"line number {i}" for i in range(8)])
     lines = d.call("log_show", {"cwd": str(project)})["lines"]
     assert sorted(line[8:] for line in lines) == sorted(
         ["first", *(f"line number {i}" for i in range(8))]
@@ -69,22 +76,7 @@ def test_concurrent_appends_lose_no_line(d: RunningDaemon, project: Path) -> Non
 def test_racing_first_appends_make_one_entry(d: RunningDaemon, project: Path) -> None:
     # No entry yet for the day: every append reads none, and all but the first to write
     # must find the one it made and add their line to it.
-    start = threading.Barrier(6)
-    errors: list[Exception] = []
-
-    def worker(i: int) -> None:
-        try:
-            start.wait()
-            d.call("log_append", {"text": f"racing line {i}", "cwd": str(project)})
-        except Exception as exc:
-            errors.append(exc)
-
-    threads = [threading.Thread(target=worker, args=(i,)) for i in range(6)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors
+    append_at_once(d, project, [f"racing line {i}" for i in range(6)])
     shown = d.call("log_show", {"cwd": str(project)})
     assert len(shown["ids"]) == 1, shown
     assert sorted(line[8:] for line in shown["lines"]) == [f"racing line {i}" for i in range(6)]
