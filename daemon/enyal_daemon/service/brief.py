@@ -215,7 +215,7 @@ def _log(engine: Engine, project: str, now: datetime) -> list[str]:
     local = now.astimezone()
     out = []
     for name, day in (("yesterday", local - timedelta(days=1)), ("today", local)):
-        rows = [r for r in daylog.day_rows(engine.reader(), project, day.date().isoformat())]
+        rows = daylog.day_rows(engine.reader(), project, day.date().isoformat())
         rows = [r for r in rows if not r.is_deprecated]
         ids = {line: r.id for r in rows for line in r.content.splitlines()}
         for line in daylog.lines_of(rows):

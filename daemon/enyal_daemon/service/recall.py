@@ -49,8 +49,7 @@ def recall(engine: Engine, params: p.RecallParams) -> p.RecallResult:
     else:
         hits = _search(engine, params.query, params.limit, _floors(params), f, v, at=at)
         hits, packed = _pack(engine, hits, params.budget_tokens)
-        if at is None:
-            _used(engine, params.query, hits)
+        _used(engine, params.query, hits, at)
     return p.RecallResult(results=hits, budget=packed)
 
 
@@ -73,16 +72,13 @@ def recall_batch(engine: Engine, params: p.RecallBatchParams) -> p.RecallBatchRe
     out = []
     for query, qvec in zip(params.queries, qvecs, strict=True):
         hits = _search(engine, query, params.limit, floors, f, validity.Validity(), qvec, at=at)
-        if at is None:
-            _used(engine, query, hits)
+        _used(engine, query, hits, at)
         out.append(p.RecallResult(results=hits))
     return p.RecallBatchResult(results=out)
 
 
 def _asked_at(text: str) -> datetime:
-    """A date alone means the end of that day, as for as_of. Recall asked at a moment
-    replays the past, so its hits are not counted as used: a replayed conversation must
-    not lift the memories it found (their use bonus) for the questions replayed after it."""
+    """A date alone means the end of that day, as for as_of."""
     return parse_iso(validity.as_of_instant(text, "asked_at"))
 
 
@@ -193,8 +189,12 @@ def _search(
     return hits
 
 
-def _used(engine: Engine, query: str, hits: list[p.Hit]) -> None:
-    """Count the hits an agent was shown (a budget may have left some out) as used."""
+def _used(engine: Engine, query: str, hits: list[p.Hit], asked_at: datetime | None = None) -> None:
+    """Count the hits an agent was shown (a budget may have left some out) as used.
+    Recall asked at a past moment replays it and counts nothing: a replayed conversation
+    must not lift what it found (the use bonus) for the questions replayed after it."""
+    if asked_at is not None:
+        return
     now = now_iso()
     engine.bookkeeping.touch(h.id for h in hits)
     if hits:  # a query can hold a secret too: the analytics log keeps it redacted
