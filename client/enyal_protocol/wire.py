@@ -1188,6 +1188,16 @@ class IndexProblem(Struct, kw_only=True):
     error: str
 
 
+class IndexSkip(Struct, kw_only=True):
+    path: str
+    reason: str
+
+
+class IndexGone(Struct, kw_only=True):
+    path: str
+    chunks_forgotten: int
+
+
 class IndexResult(Struct, kw_only=True):
     files_seen: Annotated[int, Meta(description="Files found under the paths.")]
     files_skipped: Annotated[int, Meta(description="Files unchanged since last indexed.")]
@@ -1199,6 +1209,17 @@ class IndexResult(Struct, kw_only=True):
     ]
     errors: Annotated[
         list[IndexProblem], Meta(description="Files that could not be indexed, and why.")
+    ] = []
+    skipped: Annotated[
+        list[IndexSkip],
+        Meta(
+            description="What was not read, and why: links leading outside the path given, "
+            "FIFOs, devices, /proc files."
+        ),
+    ] = []
+    gone: Annotated[
+        list[IndexGone],
+        Meta(description="Paths given that no longer exist (or, with forget, given up)."),
     ] = []
 
 

@@ -17,6 +17,7 @@ FLAGS = {"paths": "PATH", "globs": "--glob", "content_type": "--type"}
 
 def _text(r: p.IndexResult) -> str:
     lines = [f"{e.path}: {e.error}" for e in r.errors]
+    lines += [f"skipped {s.path}: {s.reason}" for s in r.skipped]
     lines.append(
         f"files: {r.files_seen} seen, {r.files_skipped} unchanged; chunks: {r.chunks_added} "
         f"added, {r.chunks_updated} updated, {r.chunks_unchanged} unchanged, "

@@ -46,7 +46,9 @@ class Watcher:
         out: dict[str, Listing] = {}
         for root in indexing.roots(self.engine):
             files: Listing = {}
-            for path in indexing.walk(root.path, root.globs)[: indexing.MAX_FILES]:
+            # walk lists only what index would read (no link out, no FIFO): a stat of
+            # each is safe, and what it skips is never read when the root is indexed.
+            for path in indexing.walk(root.path, root.globs).files[: indexing.MAX_FILES]:
                 try:
                     st = os.stat(path)
                 except OSError:
