@@ -1181,6 +1181,13 @@ class IndexParams(Params, kw_only=True):
         "convention"
     )
     cwd: Cwd = None
+    forget: Annotated[
+        bool,
+        Meta(
+            description="Instead of indexing: stop watching these paths and forget their "
+            "chunks (restorable)."
+        ),
+    ] = False
 
 
 class IndexProblem(Struct, kw_only=True):

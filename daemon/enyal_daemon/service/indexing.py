@@ -25,11 +25,12 @@ through `_file`.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import logging
 import os
 import threading
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -114,14 +115,19 @@ class Walked:
 
 def index(engine: Engine, params: p.IndexParams) -> p.IndexResult:
     paths = list(dict.fromkeys(scopes.absolute(x, params.cwd) for x in params.paths))
-    missing = [x for x in paths if not os.path.exists(x)]
-    if missing:
+    if params.forget:
+        return _unwatch(engine, paths)
+    # A path gone since it was indexed loses its chunks, and the rest is indexed; one that
+    # never was indexed is a mistake (a typo), and nothing is done.
+    missing = [x for x in paths if not os.path.lexists(x)]
+    unknown = [x for x in missing if not _was_indexed(engine, x)]
+    if unknown:
         raise InvalidValue(
-            f"no such file or folder: {', '.join(missing)} (nothing was indexed)",
-            {"missing": missing},
+            f"no such file or folder: {', '.join(unknown)} (nothing was indexed)",
+            {"missing": unknown},
         )
     globs = tuple(params.globs) or DEFAULT_GLOBS
-    found = [walk(root, globs) for root in paths]
+    found = [walk(root, globs) for root in paths if root not in missing]
     total = len({f for w in found for f in w.files})
     if total > MAX_FILES:
         raise TooLarge(
@@ -131,15 +137,53 @@ def index(engine: Engine, params: p.IndexParams) -> p.IndexResult:
     now = now_iso()
 
     def remember_roots(tx: Tx) -> None:
-        for root in paths:
-            store.add_root(tx.conn, root, globs, params.content_type, now)
+        for walked in found:
+            store.add_root(tx.conn, walked.root, globs, params.content_type, now)
 
     with _ONE_RUN:
         engine.write(remember_roots)
         tally = _Tally()
+        for path in missing:  # still watched, if it was: it may come back
+            n = _forget_files(engine, store.mirrored_files_under(engine.reader(), path), tally)
+            tally.gone.append(p.IndexGone(path=path, chunks_forgotten=n))
         for walked in found:
             _run(engine, walked, params.content_type, tally)
     return tally.result()
+
+
+def _was_indexed(engine: Engine, path: str) -> bool:
+    conn = engine.reader()
+    return any(r.path == path for r in store.roots(conn)) or store.ever_mirrored_under(conn, path)
+
+
+def _unwatch(engine: Engine, paths: list[str]) -> p.IndexResult:
+    """`index --forget`: the paths leave the watched set and their chunks are forgotten.
+    Checked first, all of them: a path never indexed, or inside a folder still watched
+    (which would bring its files back), is refused and nothing changes."""
+    roots = [r.path for r in store.roots(engine.reader())]
+    for path in paths:
+        if not _was_indexed(engine, path):
+            raise InvalidValue(f"{path} is not indexed (nothing was forgotten)", {"path": path})
+        for root in roots:
+            kept = not any(confined.inside(root, x) for x in paths)
+            if root != path and confined.inside(path, root) and kept:
+                raise InvalidValue(
+                    f"{path} is inside the indexed folder {root}, which would index it "
+                    f"again: forget {root} (nothing was forgotten)",
+                    {"path": path, "root": root},
+                )
+    tally = _Tally()
+    with _ONE_RUN:
+        for path in paths:
+            files = store.mirrored_files_under(engine.reader(), path)
+            unwatch = functools.partial(_remove_roots, path)
+            n = _forget_files(engine, files, tally, unwatch)
+            tally.gone.append(p.IndexGone(path=path, chunks_forgotten=n))
+    return tally.result()
+
+
+def _remove_roots(path: str, tx: Tx) -> None:
+    store.remove_roots(tx.conn, path)
 
 
 def reindex_roots(engine: Engine, only: Sequence[str] | None = None) -> p.IndexResult:
@@ -224,7 +268,7 @@ def _run(engine: Engine, walked: Walked, kind: p.ContentType, tally: _Tally) -> 
     refused = {s.path for s in tally.skipped}
     for path in store.mirrored_files_under(engine.reader(), walked.root):
         if path not in present and (path in refused or not os.path.exists(path)):
-            _forget_file(engine, path, tally)
+            _forget_files(engine, [path], tally)
 
 
 @dataclass
@@ -368,16 +412,26 @@ def _forget(engine: Engine, tx: Tx, r: SourceRow, now: str) -> None:
     tx.after_commit.append(lambda: engine.index.set_active(rid, False))
 
 
-def _forget_file(engine: Engine, path: str, tally: _Tally) -> None:
-    gone = [r for r in store.mirrors_of(engine.reader(), path) if not r.deprecated]
+def _forget_files(
+    engine: Engine, paths: Sequence[str], tally: _Tally, also: Callable[[Tx], None] | None = None
+) -> int:
+    """Forget the active chunks of these files (and do `also`) in one writer job; how many."""
+    conn = engine.reader()
+    gone = [r for path in paths for r in store.mirrors_of(conn, path) if not r.deprecated]
 
     def job(tx: Tx) -> None:
+        if also is not None:
+            also(tx)
         now = now_iso()
         alive = entries.by_rids(tx.conn, [r.rid for r in gone])
         for r in gone:
             if r.rid in alive:
                 _forget(engine, tx, r, now)
+        # Recorded as missing, so the file read again (back as it was, same mtime and
+        # size) is not taken for unchanged: its chunks come back.
+        store.refresh(tx.conn, [r.rid for r in gone], sources.MISSING)
 
-    if gone:
+    if gone or also is not None:
         engine.write(job)
-        tally.forgotten += len(gone)
+    tally.forgotten += len(gone)
+    return len(gone)
