@@ -582,7 +582,8 @@ class ExportedEntry(Entry, kw_only=True, omit_defaults=True):
 class ExportResult(Struct, kw_only=True, omit_defaults=True):
     entries: list[ExportedEntry]
     next: int | None
-    edges: list[Edge] = []  # a page of kind "edges"; left out of entry pages
+    # A page of kind "edges" always has it, [] included; an entries page leaves it out.
+    edges: list[Edge] | None = None
 
 
 EXPORT_FORMAT = 2  # 1: entries only, no header line; 2: header, entries with versions, edges
