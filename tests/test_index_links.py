@@ -89,23 +89,38 @@ def test_a_named_file_that_links_out_of_its_project_or_is_no_file_is_refused(
     repo, docs = linked_tree(tmp_path)
     os.symlink(tmp_path / "outside" / "pgpass.md", repo / "CLAUDE.md")
     os.symlink("docs/real.md", repo / "AGENTS.md")  # inside its project: fine
+    os.symlink(tmp_path / "outside", repo / "rules")  # a folder named, leading out
+    os.symlink("docs/sub", repo / "notes")  # a folder named, inside its project: fine
     r = daemon.call(
         "index",
         {
             "paths": [
                 str(repo / "CLAUDE.md"),
                 str(repo / "AGENTS.md"),
+                str(repo / "rules"),
+                str(repo / "notes"),
                 str(docs / "pipe.md"),
                 "/proc/self/environ",
             ]
         },
     )
     skipped = {s["path"]: s["reason"] for s in r["skipped"]}
-    assert set(skipped) == {str(repo / "CLAUDE.md"), str(docs / "pipe.md"), "/proc/self/environ"}
-    assert "outside" in skipped[str(repo / "CLAUDE.md")]
+    assert set(skipped) == {
+        str(repo / "CLAUDE.md"),
+        str(repo / "rules"),
+        str(docs / "pipe.md"),
+        "/proc/self/environ",
+    }
+    assert skipped[str(repo / "CLAUDE.md")] == (
+        f"a link to {tmp_path / 'outside' / 'pgpass.md'}, outside {repo}"
+    )
+    assert "outside" in skipped[str(repo / "rules")]
     assert "FIFO" in skipped[str(docs / "pipe.md")]
     assert "not a regular file" in skipped["/proc/self/environ"]
-    assert {e["indexed_from"] for e in mirrors(daemon).values()} == {str(repo / "AGENTS.md")}
+    assert {e["indexed_from"] for e in mirrors(daemon).values()} == {
+        str(repo / "AGENTS.md"),
+        str(repo / "notes" / "deep.md"),
+    }
     text = stored_text(daemon)
     assert "hunter2" not in text and "PATH=" not in text
 

@@ -5,8 +5,8 @@ repository's `docs/env.md -> /proc/self/environ`, `notes.md -> ~/.pgpass`): the
 daemon runs as the user and would read whatever the link names, and recall would
 hand it to any agent. So a file is read only if its real path (every link resolved)
 stays under the real path of its bound: the folder indexed, or, for a file named on
-its own, its project (a repository's `AGENTS.md -> CLAUDE.md` is fine, a `CLAUDE.md`
-pointing at ~/.ssh is not). Only regular files are read: a FIFO would block the
+its own or a path named that is a link, its project (a repository's `AGENTS.md ->
+CLAUDE.md` is fine, a `CLAUDE.md` pointing at ~/.ssh is not). Only regular files are read: a FIFO would block the
 reader forever, a device or socket is no note, and a /proc or /sys file (a "regular"
 file whose stat size is not what it reads) is refused as well. Links to folders are
 never followed (a folder inside the bound is walked under its own name anyway); one
@@ -23,6 +23,7 @@ import os
 import stat
 
 from ..errors import TooLarge
+from . import scopes
 
 
 class Refused(Exception):
@@ -33,10 +34,15 @@ class Refused(Exception):
         self.reason = reason
 
 
-def bound_of(root: str, project: str) -> str:
-    """The real folder nothing read for `root` may resolve outside of: `root` itself if it
-    is a folder, else `project` (the named file's project)."""
-    return os.path.realpath(root if os.path.isdir(root) else project)
+def bound_of(root: str) -> tuple[str, str]:
+    """(the real folder nothing read for `root` may resolve outside of, that folder as
+    the user knows it): `root` itself if it is a folder, else the project holding it, for
+    a file and for a link (a folder named through a link must lead inside its project:
+    a cloned repository's `docs -> ~` is no more read than its `CLAUDE.md -> ~/.pgpass`)."""
+    if os.path.isdir(root) and not os.path.islink(root):
+        return os.path.realpath(root), root
+    project = scopes.project_root(os.path.dirname(root) or ".")
+    return os.path.realpath(project), project
 
 
 def inside(real: str, bound: str) -> bool:

@@ -17,7 +17,8 @@ lose their chunks the same way. Each file is one short writer job, its embedding
 computed before it; one index run at a time.
 
 Nothing outside what was given is read (service/confined.py): a link leading out of the
-folder (or, for a file named alone, out of its project), a FIFO, a device, a /proc file
+folder (or, for a file named alone or a path named that is a link, out of its project),
+a FIFO, a device, a /proc file
 is skipped and reported; so is it for the watcher, which lists through `walk` and reads
 through `_file`.
 """
@@ -109,6 +110,7 @@ class Walked:
 
     root: str
     bound: str  # the real folder every file read must resolve under (service/confined.py)
+    shown: str  # the bound as the user knows it, for the reasons
     files: list[str] = field(default_factory=list)
     skipped: list[p.IndexSkip] = field(default_factory=list)
 
@@ -204,17 +206,22 @@ def walk(root: str, globs: Sequence[str]) -> Walked:
     """The files to index under `root` (itself, if it is a file), sorted, and what is
     skipped (service/confined.py). A file reached through a link inside the folder as well
     as under its own name is read once, under its own name."""
-    out = Walked(root, confined.bound_of(root, scopes.project_root(root)))
+    out = Walked(root, *confined.bound_of(root))
     if not os.path.lexists(root):
         return out
     if not os.path.isdir(root):
         _admit(out, root, {})
         return out
+    if os.path.islink(root):
+        why = confined.folder_link(root, out.bound, out.shown)
+        if why is not None:
+            out.skipped.append(p.IndexSkip(path=root, reason=why))
+            return out
     real_of: dict[str, str] = {}  # path walked -> its real path
     for folder, dirs, names in os.walk(root):
         for d in dirs:
             link = os.path.join(folder, d)
-            why = confined.folder_link(link, out.bound, root) if os.path.islink(link) else None
+            why = confined.folder_link(link, out.bound, out.shown) if os.path.islink(link) else None
             if why is not None:
                 out.skipped.append(p.IndexSkip(path=link, reason=why))
         dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
@@ -237,7 +244,7 @@ def walk(root: str, globs: Sequence[str]) -> Walked:
 
 def _admit(out: Walked, path: str, real_of: dict[str, str]) -> None:
     try:
-        real = confined.resolve(path, out.bound, out.root)
+        real = confined.resolve(path, out.bound, out.shown)
     except confined.Refused as exc:
         out.skipped.append(p.IndexSkip(path=path, reason=exc.reason))
         return
@@ -287,7 +294,7 @@ def _file(engine: Engine, path: str, walked: Walked, kind: p.ContentType, tally:
     if known and all((r.mtime_ns, r.size) == (st.st_mtime_ns, st.st_size) for r in known):
         tally.files_skipped += 1
         return
-    data, st = confined.read(path, walked.bound, walked.root, MAX_FILE_BYTES)
+    data, st = confined.read(path, walked.bound, walked.shown, MAX_FILE_BYTES)
     fp = sources.fingerprint_bytes(path, data, st)
     if known and all(r.hash == fp.hash for r in known):  # touched, not changed
         tally.files_skipped += 1
