@@ -6,9 +6,10 @@ daemon runs as the user and would read whatever the link names, and recall would
 hand it to any agent. So a file is read only if its real path (every link resolved)
 stays under the real path of its bound: the folder indexed, or, for a file named on
 its own or a path named that is a link, its project (a repository's `AGENTS.md ->
-CLAUDE.md` is fine, a `CLAUDE.md` pointing at ~/.ssh is not). Only regular files are read: a FIFO would block the
-reader forever, a device or socket is no note, and a /proc or /sys file (a "regular"
-file whose stat size is not what it reads) is refused as well. Links to folders are
+CLAUDE.md` is fine, a `CLAUDE.md` pointing at ~/.ssh is not). Only regular files are
+read: a FIFO would block the reader forever, a device or socket is no note, and a
+/proc or /sys file (a "regular" file whose stat size is not what it reads) is refused
+as well. Links to folders are
 never followed (a folder inside the bound is walked under its own name anyway); one
 leading out is reported.
 
