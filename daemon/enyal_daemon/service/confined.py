@@ -9,9 +9,8 @@ its own or a path named that is a link, its project (a repository's `AGENTS.md -
 CLAUDE.md` is fine, a `CLAUDE.md` pointing at ~/.ssh is not). Only regular files are
 read: a FIFO would block the reader forever, a device or socket is no note, and a
 /proc or /sys file (a "regular" file whose stat size is not what it reads) is refused
-as well. Links to folders are
-never followed (a folder inside the bound is walked under its own name anyway); one
-leading out is reported.
+as well. Links to folders are never followed (a folder inside the bound is walked
+under its own name anyway); one leading out is reported.
 
 The check and the read are one: the file is opened at its resolved path with
 O_NOFOLLOW and O_NONBLOCK (so a link or FIFO swapped in after the check is refused,
