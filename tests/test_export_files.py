@@ -10,11 +10,14 @@ import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import apsw
 import pytest
 
 from conftest import DaemonProc, run_cli
 from enyal_client.commands import markdown
+from enyal_daemon.store import backup as store_backup
 from enyal_protocol import wire as p
 from enyal_protocol.private import make_private_dirs
 
@@ -103,3 +106,37 @@ def test_an_edges_page_has_edges_even_when_there_are_none(daemon: DaemonProc) ->
     assert page["edges"] == [] and page["next"] is None
     entries = daemon.call("export", {})
     assert "edges" not in entries  # an entries page has none to give
+
+
+class _Watching(apsw.VFS):
+    """The default VFS, noting the mode of every file SQLite opens as it opens it: the
+    only way to see a temporary file that is renamed away before the call returns."""
+
+    def __init__(self) -> None:
+        self.modes: dict[str, int] = {}
+        self.base = apsw.vfs_names()[0]  # the default until this one replaces it
+        super().__init__("watching", self.base, makedefault=True)
+
+    def xOpen(self, name: Any, flags: list[int]) -> apsw.VFSFile:
+        f = apsw.VFSFile(self.base, name, flags)
+        path = name.filename() if isinstance(name, apsw.URIFilename) else name
+        if path:
+            self.modes[os.path.basename(path)] = stat.S_IMODE(os.stat(path).st_mode)
+        return f
+
+
+def test_a_backup_is_never_readable_by_others_even_while_it_is_written(
+    tmp_path: Path, umask_022: None
+) -> None:
+    source = apsw.Connection(str(tmp_path / "src.db"))
+    source.execute("CREATE TABLE context_entries (x); INSERT INTO context_entries VALUES (1)")
+    vfs = _Watching()
+    try:
+        store_backup.copy(source, tmp_path / "copy.db")
+    finally:
+        source.close()
+        vfs.unregister()
+    written = {n: m for n, m in vfs.modes.items() if n.startswith(".copy.db")}
+    assert written, vfs.modes
+    assert all(m == 0o600 for m in written.values()), written
+    assert mode(tmp_path / "copy.db") == 0o600
