@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -85,6 +86,15 @@ def test_export_files_are_private_whatever_the_umask(
         ok("export", str(old), "--format", fmt)
         assert mode(old) == 0o600, fmt
         assert "left over" not in old.read_text()
+    # What is no regular file (a pipe, /dev/stdout) is written as it is, its mode left alone.
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe, 0o644)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(pipe.read_bytes()))
+    reader.start()
+    assert run_cli("export", str(pipe)).code == 0
+    reader.join(60)
+    assert b"enyal_export" in got[0] and mode(pipe) == 0o644
 
 
 def test_the_folders_enyal_makes_are_private(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 from pathlib import Path
 from typing import IO
 
@@ -37,10 +38,11 @@ def make_private_dirs(path: Path) -> None:
 
 def open_private(path: str) -> IO[bytes]:
     """`path` opened for writing, emptied, 0600: made so, or, if it existed, made so before
-    a byte is written."""
+    a byte is written. What is no regular file (/dev/stdout, a pipe) is written as it is."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, FILE_MODE)
     try:
-        os.fchmod(fd, FILE_MODE)
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            os.fchmod(fd, FILE_MODE)
     except OSError:
         os.close(fd)
         raise
