@@ -28,8 +28,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-from enyal_protocol.private import make_private_dirs
-
 from ..errors import ModelUnavailable
 from .model_files import ModelFiles
 from .onnx import Embedder
@@ -116,7 +114,7 @@ def build(model: Path, tokenizer: Path, target: Path) -> float:
     )
 
     logging.getLogger("onnxruntime").setLevel(logging.WARNING)  # one INFO line per node
-    make_private_dirs(target.parent)  # the cache dir, under ENYAL_HOME when it is set
+    target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target.parent, prefix=".build-") as tmp:
         # Constant folding turns the int8 file's Cast+Mul dequantization into plain fp32
         # weights, which is what the quantizer recognises as a MatMul's constant input.
