@@ -8,8 +8,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from conftest import DaemonProc, run_cli
-from daemon_support import open_db
+from conftest import DaemonProc, run_cli, start_daemon, wait_for
+from daemon_support import StderrDrain, open_db
 
 CLAUDE = "# Notes\n\nRead this first.\n\n## Testing\n\nRun pytest -q.\n\n## Style\n\nUse ruff.\n"
 GUIDE = "# Guide\n\nDocs are plain English.\n"
@@ -121,3 +121,37 @@ def test_index_forget_stops_watching_a_path_and_forgets_its_chunks(
     assert watched(daemon) == {docs}
     again = daemon.call("index", {"paths": [claude]})
     assert again["chunks_updated"] == 3 and active_files(daemon)[claude] == 3
+
+
+def test_the_watcher_leaves_a_forgotten_path_alone(home: Path, tmp_path: Path) -> None:
+    root = repo(tmp_path)
+    env = {**os.environ, "ENYAL_INDEX_WATCH": "true", "ENYAL_INDEX_DEBOUNCE": "0.2"}
+    d = start_daemon(env)
+    log = StderrDrain(d)
+    try:
+        claude, docs = str(root / "CLAUDE.md"), str(root / "docs")
+        d.call("index", {"paths": [claude, docs]})
+        # Indexed after the others, so the watcher takes it last in a run (roots go in the
+        # order they were given): once its change is in, the run has passed docs.
+        last = root / "zz.md"
+        last.write_text("# Last\n\nIndexed last.\n")
+        d.call("index", {"paths": [str(last)]})
+        d.call("index", {"paths": [docs], "forget": True})
+        (root / "docs" / "guide.md").write_text(GUIDE + "\n## Tone\n\nShort sentences.\n")
+        last.write_text("# Last\n\nIndexed last, and changed.\n")
+        wait_for(
+            lambda: any(
+                "and changed" in e["content"]
+                for e in d.call("list", {"limit": 1000})["entries"]
+                if e.get("read_only")
+            ),
+            timeout=60,
+            what="the watcher's re-index",
+        )
+        assert active_files(d) == {claude: 3, str(last): 1}
+    finally:
+        code = d.stop()
+        text = log.join()
+        if d.proc.stderr:
+            d.proc.stderr.close()
+    assert code == 0, text

@@ -87,10 +87,12 @@ class Watcher:
                 continue
             if r.chunks_added or r.chunks_updated or r.chunks_forgotten or r.errors:
                 log.info(
-                    "re-indexed %s: %d chunks added, %d updated, %d forgotten, %d files failed",
+                    "re-indexed %s: %d chunks added, %d updated, %d forgotten, %d files failed, "
+                    "%d skipped (not read: links out of the path, special files)",
                     ", ".join(roots),
                     r.chunks_added,
                     r.chunks_updated,
                     r.chunks_forgotten,
                     len(r.errors),
+                    len(r.skipped),
                 )
