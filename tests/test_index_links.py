@@ -83,6 +83,22 @@ def test_index_reads_nothing_outside_its_folder_and_says_what_it_skipped(
     assert f"skipped {docs / 'pgpass.md'}: " in text_out.out
 
 
+def test_a_file_read_through_a_link_and_then_under_its_own_name_is_kept_once(
+    daemon: DaemonProc, tmp_path: Path
+) -> None:
+    _, docs = linked_tree(tmp_path)
+    # Only the link matches at first: the file is read through it.
+    first = daemon.call("index", {"paths": [str(docs)], "globs": ["alias.md"]})
+    assert first["chunks_added"] == 1
+    assert {e["indexed_from"] for e in mirrors(daemon).values()} == {str(docs / "alias.md")}
+    # Then both match: the file is kept under its own name, the link's copy forgotten.
+    daemon.call("index", {"paths": [str(docs)]})
+    assert {e["indexed_from"] for e in mirrors(daemon).values()} == {
+        str(docs / "real.md"),
+        str(docs / "sub" / "deep.md"),
+    }
+
+
 def test_a_named_file_that_links_out_of_its_project_or_is_no_file_is_refused(
     daemon: DaemonProc, tmp_path: Path
 ) -> None:

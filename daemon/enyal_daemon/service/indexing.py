@@ -113,6 +113,7 @@ class Walked:
     shown: str  # the bound as the user knows it, for the reasons
     files: list[str] = field(default_factory=list)
     skipped: list[p.IndexSkip] = field(default_factory=list)
+    aliases: list[str] = field(default_factory=list)  # links to a file walked by its name
 
 
 def index(engine: Engine, params: p.IndexParams) -> p.IndexResult:
@@ -236,7 +237,8 @@ def walk(root: str, globs: Sequence[str]) -> Walked:
     # real file, a name that is no link first.
     first: dict[str, str] = {}
     for path in sorted(real_of, key=lambda f: (os.path.islink(f), f)):
-        first.setdefault(real_of[path], path)
+        if first.setdefault(real_of[path], path) != path:
+            out.aliases.append(path)
     out.files = sorted(first.values())
     out.skipped.sort(key=lambda s: s.path)
     return out
@@ -271,8 +273,9 @@ def _run(engine: Engine, walked: Walked, kind: p.ContentType, tally: _Tally) -> 
             message = getattr(exc, "message", None) or str(exc)
             tally.errors.append(p.IndexProblem(path=path, error=message))
     present = set(walked.files)
-    # What is skipped now loses what an older run read through it.
-    refused = {s.path for s in tally.skipped}
+    # What is skipped now, or read under another name, loses what an older run read
+    # through it.
+    refused = {s.path for s in tally.skipped} | set(walked.aliases)
     for path in store.mirrored_files_under(engine.reader(), walked.root):
         if path not in present and (path in refused or not os.path.exists(path)):
             _forget_files(engine, [path], tally)
