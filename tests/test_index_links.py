@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import os
+import socket
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -55,15 +57,24 @@ def test_index_reads_nothing_outside_its_folder_and_says_what_it_skipped(
     daemon: DaemonProc, tmp_path: Path
 ) -> None:
     repo, docs = linked_tree(tmp_path)
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(str(docs / "sock.md"))
+    specials = {"pipe.md": "FIFO", "sock.md": "socket"}
+    if os.geteuid() == 0:  # only root makes device nodes
+        os.mknod(docs / "null.md", stat.S_IFCHR | 0o666, os.makedev(1, 3))
+        specials["null.md"] = "device"
     # Through the CLI, with a timeout: a FIFO opened for reading would block forever.
     cli = run_cli("index", "docs", "--json", cwd=repo, timeout=120)
     assert cli.code == 0, cli.err
     r = cli.json()
+    sock.close()
     skipped = {Path(s["path"]).name: s["reason"] for s in r["skipped"]}
-    assert set(skipped) == {"env.md", "pgpass.md", "readme.md", "more", "dangling.md", "pipe.md"}
-    for name in ("env.md", "pgpass.md", "readme.md", "more"):
+    links_out = {"env.md", "pgpass.md", "readme.md", "more"}
+    assert set(skipped) == links_out | {"dangling.md"} | set(specials)
+    for name in links_out:
         assert "outside" in skipped[name] and str(docs) in skipped[name], skipped[name]
-    assert "FIFO" in skipped["pipe.md"]
+    for name, kind in specials.items():
+        assert skipped[name] == f"not a regular file: a {kind}"
     assert "missing" in skipped["dangling.md"] or "no file" in skipped["dangling.md"]
     assert r["errors"] == []
     # real.md and deep.md once each, under their own names: the links to them add nothing.
