@@ -582,7 +582,8 @@ class ExportedEntry(Entry, kw_only=True, omit_defaults=True):
 class ExportResult(Struct, kw_only=True, omit_defaults=True):
     entries: list[ExportedEntry]
     next: int | None
-    edges: list[Edge] = []  # a page of kind "edges"; left out of entry pages
+    # A page of kind "edges" always has it, [] included; an entries page leaves it out.
+    edges: list[Edge] | None = None
 
 
 EXPORT_FORMAT = 2  # 1: entries only, no header line; 2: header, entries with versions, edges
@@ -1181,11 +1182,28 @@ class IndexParams(Params, kw_only=True):
         "convention"
     )
     cwd: Cwd = None
+    forget: Annotated[
+        bool,
+        Meta(
+            description="Instead of indexing: stop watching these paths and forget their "
+            "chunks (restorable)."
+        ),
+    ] = False
 
 
 class IndexProblem(Struct, kw_only=True):
     path: str
     error: str
+
+
+class IndexSkip(Struct, kw_only=True):
+    path: str
+    reason: str
+
+
+class IndexGone(Struct, kw_only=True):
+    path: str
+    chunks_forgotten: int
 
 
 class IndexResult(Struct, kw_only=True):
@@ -1199,6 +1217,17 @@ class IndexResult(Struct, kw_only=True):
     ]
     errors: Annotated[
         list[IndexProblem], Meta(description="Files that could not be indexed, and why.")
+    ] = []
+    skipped: Annotated[
+        list[IndexSkip],
+        Meta(
+            description="What was not read, and why: links leading outside the path given, "
+            "FIFOs, devices, /proc files."
+        ),
+    ] = []
+    gone: Annotated[
+        list[IndexGone],
+        Meta(description="Paths given that no longer exist (or, with forget, given up)."),
     ] = []
 
 

@@ -179,8 +179,10 @@ TOOLS: tuple[ToolSpec, ...] = (
         ".cursor/rules, .serena/memories, docs/) as memories, one per section, so recall "
         "finds them. paths are files or folders (relative to the current directory). Run it "
         "again after the files change: only changed sections are updated, removed ones are "
-        "forgotten. The memories it makes are read-only (edit the file instead). Returns "
-        "counts of files and chunks.",
+        "forgotten, as are those of a path given that was deleted. The memories it makes are "
+        "read-only (edit the file instead). Returns counts of files and chunks, and what was "
+        "skipped (links out of the path, special files). forget=true instead stops watching "
+        "the paths and forgets their chunks (restorable).",
         idempotent=True,
     ),
     ToolSpec(

@@ -16,6 +16,8 @@ from urllib.parse import quote
 import apsw
 import sqlite_vec
 
+from enyal_protocol.private import make_private_dirs
+
 from ..errors import StorageError
 from .migrations import migrate
 
@@ -37,7 +39,7 @@ def connect(path: Path, *, writer: bool) -> apsw.Connection:
     that cannot be written is opened read-only: reads work, writes fail as ReadOnlyError
     (said as a StorageError by store/failures.py)."""
     if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_private_dirs(path.parent)  # the database's folder: only its user may look in
     if not writable(path):
         if not path.exists():
             raise StorageError(
