@@ -35,7 +35,7 @@ from ..hygiene.secrets import BUILT_IN, Redactor
 from ..index import keywords
 from ..index.entry_index import EntryIndex
 from ..index.groups import ScopeGroups, kind_code
-from ..store import db, entries, failures, meta
+from ..store import db, entries, failures, graph, meta
 from ..store.rows import EntryRow
 from ..store.writer import Tx, Writer
 from . import changes, expiry, scoring
@@ -188,7 +188,12 @@ class Engine:
 
     def sweep_on(self, tx: Tx, now: str) -> int:
         """Delete what has expired by `now` on this transaction; returns how many."""
-        gone = expiry.sweep(tx, now, functools.partial(self.changes.note_deleted, tx))
+
+        def before_delete(row: EntryRow) -> None:
+            graph.close_over(tx.conn, row.id, now)  # its chain holds across the gap
+            self.changes.note_deleted(tx, row)
+
+        gone = expiry.sweep(tx, now, before_delete)
         for row in gone:
             tx.after_commit.append(functools.partial(self.index.remove, row.rid))
         earliest = entries.next_expiry(tx.conn)
