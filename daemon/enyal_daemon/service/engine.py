@@ -196,10 +196,23 @@ class Engine:
         gone = expiry.sweep(tx, now, before_delete)
         for row in gone:
             tx.after_commit.append(functools.partial(self.index.remove, row.rid))
+        if gone:
+            self.purge_after_commit(tx)
         earliest = entries.next_expiry(tx.conn)
         # In commit order with the notes of other writes, which also run after commit.
         tx.after_commit.append(lambda: self.expiry.reset(earliest))
         return len(gone)
+
+    def purge_after_commit(self, tx: Tx) -> None:
+        """Text deleted for good on `tx` is gone from the database file once it commits
+        (secure_delete zeroes it: store/db.py); its old pages still sit in the WAL, so
+        the WAL is checkpointed and truncated before the write is acknowledged."""
+
+        def purge() -> None:
+            if not self.writer.empty_wal():
+                log.warning("a reader kept part of the WAL; the next checkpoint empties it")
+
+        tx.after_commit.append(purge)
 
     def note_expiry(self, tx: Tx, when: str | None) -> None:
         """A write on `tx` sets an expiry: known to sweep_expired once it has committed."""

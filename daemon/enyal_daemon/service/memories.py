@@ -347,6 +347,7 @@ def forget(engine: Engine, params: p.ForgetParams) -> p.ForgetResult:
             engine.changes.note_deleted(tx, row)
             entries.delete(tx.conn, row.rid)  # edges, versions, events go by ON DELETE CASCADE
             tx.after_commit.append(lambda: engine.index.remove(row.rid))
+            engine.purge_after_commit(tx)  # acknowledged once no byte of it is left
             return p.ForgetResult(id=row.id, action="deleted")
         if row.is_deprecated:  # already forgotten: nothing changes, no version is added
             return p.ForgetResult(id=row.id, action="deprecated", changed=False)

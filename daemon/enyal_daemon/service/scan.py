@@ -122,7 +122,7 @@ def _fix(engine: Engine, found: dict[str, _Finding], queries: list[tuple[int, st
         chunk = items[start : start + FIX_CHUNK]
         fixed += engine.write(functools.partial(_fix_chunk, engine, chunk, vector_of))
     if items or queries:
-        engine.write(functools.partial(_finish, queries))
+        engine.write(functools.partial(_finish, engine, queries))
     return fixed
 
 
@@ -166,7 +166,7 @@ def _fix_chunk(
     return fixed
 
 
-def _finish(queries: list[tuple[int, str]], tx: Tx) -> None:
+def _finish(engine: Engine, queries: list[tuple[int, str]], tx: Tx) -> None:
     for event_id, query in queries:
         analytics.set_query(tx.conn, event_id, query)
     entries.compact_text_index(tx.conn)
@@ -176,7 +176,7 @@ def _finish(queries: list[tuple[int, str]], tx: Tx) -> None:
         """After the commit, outside any transaction, on the writer thread: rebuild the
         file, then empty the WAL, which still holds the old pages."""
         db.vacuum(conn)
-        if not db.checkpoint(conn):
+        if not engine.writer.empty_wal():
             log.warning("a reader kept part of the WAL after the scan; the next checkpoint ends it")
 
     tx.after_commit.append(purge)

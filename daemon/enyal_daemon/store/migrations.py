@@ -386,6 +386,14 @@ def m011_passages(conn: apsw.Connection) -> None:
     )
 
 
+def m012_secure_delete(conn: apsw.Connection) -> None:
+    """Issue 24: text deleted for good leaves nothing. FTS5 by default keeps a deleted
+    row's terms in its segments (under a delete marker) until a merge; with
+    'secure-delete' a delete takes them out of the segment at once. Kept in the index's
+    own config, so every connection's deletes do it."""
+    conn.execute("INSERT INTO context_fts(context_fts, rank) VALUES ('secure-delete', 1)")
+
+
 Migration = Callable[[apsw.Connection], None]
 MIGRATIONS: list[Migration] = [
     m001_entries,
@@ -399,6 +407,7 @@ MIGRATIONS: list[Migration] = [
     m009_tasks_logs,
     m010_sources,
     m011_passages,
+    m012_secure_delete,
 ]
 
 
