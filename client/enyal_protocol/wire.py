@@ -422,6 +422,9 @@ class ListParams(Params, kw_only=True):
     updated_after: str | None = None
     updated_before: str | None = None
     include_deprecated: bool = False
+    include_quarantined: Annotated[
+        bool, Meta(description="Also list quarantined entries (left out by default).")
+    ] = False
     sort: ListSort = "updated"
     order: Literal["desc", "asc"] = "desc"
     limit: Annotated[int, Meta(ge=1, le=1000)] = 50
@@ -576,6 +579,9 @@ class ExportParams(Params, kw_only=True):
 
 
 class ExportedEntry(Entry, kw_only=True, omit_defaults=True):
+    # Always written, false too: an import checks the text of a line that does not say
+    # (and quarantines it), so a released entry must say so to come back released.
+    quarantined: bool
     versions: list[Version] | None = None
 
 
@@ -684,7 +690,8 @@ class ImportEntry(Struct, kw_only=True, forbid_unknown_fields=True):
     confirmed_at: str | None = None
     confirm_count: Annotated[int, Meta(ge=0)] = 0
     written_by: WrittenBy | None = None
-    quarantined: bool = False
+    # None (not said): the text is checked, as on remember; an exported entry says.
+    quarantined: bool | None = None
     quarantine_reason: str | None = None
     status: TaskStatus | None = None
     due: DueDate | None = None
@@ -780,7 +787,15 @@ class ImpactResult(Struct, kw_only=True):
 # --- validity: history, health, review, analytics ------------------------------------------
 
 ChangeType = Literal[
-    "created", "updated", "forgotten", "restored", "reverted", "confirmed", "merged", "status"
+    "created",
+    "updated",
+    "forgotten",
+    "restored",
+    "reverted",
+    "confirmed",
+    "merged",
+    "status",
+    "released",
 ]
 
 
@@ -799,6 +814,7 @@ class Version(Struct, kw_only=True):
     merged_from: list[str] = []
     merged_into: str | None = None
     status: TaskStatus | None = None  # a task's status in this version
+    importance: int | None = None  # null in versions written before it was kept
 
 
 class HistoryParams(Params, kw_only=True):

@@ -57,6 +57,7 @@ def list_entries(engine: Engine, params: p.ListParams) -> p.ListResult:
         updated_after=_bound(params.updated_after, "updated_after"),
         updated_before=_bound(params.updated_before, "updated_before"),
         include_deprecated=params.include_deprecated,
+        include_quarantined=params.include_quarantined,
     )
     after = _decode_cursor(params.cursor) if params.cursor is not None else None
     # One row more than asked says whether another page exists.

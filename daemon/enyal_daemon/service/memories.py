@@ -221,8 +221,11 @@ def release(engine: Engine, params: p.ReleaseParams) -> p.Entry:
 
     def job(tx: Tx) -> p.Entry:
         row = engine.require(params.id, tx.conn)
+        if not row.quarantined:  # nothing to release: nothing changes, no version
+            return row.entry()
         fields = {"quarantined": 0, "quarantine_reason": None}
         entries.update_fields(tx.conn, row.rid, fields)
+        versions.record(tx.conn, row.id, "released", now_iso())  # who vouched, and when
         engine.changes.note(tx, "updated", row)
         return engine.require(row.id, tx.conn).entry()
 
@@ -413,6 +416,9 @@ def restore(engine: Engine, params: p.RestoreParams) -> p.RestoreResult:
                     "metadata": msgspec.json.encode(target.metadata).decode(),
                     "is_deprecated": int(target.is_deprecated),
                     "updated_at": now,
+                    # Every field the version kept (older versions kept no importance).
+                    **({"importance": target.importance} if target.importance else {}),
+                    **({"status": target.status} if target.status else {}),
                 },
             )
             if target.is_deprecated and not row.is_deprecated:
