@@ -157,3 +157,16 @@ def test_the_middle_of_a_chain_expiring_closes_it_too(memory: Any) -> None:
     assert memory.write(functools.partial(memory.sweep_on, now=later)) == 1
     assert [e.id for e in validity.history(memory, p.HistoryParams(id=v1)).superseded_by] == [v3]
     assert health.health(memory, p.HealthParams()).superseded_count == 1
+
+
+def test_closing_and_reopening_a_chain_are_published_as_changes(memory: Any) -> None:
+    from enyal_daemon.service.changes import Filter
+
+    v1 = add(memory, "The API listens on port 8000.")
+    v2 = add(memory, "The API listens on port 8080.", supersedes=[v1])
+    v3 = add(memory, "The API listens on port 9090.", supersedes=[v2])
+    sub = memory.changes.subscribe(Filter(None, None, False, None, frozenset()), lambda: None)
+    forget(memory, v2)
+    memories.restore(memory, p.RestoreParams(id=v2))
+    seen = [(c.kind, c.id) for c in sub.take()[0] if c.edge_type == "supersedes"]
+    assert seen == [("linked", v3), ("superseded", v1), ("unlinked", v3), ("unlinked", v1)]

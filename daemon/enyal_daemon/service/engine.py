@@ -25,6 +25,8 @@ from typing import TypeVar
 import apsw
 import numpy as np
 
+from enyal_protocol import wire as p
+
 from ..embedder import passages
 from ..embedder.batcher import Batcher
 from ..embedder.model_files import ModelFiles
@@ -190,7 +192,7 @@ class Engine:
         """Delete what has expired by `now` on this transaction; returns how many."""
 
         def before_delete(row: EntryRow) -> None:
-            graph.close_over(tx.conn, row.id, now)  # its chain holds across the gap
+            self.close_chain(tx, row.id, now)  # its chain holds across the gap
             self.changes.note_deleted(tx, row)
 
         gone = expiry.sweep(tx, now, before_delete)
@@ -202,6 +204,21 @@ class Engine:
         # In commit order with the notes of other writes, which also run after commit.
         tx.after_commit.append(lambda: self.expiry.reset(earliest))
         return len(gone)
+
+    def close_chain(self, tx: Tx, entry_id: str, now: str) -> None:
+        """`entry_id` leaves its supersession chain (forgotten or deleted): the chain is
+        closed over it (store/graph.py), and the new edges are changes like any link."""
+        self._note_edges(tx, "linked", graph.close_over(tx.conn, entry_id, now))
+
+    def reopen_chain(self, tx: Tx, entry_id: str) -> None:
+        """`entry_id` is back: the edges that closed its chain over it go."""
+        self._note_edges(tx, "unlinked", graph.reopen(tx.conn, entry_id))
+
+    def _note_edges(self, tx: Tx, kind: p.ChangeKind, edges: list[p.Edge]) -> None:
+        rows = entries.by_ids(tx.conn, [i for e in edges for i in (e.source_id, e.target_id)])
+        for e in edges:
+            if e.source_id in rows and e.target_id in rows:
+                self.changes.note_edge(tx, kind, rows[e.source_id], rows[e.target_id], e.edge_type)
 
     def purge_after_commit(self, tx: Tx) -> None:
         """Text deleted for good on `tx` is gone from the database file once it commits

@@ -21,7 +21,6 @@ from ..embedder.passages import Embedding
 from ..errors import Conflict, InvalidValue, NotFound
 from ..hygiene.injection import suspicious
 from ..store import entries, versions
-from ..store import graph as graph_rows
 from ..store import sources as source_rows
 from ..store.rows import EntryRow
 from ..store.sources import SourceRow
@@ -345,7 +344,7 @@ def forget(engine: Engine, params: p.ForgetParams) -> p.ForgetResult:
     def job(tx: Tx) -> p.ForgetResult:
         row = engine.require(params.id, tx.conn)
         if params.hard or not row.is_deprecated:  # a forgotten entry's chain is closed already
-            graph_rows.close_over(tx.conn, row.id, now_iso())
+            engine.close_chain(tx, row.id, now_iso())
         if params.hard:
             engine.changes.note_deleted(tx, row)
             entries.delete(tx.conn, row.rid)  # edges, versions, events go by ON DELETE CASCADE
@@ -397,7 +396,7 @@ def restore(engine: Engine, params: p.RestoreParams) -> p.RestoreResult:
             changed = row.is_deprecated
             if row.is_deprecated:
                 entries.update_fields(tx.conn, row.rid, {"is_deprecated": 0})
-                graph_rows.reopen(tx.conn, row.id)  # its chain runs through it again
+                engine.reopen_chain(tx, row.id)  # its chain runs through it again
                 consolidation.unmerge(tx, row.id)  # a merged entry comes back as it was
                 versions.record(tx.conn, row.id, "restored", now)
                 engine.changes.note(tx, "restored", row)
@@ -422,9 +421,9 @@ def restore(engine: Engine, params: p.RestoreParams) -> p.RestoreResult:
                 },
             )
             if target.is_deprecated and not row.is_deprecated:
-                graph_rows.close_over(tx.conn, row.id, now)
+                engine.close_chain(tx, row.id, now)
             elif row.is_deprecated and not target.is_deprecated:
-                graph_rows.reopen(tx.conn, row.id)
+                engine.reopen_chain(tx, row.id)
             entries.replace_vector(tx.conn, row.rid, *emb.blobs())
             versions.record(tx.conn, row.id, "reverted", now)
             engine.index_after_commit(

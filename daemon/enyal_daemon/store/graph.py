@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import apsw
 import msgspec
@@ -172,10 +172,10 @@ def insert_if_free(conn: apsw.Connection, edge: Edge) -> None:
 CLOSES_OVER = "closes_over"  # metadata key of an edge that bridges a removed link
 
 
-def close_over(conn: apsw.Connection, entry_id: str, when: str) -> int:
+def close_over(conn: apsw.Connection, entry_id: str, when: str) -> list[Edge]:
     """Before `entry_id` leaves a supersession chain (forgotten or deleted): each entry
     that supersedes it now also supersedes what it superseded, so the chain holds across
-    the gap. Returns how many edges were added (none already there is duplicated)."""
+    the gap. Returns the edges added (none already there is duplicated)."""
     pairs = conn.execute(
         "SELECT s.source_id, t.target_id, min(s.confidence, t.confidence) "
         "FROM context_edges s JOIN context_edges t ON t.source_id = s.target_id "
@@ -183,23 +183,26 @@ def close_over(conn: apsw.Connection, entry_id: str, when: str) -> int:
         "AND s.source_id != t.target_id",
         (entry_id,),
     ).fetchall()
-    added = 0
+    added = []
     for source, target, confidence in pairs:
         if find(conn, str(source), str(target), "supersedes") is None:
             meta = {CLOSES_OVER: entry_id}
-            insert(conn, str(source), str(target), "supersedes", float(confidence or 0), meta, when)
-            added += 1
+            weight = cast(float, confidence)  # min of two REAL NOT NULL columns
+            added.append(insert(conn, str(source), str(target), "supersedes", weight, meta, when))
     return added
 
 
-def reopen(conn: apsw.Connection, entry_id: str) -> int:
-    """`entry_id` is back in its chain: the edges that closed over it go. Returns how many."""
-    conn.execute(
-        "DELETE FROM context_edges WHERE edge_type = 'supersedes' "
-        f"AND json_extract(metadata, '$.{CLOSES_OVER}') = ?",
-        (entry_id,),
-    )
-    return conn.changes()
+def reopen(conn: apsw.Connection, entry_id: str) -> list[Edge]:
+    """`entry_id` is back in its chain: the edges that closed over it go. Returns them."""
+    gone = [
+        row_to_edge(r)
+        for r in conn.execute(
+            f"DELETE FROM context_edges WHERE edge_type = 'supersedes' "
+            f"AND json_extract(metadata, '$.{CLOSES_OVER}') = ? RETURNING {EDGE_COLUMNS}",
+            (entry_id,),
+        )
+    ]
+    return gone
 
 
 def merged_by(conn: apsw.Connection, entry_id: str) -> list[Edge]:
