@@ -88,3 +88,32 @@ def stop(d: DaemonProc) -> None:
     d.stop()
     if d.proc.stderr:
         d.proc.stderr.close()
+
+
+def test_scan_fix_purges_what_a_store_made_before_kept_of_deleted_text(home: Path) -> None:
+    """A store made before m012 kept deleted text in free pages and FTS segments;
+    `scan --fix` purges it even when no secret is found."""
+    from conftest import old_store
+
+    word = marker()
+    db = home / "enyal.db"
+    conn = old_store(db, 11)
+    conn.execute("PRAGMA journal_mode=WAL")
+    with conn:
+        conn.execute(
+            "INSERT INTO context_entries (id, content, content_hash, content_type, scope_level, "
+            "created_at, updated_at) VALUES ('gone', ?, 'h', 'fact', 'global', "
+            "'2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')",
+            (f"The staging hint was {word} once.",),
+        )
+    with conn:
+        conn.execute("DELETE FROM context_entries WHERE id = 'gone'")  # as forget --hard did
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    assert holding(db, word), "the control: the old store kept the deleted text"
+    d = start_daemon()
+    try:
+        assert d.call("scan", {"fix": True})["affected"] == 0
+        assert holding(db, word) == []
+    finally:
+        stop(d)
