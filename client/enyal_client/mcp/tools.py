@@ -138,7 +138,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "back that earlier version's content and fields instead, as a new version: history "
         "is added to, never rewritten. Returns the entry, and changed=false when it was not "
         "forgotten and no version was given (nothing was done).",
-        idempotent=False,
+        destructive=True,  # with `version` it replaces the content, as enyal_update does
     ),
     ToolSpec(
         "enyal_recall_batch",
