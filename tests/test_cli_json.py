@@ -47,6 +47,13 @@ def test_usage_errors_without_json_print_nothing_on_stdout() -> None:
     assert r.code == 2 and r.out == "" and "bogus" in r.err
 
 
+def test_help_with_json_is_one_document_too() -> None:
+    r = run_cli("remember", "--help", "--json")
+    assert r.code == 0 and "usage: enyal remember" in json.loads(r.out)["help"]
+    plain = run_cli("remember", "--help")
+    assert plain.code == 0 and plain.out.startswith("usage: enyal remember")
+
+
 def test_version() -> None:
     r = run_cli("--version")
     assert (r.code, r.out.strip()) == (0, f"enyal {__version__}")

@@ -74,9 +74,20 @@ class ArgsError(Exception):
         self.message = message
 
 
+class HelpAsked(Exception):
+    """-h/--help: its text is printed by _main, as a JSON document with --json."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise ArgsError(self, message)
+
+    def print_help(self, file: Any = None) -> NoReturn:  # only the help action calls it
+        raise HelpAsked(self.format_help())
 
 
 class _Version(argparse.Action):
@@ -145,6 +156,12 @@ def _main(argv: list[str] | None) -> int:
             _print_json({"version": __version__})
         else:
             print(f"enyal {__version__}")
+        return 0
+    except HelpAsked as asked:
+        if _wants_json(args_in):
+            _print_json({"help": asked.text})
+        else:
+            sys.stdout.write(asked.text)
         return 0
     except ArgsError as exc:
         if _wants_json(args_in):
