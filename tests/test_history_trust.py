@@ -68,14 +68,17 @@ def test_list_leaves_quarantined_out_unless_asked(memory: Any) -> None:
     bad = memories.remember(memory, p.RememberParams(content=POISON, scope="global")).entry
     ok = memories.remember(memory, p.RememberParams(content="Reviews.", scope="global")).entry
     default = listing.list_entries(memory, p.ListParams())
-    assert [e.id for e in default.entries] == [ok.id]
+    assert [e.id for e in default.entries] == [ok.id] and default.quarantined == 1
     wider = listing.list_entries(memory, p.ListParams(include_quarantined=True))
-    assert {e.id for e in wider.entries} == {bad.id, ok.id}
+    assert {e.id for e in wider.entries} == {bad.id, ok.id} and wider.quarantined == 0
+    other = listing.list_entries(memory, p.ListParams(content_type="decision"))
+    assert (other.entries, other.quarantined) == ([], 0)  # counted under the same filter
 
 
 def test_cli_list_includes_quarantined_on_request(d: RunningDaemon) -> None:
     bad = d.call("remember", {"content": POISON, "scope": "global"})
-    assert bad["id"][:8] not in run_cli("list").out
+    hidden = run_cli("list").out
+    assert bad["id"][:8] not in hidden and "1 quarantined not listed" in hidden
     shown = run_cli("list", "--include-quarantined")
     assert shown.code == 0, shown.err
     assert bad["id"][:8] in shown.out and "(quarantined)" in shown.out

@@ -438,6 +438,7 @@ class ListParams(Params, kw_only=True):
 class ListResult(Struct, kw_only=True):
     entries: list[Entry]
     next: str | None  # pass as `cursor` for the next page; null on the last
+    quarantined: int = 0  # entries the filter matches that were left out as quarantined
 
 
 class ScopeRef(Struct, kw_only=True):

@@ -319,6 +319,8 @@ def cmd_list(c: Connection, a: Args) -> Result:
     ] or ["no entries"]
     if r.next is not None:
         lines.append(f"more: add --cursor {r.next}")
+    if r.quarantined:
+        lines.append(f"{r.quarantined} quarantined not listed: --include-quarantined shows them")
     return r, "\n".join(lines)
 
 

@@ -69,4 +69,6 @@ def list_entries(engine: Engine, params: p.ListParams) -> p.ListResult:
     nxt = _encode_cursor(page[-1][0], page[-1][1].rid) if more else None
     found = [row.entry() for _, row in page]
     sources.annotate(engine, found)
-    return p.ListResult(entries=found, next=nxt)
+    # Said, so that leaving them out is never silent (0 when they are included).
+    hidden = 0 if f.include_quarantined else entries.quarantined_matching(engine.reader(), f)
+    return p.ListResult(entries=found, next=nxt, quarantined=hidden)
