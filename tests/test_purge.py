@@ -37,11 +37,18 @@ def holding(db: Path, text: str) -> list[str]:
 
 def remember_marked(call: DaemonProc | RunningDaemon, word: str, **extra: object) -> str:
     """A memory holding `word`, updated once so its history holds it twice, and recalled
-    by it so the analytics log saw it."""
+    by it so the analytics log holds it in a query (the event of the entry, which goes
+    with it)."""
     params = {"content": f"The staging password hint is {word} for now.", "scope": "global"}
     entry = call.call("remember", {**params, **extra})["id"]
     call.call("update", {"id": entry, "content": f"The staging hint is {word}, said twice."})
     call.call("recall", {"query": f"staging hint {word}", "min_relevance": 0.0})
+
+    def logged() -> bool:  # the recall's event, with its query, is in the table
+        events = call.call("analytics", {"entry_id": entry})["events"]
+        return any(word in (e["query"] or "") for e in events)
+
+    wait_for(logged, what="the recall's event to be written")
     return str(entry)
 
 
