@@ -82,3 +82,32 @@ def test_cli_list_includes_quarantined_on_request(d: RunningDaemon) -> None:
     shown = run_cli("list", "--include-quarantined")
     assert shown.code == 0, shown.err
     assert bad["id"][:8] in shown.out and "(quarantined)" in shown.out
+
+
+def test_an_imported_version_with_an_importance_out_of_range_is_refused(memory: Any) -> None:
+    from enyal_daemon.service import transfer
+
+    version = {
+        "version": 1,
+        "change_type": "released",
+        "changed_at": "2026-01-01T00:00:00Z",
+        "content": "Deploys go out on Tuesdays.",
+        "content_type": "fact",
+        "confidence": 1.0,
+        "tags": [],
+        "metadata": {},
+        "is_deprecated": False,
+    }
+    lines = [
+        json.dumps(
+            {"id": "bad", "content": "Deploys.", "versions": [{**version, "importance": 9}]}
+        ),
+        json.dumps(
+            {"id": "good", "content": "Deploys!", "versions": [{**version, "importance": 4}]}
+        ),
+    ]
+    result = transfer.import_lines(memory, p.ImportParams(lines=lines))
+    assert [line.status for line in result.lines] == ["failed", "stored"]
+    assert "importance" in (result.lines[0].error or "")
+    restored = memories.restore(memory, p.RestoreParams(id="good", version=1))
+    assert restored.importance == 4

@@ -815,7 +815,7 @@ class Version(Struct, kw_only=True):
     merged_from: list[str] = []
     merged_into: str | None = None
     status: TaskStatus | None = None  # a task's status in this version
-    importance: int | None = None  # null in versions written before it was kept
+    importance: Importance | None = None  # null in versions written before it was kept
 
 
 class HistoryParams(Params, kw_only=True):
