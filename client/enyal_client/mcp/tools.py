@@ -130,6 +130,17 @@ TOOLS: tuple[ToolSpec, ...] = (
         idempotent=True,
     ),
     ToolSpec(
+        "enyal_restore",
+        "restore",
+        "Restore a memory",
+        "Undo enyal_forget: bring back a memory that was forgotten (deprecated); one deleted "
+        "with hard=true is gone for good. With `version` (a number from enyal_history), bring "
+        "back that earlier version's content and fields instead, as a new version: history "
+        "is added to, never rewritten. Returns the entry, and changed=false when it was not "
+        "forgotten and no version was given (nothing was done).",
+        destructive=True,  # with `version` it replaces the content, as enyal_update does
+    ),
+    ToolSpec(
         "enyal_recall_batch",
         "recall_batch",
         "Search memory for several questions",

@@ -58,6 +58,10 @@ def connect(path: Path, *, writer: bool) -> apsw.Connection:
     # for readers changed no latency and saved ~25 MB at 100k (scripts/bench).
     conn.execute(f"PRAGMA cache_size={-16000 if writer else -2000}")
     if writer:
+        # Deleted rows and freed pages are overwritten with zeros, not left in free space:
+        # a hard delete, an expiry or a redaction leaves no byte of the old text (with
+        # the FTS index's own secure-delete, and the WAL emptied after: see `purge`).
+        conn.execute("PRAGMA secure_delete=ON")
         conn.execute("PRAGMA journal_mode=WAL")
         # FULL: an acknowledged write has reached the disk, not just the OS. The
         # writer's group commit pays one fsync for a whole burst of writes.
