@@ -4,6 +4,8 @@
     ├── InvalidParams               -32602  params of the wrong shape or type
     ├── NotFound                    -32001  no entry with that id
     ├── InvalidValue                -32002  well-formed but not acceptable
+    │   └── PathRefused             -32002  a file index must not read (a link out, a FIFO);
+    │                                       reported as skipped, not as a failure
     ├── TooLarge                    -32003  content, batch or frame over a limit
     ├── ModelUnavailable            -32004  model files missing or failing their hash
     │   └── FetchError              -32004  a model download failed or did not verify
@@ -45,6 +47,12 @@ class NotFound(EnyalError):
 
 
 class InvalidValue(EnyalError):
+    code = protocol.INVALID_VALUE
+
+
+class PathRefused(InvalidValue):
+    """`message` is the reason the file is not read (service/confined.py)."""
+
     code = protocol.INVALID_VALUE
 
 

@@ -22,16 +22,8 @@ from __future__ import annotations
 import os
 import stat
 
-from ..errors import TooLarge
+from ..errors import InvalidValue, PathRefused, TooLarge
 from . import scopes
-
-
-class Refused(Exception):
-    """The file is not read; `reason` says why (reported as skipped, not as an error)."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
 
 
 def bound_of(root: str) -> tuple[str, str]:
@@ -65,19 +57,19 @@ def _kind(mode: int) -> str | None:
 
 
 def resolve(path: str, bound: str, shown: str) -> str:
-    """The real path of `path`, a regular file under `bound`; else Refused. `shown` is how
+    """The real path of `path`, a regular file under `bound`; else PathRefused. `shown` is how
     the bound is named in the reason (the path as the user gave it)."""
     try:
         real = os.path.realpath(path, strict=True)
     except OSError:
         if os.path.islink(path):
-            raise Refused(f"a link to {os.readlink(path)}, which is missing") from None
+            raise PathRefused(f"a link to {os.readlink(path)}, which is missing") from None
         raise
     if not inside(real, bound):
-        raise Refused(f"a link to {real}, outside {shown}")
+        raise PathRefused(f"a link to {real}, outside {shown}")
     kind = _kind(os.stat(real).st_mode)
     if kind is not None:
-        raise Refused(f"not a regular file: {kind}")
+        raise PathRefused(f"not a regular file: {kind}")
     return real
 
 
@@ -91,15 +83,16 @@ def folder_link(path: str, bound: str, shown: str) -> str | None:
 
 
 def read(path: str, bound: str, shown: str, limit: int) -> tuple[bytes, os.stat_result]:
-    """The bytes of `path` and its stat, read as the module docstring says; Refused,
-    TooLarge, or OSError (the file went away, or cannot be read)."""
+    """The bytes of `path` and its stat, read as the module docstring says; PathRefused,
+    TooLarge, InvalidValue (it changed while read), or OSError (it went away, or cannot be
+    read)."""
     real = resolve(path, bound, shown)
     fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
         st = os.fstat(fd)
         kind = _kind(st.st_mode)
         if kind is not None:  # swapped in since resolve
-            raise Refused(f"not a regular file: {kind}")
+            raise PathRefused(f"not a regular file: {kind}")
         if st.st_size > limit:
             raise TooLarge(f"{st.st_size} bytes; files over {limit} are not indexed")
         parts: list[bytes] = []
@@ -112,10 +105,10 @@ def read(path: str, bound: str, shown: str, limit: int) -> tuple[bytes, os.stat_
     finally:
         os.close(fd)
     if (after.st_mtime_ns, after.st_size) != (st.st_mtime_ns, st.st_size):
-        raise OSError(f"{path} changed while it was read; it is read again next time")
+        raise InvalidValue(f"{path} changed while it was read; it is read again next time")
     if len(data) != st.st_size:
         # Same stat before and after, other bytes: no file on disk but a kernel view.
-        raise Refused(
+        raise PathRefused(
             f"not a regular file: its size says {st.st_size} bytes and it reads "
             f"{'more' if len(data) > st.st_size else 'fewer'} (a /proc or /sys file)"
         )

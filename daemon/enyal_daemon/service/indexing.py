@@ -40,7 +40,7 @@ import msgspec
 from enyal_protocol import wire as p
 
 from ..embedder.passages import Embedding
-from ..errors import InvalidValue, TooLarge
+from ..errors import InvalidValue, PathRefused, TooLarge
 from ..hygiene.injection import suspicious
 from ..store import entries, versions
 from ..store import sources as store
@@ -247,8 +247,8 @@ def walk(root: str, globs: Sequence[str]) -> Walked:
 def _admit(out: Walked, path: str, real_of: dict[str, str]) -> None:
     try:
         real = confined.resolve(path, out.bound, out.shown)
-    except confined.Refused as exc:
-        out.skipped.append(p.IndexSkip(path=path, reason=exc.reason))
+    except PathRefused as exc:
+        out.skipped.append(p.IndexSkip(path=path, reason=exc.message))
         return
     except OSError:  # gone since it was listed
         return
@@ -267,8 +267,8 @@ def _run(engine: Engine, walked: Walked, kind: p.ContentType, tally: _Tally) -> 
         tally.files_seen += 1
         try:
             _file(engine, path, walked, kind, tally)
-        except confined.Refused as exc:  # changed into one since the walk
-            tally.skipped.append(p.IndexSkip(path=path, reason=exc.reason))
+        except PathRefused as exc:  # changed into one since the walk
+            tally.skipped.append(p.IndexSkip(path=path, reason=exc.message))
         except (OSError, UnicodeDecodeError, InvalidValue, TooLarge) as exc:
             message = getattr(exc, "message", None) or str(exc)
             tally.errors.append(p.IndexProblem(path=path, error=message))
