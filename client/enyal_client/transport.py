@@ -30,6 +30,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -37,7 +38,8 @@ import msgspec
 from enyal_protocol import __version__
 from enyal_protocol import wire as p
 from enyal_protocol.exits import EXIT_ALREADY_RUNNING
-from enyal_protocol.paths import Paths, ensure_private_dir, resolve
+from enyal_protocol.paths import WHAT_TO_DO, Paths, check_socket, ensure_private_dir, resolve
+from enyal_protocol.peercred import peer_uid
 
 if TYPE_CHECKING:
     import subprocess
@@ -55,6 +57,11 @@ class DaemonUnavailable(ClientError):
 
 class VersionMismatch(ClientError):
     """The daemon answering is another version of Enyal than this client."""
+
+
+class UntrustedSocket(ClientError):
+    """The socket, its folder or the process listening on it is another user's: nothing
+    is sent there (it would read every memory and query, and answer with its own)."""
 
 
 class RpcError(ClientError):
@@ -154,16 +161,31 @@ class Connection:
 
 
 def try_connect(path: os.PathLike[str] | str, timeout: float | None = None) -> socket.socket | None:
+    """A connection to the daemon at `path`, or None if nothing listens there. Raises
+    UntrustedSocket when the socket, its folder or the listening process belongs to
+    another user (enyal_protocol/paths.py check_socket, then the peer's credentials)."""
+    try:
+        if not check_socket(Path(path)):
+            return None
+    except PermissionError as exc:
+        raise UntrustedSocket(str(exc)) from None
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(timeout)
     try:
         sock.connect(os.fspath(path))
+        uid = peer_uid(sock)
     except (FileNotFoundError, ConnectionRefusedError):
         sock.close()
         return None
     except OSError:
         sock.close()
         raise
+    if uid is not None and uid != os.getuid():
+        sock.close()
+        raise UntrustedSocket(
+            f"the process listening on {path} runs as uid {uid}, not as this user "
+            f"(uid {os.getuid()}); nothing was sent to it. {WHAT_TO_DO[0].upper()}{WHAT_TO_DO[1:]}"
+        )
     return sock
 
 

@@ -16,6 +16,7 @@ import logging
 import os
 import signal
 import socket
+import stat
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -141,8 +142,7 @@ def bind_socket(path: Path, *, ours: bool = True) -> socket.socket:
             f"something already listens on {path}: a service manager's socket for enyal "
             "(see `enyal service status`), or a daemon of another ENYAL_HOME"
         )
-    with contextlib.suppress(FileNotFoundError):
-        path.unlink()
+    _remove_stale_socket(path)
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     old = os.umask(0o177)
     try:
@@ -153,6 +153,23 @@ def bind_socket(path: Path, *, ours: bool = True) -> socket.socket:
     sock.listen(128)
     sock.setblocking(False)
     return sock
+
+
+def _remove_stale_socket(path: Path) -> None:
+    """A dead daemon's socket is removed; anything else there (ENYAL_SOCKET naming a file
+    or a folder by mistake) is the user's, and is left alone with a clear refusal."""
+    try:
+        st = path.lstat()
+    except FileNotFoundError:
+        return
+    if not stat.S_ISSOCK(st.st_mode):
+        what = "a folder" if stat.S_ISDIR(st.st_mode) else "a file, not a socket"
+        raise StartupError(
+            f"{path} is {what}: Enyal does not replace it. Point ENYAL_SOCKET at a path "
+            "where nothing is (the daemon makes the socket there), or move it away"
+        )
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
 
 
 @dataclass
