@@ -44,6 +44,7 @@ from ..store import db
 from .activation import inherited_socket, notify
 from .dispatch import Dispatcher, Handler, error_frame
 from .idle import IdleWatch
+from .limits import connection_cap
 from .peer import same_user
 from .session import Session
 
@@ -58,6 +59,12 @@ QUIET_SECONDS = 30.0
 BACKFILL_PAUSE_SECONDS = 0.5
 BACKFILL_RETRY_SECONDS = 60.0
 MAX_IN_FLIGHT_PER_CONNECTION = 64
+# A new connection's first frame is due within this long, or it is closed (a client sends
+# its first request as it connects; one that sends nothing holds a slot for nothing).
+HANDSHAKE_SECONDS = 10.0
+# A connection over daemon.max_connections gets its refusal, and this long to read it.
+REFUSE_SECONDS = 2.0
+REFUSE_WAITING = 32  # refusals waiting at once, at most (each holds a descriptor)
 # How long a daemon waits for a predecessor that holds the pidfile but does not answer
 # yet (still loading its model, or exiting after idling) before it gives up.
 LOCK_WAIT_SECONDS = 30.0
@@ -183,6 +190,9 @@ class Daemon:
     stop: asyncio.Event = field(default_factory=asyncio.Event)
     _tasks: set[asyncio.Task[Any]] = field(default_factory=set)
     _connections: set[asyncio.Task[Any]] = field(default_factory=set)
+    max_connections: int = 256  # served at once; limits.connection_cap of the config's
+    _open: int = 0
+    _refusing: int = 0
 
     def status(self, _: p.StatusParams) -> p.Status:
         files = self.engine.embedder.files
@@ -218,12 +228,53 @@ class Daemon:
 
     async def serve_connection(
         self, dispatcher: Dispatcher, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
-    ) -> None:
+    ) -> bool:
+        """Serve one connection until it closes. Returns whether it sent a request: one
+        that never did (refused, or silent) is no sign that anybody needs the daemon."""
         sock = writer.get_extra_info("socket")
         if sock is not None and not same_user(sock):
             log.warning("refused a connection from another user")
             writer.close()
-            return
+            return False
+        if self._open >= self.max_connections:
+            await self._refuse(reader, writer)
+            return False
+        self._open += 1
+        try:
+            return await self._serve(dispatcher, reader, writer)
+        finally:
+            self._open -= 1
+
+    async def _refuse(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """Say why, then close. The answer goes out first (id null: no request was read)
+        and the client's first frame is awaited briefly, so that its send does not meet a
+        closed socket and it reads the reason rather than a broken pipe. Only a few
+        refusals wait at once: each holds a descriptor, and a flood must not take them."""
+        n = self.max_connections
+        log.warning("refused a connection: %d are open (daemon.max_connections)", n)
+        error = TooLarge(
+            f"the daemon already serves {n} connections, its limit (daemon.max_connections, "
+            "lowered by the open-file limit); close some clients, or raise the limit and "
+            "restart the daemon",
+            {"reason": "connections", "limit": n},
+        )
+        waits = self._refusing < REFUSE_WAITING
+        self._refusing += 1
+        try:
+            writer.write(error_frame(None, error.code, error.message, error.data))
+            await asyncio.wait_for(writer.drain(), REFUSE_SECONDS)
+            if waits:
+                await asyncio.wait_for(reader.read(1), REFUSE_SECONDS)
+        except (ConnectionError, TimeoutError):
+            pass
+        finally:
+            self._refusing -= 1
+            writer.close()
+
+    async def _serve(
+        self, dispatcher: Dispatcher, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> bool:
+        used = False
         slots = asyncio.Semaphore(MAX_IN_FLIGHT_PER_CONNECTION)
         pending: set[asyncio.Task[None]] = set()
         session = Session(writer, self.engine.changes)
@@ -249,16 +300,25 @@ class Daemon:
         try:
             while not self.stop.is_set():
                 reading = asyncio.ensure_future(reader.readuntil(b"\n"))
-                await asyncio.wait({reading, stopping}, return_when=asyncio.FIRST_COMPLETED)
+                # The first frame is due within HANDSHAKE_SECONDS: a connection that sends
+                # nothing would hold a slot, and an idling daemon, forever.
+                await asyncio.wait(
+                    {reading, stopping},
+                    timeout=None if used else HANDSHAKE_SECONDS,
+                    return_when=asyncio.FIRST_COMPLETED,
+                )
                 if not reading.done():
                     reading.cancel()
                     with contextlib.suppress(asyncio.CancelledError, Exception):
                         await reading
+                    if not used and not self.stop.is_set():
+                        log.info("closed a connection that sent nothing in %gs", HANDSHAKE_SECONDS)
                     break
                 try:
                     frame = reading.result()
                 except asyncio.IncompleteReadError as exc:
                     if exc.partial.strip():
+                        used = True
                         await slots.acquire()
                         await answer(exc.partial)
                     break
@@ -273,6 +333,7 @@ class Daemon:
                     break
                 if not frame.strip():
                     continue
+                used = True
                 await slots.acquire()
                 task = asyncio.create_task(answer(frame))
                 pending.add(task)
@@ -291,6 +352,7 @@ class Daemon:
                 await writer.wait_closed()
             if me is not None:
                 self._connections.discard(me)
+        return used
 
     async def flush_bookkeeping_forever(self) -> None:
         loop = asyncio.get_running_loop()
@@ -506,7 +568,12 @@ def main(
             every = cfg.consolidate_every_hours * 3600
             debounce = cfg.index_debounce if cfg.index_watch else None
             daemon = Daemon(
-                paths, engine, idle=watch, consolidate_every=every, watch_debounce=debounce
+                paths,
+                engine,
+                idle=watch,
+                consolidate_every=every,
+                watch_debounce=debounce,
+                max_connections=connection_cap(cfg.max_connections),
             )
             asyncio.run(daemon.run(sock))
         finally:
