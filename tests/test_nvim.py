@@ -354,3 +354,15 @@ def test_the_plugin_matches_the_protocol_and_its_help_parses(tmp_path: Path) -> 
         assert f":{name}" in tags, f":{name} has no tag in doc/enyal.txt"
         assert re.search(rf":(\[range\])?{name}\b", readme), f":{name} is not in README.md"
     assert {"enyal", "enyal-setup", "enyal-mappings", "enyal-socket"} <= tags
+
+
+def test_a_socket_path_that_is_not_our_socket_is_refused(tmp_path: Path) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n")
+    missing = str(tmp_path / "no" / "enyal")
+    r = run_nvim("untrusted", tmp_path, ENYAL_SOCKET=str(notes), ENYAL_TEST_MISSING=missing)
+    assert messages(r, ERROR) == [
+        f"enyal: cannot connect to the daemon at {notes}: {notes} is not a socket; remove "
+        "it, or set XDG_RUNTIME_DIR or ENYAL_SOCKET to a folder only you can write"
+    ]
+    assert notes.read_text() == "my notes\n"

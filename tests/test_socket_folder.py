@@ -145,3 +145,20 @@ def test_enyal_socket_naming_a_file_or_a_folder_is_refused_and_left_alone(
         r = enyal("status", env=env)  # a client says so too, without starting anything
         assert r.code == 1 and f"{target} is not a socket" in r.err, r
     assert notes.read_text() == "my notes\n" and folder.is_dir()
+
+
+def test_a_daemon_serving_another_data_dir_is_noticed(tmp_path: Path) -> None:
+    """Two homes, one socket (ENYAL_SOCKET set for both): the second home's client must
+    not read and write the first home's memories as if they were its own."""
+    first = env_for(tmp_path / "first")
+    assert enyal("remember", "The first home's secret plan.", env=first).code == 0
+    try:
+        sock = enyal("status", "--json", env=first).json()["socket"]
+        second = env_for(tmp_path / "second", ENYAL_SOCKET=sock)
+        r = enyal("recall", "secret plan", env=second)
+        assert r.code == 1, r
+        assert f"serves the database {tmp_path / 'first' / 'enyal.db'}" in r.err, r.err
+        assert str(tmp_path / "second" / "enyal.db") in r.err and "ENYAL_SOCKET" in r.err
+        assert "secret plan" not in r.out
+    finally:
+        enyal("daemon", "stop", env=first)

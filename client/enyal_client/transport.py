@@ -83,8 +83,16 @@ _notification_decoder = msgspec.json.Decoder(p.Request)  # a notification: a req
 _EXPECT = p.Expect(version=__version__, protocol=p.PROTOCOL_VERSION)
 
 
-def _mismatch(data: Any) -> VersionMismatch:
+def _mismatch(data: Any, expect: p.Expect) -> VersionMismatch:
     info = data if isinstance(data, dict) else {}
+    theirs = info.get("db")
+    if isinstance(theirs, str) and not isinstance(expect.db, msgspec.UnsetType):
+        return VersionMismatch(
+            f"the daemon answering (pid {info.get('pid')}) serves the database {theirs}, "
+            f"not this client's {expect.db}: two data dirs share one socket. Give each its "
+            "own ENYAL_SOCKET (or unset it), or stop that daemon (`enyal daemon stop` in its "
+            "environment)"
+        )
     return VersionMismatch(
         f"this client is enyal {__version__} (protocol {p.PROTOCOL_VERSION}) but the daemon "
         f"(pid {info.get('pid')}) runs enyal {info.get('version')} (protocol "
@@ -105,11 +113,15 @@ class Connection:
         *,
         check: bool = False,
         reopen: Callable[[], socket.socket] | None = None,
+        db: str | None = None,
     ) -> None:
+        """`db`: the database this client resolved; with `check`, a daemon serving
+        another one refuses the first request (VersionMismatch)."""
         self._sock = sock
         self._file = sock.makefile("rb")
         self._ids = itertools.count(1)
         self._expect = check
+        self._expectation = _EXPECT if db is None else msgspec.structs.replace(_EXPECT, db=db)
         self._reopen = reopen
 
     def close(self) -> None:
@@ -119,7 +131,7 @@ class Connection:
     def _send(self, method: str, body: msgspec.Raw) -> bytes:
         req = p.Request(jsonrpc="2.0", method=method, params=body, id=next(self._ids))
         if self._expect:
-            req.enyal_expect = _EXPECT
+            req.enyal_expect = self._expectation
         self._sock.sendall(_encoder.encode(req) + b"\n")
         return self._file.readline(p.MAX_FRAME_BYTES * 64)
 
@@ -141,7 +153,7 @@ class Connection:
         resp = _response_decoder.decode(line)
         if not isinstance(resp.error, msgspec.UnsetType):
             if resp.error.code == p.VERSION_MISMATCH and self._expect:
-                raise _mismatch(resp.error.data)
+                raise _mismatch(resp.error.data, self._expectation)
             raise RpcError(resp.error.code, resp.error.message, resp.error.data)
         self._expect = False  # one answered request proves the release
         if isinstance(resp.result, msgspec.UnsetType):
@@ -272,7 +284,7 @@ def connect(
     paths = paths or resolve()
     sock = open_socket(paths, autostart)
     reopen = functools.partial(open_socket, paths, autostart) if retry else None
-    return Connection(sock, check=check, reopen=reopen)
+    return Connection(sock, check=check, reopen=reopen, db=str(paths.db))
 
 
 def _why_it_exited(paths: Paths, offset: int) -> str:

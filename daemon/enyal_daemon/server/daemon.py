@@ -432,7 +432,7 @@ class Daemon:
         workers = (os.cpu_count() or 2) + 2
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="enyal-req") as pool:
             handlers = self.handlers(loop)
-            dispatcher = Dispatcher(handlers, pool)
+            dispatcher = Dispatcher(handlers, pool, self.engine.db_path)
             server = await asyncio.start_unix_server(
                 lambda r, w: self.idle.track(self.serve_connection(dispatcher, r, w)),
                 sock=sock,
