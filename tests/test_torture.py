@@ -22,6 +22,9 @@ CASES = {
     "disk full (16 MiB tmpfs)",
     "read-only database (remount ro)",
     "export → import → export round trip",
+    "another user's socket (uid nobody)",
+    "connections past a 256-fd limit",
+    "ENYAL_SOCKET at a file / a folder",
 }
 
 
