@@ -44,7 +44,7 @@ from ..store import db
 from .activation import inherited_socket, notify
 from .dispatch import Dispatcher, Handler, error_frame
 from .idle import IdleWatch
-from .limits import connection_cap
+from .limits import REFUSING, connection_cap
 from .peer import same_user
 from .session import Session
 
@@ -64,7 +64,6 @@ MAX_IN_FLIGHT_PER_CONNECTION = 64
 HANDSHAKE_SECONDS = 10.0
 # A connection over daemon.max_connections gets its refusal, and this long to read it.
 REFUSE_SECONDS = 2.0
-REFUSE_WAITING = 32  # refusals waiting at once, at most (each holds a descriptor)
 # How long a daemon waits for a predecessor that holds the pidfile but does not answer
 # yet (still loading its model, or exiting after idling) before it gives up.
 LOCK_WAIT_SECONDS = 30.0
@@ -258,7 +257,7 @@ class Daemon:
             "restart the daemon",
             {"reason": "connections", "limit": n},
         )
-        waits = self._refusing < REFUSE_WAITING
+        waits = self._refusing < REFUSING
         self._refusing += 1
         try:
             writer.write(error_frame(None, error.code, error.message, error.data))

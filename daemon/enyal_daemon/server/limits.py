@@ -5,22 +5,33 @@ Each connection is one descriptor. SQLite needs a few per connection of its own 
 file and its WAL; the -shm once per process) for the writer, the checkpointer and one
 reader per request thread, and opens them lazily: a thread's first request. When
 connections had taken every descriptor, that open failed and writes answered -32009
-"unable to open database file" (issue 25). So RESERVE descriptors are never given to
+"unable to open database file" (issue 25). So reserve() descriptors are never given to
 connections, and the soft limit is raised toward the hard one first where needed.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import resource
 
 log = logging.getLogger("enyal.daemon")
 
-# Descriptors never given to connections: SQLite's files (writer, checkpointer, a reader
-# per request and keyword thread: ~3 each for 2 x (cores + 2) threads on 8 cores = 60),
-# the model, the log, the pid and database locks, the listening socket, the event loop's
-# own, and headroom for a short burst of connections accepted only to be refused.
-RESERVE = 128
+# Descriptors never given to connections: SQLite's two per connection (the database
+# and its WAL; the -shm is one per process) for the writer, the checkpointer and a reader
+# per thread of the request, keyword and embedding pools (each cores + 2 at most); then
+# the fixed ones (measured: 22 for an idle daemon: the model, the log, the pid and
+# database locks, the listening socket, the event loop's), and room for the refusals
+# that wait to be read.
+FIXED = 32
+REFUSING = 32  # refusals waiting at once for their client to read them, at most
+
+
+def reserve() -> int:
+    """Descriptors kept for everything but connections: 92 on 2 cores, where 39 were
+    in use after 12 clients' recalls and writes."""
+    threads = 3 * ((os.cpu_count() or 2) + 2)
+    return FIXED + REFUSING + 2 * (threads + 2)
 
 
 def connection_cap(configured: int) -> int:
@@ -29,7 +40,8 @@ def connection_cap(configured: int) -> int:
         soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     except (OSError, ValueError):
         return configured
-    want = configured + RESERVE
+    kept = reserve()
+    want = configured + kept
     if soft != resource.RLIM_INFINITY and soft < want:
         raised = want if hard == resource.RLIM_INFINITY else min(want, hard)
         try:
@@ -39,7 +51,7 @@ def connection_cap(configured: int) -> int:
             pass
     if soft == resource.RLIM_INFINITY:
         return configured
-    room = max(1, soft - RESERVE)
+    room = max(1, soft - kept)
     if room < configured:
         log.warning(
             "the open-file limit (%d) leaves room for %d connections beside the database's "
