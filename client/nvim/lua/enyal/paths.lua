@@ -185,6 +185,31 @@ local function runtime_dir(env, cwd)
   return M.private_temp_dir(env, cwd)
 end
 
+--- The database this environment means (paths.py's Paths.db): sent in `enyal_expect`, so
+--- that a daemon serving another data dir through the same socket refuses.
+---@param env table|nil
+---@param cwd string|nil
+---@return string
+function M.db(env, cwd)
+  env = env or vim.fn.environ()
+  cwd = cwd or vim.fn.getcwd()
+  local home = env.ENYAL_HOME
+  local data
+  if home and home ~= '' then
+    data = absolute(home, env, cwd)
+  elseif is_darwin() then
+    data = (env.HOME or uv.os_homedir()) .. '/Library/Application Support/enyal'
+  else
+    local xdg = env.XDG_DATA_HOME
+    if xdg and xdg:match('%S') then
+      data = normalize(xdg .. '/enyal')
+    else
+      data = (env.HOME or uv.os_homedir()) .. '/.local/share/enyal'
+    end
+  end
+  return data .. '/enyal.db'
+end
+
 --- The socket path for an environment (a table of variables; the process's by default).
 ---@param env table|nil
 ---@param cwd string|nil
