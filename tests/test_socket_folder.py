@@ -3,6 +3,7 @@ when other users can write into it (they could put their own socket in its place
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import subprocess
@@ -144,6 +145,11 @@ def test_enyal_socket_naming_a_file_or_a_folder_is_refused_and_left_alone(
         assert f"{target} is a " in run.stderr and "Traceback" not in run.stderr, run.stderr
         r = enyal("status", env=env)  # a client says so too, without starting anything
         assert r.code == 1 and f"{target} is not a socket" in r.err, r
+        doctor = enyal("doctor", "--json", env=env)
+        checks = {c["name"]: c for c in json.loads(doctor.out)["checks"]}
+        assert checks["daemon"]["status"] == "fail", checks["daemon"]
+        assert checks["daemon"]["detail"].startswith(f"connecting to {target}: {target} is not")
+        assert not any("the check raised" in c["detail"] for c in checks.values()), checks
     assert notes.read_text() == "my notes\n" and folder.is_dir()
 
 
