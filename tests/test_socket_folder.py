@@ -168,3 +168,19 @@ def test_a_daemon_serving_another_data_dir_is_noticed(tmp_path: Path) -> None:
         assert "secret plan" not in r.out
     finally:
         enyal("daemon", "stop", env=first)
+
+
+def test_paths_answer_for_the_environment_given(tmp_path: Path) -> None:
+    """Clients send the database they resolved, to be compared with the daemon's: resolve()
+    must read XDG_* from the environment it is given, as platformdirs would from its own."""
+    from enyal_protocol.paths import resolve
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the XDG folders are Linux's")
+    env = {k: str(tmp_path / k.lower()) for k in ("XDG_DATA_HOME", "XDG_STATE_HOME")}
+    env |= {"XDG_CONFIG_HOME": str(tmp_path / "c"), "XDG_CACHE_HOME": str(tmp_path / "k")}
+    paths = resolve(env)
+    assert paths.db == tmp_path / "xdg_data_home" / "enyal" / "enyal.db"
+    assert paths.log_dir == tmp_path / "xdg_state_home" / "enyal" / "log"
+    assert paths.config_file == tmp_path / "c" / "enyal" / "config.toml"
+    assert paths.cache_dir == tmp_path / "k" / "enyal"

@@ -89,8 +89,7 @@ def _taken(folder: Path) -> bool:
 
 def _state_run_dir(env: Mapping[str, str]) -> Path:
     """The fallback's fallback: a folder in the user's own home, which nobody else can write."""
-    state = env.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(state) / APP / "run"
+    return _xdg(env, "XDG_STATE_HOME", ".local/state") / "run"
 
 
 def private_temp_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -123,6 +122,11 @@ def _runtime_dir(env: Mapping[str, str]) -> Path:
     return Path(platformdirs.user_runtime_dir(APP, appauthor=False))
 
 
+def _xdg(env: Mapping[str, str], var: str, default: str) -> Path:
+    """An XDG base directory's folder for Enyal, as platformdirs makes it on Linux."""
+    return Path(env.get(var, "").strip() or Path.home() / default) / APP
+
+
 def resolve(environ: Mapping[str, str] | None = None) -> Paths:
     env = os.environ if environ is None else environ
     home_env = env.get("ENYAL_HOME")
@@ -130,6 +134,15 @@ def resolve(environ: Mapping[str, str] | None = None) -> Paths:
         home = Path(home_env).expanduser().absolute()
         data_dir, runtime_dir = home, home / "run"
         log_dir, config_dir, cache_dir = home / "logs", home, home / "cache"
+    elif sys.platform.startswith("linux"):
+        # platformdirs' XDG rules, read from `env` (it reads os.environ): clients compare
+        # the database they resolved with the daemon's, so it must answer for `env`.
+        home = None
+        data_dir = _xdg(env, "XDG_DATA_HOME", ".local/share")
+        log_dir = _xdg(env, "XDG_STATE_HOME", ".local/state") / "log"
+        config_dir = _xdg(env, "XDG_CONFIG_HOME", ".config")
+        cache_dir = _xdg(env, "XDG_CACHE_HOME", ".cache")
+        runtime_dir = _runtime_dir(env)
     else:
         import platformdirs
 

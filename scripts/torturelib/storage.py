@@ -256,7 +256,6 @@ def read_only(row: Row, root: Path) -> None:
             if d.alive():
                 d.stop()
             subprocess.run(["mount", "-o", "remount,rw", str(disk)], capture_output=True)
-        # Not d.paths.db: resolve() takes XDG_DATA_HOME from os.environ, not from env.
         check = check_db(disk / "data" / "enyal" / "enyal.db")
         for problem in check.problems:
             row.bad_integrity(problem)
