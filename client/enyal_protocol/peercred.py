@@ -28,8 +28,11 @@ def _getpeereid(fd: int) -> int | None:  # macOS / BSD; untested here (Linux CI)
     libc_name = ctypes.util.find_library("c")
     if libc_name is None:
         return None
-    libc = ctypes.CDLL(libc_name, use_errno=True)
-    uid, gid = ctypes.c_uint32(), ctypes.c_uint32()
-    if libc.getpeereid(fd, ctypes.byref(uid), ctypes.byref(gid)) != 0:
+    try:  # a platform without getpeereid(3) cannot say: unknown, not a failure
+        libc = ctypes.CDLL(libc_name, use_errno=True)
+        uid, gid = ctypes.c_uint32(), ctypes.c_uint32()
+        if libc.getpeereid(fd, ctypes.byref(uid), ctypes.byref(gid)) != 0:
+            return None
+    except (OSError, AttributeError):
         return None
     return int(uid.value)
