@@ -1,4 +1,4 @@
-"""The model's 8-bit build (embedder/build8.py): made for real by onnxruntime's quantizer
+"""The model's 8-bit build (embedder/build8.py): made for real by onnxruntime's kernel
 in a child process, checked against the source model, cached, and never a reason for
 the daemon not to start."""
 
@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import logging
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -121,3 +123,33 @@ def test_where_the_build_is_kept(tmp_path: Path) -> None:
     moved = {"ENYAL_HOME": str(tmp_path), "ENYAL_CACHE_DIR": str(tmp_path / "elsewhere")}
     assert paths.resolve(moved).cache_dir == tmp_path / "elsewhere"
     assert paths.resolve({}).cache_dir == Path(platformdirs.user_cache_dir("enyal", False))
+
+
+def test_the_build_needs_neither_onnx_nor_onnx_ir(source: ModelFiles, tmp_path: Path) -> None:
+    # The child process as the daemon starts it, with both packages made unimportable
+    # (a None in sys.modules makes `import onnx` raise): they are not dependencies.
+    target = tmp_path / "model.onnx"
+    code = (
+        "import sys, runpy; sys.modules['onnx'] = sys.modules['onnx_ir'] = None; "
+        f"sys.argv = ['build8', {str(source.model)!r}, {str(source.tokenizer)!r}, "
+        f"{str(target)!r}]; runpy.run_module('enyal_daemon.embedder.build8', "
+        "run_name='__main__')"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert float(done.stdout) >= build8.MIN_AGREEMENT and target.is_file()
+
+
+def test_the_wire_format_reads_and_writes_a_model_unchanged(source: ModelFiles) -> None:
+    # protowire keeps every field as read, so a model decoded and encoded again is the
+    # same bytes: whatever the rewrite does not touch reaches the build intact.
+    from enyal_daemon.embedder import matmul8, protowire
+
+    data = source.model.read_bytes()
+    model = protowire.decode(data)
+    assert protowire.encode(model) == data
+    graph_field = protowire.first(model, matmul8.MODEL_GRAPH)
+    assert graph_field is not None and not isinstance(graph_field.value, int)
+    graph = protowire.decode(graph_field.value)
+    nodes = [protowire.decode(f.value) for f in protowire.each(graph, matmul8.GRAPH_NODE)]
+    assert "MatMul" in {protowire.text(n, matmul8.NODE_OP) for n in nodes}

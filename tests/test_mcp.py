@@ -43,6 +43,7 @@ TOOL_NAMES = {
     "enyal_get",
     "enyal_update",
     "enyal_forget",
+    "enyal_restore",
     "enyal_confirm",
     "enyal_consolidate",
     "enyal_index",
@@ -168,6 +169,8 @@ def test_lists_tools_from_the_protocol_structs(
     assert set(forget_out["properties"]["action"]["enum"]) == {"deprecated", "deleted"}
     assert tools["enyal_recall"].annotations.read_only_hint
     assert tools["enyal_forget"].annotations.destructive_hint
+    restore_in = tools["enyal_restore"].input_schema
+    assert set(restore_in["properties"]) == {"id", "version"} and restore_in["required"] == ["id"]
     # Listing tools needs no daemon, so none was started.
     assert not enyal_paths.resolve().socket.exists()
 
@@ -247,6 +250,12 @@ def test_calls_every_tool(mode: str, project: Path, stderr_log: TextIO, autostar
                 "action": "deprecated",
             }
             assert (await s.call("enyal_get", {"id": lint_id}))["is_deprecated"] is True
+            back = await s.call("enyal_restore", {"id": lint_id})  # enyal_forget undone
+            assert back["is_deprecated"] is False and back["changed"] is True
+            assert (await s.call("enyal_restore", {"id": lint_id}))["changed"] is False
+            first = await s.call("enyal_restore", {"id": lint_id, "version": 1})
+            assert first["content"].startswith("The build uses ruff for linting")
+            await s.call("enyal_forget", {"id": lint_id})
             stats = await s.call("enyal_stats")
             assert (stats["total"], stats["active"], stats["deprecated"]) == (2, 1, 1)
 

@@ -3,8 +3,10 @@
 Exit codes: 0 ok, 1 an error from Enyal (message on stderr), 2 a usage error: one
 argparse sees, one the protocol's types reject before anything is sent, or a value
 the daemon refuses (-32602, -32002), each said in plain words.
-Every verb takes --json and then prints exactly one JSON document on stdout
-(export without a file prints JSONL, one entry a line, which is its format).
+Every verb takes --json and then prints exactly one JSON document on stdout, errors
+included ({"error": {code, message}}; code null for a usage error), usage errors
+argparse finds too (export without a file prints JSONL, one entry a line, which is its
+format; `watch`, a stream, prints one document a line).
 """
 
 from __future__ import annotations
@@ -13,10 +15,11 @@ import argparse
 import importlib
 import os
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 import msgspec
 
+from enyal_protocol import __version__
 from enyal_protocol import wire as p
 
 from .commands.base import Context, Registry, UsageError
@@ -61,6 +64,43 @@ def requested_verb(argv: list[str]) -> str | None:
     return next((a for a in argv if not a.startswith("-")), None)
 
 
+class ArgsError(Exception):
+    """A command line argparse refused: raised instead of its exit, so that --json can
+    still print its one document (the error)."""
+
+    def __init__(self, parser: argparse.ArgumentParser, message: str) -> None:
+        super().__init__(message)
+        self.parser = parser
+        self.message = message
+
+
+class HelpAsked(Exception):
+    """-h/--help: its text is printed by _main, as a JSON document with --json."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise ArgsError(self, message)
+
+    def print_help(self, file: Any = None) -> NoReturn:  # only the help action calls it
+        raise HelpAsked(self.format_help())
+
+
+class _Version(argparse.Action):
+    """`enyal --version`: answered before a verb is required."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise VersionAsked
+
+
+class VersionAsked(Exception):
+    pass
+
+
 def build_parser(verb: str | None = None) -> tuple[argparse.ArgumentParser, Registry]:
     """The parser for `verb` alone if it is known, else for every verb."""
     # --json is accepted before or after the verb; SUPPRESS keeps the verb's parser from
@@ -69,10 +109,9 @@ def build_parser(verb: str | None = None) -> tuple[argparse.ArgumentParser, Regi
     common.add_argument(
         "--json", action="store_true", default=argparse.SUPPRESS, help="print one JSON document"
     )
-    parser = argparse.ArgumentParser(
-        prog="enyal", description="Persistent memory for AI coding agents."
-    )
+    parser = _Parser(prog="enyal", description="Persistent memory for AI coding agents.")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
+    parser.add_argument("--version", action=_Version, nargs=0, help="print the release")
     sub = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
     reg = Registry(sub, common)
     modules = [MODULE_OF[verb]] if verb in MODULE_OF else list(VERB_MODULES)
@@ -92,6 +131,11 @@ def _fail(args: argparse.Namespace, code: int | None, message: str) -> None:
     print(f"enyal {args.verb}: {message}", file=sys.stderr)
 
 
+def _wants_json(argv: list[str]) -> bool:
+    """--json on a command line argparse could not read (the options before `--`)."""
+    return "--json" in argv[: argv.index("--")] if "--" in argv else "--json" in argv
+
+
 def main(argv: list[str] | None = None) -> int:
     try:
         return _main(argv)
@@ -105,14 +149,33 @@ def main(argv: list[str] | None = None) -> int:
 def _main(argv: list[str] | None) -> int:
     args_in = sys.argv[1:] if argv is None else argv
     parser, reg = build_parser(requested_verb(args_in))
-    args = parser.parse_args(args_in)
+    try:
+        args = parser.parse_args(args_in)
+    except VersionAsked:
+        if _wants_json(args_in):
+            _print_json({"version": __version__})
+        else:
+            print(f"enyal {__version__}")
+        return 0
+    except HelpAsked as asked:
+        if _wants_json(args_in):
+            _print_json({"help": asked.text})
+        else:
+            sys.stdout.write(asked.text)
+        return 0
+    except ArgsError as exc:
+        if _wants_json(args_in):
+            _print_json({"error": {"code": None, "message": exc.message}})
+        exc.parser.print_usage(sys.stderr)
+        print(f"{exc.parser.prog}: error: {exc.message}", file=sys.stderr)
+        return 2
     ctx = Context()
     try:
         result, text = reg.handlers[args.verb](ctx, args)
     except DaemonExit as exc:
         return exc.code
     except UsageError as exc:
-        print(f"enyal {args.verb}: {exc}", file=sys.stderr)
+        _fail(args, None, str(exc))
         return 2
     except RpcError as exc:
         _fail(args, exc.code, exc.message)

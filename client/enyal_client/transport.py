@@ -40,6 +40,7 @@ from enyal_protocol import wire as p
 from enyal_protocol.exits import EXIT_ALREADY_RUNNING
 from enyal_protocol.paths import WHAT_TO_DO, Paths, check_socket, ensure_private_dir, resolve
 from enyal_protocol.peercred import peer_uid
+from enyal_protocol.private import make_private_dirs
 
 if TYPE_CHECKING:
     import subprocess
@@ -210,7 +211,7 @@ def spawn_daemon(paths: Paths) -> subprocess.Popen[bytes]:
         idle = load(paths).idle_timeout
     except ConfigError as exc:
         raise DaemonUnavailable(f"cannot start the daemon: {exc}") from None
-    paths.log_dir.mkdir(parents=True, exist_ok=True)
+    make_private_dirs(paths.log_dir)  # ENYAL_HOME with it: both hold memories
     log = (paths.log_dir / "spawn.log").open("ab")
     with log:
         return subprocess.Popen(

@@ -173,7 +173,10 @@ def ensure_private_dir(path: Path, *, ours: bool = True) -> None:
     0700; any other folder (ENYAL_SOCKET=/tmp/enyal.sock names /tmp) is never changed,
     and is refused if others can write into it, since they could replace the socket."""
     if not path.exists():
-        path.mkdir(parents=True, exist_ok=True, mode=0o700)
+        # The folders above too (ENYAL_HOME for ENYAL_HOME/run): 0700, not the umask's.
+        from .private import make_private_dirs
+
+        make_private_dirs(path)
     # Our own folder is looked at itself (lstat): a symlink there was put by someone else.
     st = path.lstat() if ours else path.stat()
     if ours and not stat.S_ISDIR(st.st_mode):

@@ -422,6 +422,9 @@ class ListParams(Params, kw_only=True):
     updated_after: str | None = None
     updated_before: str | None = None
     include_deprecated: bool = False
+    include_quarantined: Annotated[
+        bool, Meta(description="Also list quarantined entries (left out by default).")
+    ] = False
     sort: ListSort = "updated"
     order: Literal["desc", "asc"] = "desc"
     limit: Annotated[int, Meta(ge=1, le=1000)] = 50
@@ -435,6 +438,7 @@ class ListParams(Params, kw_only=True):
 class ListResult(Struct, kw_only=True):
     entries: list[Entry]
     next: str | None  # pass as `cursor` for the next page; null on the last
+    quarantined: int = 0  # entries the filter matches that were left out as quarantined
 
 
 class ScopeRef(Struct, kw_only=True):
@@ -576,13 +580,17 @@ class ExportParams(Params, kw_only=True):
 
 
 class ExportedEntry(Entry, kw_only=True, omit_defaults=True):
+    # Always written, false too: an import checks the text of a line that does not say
+    # (and quarantines it), so a released entry must say so to come back released.
+    quarantined: bool
     versions: list[Version] | None = None
 
 
 class ExportResult(Struct, kw_only=True, omit_defaults=True):
     entries: list[ExportedEntry]
     next: int | None
-    edges: list[Edge] = []  # a page of kind "edges"; left out of entry pages
+    # A page of kind "edges" always has it, [] included; an entries page leaves it out.
+    edges: list[Edge] | None = None
 
 
 EXPORT_FORMAT = 2  # 1: entries only, no header line; 2: header, entries with versions, edges
@@ -684,7 +692,8 @@ class ImportEntry(Struct, kw_only=True, forbid_unknown_fields=True):
     confirmed_at: str | None = None
     confirm_count: Annotated[int, Meta(ge=0)] = 0
     written_by: WrittenBy | None = None
-    quarantined: bool = False
+    # None (not said): the text is checked, as on remember; an exported entry says.
+    quarantined: bool | None = None
     quarantine_reason: str | None = None
     status: TaskStatus | None = None
     due: DueDate | None = None
@@ -780,7 +789,15 @@ class ImpactResult(Struct, kw_only=True):
 # --- validity: history, health, review, analytics ------------------------------------------
 
 ChangeType = Literal[
-    "created", "updated", "forgotten", "restored", "reverted", "confirmed", "merged", "status"
+    "created",
+    "updated",
+    "forgotten",
+    "restored",
+    "reverted",
+    "confirmed",
+    "merged",
+    "status",
+    "released",
 ]
 
 
@@ -799,6 +816,7 @@ class Version(Struct, kw_only=True):
     merged_from: list[str] = []
     merged_into: str | None = None
     status: TaskStatus | None = None  # a task's status in this version
+    importance: Importance | None = None  # null in versions written before it was kept
 
 
 class HistoryParams(Params, kw_only=True):
@@ -1181,11 +1199,28 @@ class IndexParams(Params, kw_only=True):
         "convention"
     )
     cwd: Cwd = None
+    forget: Annotated[
+        bool,
+        Meta(
+            description="Instead of indexing: stop watching these paths and forget their "
+            "chunks (restorable)."
+        ),
+    ] = False
 
 
 class IndexProblem(Struct, kw_only=True):
     path: str
     error: str
+
+
+class IndexSkip(Struct, kw_only=True):
+    path: str
+    reason: str
+
+
+class IndexGone(Struct, kw_only=True):
+    path: str
+    chunks_forgotten: int
 
 
 class IndexResult(Struct, kw_only=True):
@@ -1199,6 +1234,17 @@ class IndexResult(Struct, kw_only=True):
     ]
     errors: Annotated[
         list[IndexProblem], Meta(description="Files that could not be indexed, and why.")
+    ] = []
+    skipped: Annotated[
+        list[IndexSkip],
+        Meta(
+            description="What was not read, and why: links leading outside the path given, "
+            "FIFOs, devices, /proc files."
+        ),
+    ] = []
+    gone: Annotated[
+        list[IndexGone],
+        Meta(description="Paths given that no longer exist (or, with forget, given up)."),
     ] = []
 
 

@@ -1,7 +1,9 @@
 """Memories as a Markdown document a team can read and commit beside its code.
 
 One section per scope (a project, a workspace, global; a file's memories sit under
-the file's path), and in each, the memories grouped by type. Forgotten memories
+the file's path), and in each, the memories grouped by type: every type, so that the
+count `enyal export` prints is what the document holds (a task as a checkbox with its
+status and due date, a day's log with its lines). Forgotten memories
 are left out; a superseded one is struck through and names what replaced it, so
 the document says what is believed now and what it used to be. JSONL stays the
 lossless format: this one is for people.
@@ -14,12 +16,15 @@ from collections.abc import Iterable
 
 from enyal_protocol import wire as p
 
-TYPE_TITLES = {
+# Every type (p.ALL_TYPES; a test holds them equal), in the order the document shows them.
+TYPE_TITLES: dict[p.ContentType, str] = {
     "convention": "Conventions",
     "decision": "Decisions",
     "preference": "Preferences",
     "pattern": "Patterns",
     "fact": "Facts",
+    "task": "Tasks",
+    "log": "Daily logs",
 }
 
 
@@ -43,7 +48,8 @@ def in_project(e: p.Entry, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 
-def render(entries: Iterable[p.Entry], edges: Iterable[p.Edge], title: str) -> str:
+def render(entries: Iterable[p.Entry], edges: Iterable[p.Edge], title: str) -> tuple[str, int]:
+    """The document, and how many memories it holds."""
     live = {e.id: e for e in entries if not e.is_deprecated}
     replaced_by: dict[str, list[p.Entry]] = defaultdict(list)
     for edge in edges:
@@ -57,6 +63,7 @@ def render(entries: Iterable[p.Entry], edges: Iterable[p.Edge], title: str) -> s
     if not live:
         out += ["_No memories._", ""]
     order = sorted(scopes, key=lambda s: (s == "Global", s))
+    written = 0
     for scope in order:
         out += [f"## {scope}", ""]
         by_type: dict[str, list[p.Entry]] = defaultdict(list)
@@ -69,7 +76,8 @@ def render(entries: Iterable[p.Entry], edges: Iterable[p.Edge], title: str) -> s
             out += [f"### {heading}", ""]
             out += [_item(e, replaced_by.get(e.id, [])) for e in group]
             out.append("")
-    return "\n".join(out)
+            written += len(group)
+    return "\n".join(out), written
 
 
 def _item(e: p.Entry, successors: list[p.Entry]) -> str:
@@ -81,10 +89,19 @@ def _item(e: p.Entry, successors: list[p.Entry]) -> str:
     facts = [dates] + ([tags] if tags else []) + [f"id `{e.id[:8]}`"]
     if e.confidence < 1.0:
         facts.append(f"confidence {e.confidence:.2f}")
+    box, nested = "", ""
+    if e.content_type == "task":
+        box = "[x] " if e.status == "done" else "[ ] "
+        facts[:0] = [e.status or "open"] + ([f"due {e.due}"] if e.due else [])
+    if e.content_type == "log":
+        # A day's log is a heading line and a line per append: kept as lines, nested.
+        first, *rest = e.content.splitlines() or [""]
+        text = _one_line(first)
+        nested = "".join(f"\n  {line.strip()}" for line in rest if line.strip())
     if successors:
-        line = f"- ~~{text}~~ — superseded by: " + "; ".join(
+        line = f"- {box}~~{text}~~ — superseded by: " + "; ".join(
             f"“{_one_line(s.content)}” (`{s.id[:8]}`)" for s in successors
         )
     else:
-        line = f"- {text}"
-    return f"{line}  \n  <sub>{' · '.join(facts)}</sub>"
+        line = f"- {box}{text}"
+    return f"{line}  \n  <sub>{' · '.join(facts)}</sub>{nested}"

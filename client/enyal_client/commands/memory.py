@@ -299,6 +299,7 @@ def cmd_list(c: Connection, a: Args) -> Result:
             "updated_after": a.updated_after,
             "updated_before": a.updated_before,
             "include_deprecated": a.include_deprecated or None,
+            "include_quarantined": a.include_quarantined or None,
             "sort": a.sort,
             "order": "asc" if a.asc else None,
             "limit": a.limit,
@@ -311,12 +312,15 @@ def cmd_list(c: Connection, a: Args) -> Result:
         f"{e.id[:8]}  {e.updated_at[:10]}  {e.content_type:<10} [{_scope(e)}]  "
         f"{shown(e.content, 100)}"
         + ("  (forgotten)" if e.is_deprecated else "")
+        + ("  (quarantined)" if e.quarantined else "")
         + ("  (source changed)" if e.source_changed is True else "")
         + ("  (source missing)" if e.source_missing is True else "")
         for e in r.entries
     ] or ["no entries"]
     if r.next is not None:
         lines.append(f"more: add --cursor {r.next}")
+    if r.quarantined:
+        lines.append(f"{r.quarantined} quarantined not listed: --include-quarantined shows them")
     return r, "\n".join(lines)
 
 
@@ -483,6 +487,11 @@ def register(reg: Registry) -> None:
     for bound in ("created-after", "created-before", "updated-after", "updated-before"):
         ls.add_argument(f"--{bound}", metavar="DATE")
     ls.add_argument("--include-deprecated", action="store_true")
+    ls.add_argument(
+        "--include-quarantined",
+        action="store_true",
+        help="also quarantined entries (left out by default; see review --kind quarantined)",
+    )
     ls.add_argument("--sort", choices=ct.choices(L, "sort"), help="default: updated")
     ls.add_argument("--asc", action="store_true", help="oldest (or least) first")
     ls.add_argument("--limit", type=ct.number(L, "limit"), help="default 50")

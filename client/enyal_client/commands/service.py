@@ -135,7 +135,9 @@ def cmd_install(a: Args) -> Result:
         from enyal_protocol.paths import ensure_private_dir
 
         ensure_private_dir(paths.socket.parent, ours=paths.socket_dir_is_ours)
-        paths.log_dir.mkdir(parents=True, exist_ok=True)
+        from enyal_protocol.private import make_private_dirs
+
+        make_private_dirs(paths.log_dir)
     for f in files:
         f.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = f.path.with_name(f.path.name + ".tmp")

@@ -14,6 +14,7 @@ from typing import IO
 import msgspec
 
 from enyal_protocol import wire as p
+from enyal_protocol.private import open_private
 
 from ..transport import ClientError, Connection
 from . import contract as ct
@@ -101,7 +102,7 @@ def _edges(c: Connection) -> Iterator[p.Edge]:
     while after is not None:
         params = {"after": after, "limit": EXPORT_PAGE, "kind": "edges"}
         page = ct.call(c, "export", params, p.ExportResult)
-        yield from page.edges
+        yield from page.edges or []
         after = page.next
 
 
@@ -144,8 +145,9 @@ def _write_markdown(c: Connection, a: Args, out: IO[bytes]) -> tuple[int, int]:
         title = f"Memories of {os.path.basename(root) or root}"
     ids = {e.id for e in entries}
     edges = [e for e in _edges(c) if e.source_id in ids and e.target_id in ids]
-    out.write(markdown.render(entries, edges, title).encode() + b"\n")
-    return len(entries), len(edges)
+    text, count = markdown.render(entries, edges, title)
+    out.write(text.encode() + b"\n")
+    return count, len(edges)
 
 
 def cmd_export(c: Connection, a: Args) -> Result:
@@ -154,7 +156,8 @@ def cmd_export(c: Connection, a: Args) -> Result:
     to_stdout = a.file in (None, "-")
     out: IO[bytes]
     try:
-        out = sys.stdout.buffer if to_stdout else open(a.file, "wb")  # noqa: SIM115
+        # 0600 whatever the umask: an export holds every memory, as a backup does.
+        out = sys.stdout.buffer if to_stdout else open_private(a.file)
     except OSError as exc:
         raise ClientError(f"cannot write {a.file}: {exc.strerror}") from None
     write = _write_markdown if a.format == "markdown" else _write_jsonl

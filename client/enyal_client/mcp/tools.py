@@ -130,6 +130,17 @@ TOOLS: tuple[ToolSpec, ...] = (
         idempotent=True,
     ),
     ToolSpec(
+        "enyal_restore",
+        "restore",
+        "Restore a memory",
+        "Undo enyal_forget: bring back a memory that was forgotten (deprecated); one deleted "
+        "with hard=true is gone for good. With `version` (a number from enyal_history), bring "
+        "back that earlier version's content and fields instead, as a new version: history "
+        "is added to, never rewritten. Returns the entry, and changed=false when it was not "
+        "forgotten and no version was given (nothing was done).",
+        destructive=True,  # with `version` it replaces the content, as enyal_update does
+    ),
+    ToolSpec(
         "enyal_recall_batch",
         "recall_batch",
         "Search memory for several questions",
@@ -179,8 +190,10 @@ TOOLS: tuple[ToolSpec, ...] = (
         ".cursor/rules, .serena/memories, docs/) as memories, one per section, so recall "
         "finds them. paths are files or folders (relative to the current directory). Run it "
         "again after the files change: only changed sections are updated, removed ones are "
-        "forgotten. The memories it makes are read-only (edit the file instead). Returns "
-        "counts of files and chunks.",
+        "forgotten, as are those of a path given that was deleted. The memories it makes are "
+        "read-only (edit the file instead). Returns counts of files and chunks, and what was "
+        "skipped (links out of the path, special files). forget=true instead stops watching "
+        "the paths and forgets their chunks (restorable).",
         idempotent=True,
     ),
     ToolSpec(

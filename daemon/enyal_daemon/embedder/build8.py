@@ -10,12 +10,14 @@ with the source model's at cosine >= 0.999. That is as close as the int8 and fp3
 exports agree with each other, so vectors already stored stay valid and the model id
 is the source's.
 
-The build is onnxruntime's own weight-only quantizer, which needs the onnx and onnx-ir
-packages. It runs in a child process (the daemon never imports onnx, and the ~350 MB
-the build touches is not left in its heap), once per source file, onnxruntime version
-and recipe, into the cache dir; the child checks the result against the source on
-fixed sentences before it is put in place. Anything failing leaves the source model in
-use and says why in the log: the build is a speed-up, never a reason not to start.
+The build is onnxruntime's own 8-bit block quantization kernel with the graph rewritten
+by matmul8.py (the rewrite onnxruntime's MatMulNBitsQuantizer makes, without the onnx
+and onnx-ir packages it needs: ~120 MB installed for one rewrite per model file). It
+runs in a child process (the memory the build touches is not left in the daemon's
+heap), once per source file, onnxruntime version and recipe, into the cache dir; the
+child checks the result against the source on fixed sentences before it is put in
+place. Anything failing leaves the source model in use and says why in the log: the
+build is a speed-up, never a reason not to start.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ log = logging.getLogger("enyal.model")
 
 RECIPE = "mmnb8-b64"  # MatMulNBits, 8 bits, blocks of 64, int8 compute (accuracy level 4)
 BLOCK_SIZE = 64
+ACCURACY_LEVEL = 4
 BUILD_TIMEOUT_S = 300.0
 # The build is rejected if any check sentence's vector is further than this from the
 # source model's (measured: min 0.9992 over 700 texts).
@@ -106,30 +109,24 @@ def build(model: Path, tokenizer: Path, target: Path) -> float:
     """Writes the 8-bit build of `model` to `target` (atomically) and returns its worst
     cosine against the source on CHECK_TEXTS. Runs in the child process."""
     import numpy as np
-    import onnx
     import onnxruntime as ort
-    from onnxruntime.quantization.matmul_nbits_quantizer import (
-        DefaultWeightOnlyQuantConfig,
-        MatMulNBitsQuantizer,
-    )
 
-    logging.getLogger("onnxruntime").setLevel(logging.WARNING)  # one INFO line per node
+    from . import matmul8
+
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target.parent, prefix=".build-") as tmp:
         # Constant folding turns the int8 file's Cast+Mul dequantization into plain fp32
-        # weights, which is what the quantizer recognises as a MatMul's constant input.
+        # weights: the MatMuls' constant inputs that matmul8 rewrites.
         folded = Path(tmp) / "folded.onnx"
         opts = ort.SessionOptions()
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
         opts.optimized_model_filepath = str(folded)
         ort.InferenceSession(str(model), sess_options=opts, providers=["CPUExecutionProvider"])
-        config = DefaultWeightOnlyQuantConfig(
-            block_size=BLOCK_SIZE, is_symmetric=True, accuracy_level=4, bits=8
-        )
-        quantizer = MatMulNBitsQuantizer(onnx.load(str(folded)), algo_config=config)
-        quantizer.process()
+        built, rewritten = matmul8.quantize(folded.read_bytes(), BLOCK_SIZE, ACCURACY_LEVEL)
+        if not rewritten:
+            raise ModelUnavailable("the model has no MatMul with a constant weight to rewrite")
         out = Path(tmp) / "model.onnx"
-        quantizer.model.save_model_to_file(str(out), False)
+        out.write_bytes(built)
 
         source = ModelFiles(model, tokenizer, "", "", "")
         ref = Embedder(source).embed_many(list(CHECK_TEXTS))

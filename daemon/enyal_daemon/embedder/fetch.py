@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from enyal_protocol import __version__
+from enyal_protocol.private import make_private_dirs
 
 from ..errors import FetchError
 from .model_files import MODEL_NAME, MODEL_PINS, TOKENIZER_SHA256, ModelFiles, verify
@@ -101,7 +102,7 @@ def _check(d: Downloaded, url: str) -> None:
 def fetch(data_dir: Path, base_url: str, progress: Progress | None = None) -> ModelFiles:
     """Download, verify, and only then install both files. Returns what the daemon will load."""
     dest = model_dir(data_dir)
-    dest.mkdir(parents=True, exist_ok=True)
+    make_private_dirs(dest)  # under the data dir, which holds the database
     got: list[Downloaded] = []
     try:
         for remote, name in REMOTE_FILES:

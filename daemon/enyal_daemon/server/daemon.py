@@ -31,6 +31,7 @@ from enyal_protocol import config as enyal_config
 from enyal_protocol import wire as p
 from enyal_protocol.config import Config
 from enyal_protocol.paths import Paths, ensure_private_dir
+from enyal_protocol.private import make_private_dirs
 
 from .. import heap
 from ..embedder import build8
@@ -96,7 +97,7 @@ def lock_database(paths: Paths) -> IO[bytes] | None:
     a daemon that cannot write cannot corrupt what another one writes."""
     path = ownership.lock_path(paths)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_private_dirs(path.parent)  # the database's folder (store/db.py)
         f: IO[bytes] = path.open("a+b")
     except OSError:
         try:

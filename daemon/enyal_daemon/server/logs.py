@@ -14,6 +14,8 @@ import threading
 import time
 from pathlib import Path
 
+from enyal_protocol.private import make_private_dirs
+
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 # Of one message (same logger, level and format string): this many lines per window.
 BURST = 10
@@ -59,7 +61,7 @@ def setup(log_file: Path | None, level: str = "INFO") -> None:
     if log_file is None:
         handler = logging.StreamHandler()
     else:
-        log_file.parent.mkdir(parents=True, exist_ok=True)
+        make_private_dirs(log_file.parent)  # logs quote memories
         handler = logging.handlers.RotatingFileHandler(
             log_file, maxBytes=5 * 1024 * 1024, backupCount=3, encoding="utf-8"
         )

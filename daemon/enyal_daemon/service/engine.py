@@ -25,6 +25,8 @@ from typing import TypeVar
 import apsw
 import numpy as np
 
+from enyal_protocol import wire as p
+
 from ..embedder import passages
 from ..embedder.batcher import Batcher
 from ..embedder.model_files import ModelFiles
@@ -35,7 +37,7 @@ from ..hygiene.secrets import BUILT_IN, Redactor
 from ..index import keywords
 from ..index.entry_index import EntryIndex
 from ..index.groups import ScopeGroups, kind_code
-from ..store import db, entries, failures, meta
+from ..store import db, entries, failures, graph, meta
 from ..store.rows import EntryRow
 from ..store.writer import Tx, Writer
 from . import changes, expiry, scoring
@@ -223,13 +225,46 @@ class Engine:
 
     def sweep_on(self, tx: Tx, now: str) -> int:
         """Delete what has expired by `now` on this transaction; returns how many."""
-        gone = expiry.sweep(tx, now, functools.partial(self.changes.note_deleted, tx))
+
+        def before_delete(row: EntryRow) -> None:
+            self.close_chain(tx, row.id, now)  # its chain holds across the gap
+            self.changes.note_deleted(tx, row)
+
+        gone = expiry.sweep(tx, now, before_delete)
         for row in gone:
             tx.after_commit.append(functools.partial(self.index.remove, row.rid))
+        if gone:
+            self.purge_after_commit(tx)
         earliest = entries.next_expiry(tx.conn)
         # In commit order with the notes of other writes, which also run after commit.
         tx.after_commit.append(lambda: self.expiry.reset(earliest))
         return len(gone)
+
+    def close_chain(self, tx: Tx, entry_id: str, now: str) -> None:
+        """`entry_id` leaves its supersession chain (forgotten or deleted): the chain is
+        closed over it (store/graph.py), and the new edges are changes like any link."""
+        self._note_edges(tx, "linked", graph.close_over(tx.conn, entry_id, now))
+
+    def reopen_chain(self, tx: Tx, entry_id: str) -> None:
+        """`entry_id` is back: the edges that closed its chain over it go."""
+        self._note_edges(tx, "unlinked", graph.reopen(tx.conn, entry_id))
+
+    def _note_edges(self, tx: Tx, kind: p.ChangeKind, edges: list[p.Edge]) -> None:
+        rows = entries.by_ids(tx.conn, [i for e in edges for i in (e.source_id, e.target_id)])
+        for e in edges:
+            if e.source_id in rows and e.target_id in rows:
+                self.changes.note_edge(tx, kind, rows[e.source_id], rows[e.target_id], e.edge_type)
+
+    def purge_after_commit(self, tx: Tx) -> None:
+        """Text deleted for good on `tx` is gone from the database file once it commits
+        (secure_delete zeroes it: store/db.py); its old pages still sit in the WAL, so
+        the WAL is checkpointed and truncated before the write is acknowledged."""
+
+        def purge() -> None:
+            if not self.writer.empty_wal():
+                log.warning("a reader kept part of the WAL; the next checkpoint empties it")
+
+        tx.after_commit.append(purge)
 
     def note_expiry(self, tx: Tx, when: str | None) -> None:
         """A write on `tx` sets an expiry: known to sweep_expired once it has committed."""

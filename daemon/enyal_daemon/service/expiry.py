@@ -29,6 +29,8 @@ def expires_at(ttl: str, now: datetime | None = None) -> str | None:
     if ttl == "never":
         return None
     seconds = int(ttl[:-1]) * UNIT_SECONDS[ttl[-1]]
+    if seconds == 0:  # gone before anyone could read it: a typo, never what was meant
+        raise InvalidValue(f"ttl {ttl} is no time at all: give at least 1s (or never)")
     if seconds > MAX_TTL_DAYS * 86400:
         raise InvalidValue(f"ttl {ttl} is longer than {MAX_TTL_DAYS} days; use never")
     start = now or datetime.now(UTC)

@@ -15,16 +15,23 @@ kept); a new key, added; a key gone, forgotten (restorable; it comes back, updat
 its section returns). Indexed files that no longer exist under a path being indexed
 lose their chunks the same way. Each file is one short writer job, its embeddings
 computed before it; one index run at a time.
+
+Nothing outside what was given is read (service/confined.py): a link leading out of the
+folder (or, for a file named alone or a path named that is a link, out of its project),
+a FIFO, a device, a /proc file
+is skipped and reported; so is it for the watcher, which lists through `walk` and reads
+through `_file`.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import functools
 import logging
 import os
 import threading
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,7 +47,7 @@ from ..store import sources as store
 from ..store.rows import EntryRow
 from ..store.sources import Fingerprint, SourceRow
 from ..store.writer import Tx
-from . import chunks, redaction, scopes, sources
+from . import chunks, confined, redaction, scopes, sources
 from .clock import now_iso
 from .engine import Engine
 from .limits import MAX_CONTENT_BYTES
@@ -80,6 +87,8 @@ class _Tally:
     unchanged: int = 0
     forgotten: int = 0
     errors: list[p.IndexProblem] = field(default_factory=list)
+    skipped: list[p.IndexSkip] = field(default_factory=list)
+    gone: list[p.IndexGone] = field(default_factory=list)
 
     def result(self) -> p.IndexResult:
         return p.IndexResult(
@@ -90,20 +99,39 @@ class _Tally:
             chunks_unchanged=self.unchanged,
             chunks_forgotten=self.forgotten,
             errors=self.errors,
+            skipped=self.skipped,
+            gone=self.gone,
         )
+
+
+@dataclass
+class Walked:
+    """What `walk` found under one path: the files to read, and what it will not read."""
+
+    root: str
+    bound: str  # the real folder every file read must resolve under (service/confined.py)
+    shown: str  # the bound as the user knows it, for the reasons
+    files: list[str] = field(default_factory=list)
+    skipped: list[p.IndexSkip] = field(default_factory=list)
+    aliases: list[str] = field(default_factory=list)  # links to a file walked by its name
 
 
 def index(engine: Engine, params: p.IndexParams) -> p.IndexResult:
     paths = list(dict.fromkeys(scopes.absolute(x, params.cwd) for x in params.paths))
-    missing = [x for x in paths if not os.path.exists(x)]
-    if missing:
+    if params.forget:
+        return _unwatch(engine, paths)
+    # A path gone since it was indexed loses its chunks, and the rest is indexed; one that
+    # never was indexed is a mistake (a typo), and nothing is done.
+    missing = [x for x in paths if not os.path.lexists(x)]
+    unknown = [x for x in missing if not _was_indexed(engine, x)]
+    if unknown:
         raise InvalidValue(
-            f"no such file or folder: {', '.join(missing)} (nothing was indexed)",
-            {"missing": missing},
+            f"no such file or folder: {', '.join(unknown)} (nothing was indexed)",
+            {"missing": unknown},
         )
     globs = tuple(params.globs) or DEFAULT_GLOBS
-    found = {root: walk(root, globs) for root in paths}
-    total = len({f for files in found.values() for f in files})
+    found = [walk(root, globs) for root in paths if root not in missing]
+    total = len({f for w in found for f in w.files})
     if total > MAX_FILES:
         raise TooLarge(
             f"{total} files match under {', '.join(paths)}; at most {MAX_FILES} are indexed at "
@@ -112,15 +140,53 @@ def index(engine: Engine, params: p.IndexParams) -> p.IndexResult:
     now = now_iso()
 
     def remember_roots(tx: Tx) -> None:
-        for root in paths:
-            store.add_root(tx.conn, root, globs, params.content_type, now)
+        for walked in found:
+            store.add_root(tx.conn, walked.root, globs, params.content_type, now)
 
     with _ONE_RUN:
         engine.write(remember_roots)
         tally = _Tally()
-        for root, files in found.items():
-            _run(engine, root, files, params.content_type, tally)
+        for path in missing:  # still watched, if it was: it may come back
+            n = _forget_files(engine, store.mirrored_files_under(engine.reader(), path), tally)
+            tally.gone.append(p.IndexGone(path=path, chunks_forgotten=n))
+        for walked in found:
+            _run(engine, walked, params.content_type, tally)
     return tally.result()
+
+
+def _was_indexed(engine: Engine, path: str) -> bool:
+    conn = engine.reader()
+    return any(r.path == path for r in store.roots(conn)) or store.ever_mirrored_under(conn, path)
+
+
+def _unwatch(engine: Engine, paths: list[str]) -> p.IndexResult:
+    """`index --forget`: the paths leave the watched set and their chunks are forgotten.
+    Checked first, all of them: a path never indexed, or inside a folder still watched
+    (which would bring its files back), is refused and nothing changes."""
+    roots = [r.path for r in store.roots(engine.reader())]
+    for path in paths:
+        if not _was_indexed(engine, path):
+            raise InvalidValue(f"{path} is not indexed (nothing was forgotten)", {"path": path})
+        for root in roots:
+            kept = not any(confined.inside(root, x) for x in paths)
+            if root != path and confined.inside(path, root) and kept:
+                raise InvalidValue(
+                    f"{path} is inside the indexed folder {root}, which would index it "
+                    f"again: forget {root} (nothing was forgotten)",
+                    {"path": path, "root": root},
+                )
+    tally = _Tally()
+    with _ONE_RUN:
+        for path in paths:
+            files = store.mirrored_files_under(engine.reader(), path)
+            unwatch = functools.partial(_remove_roots, path)
+            n = _forget_files(engine, files, tally, unwatch)
+            tally.gone.append(p.IndexGone(path=path, chunks_forgotten=n))
+    return tally.result()
+
+
+def _remove_roots(path: str, tx: Tx) -> None:
+    store.remove_roots(tx.conn, path)
 
 
 def reindex_roots(engine: Engine, only: Sequence[str] | None = None) -> p.IndexResult:
@@ -131,27 +197,63 @@ def reindex_roots(engine: Engine, only: Sequence[str] | None = None) -> p.IndexR
         for root in store.roots(engine.reader()):
             if only is not None and root.path not in only:
                 continue
-            files = walk(root.path, root.globs) if os.path.exists(root.path) else []
-            _run(engine, root.path, files[:MAX_FILES], root.content_type, tally)
+            walked = walk(root.path, root.globs)
+            del walked.files[MAX_FILES:]
+            _run(engine, walked, root.content_type, tally)
     return tally.result()
 
 
-def walk(root: str, globs: Sequence[str]) -> list[str]:
-    """The files to index under `root` (itself, if it is a file), sorted."""
+def walk(root: str, globs: Sequence[str]) -> Walked:
+    """The files to index under `root` (itself, if it is a file), sorted, and what is
+    skipped (service/confined.py). A file reached through a link inside the folder as well
+    as under its own name is read once, under its own name."""
+    out = Walked(root, *confined.bound_of(root))
+    if not os.path.lexists(root):
+        return out
     if not os.path.isdir(root):
-        return [root] if os.path.isfile(root) else []
-    out: list[str] = []
+        _admit(out, root, {})
+        return out
+    if os.path.islink(root):
+        why = confined.folder_link(root, out.bound, out.shown)
+        if why is not None:
+            out.skipped.append(p.IndexSkip(path=root, reason=why))
+            return out
+    real_of: dict[str, str] = {}  # path walked -> its real path
     for folder, dirs, names in os.walk(root):
+        for d in dirs:
+            link = os.path.join(folder, d)
+            why = confined.folder_link(link, out.bound, out.shown) if os.path.islink(link) else None
+            if why is not None:
+                out.skipped.append(p.IndexSkip(path=link, reason=why))
         dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
         for name in names:
             path = os.path.join(folder, name)
             rel = os.path.relpath(path, root)
-            matched = any(fnmatch.fnmatch(rel if "/" in g else name, g) for g in globs)
-            if matched and os.path.isfile(path):
-                out.append(path)
-        if len(out) > MAX_FILES:
+            if any(fnmatch.fnmatch(rel if "/" in g else name, g) for g in globs):
+                _admit(out, path, real_of)
+        if len(out.files) > MAX_FILES:
             break
-    return sorted(out)
+    # A link to a file that is also walked under its own name adds nothing: one path per
+    # real file, a name that is no link first.
+    first: dict[str, str] = {}
+    for path in sorted(real_of, key=lambda f: (os.path.islink(f), f)):
+        if first.setdefault(real_of[path], path) != path:
+            out.aliases.append(path)
+    out.files = sorted(first.values())
+    out.skipped.sort(key=lambda s: s.path)
+    return out
+
+
+def _admit(out: Walked, path: str, real_of: dict[str, str]) -> None:
+    try:
+        real = confined.resolve(path, out.bound, out.shown)
+    except confined.Refused as exc:
+        out.skipped.append(p.IndexSkip(path=path, reason=exc.reason))
+        return
+    except OSError:  # gone since it was listed
+        return
+    out.files.append(path)  # counted as found; deduplicated once the walk is done
+    real_of[path] = real
 
 
 def roots(engine: Engine) -> list[store.Root]:
@@ -159,18 +261,24 @@ def roots(engine: Engine) -> list[store.Root]:
     return store.roots(engine.reader())
 
 
-def _run(engine: Engine, root: str, files: list[str], kind: p.ContentType, tally: _Tally) -> None:
-    for path in files:
+def _run(engine: Engine, walked: Walked, kind: p.ContentType, tally: _Tally) -> None:
+    tally.skipped += walked.skipped
+    for path in walked.files:
         tally.files_seen += 1
         try:
-            _file(engine, path, kind, tally)
+            _file(engine, path, walked, kind, tally)
+        except confined.Refused as exc:  # changed into one since the walk
+            tally.skipped.append(p.IndexSkip(path=path, reason=exc.reason))
         except (OSError, UnicodeDecodeError, InvalidValue, TooLarge) as exc:
             message = getattr(exc, "message", None) or str(exc)
             tally.errors.append(p.IndexProblem(path=path, error=message))
-    present = set(files)
-    for path in store.mirrored_files_under(engine.reader(), root):
-        if path not in present and not os.path.exists(path):
-            _forget_file(engine, path, tally)
+    present = set(walked.files)
+    # What is skipped now, or read under another name, loses what an older run read
+    # through it.
+    refused = {s.path for s in tally.skipped} | set(walked.aliases)
+    for path in store.mirrored_files_under(engine.reader(), walked.root):
+        if path not in present and (path in refused or not os.path.exists(path)):
+            _forget_files(engine, [path], tally)
 
 
 @dataclass
@@ -183,16 +291,13 @@ class _Plan:
     keep: list[SourceRow] = field(default_factory=list)
 
 
-def _file(engine: Engine, path: str, kind: p.ContentType, tally: _Tally) -> None:
+def _file(engine: Engine, path: str, walked: Walked, kind: p.ContentType, tally: _Tally) -> None:
     st = os.stat(path)
     known = store.mirrors_of(engine.reader(), path)
     if known and all((r.mtime_ns, r.size) == (st.st_mtime_ns, st.st_size) for r in known):
         tally.files_skipped += 1
         return
-    if st.st_size > MAX_FILE_BYTES:
-        raise TooLarge(f"{st.st_size} bytes; files over {MAX_FILE_BYTES} are not indexed")
-    with open(path, "rb") as f:
-        data = f.read()
+    data, st = confined.read(path, walked.bound, walked.shown, MAX_FILE_BYTES)
     fp = sources.fingerprint_bytes(path, data, st)
     if known and all(r.hash == fp.hash for r in known):  # touched, not changed
         tally.files_skipped += 1
@@ -317,16 +422,26 @@ def _forget(engine: Engine, tx: Tx, r: SourceRow, now: str) -> None:
     tx.after_commit.append(lambda: engine.index.set_active(rid, False))
 
 
-def _forget_file(engine: Engine, path: str, tally: _Tally) -> None:
-    gone = [r for r in store.mirrors_of(engine.reader(), path) if not r.deprecated]
+def _forget_files(
+    engine: Engine, paths: Sequence[str], tally: _Tally, also: Callable[[Tx], None] | None = None
+) -> int:
+    """Forget the active chunks of these files (and do `also`) in one writer job; how many."""
+    conn = engine.reader()
+    gone = [r for path in paths for r in store.mirrors_of(conn, path) if not r.deprecated]
 
     def job(tx: Tx) -> None:
+        if also is not None:
+            also(tx)
         now = now_iso()
         alive = entries.by_rids(tx.conn, [r.rid for r in gone])
         for r in gone:
             if r.rid in alive:
                 _forget(engine, tx, r, now)
+        # Recorded as missing, so the file read again (back as it was, same mtime and
+        # size) is not taken for unchanged: its chunks come back.
+        store.refresh(tx.conn, [r.rid for r in gone], sources.MISSING)
 
-    if gone:
+    if gone or also is not None:
         engine.write(job)
-        tally.forgotten += len(gone)
+    tally.forgotten += len(gone)
+    return len(gone)

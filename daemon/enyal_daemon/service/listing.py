@@ -57,6 +57,7 @@ def list_entries(engine: Engine, params: p.ListParams) -> p.ListResult:
         updated_after=_bound(params.updated_after, "updated_after"),
         updated_before=_bound(params.updated_before, "updated_before"),
         include_deprecated=params.include_deprecated,
+        include_quarantined=params.include_quarantined,
     )
     after = _decode_cursor(params.cursor) if params.cursor is not None else None
     # One row more than asked says whether another page exists.
@@ -68,4 +69,6 @@ def list_entries(engine: Engine, params: p.ListParams) -> p.ListResult:
     nxt = _encode_cursor(page[-1][0], page[-1][1].rid) if more else None
     found = [row.entry() for _, row in page]
     sources.annotate(engine, found)
-    return p.ListResult(entries=found, next=nxt)
+    # Said, so that leaving them out is never silent (0 when they are included).
+    hidden = 0 if f.include_quarantined else entries.quarantined_matching(engine.reader(), f)
+    return p.ListResult(entries=found, next=nxt, quarantined=hidden)

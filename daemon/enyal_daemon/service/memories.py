@@ -220,8 +220,11 @@ def release(engine: Engine, params: p.ReleaseParams) -> p.Entry:
 
     def job(tx: Tx) -> p.Entry:
         row = engine.require(params.id, tx.conn)
+        if not row.quarantined:  # nothing to release: nothing changes, no version
+            return row.entry()
         fields = {"quarantined": 0, "quarantine_reason": None}
         entries.update_fields(tx.conn, row.rid, fields)
+        versions.record(tx.conn, row.id, "released", now_iso())  # who vouched, and when
         engine.changes.note(tx, "updated", row)
         return engine.require(row.id, tx.conn).entry()
 
@@ -340,10 +343,13 @@ def update(engine: Engine, params: p.UpdateParams) -> p.UpdateResult:
 def forget(engine: Engine, params: p.ForgetParams) -> p.ForgetResult:
     def job(tx: Tx) -> p.ForgetResult:
         row = engine.require(params.id, tx.conn)
+        if params.hard or not row.is_deprecated:  # a forgotten entry's chain is closed already
+            engine.close_chain(tx, row.id, now_iso())
         if params.hard:
             engine.changes.note_deleted(tx, row)
             entries.delete(tx.conn, row.rid)  # edges, versions, events go by ON DELETE CASCADE
             tx.after_commit.append(lambda: engine.index.remove(row.rid))
+            engine.purge_after_commit(tx)  # acknowledged once no byte of it is left
             return p.ForgetResult(id=row.id, action="deleted")
         if row.is_deprecated:  # already forgotten: nothing changes, no version is added
             return p.ForgetResult(id=row.id, action="deprecated", changed=False)
@@ -390,6 +396,7 @@ def restore(engine: Engine, params: p.RestoreParams) -> p.RestoreResult:
             changed = row.is_deprecated
             if row.is_deprecated:
                 entries.update_fields(tx.conn, row.rid, {"is_deprecated": 0})
+                engine.reopen_chain(tx, row.id)  # its chain runs through it again
                 consolidation.unmerge(tx, row.id)  # a merged entry comes back as it was
                 versions.record(tx.conn, row.id, "restored", now)
                 engine.changes.note(tx, "restored", row)
@@ -408,8 +415,15 @@ def restore(engine: Engine, params: p.RestoreParams) -> p.RestoreResult:
                     "metadata": msgspec.json.encode(target.metadata).decode(),
                     "is_deprecated": int(target.is_deprecated),
                     "updated_at": now,
+                    # Every field the version kept (older versions kept no importance).
+                    **({"importance": target.importance} if target.importance else {}),
+                    **({"status": target.status} if target.status else {}),
                 },
             )
+            if target.is_deprecated and not row.is_deprecated:
+                engine.close_chain(tx, row.id, now)
+            elif row.is_deprecated and not target.is_deprecated:
+                engine.reopen_chain(tx, row.id)
             entries.replace_vector(tx.conn, row.rid, *emb.blobs())
             versions.record(tx.conn, row.id, "reverted", now)
             engine.index_after_commit(

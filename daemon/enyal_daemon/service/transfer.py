@@ -92,6 +92,13 @@ def _entry(
         raise InvalidValue(f"{item.scope_level} scope needs scope_path")
     now = now_iso()
     flags = suspicious(" ".join([item.content, *item.tags]))
+    # An exported entry (it has an id) says whether it is quarantined, and keeps that: a
+    # released one stays released. A line written by hand is checked as remember checks.
+    if item.id is not None and item.quarantined is not None:
+        quarantined, reason = item.quarantined, item.quarantine_reason if item.quarantined else None
+    else:
+        quarantined = bool(item.quarantined) or bool(flags)
+        reason = item.quarantine_reason or (", ".join(flags) or None)
     created = normalize_iso(item.created_at, "created_at") if item.created_at else now
     updated = normalize_iso(item.updated_at, "updated_at") if item.updated_at else created
     accessed = normalize_iso(item.accessed_at, "accessed_at") if item.accessed_at else None
@@ -121,8 +128,8 @@ def _entry(
         # An exported entry (it has an id) keeps its provenance, even none; a line
         # written by hand is the import's.
         written_by=item.written_by if item.id is not None else (item.written_by or "import"),
-        quarantined=item.quarantined or bool(flags),
-        quarantine_reason=item.quarantine_reason or (", ".join(flags) or None),
+        quarantined=quarantined,
+        quarantine_reason=reason,
         status=item.status or ("open" if item.content_type == "task" else None),
         due=item.due if item.content_type == "task" else None,
     )

@@ -46,7 +46,9 @@ class Watcher:
         out: dict[str, Listing] = {}
         for root in indexing.roots(self.engine):
             files: Listing = {}
-            for path in indexing.walk(root.path, root.globs)[: indexing.MAX_FILES]:
+            # walk lists only what index would read (no link out, no FIFO): a stat of
+            # each is safe, and what it skips is never read when the root is indexed.
+            for path in indexing.walk(root.path, root.globs).files[: indexing.MAX_FILES]:
                 try:
                     st = os.stat(path)
                 except OSError:
@@ -85,10 +87,12 @@ class Watcher:
                 continue
             if r.chunks_added or r.chunks_updated or r.chunks_forgotten or r.errors:
                 log.info(
-                    "re-indexed %s: %d chunks added, %d updated, %d forgotten, %d files failed",
+                    "re-indexed %s: %d chunks added, %d updated, %d forgotten, %d files failed, "
+                    "%d skipped (not read: links out of the path, special files)",
                     ", ".join(roots),
                     r.chunks_added,
                     r.chunks_updated,
                     r.chunks_forgotten,
                     len(r.errors),
+                    len(r.skipped),
                 )

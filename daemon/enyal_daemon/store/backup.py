@@ -20,6 +20,10 @@ def copy(source: apsw.Connection, target: Path) -> tuple[int, int]:
     """Copy `source`'s main database into `target`: (the copy's bytes, its entries)."""
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
+        # Made 0600 before a page is copied into it (the umask would give 0644 until the
+        # rename); SQLite gives its journal the database file's mode, so that one too.
+        os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600))
+        os.chmod(tmp, 0o600)
         dest = apsw.Connection(str(tmp))
         try:
             with dest.backup("main", source, "main") as b:
@@ -30,7 +34,6 @@ def copy(source: apsw.Connection, target: Path) -> tuple[int, int]:
             count = int(row[0]) if row else 0
         finally:
             dest.close()
-        os.chmod(tmp, 0o600)  # it holds the user's memories
         tmp.replace(target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):

@@ -16,6 +16,8 @@ from urllib.parse import quote
 import apsw
 import sqlite_vec
 
+from enyal_protocol.private import make_private_dirs
+
 from ..errors import StorageError
 from .migrations import migrate
 
@@ -37,7 +39,7 @@ def connect(path: Path, *, writer: bool) -> apsw.Connection:
     that cannot be written is opened read-only: reads work, writes fail as ReadOnlyError
     (said as a StorageError by store/failures.py)."""
     if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_private_dirs(path.parent)  # the database's folder: only its user may look in
     if not writable(path):
         if not path.exists():
             raise StorageError(
@@ -56,6 +58,10 @@ def connect(path: Path, *, writer: bool) -> apsw.Connection:
     # for readers changed no latency and saved ~25 MB at 100k (scripts/bench).
     conn.execute(f"PRAGMA cache_size={-16000 if writer else -2000}")
     if writer:
+        # Deleted rows and freed pages are overwritten with zeros, not left in free space:
+        # a hard delete, an expiry or a redaction leaves no byte of the old text (with
+        # the FTS index's own secure-delete, and the WAL emptied after: see `purge`).
+        conn.execute("PRAGMA secure_delete=ON")
         conn.execute("PRAGMA journal_mode=WAL")
         # FULL: an acknowledged write has reached the disk, not just the OS. The
         # writer's group commit pays one fsync for a whole burst of writes.

@@ -7,6 +7,7 @@ come back as EntryRow (store/rows.py), never as tuples.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
@@ -300,6 +301,17 @@ def filtered(conn: apsw.Connection, f: EntryFilter) -> list[EntryRow]:
         entry_row(r)
         for r in conn.execute(f"SELECT {E_COLUMNS} FROM context_entries e WHERE {f.sql()}", f.args)
     ]
+
+
+def quarantined_matching(conn: apsw.Connection, f: EntryFilter) -> int:
+    """How many quarantined entries `f` would allow if it included them (few: the partial
+    index on quarantined rows finds them)."""
+    wider = dataclasses.replace(f, include_quarantined=True)
+    row = conn.execute(
+        f"SELECT count(*) FROM context_entries e WHERE {wider.sql()} AND e.quarantined = 1",
+        wider.args,
+    ).fetchone()
+    return int(row[0]) if row else 0
 
 
 SORT_KEYS = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import apsw
 import msgspec
@@ -19,7 +19,8 @@ EDGE_COLUMNS = "id, source_id, target_id, edge_type, confidence, created_at, met
 # The validity rules, written once for every query that reads them (recall's annotations,
 # health, review, history, supersede checks): an edge of context_edges g counts only
 # while the entries that make it are live. A forgotten superseder supersedes nothing;
-# restoring it supersedes again. A conflict with a forgotten entry is no conflict.
+# restoring it supersedes again (a removed middle of a chain is bridged: close_over).
+# A conflict with a forgotten entry is no conflict.
 LIVE_SUPERSEDES = (
     "g.edge_type = 'supersedes' AND EXISTS (SELECT 1 FROM context_entries s "
     "WHERE s.id = g.source_id AND s.is_deprecated = 0)"
@@ -166,6 +167,42 @@ def insert_if_free(conn: apsw.Connection, edge: Edge) -> None:
             edge.target_id,
         ),
     )
+
+
+CLOSES_OVER = "closes_over"  # metadata key of an edge that bridges a removed link
+
+
+def close_over(conn: apsw.Connection, entry_id: str, when: str) -> list[Edge]:
+    """Before `entry_id` leaves a supersession chain (forgotten or deleted): each entry
+    that supersedes it now also supersedes what it superseded, so the chain holds across
+    the gap. Returns the edges added (none already there is duplicated)."""
+    pairs = conn.execute(
+        "SELECT s.source_id, t.target_id, min(s.confidence, t.confidence) "
+        "FROM context_edges s JOIN context_edges t ON t.source_id = s.target_id "
+        "WHERE s.target_id = ? AND s.edge_type = 'supersedes' AND t.edge_type = 'supersedes' "
+        "AND s.source_id != t.target_id",
+        (entry_id,),
+    ).fetchall()
+    added = []
+    for source, target, confidence in pairs:
+        if find(conn, str(source), str(target), "supersedes") is None:
+            meta = {CLOSES_OVER: entry_id}
+            weight = cast(float, confidence)  # min of two REAL NOT NULL columns
+            added.append(insert(conn, str(source), str(target), "supersedes", weight, meta, when))
+    return added
+
+
+def reopen(conn: apsw.Connection, entry_id: str) -> list[Edge]:
+    """`entry_id` is back in its chain: the edges that closed over it go. Returns them."""
+    gone = [
+        row_to_edge(r)
+        for r in conn.execute(
+            f"DELETE FROM context_edges WHERE edge_type = 'supersedes' "
+            f"AND json_extract(metadata, '$.{CLOSES_OVER}') = ? RETURNING {EDGE_COLUMNS}",
+            (entry_id,),
+        )
+    ]
+    return gone
 
 
 def merged_by(conn: apsw.Connection, entry_id: str) -> list[Edge]:

@@ -386,6 +386,22 @@ def m011_passages(conn: apsw.Connection) -> None:
     )
 
 
+def m012_secure_delete(conn: apsw.Connection) -> None:
+    """Issue 24: text deleted for good leaves nothing. FTS5 by default keeps a deleted
+    row's terms in its segments (under a delete marker) until a merge; with
+    'secure-delete' a delete takes them out of the segment at once. Kept in the index's
+    own config, so every connection's deletes do it."""
+    conn.execute("INSERT INTO context_fts(context_fts, rank) VALUES ('secure-delete', 1)")
+
+
+def m013_versions_release_importance(conn: apsw.Connection) -> None:
+    """Issue 24: a release is a change of its own in an entry's history ('released'),
+    and a version keeps the entry's importance, so restoring it brings that back too.
+    Versions written before hold no importance (null): restoring one keeps the entry's."""
+    _widen_check(conn, "context_versions", r"'status'\)", "'status', 'released')")
+    conn.execute("ALTER TABLE context_versions ADD COLUMN importance INTEGER")
+
+
 Migration = Callable[[apsw.Connection], None]
 MIGRATIONS: list[Migration] = [
     m001_entries,
@@ -399,6 +415,8 @@ MIGRATIONS: list[Migration] = [
     m009_tasks_logs,
     m010_sources,
     m011_passages,
+    m012_secure_delete,
+    m013_versions_release_importance,
 ]
 
 

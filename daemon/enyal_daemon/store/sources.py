@@ -117,6 +117,17 @@ def mirrored_files_under(conn: apsw.Connection, folder: str) -> list[str]:
     return [str(r[0]) for r in cur]
 
 
+def ever_mirrored_under(conn: apsw.Connection, folder: str) -> bool:
+    """Whether a file at or below `folder` was ever indexed (its chunks active or not)."""
+    prefix = folder.rstrip("/") + "/"
+    row = conn.execute(
+        "SELECT 1 FROM context_sources WHERE anchor IS NOT NULL "
+        "AND (path = ? OR substr(path, 1, ?) = ?) LIMIT 1",
+        (folder, len(prefix), prefix),
+    ).fetchone()
+    return row is not None
+
+
 # --- what index was given ----------------------------------------------------------------
 
 
@@ -145,3 +156,12 @@ def roots(conn: apsw.Connection) -> list[Root]:
             "SELECT path, globs, content_type FROM context_index_roots ORDER BY added_at, path"
         )
     ]
+
+
+def remove_roots(conn: apsw.Connection, path: str) -> None:
+    """`index` forgets it was given `path`, or anything below it."""
+    prefix = path.rstrip("/") + "/"
+    conn.execute(
+        "DELETE FROM context_index_roots WHERE path = ? OR substr(path, 1, ?) = ?",
+        (path, len(prefix), prefix),
+    )

@@ -14,7 +14,7 @@ from .db import in_lists
 
 VERSION_COLUMNS = (
     "version, change_type, changed_at, content, content_type, confidence, tags, metadata, "
-    "is_deprecated, merged_from, merged_into, status"
+    "is_deprecated, merged_from, merged_into, status, importance"
 )
 
 
@@ -32,7 +32,7 @@ def record(
         "SELECT e.id, "
         "coalesce((SELECT max(version) FROM context_versions WHERE entry_id = e.id), 0) + 1, "
         "?, ?, e.content, e.content_type, e.confidence, e.tags, e.metadata, e.is_deprecated, "
-        "?, ?, e.status FROM context_entries e WHERE e.id = ?",
+        "?, ?, e.status, e.importance FROM context_entries e WHERE e.id = ?",
         (change_type, when, _ids_json(merged_from), merged_into, entry_id),
     )
 
@@ -55,6 +55,7 @@ def row_to_version(row: Sequence[Any]) -> Version:
         merged_from=msgspec.json.decode(row[9]) if row[9] else [],
         merged_into=row[10],
         status=row[11],
+        importance=row[12],
     )
 
 
@@ -120,7 +121,7 @@ def insert_all(conn: apsw.Connection, entry_id: str, history: Sequence[Version])
     """An entry's history as it was exported."""
     conn.executemany(
         f"INSERT INTO context_versions (entry_id, {VERSION_COLUMNS}) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
             (
                 entry_id,
@@ -136,6 +137,7 @@ def insert_all(conn: apsw.Connection, entry_id: str, history: Sequence[Version])
                 _ids_json(v.merged_from),
                 v.merged_into,
                 v.status,
+                v.importance,
             )
             for v in history
         ],

@@ -33,6 +33,7 @@ from typing import Any, TypeVar
 import apsw
 
 from ..errors import ShuttingDown
+from . import db
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +77,9 @@ class Writer:
         self._checkpoint_due = threading.Event()
         self._checkpoint_stop = threading.Event()
         self._checkpoint_thread: threading.Thread | None = None
+        # Held by whichever checkpoint runs: a second one started meanwhile would fail at
+        # once (SQLITE_BUSY, no busy handler), and empty_wal must not.
+        self._checkpoint_lock = threading.Lock()
         if checkpointer is not None:
             conn.set_wal_hook(self._after_commit)  # replaces the auto-checkpoint
             self._checkpoint_thread = threading.Thread(
@@ -117,6 +121,13 @@ class Writer:
             log.warning("WAL checkpoint at close: %s", exc)
         self.conn.close()
 
+    def empty_wal(self) -> bool:
+        """Checkpoint the WAL into the database file and truncate it, waiting (busy timeout)
+        for readers of older snapshots; False if one still held it. On the writer's
+        thread (an after-commit hook): no write can add to the WAL meanwhile."""
+        with self._checkpoint_lock:
+            return db.checkpoint(self.conn)
+
     def _after_commit(self, conn: apsw.Connection, name: str, pages: int) -> int:
         if pages >= CHECKPOINT_PAGES:
             self._checkpoint_due.set()
@@ -130,7 +141,8 @@ class Writer:
                 return
             self._checkpoint_due.clear()
             try:
-                self._checkpointer.wal_checkpoint(mode=apsw.SQLITE_CHECKPOINT_PASSIVE)
+                with self._checkpoint_lock:
+                    self._checkpointer.wal_checkpoint(mode=apsw.SQLITE_CHECKPOINT_PASSIVE)
             except apsw.Error as exc:  # the next commit asks again
                 log.warning("WAL checkpoint: %s", exc)
             self._checkpoint_stop.wait(CHECKPOINT_PAUSE)
