@@ -569,3 +569,26 @@ def test_deep_oversize_and_non_utf8_frames_are_answered_and_the_shim_serves_on(
         assert shim.close_stdin_and_wait() == 0
     finally:
         shim.reap()
+
+
+def test_a_socket_that_is_not_ours_is_a_clear_tool_error(
+    project: Path, stderr_log: TextIO, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ENYAL_SOCKET naming a regular file (or another user's socket: tests/test_socket_folder.py):
+    the tool call fails saying why, nothing is started, and the file is left alone."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n")
+    monkeypatch.setenv("ENYAL_SOCKET", str(notes))
+    shim = RawShim(project, stderr_log)
+    try:
+        hello = {"capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}
+        shim.ask(1, "initialize", {**hello, "protocolVersion": "2025-11-25"})
+        shim.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        args = {"query": "deploy"}
+        reply = shim.ask(2, "tools/call", {"name": "enyal_recall", "arguments": args})
+        text = json.dumps(reply)
+        assert f"{notes} is not a socket" in text and "ENYAL_SOCKET" in text, reply
+    finally:
+        assert shim.close_stdin_and_wait() == 0
+        shim.reap()
+    assert notes.read_text() == "my notes\n"

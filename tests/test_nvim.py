@@ -281,7 +281,8 @@ def test_framing_ids_and_retries(tmp_path: Path) -> None:
     ]
     assert out["stopping"] == {"n": "stopping"}
     first, second, third = ([json.loads(line) for line in c] for c in out["received"])
-    expect = {"version": __version__, "protocol": wire.PROTOCOL_VERSION}
+    db = str(enyal_paths.resolve().db)  # the database the plugin's environment means
+    expect = {"version": __version__, "protocol": wire.PROTOCOL_VERSION, "db": db}
     # The request the first connection hung up on went again, on a new connection; each
     # connection's first request carries enyal_expect, and only that one.
     assert [(q["method"], q["params"], q.get("enyal_expect")) for q in first] == [
@@ -321,6 +322,14 @@ def test_the_socket_is_found_as_enyal_protocol_finds_it(
     r = run_nvim("paths", tmp_path, ENYAL_TEST_CASES=json.dumps(cases))
     expected = [str(enyal_paths.resolve({**base, **e}).socket) for e in envs]
     assert r["out"]["sockets"] == expected
+    # Python takes XDG_DATA_HOME and HOME from os.environ (platformdirs): Lua is given them.
+    dbs = [
+        {**base, **e, **{k: os.environ[k] for k in ("HOME", "XDG_DATA_HOME") if k in os.environ}}
+        for e in envs
+    ]
+    cases = [{"env": e, "cwd": str(tmp_path)} for e in dbs]
+    r = run_nvim("paths", tmp_path, ENYAL_TEST_CASES=json.dumps(cases))
+    assert r["out"]["dbs"] == [str(enyal_paths.resolve(e).db) for e in dbs]
 
 
 def test_the_plugin_matches_the_protocol_and_its_help_parses(tmp_path: Path) -> None:
@@ -354,3 +363,34 @@ def test_the_plugin_matches_the_protocol_and_its_help_parses(tmp_path: Path) -> 
         assert f":{name}" in tags, f":{name} has no tag in doc/enyal.txt"
         assert re.search(rf":(\[range\])?{name}\b", readme), f":{name} is not in README.md"
     assert {"enyal", "enyal-setup", "enyal-mappings", "enyal-socket"} <= tags
+
+
+def test_a_socket_path_that_is_not_our_socket_is_refused(tmp_path: Path) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n")
+    missing = str(tmp_path / "no" / "enyal")
+    r = run_nvim("untrusted", tmp_path, ENYAL_SOCKET=str(notes), ENYAL_TEST_MISSING=missing)
+    assert messages(r, ERROR) == [
+        f"enyal: cannot connect to the daemon at {notes}: {notes} is not a socket; remove "
+        "it, or set XDG_RUNTIME_DIR or ENYAL_SOCKET to a folder only you can write"
+    ]
+    assert notes.read_text() == "my notes\n"
+
+
+def test_a_daemon_of_another_data_dir_on_the_socket_is_noticed(
+    daemon: DaemonProc, tmp_path: Path
+) -> None:
+    other = tmp_path / "other-home"
+    missing = str(tmp_path / "no" / "enyal")
+    r = run_nvim(
+        "untrusted",
+        tmp_path,
+        ENYAL_HOME=str(other),
+        ENYAL_SOCKET=str(daemon.paths.socket),
+        ENYAL_TEST_MISSING=missing,
+    )
+    assert messages(r, ERROR) == [
+        f"enyal: the daemon answering (pid {daemon.proc.pid}) serves the database "
+        f"{daemon.paths.db}, not this client's {other / 'enyal.db'}: two data dirs share one "
+        "socket. Give each its own ENYAL_SOCKET (or unset it), or stop that daemon"
+    ]

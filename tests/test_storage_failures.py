@@ -136,3 +136,48 @@ def test_a_read_only_database_serves_reads_and_refuses_writes(tmp_path: Path) ->
             if d.proc.stderr:
                 d.proc.stderr.close()
             subprocess.run(["mount", "-o", "remount,rw", str(disk)], check=False)
+
+
+def test_writes_come_back_once_read_only_storage_is_writable_again(tmp_path: Path) -> None:
+    """Started on a read-only file system, the daemon serves reads; once it is remounted
+    read-write, writes work again without a restart, and reads see them."""
+    with tmpfs(tmp_path / "disk", "16m") as disk:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("ENYAL_", "XDG_"))}
+        runtime = tmp_path / "runtime"
+        runtime.mkdir(mode=0o700)
+        env.update(
+            ENYAL_SOCKET=str(runtime / "enyal.sock"),
+            ENYAL_CACHE_DIR=os.environ["ENYAL_CACHE_DIR"],
+            XDG_RUNTIME_DIR=str(runtime),
+            XDG_DATA_HOME=str(disk / "data"),
+            XDG_STATE_HOME=str(tmp_path / "state"),
+            XDG_CONFIG_HOME=str(tmp_path / "config"),
+        )
+        d = start_daemon(env=env)
+        kept = remember(d, "Logs are written as JSON lines.")
+        assert d.stop() == 0
+        if d.proc.stderr:
+            d.proc.stderr.close()
+        subprocess.run(["mount", "-o", "remount,ro", str(disk)], check=True)
+        d = start_daemon(env=env)
+        try:
+            err = storage_error(lambda: remember(d, "Metrics go to Prometheus."))
+            assert err["data"]["reason"] == "read-only"
+            subprocess.run(["mount", "-o", "remount,rw", str(disk)], check=True)
+            later = remember(d, "Metrics go to Prometheus.")  # no restart
+            assert d.call("get", {"id": later})["content"] == "Metrics go to Prometheus."
+            hits = d.call("recall", {"query": "metrics", "min_confidence": 0})
+            assert later in [h["id"] for h in hits["results"]]
+            assert d.call("stats")["total"] == 2
+            d.call("forget", {"id": kept, "hard": True})
+            assert d.call("stats")["total"] == 1
+            assert d.stop() == 0
+        finally:
+            if d.alive():
+                d.stop()
+            if d.proc.stderr:
+                d.proc.stderr.close()
+            subprocess.run(["mount", "-o", "remount,rw", str(disk)], check=False)
+        db_file = disk / "data" / "enyal" / "enyal.db"
+        assert integrity(db_file) == ["ok"]
+        census(db_file).assert_consistent()

@@ -1,6 +1,8 @@
 """The reliability suite (scripts/torture, issue 9) in its quick mode: kill -9 during
 writes, 16 clients at once, malformed frames to the daemon and to enyal-mcp, a full and
-a read-only disk (where the machine lets us mount a tmpfs), and the export round trip.
+a read-only disk (where the machine lets us mount a tmpfs), the export round trip, and
+a hostile machine: another uid at our socket (where we can become one), connections
+past a 256-descriptor limit, ENYAL_SOCKET naming a file or a folder.
 
 It must exit 0, and its table must say that nothing was lost and nothing crashed."""
 
@@ -22,6 +24,9 @@ CASES = {
     "disk full (16 MiB tmpfs)",
     "read-only database (remount ro)",
     "export → import → export round trip",
+    "another user's socket (uid nobody)",
+    "connections past a 256-fd limit",
+    "ENYAL_SOCKET at a file / a folder",
 }
 
 

@@ -30,6 +30,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -37,7 +38,8 @@ import msgspec
 from enyal_protocol import __version__
 from enyal_protocol import wire as p
 from enyal_protocol.exits import EXIT_ALREADY_RUNNING
-from enyal_protocol.paths import Paths, ensure_private_dir, resolve
+from enyal_protocol.paths import WHAT_TO_DO, Paths, check_socket, ensure_private_dir, resolve
+from enyal_protocol.peercred import peer_uid
 from enyal_protocol.private import make_private_dirs
 
 if TYPE_CHECKING:
@@ -56,6 +58,11 @@ class DaemonUnavailable(ClientError):
 
 class VersionMismatch(ClientError):
     """The daemon answering is another version of Enyal than this client."""
+
+
+class UntrustedSocket(ClientError):
+    """The socket, its folder or the process listening on it is another user's: nothing
+    is sent there (it would read every memory and query, and answer with its own)."""
 
 
 class RpcError(ClientError):
@@ -77,8 +84,16 @@ _notification_decoder = msgspec.json.Decoder(p.Request)  # a notification: a req
 _EXPECT = p.Expect(version=__version__, protocol=p.PROTOCOL_VERSION)
 
 
-def _mismatch(data: Any) -> VersionMismatch:
+def _mismatch(data: Any, expect: p.Expect) -> VersionMismatch:
     info = data if isinstance(data, dict) else {}
+    theirs = info.get("db")
+    if isinstance(theirs, str) and not isinstance(expect.db, msgspec.UnsetType):
+        return VersionMismatch(
+            f"the daemon answering (pid {info.get('pid')}) serves the database {theirs}, "
+            f"not this client's {expect.db}: two data dirs share one socket. Give each its "
+            "own ENYAL_SOCKET (or unset it), or stop that daemon (`enyal daemon stop` in its "
+            "environment)"
+        )
     return VersionMismatch(
         f"this client is enyal {__version__} (protocol {p.PROTOCOL_VERSION}) but the daemon "
         f"(pid {info.get('pid')}) runs enyal {info.get('version')} (protocol "
@@ -99,11 +114,15 @@ class Connection:
         *,
         check: bool = False,
         reopen: Callable[[], socket.socket] | None = None,
+        db: str | None = None,
     ) -> None:
+        """`db`: the database this client resolved; with `check`, a daemon serving
+        another one refuses the first request (VersionMismatch)."""
         self._sock = sock
         self._file = sock.makefile("rb")
         self._ids = itertools.count(1)
         self._expect = check
+        self._expectation = _EXPECT if db is None else msgspec.structs.replace(_EXPECT, db=db)
         self._reopen = reopen
 
     def close(self) -> None:
@@ -113,7 +132,7 @@ class Connection:
     def _send(self, method: str, body: msgspec.Raw) -> bytes:
         req = p.Request(jsonrpc="2.0", method=method, params=body, id=next(self._ids))
         if self._expect:
-            req.enyal_expect = _EXPECT
+            req.enyal_expect = self._expectation
         self._sock.sendall(_encoder.encode(req) + b"\n")
         return self._file.readline(p.MAX_FRAME_BYTES * 64)
 
@@ -135,7 +154,7 @@ class Connection:
         resp = _response_decoder.decode(line)
         if not isinstance(resp.error, msgspec.UnsetType):
             if resp.error.code == p.VERSION_MISMATCH and self._expect:
-                raise _mismatch(resp.error.data)
+                raise _mismatch(resp.error.data, self._expectation)
             raise RpcError(resp.error.code, resp.error.message, resp.error.data)
         self._expect = False  # one answered request proves the release
         if isinstance(resp.result, msgspec.UnsetType):
@@ -155,16 +174,31 @@ class Connection:
 
 
 def try_connect(path: os.PathLike[str] | str, timeout: float | None = None) -> socket.socket | None:
+    """A connection to the daemon at `path`, or None if nothing listens there. Raises
+    UntrustedSocket when the socket, its folder or the listening process belongs to
+    another user (enyal_protocol/paths.py check_socket, then the peer's credentials)."""
+    try:
+        if not check_socket(Path(path)):
+            return None
+    except PermissionError as exc:
+        raise UntrustedSocket(str(exc)) from None
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(timeout)
     try:
         sock.connect(os.fspath(path))
+        uid = peer_uid(sock)
     except (FileNotFoundError, ConnectionRefusedError):
         sock.close()
         return None
     except OSError:
         sock.close()
         raise
+    if uid is not None and uid != os.getuid():
+        sock.close()
+        raise UntrustedSocket(
+            f"the process listening on {path} runs as uid {uid}, not as this user "
+            f"(uid {os.getuid()}); nothing was sent to it. {WHAT_TO_DO[0].upper()}{WHAT_TO_DO[1:]}"
+        )
     return sock
 
 
@@ -251,7 +285,7 @@ def connect(
     paths = paths or resolve()
     sock = open_socket(paths, autostart)
     reopen = functools.partial(open_socket, paths, autostart) if retry else None
-    return Connection(sock, check=check, reopen=reopen)
+    return Connection(sock, check=check, reopen=reopen, db=str(paths.db))
 
 
 def _why_it_exited(paths: Paths, offset: int) -> str:

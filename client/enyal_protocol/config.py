@@ -3,6 +3,8 @@
     [daemon]
     idle_timeout = 900      # ENYAL_IDLE_TIMEOUT; seconds, 0 = never
     log_level = "INFO"      # ENYAL_LOG_LEVEL
+    max_connections = 256   # ENYAL_MAX_CONNECTIONS; more are refused (and fewer are served
+                            # when the open-file limit leaves less room)
     [model]
     dir = "/opt/minilm"     # ENYAL_MODEL_DIR
     url = "https://…"       # ENYAL_MODEL_URL; where `enyal model fetch` downloads from
@@ -109,6 +111,18 @@ def _debounce(raw: Any) -> float:
     return value
 
 
+def _count(raw: Any) -> int:
+    if isinstance(raw, bool) or not isinstance(raw, int | str):
+        raise ValueError("must be a whole number from 1 to 65536")
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValueError("must be a whole number from 1 to 65536") from None
+    if not 1 <= value <= 65536:
+        raise ValueError("must be a whole number from 1 to 65536")
+    return value
+
+
 def _level(raw: Any) -> str:
     if not isinstance(raw, str) or raw.upper() not in LOG_LEVELS:
         raise ValueError(f"must be one of {', '.join(LOG_LEVELS)}")
@@ -207,6 +221,14 @@ KEYS: tuple[Key, ...] = (
     ),
     Key("daemon.log_level", "ENYAL_LOG_LEVEL", "INFO", _level, "the daemon's log level"),
     Key(
+        "daemon.max_connections",
+        "ENYAL_MAX_CONNECTIONS",
+        256,
+        _count,
+        "connections the daemon serves at once; more are refused with an error. Fewer "
+        "when the open-file limit (ulimit -n) leaves less room beside the database's files",
+    ),
+    Key(
         "model.dir",
         "ENYAL_MODEL_DIR",
         "",
@@ -300,6 +322,10 @@ class Config:
     @property
     def log_level(self) -> str:
         return str(self.get("daemon.log_level"))
+
+    @property
+    def max_connections(self) -> int:
+        return int(self.get("daemon.max_connections"))
 
     @property
     def model_dir(self) -> str:

@@ -10,6 +10,7 @@ cache (files derived from others and rebuilt when missing, such as the model's
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -49,7 +50,11 @@ class Paths:
     def socket_dir_is_ours(self) -> bool:
         """Whether the socket's folder is one Enyal made (so it may tighten it)."""
         parent = self.socket.parent
-        return parent == self.runtime_dir or parent.name == f"enyal-{os.getuid()}"
+        return (
+            parent == self.runtime_dir
+            or parent.name == f"enyal-{os.getuid()}"
+            or parent == _state_run_dir(os.environ)
+        )
 
     @property
     def spawn_lock(self) -> Path:
@@ -67,12 +72,40 @@ def _temp_dir() -> Path:
     return Path(tempfile.gettempdir())
 
 
-def short_socket_path(key: str) -> Path:
+# What a client or the daemon refusing a socket or its folder tells the user to do.
+WHAT_TO_DO = "remove it, or set XDG_RUNTIME_DIR or ENYAL_SOCKET to a folder only you can write"
+
+
+def _taken(folder: Path) -> bool:
+    """Whether `folder` exists as anything but a real folder of this user: in the shared
+    temp dir another user may have made it (or a symlink) first, to listen in our place
+    or just to lock us out, and we cannot remove what is theirs."""
+    try:
+        st = folder.lstat()
+    except FileNotFoundError:
+        return False
+    return not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid()
+
+
+def _state_run_dir(env: Mapping[str, str]) -> Path:
+    """The fallback's fallback: a folder in the user's own home, which nobody else can write."""
+    return _xdg(env, "XDG_STATE_HOME", ".local/state") / "run"
+
+
+def private_temp_dir(env: Mapping[str, str] | None = None) -> Path:
+    """The per-user folder under the temp dir, /tmp/enyal-<uid> (short, as sockets need);
+    when another user took that name first, ~/.local/state/enyal/run instead, so that
+    nobody can lock us out by making a folder."""
+    folder = _temp_dir() / f"enyal-{os.getuid()}"
+    return _state_run_dir(os.environ if env is None else env) if _taken(folder) else folder
+
+
+def short_socket_path(key: str, env: Mapping[str, str] | None = None) -> Path:
     """A socket path that fits in sun_path whatever the home's depth."""
     import hashlib
 
     digest = hashlib.sha256(key.encode()).hexdigest()[:16]
-    return _temp_dir() / f"enyal-{os.getuid()}" / f"{digest}.sock"
+    return private_temp_dir(env) / f"{digest}.sock"
 
 
 def _runtime_dir(env: Mapping[str, str]) -> Path:
@@ -83,10 +116,15 @@ def _runtime_dir(env: Mapping[str, str]) -> Path:
         # Read from `env`, not through platformdirs (which reads os.environ), so that
         # resolve() answers for the environment it is given.
         runtime = env.get("XDG_RUNTIME_DIR")
-        return Path(runtime) / APP if runtime else _temp_dir() / f"enyal-{os.getuid()}"
+        return Path(runtime) / APP if runtime else private_temp_dir(env)
     import platformdirs
 
     return Path(platformdirs.user_runtime_dir(APP, appauthor=False))
+
+
+def _xdg(env: Mapping[str, str], var: str, default: str) -> Path:
+    """An XDG base directory's folder for Enyal, as platformdirs makes it on Linux."""
+    return Path(env.get(var, "").strip() or Path.home() / default) / APP
 
 
 def resolve(environ: Mapping[str, str] | None = None) -> Paths:
@@ -96,6 +134,15 @@ def resolve(environ: Mapping[str, str] | None = None) -> Paths:
         home = Path(home_env).expanduser().absolute()
         data_dir, runtime_dir = home, home / "run"
         log_dir, config_dir, cache_dir = home / "logs", home, home / "cache"
+    elif sys.platform.startswith("linux"):
+        # platformdirs' XDG rules, read from `env` (it reads os.environ): clients compare
+        # the database they resolved with the daemon's, so it must answer for `env`.
+        home = None
+        data_dir = _xdg(env, "XDG_DATA_HOME", ".local/share")
+        log_dir = _xdg(env, "XDG_STATE_HOME", ".local/state") / "log"
+        config_dir = _xdg(env, "XDG_CONFIG_HOME", ".config")
+        cache_dir = _xdg(env, "XDG_CACHE_HOME", ".cache")
+        runtime_dir = _runtime_dir(env)
     else:
         import platformdirs
 
@@ -111,7 +158,7 @@ def resolve(environ: Mapping[str, str] | None = None) -> Paths:
     else:
         socket = runtime_dir / SOCKET_NAME
         if len(os.fsencode(socket)) > SOCKET_PATH_MAX:
-            socket = short_socket_path(str(runtime_dir))
+            socket = short_socket_path(str(runtime_dir), env)
     cache_env = env.get("ENYAL_CACHE_DIR")
     if cache_env:
         cache_dir = Path(cache_env).expanduser().absolute()
@@ -130,9 +177,15 @@ def ensure_private_dir(path: Path, *, ours: bool = True) -> None:
         from .private import make_private_dirs
 
         make_private_dirs(path)
-    st = path.stat()
+    # Our own folder is looked at itself (lstat): a symlink there was put by someone else.
+    st = path.lstat() if ours else path.stat()
+    if ours and not stat.S_ISDIR(st.st_mode):
+        raise PermissionError(f"{path} is not a folder (a symlink?); {WHAT_TO_DO}")
     if st.st_uid != os.getuid():  # e.g. /tmp/enyal-<uid> made by someone else first
-        raise PermissionError(f"{path} belongs to uid {st.st_uid}, not to this user")
+        raise PermissionError(
+            f"{path} belongs to uid {st.st_uid}, not to this user (uid {os.getuid()}); "
+            + WHAT_TO_DO
+        )
     if ours:
         if st.st_mode & 0o077:
             path.chmod(0o700)
@@ -142,3 +195,38 @@ def ensure_private_dir(path: Path, *, ours: bool = True) -> None:
             "point ENYAL_SOCKET into a folder only you can write (Enyal does not change "
             "the permissions of folders it did not create)"
         )
+
+
+def check_socket(path: Path) -> bool:
+    """Whether a socket to connect to is at `path`; PermissionError when it or its folder
+    could be another user's, who would then read every memory and query sent, and answer
+    with memories of their own. The folder must be this user's (or root's) and writable
+    by nobody else; the socket must be a socket and this user's (only its owner can make
+    one there; the daemon's peer credentials are checked once connected)."""
+    uid = os.getuid()
+    folder = path.parent
+    try:
+        st = folder.stat()
+    except FileNotFoundError:
+        return False
+    if st.st_uid not in (uid, 0):
+        raise PermissionError(
+            f"{folder} belongs to uid {st.st_uid}, not to this user (uid {uid}); {WHAT_TO_DO}"
+        )
+    if st.st_mode & 0o022:
+        raise PermissionError(
+            f"{folder} is writable by other users, who could put their own socket there; "
+            f"{WHAT_TO_DO}"
+        )
+    try:
+        st = path.lstat()
+    except FileNotFoundError:
+        return False
+    if not stat.S_ISSOCK(st.st_mode):
+        raise PermissionError(f"{path} is not a socket; {WHAT_TO_DO}")
+    if st.st_uid != uid:
+        raise PermissionError(
+            f"the socket {path} belongs to uid {st.st_uid}, not to this user (uid {uid}); "
+            + WHAT_TO_DO
+        )
+    return True

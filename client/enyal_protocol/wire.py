@@ -1363,6 +1363,9 @@ class Expect(Struct, kw_only=True, frozen=True):
 
     version: str
     protocol: int
+    # The database the client resolved for itself (absolute): a daemon serving another
+    # one refuses too, rather than answer from another data dir sharing the socket.
+    db: str | UnsetType = UNSET
 
 
 class Request(Struct, kw_only=True, omit_defaults=True):

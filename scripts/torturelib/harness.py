@@ -181,8 +181,15 @@ def connect(paths: enyal_paths.Paths, timeout: float = CALL_TIMEOUT) -> transpor
 class Daemon:
     """`python -m enyal_daemon` on the given environment, logging to a file of its own."""
 
-    def __init__(self, env: dict[str, str], log_path: Path) -> None:
+    def __init__(
+        self,
+        env: dict[str, str],
+        log_path: Path,
+        preexec: Callable[[], None] | None = None,
+    ) -> None:
+        """`preexec`: run in the child before the daemon starts (a lower rlimit, say)."""
         self.env = env
+        self.preexec = preexec
         self.paths = enyal_paths.resolve(env)
         self.log_path = log_path
         self.proc: subprocess.Popen[bytes] | None = None
@@ -199,6 +206,7 @@ class Daemon:
                     stdin=subprocess.DEVNULL,
                     stdout=out,
                     stderr=out,
+                    preexec_fn=self.preexec,
                 )
             )
         deadline = time.monotonic() + timeout

@@ -8,7 +8,8 @@ without a restart, and every acknowledged write is there.
 
 Read-only: the database's file system remounted read-only under a daemon started
 afresh (data on the tmpfs through XDG_DATA_HOME, socket elsewhere): recall and the other
-reads work, writes get -32009 (reason "read-only").
+reads work, writes get -32009 (reason "read-only"); remounted read-write, writes work
+again without a restart.
 """
 
 from __future__ import annotations
@@ -235,17 +236,26 @@ def read_only(row: Row, root: Path) -> None:
                     row.problem("lost", "stats counts another number of entries")
                 refused = expect_refused(row, d, "read-only", ids, acked, 1)
                 expect_reads(row, d, acked, "after refused writes")
+                subprocess.run(["mount", "-o", "remount,rw", str(disk)], check=True)
+                row.runs += 1
+                try:  # writes come back without a restart
+                    res = d.call("remember", {"content": "Writable again", "scope": "global"})
+                    acked[res["id"]] = "Writable again"
+                    row.acked += 1
+                except transport.RpcError as exc:
+                    row.problem("errors", f"no write after remount rw: {exc.code} {exc.message}")
+                expect_reads(row, d, acked, "once writable again")
             finally:
                 stop(row, d, "on a read-only disk")
             row.note(
                 f"{refused} writes refused -32009 'read-only' (8 kinds); recall, get, stats, "
-                "export, edges, history served; SIGTERM exit 0"
+                "export, edges, history served; writes back after remount rw, no restart; "
+                "SIGTERM exit 0"
             )
         finally:
             if d.alive():
                 d.stop()
             subprocess.run(["mount", "-o", "remount,rw", str(disk)], capture_output=True)
-        # Not d.paths.db: resolve() takes XDG_DATA_HOME from os.environ, not from env.
         check = check_db(disk / "data" / "enyal" / "enyal.db")
         for problem in check.problems:
             row.bad_integrity(problem)

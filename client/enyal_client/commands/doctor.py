@@ -128,7 +128,7 @@ def check_daemon(paths: Paths) -> tuple[Check, dict[str, Any] | None]:
 
     try:
         sock = try_connect(paths.socket, timeout=5.0)
-    except OSError as exc:
+    except (ClientError, OSError) as exc:  # ClientError: another user's socket (refused)
         return Check("daemon", "fail", f"connecting to {paths.socket}: {exc}"), None
     if sock is None:
         return (

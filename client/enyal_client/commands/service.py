@@ -187,7 +187,10 @@ def cmd_uninstall(a: Args) -> Result:
 
 
 def _daemon_state(paths: Paths) -> dict[str, Any]:
-    sock = try_connect(paths.socket, timeout=5.0)
+    try:
+        sock = try_connect(paths.socket, timeout=5.0)
+    except (ClientError, OSError) as exc:  # ClientError: another user's socket (refused)
+        return {"reachable": False, "error": str(exc)}
     if sock is None:
         return {"reachable": False}
     conn = Connection(sock)

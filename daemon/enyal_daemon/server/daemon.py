@@ -16,6 +16,7 @@ import logging
 import os
 import signal
 import socket
+import stat
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -44,6 +45,7 @@ from ..store import db
 from .activation import inherited_socket, notify
 from .dispatch import Dispatcher, Handler, error_frame
 from .idle import IdleWatch
+from .limits import REFUSING, connection_cap
 from .peer import same_user
 from .session import Session
 
@@ -58,6 +60,11 @@ QUIET_SECONDS = 30.0
 BACKFILL_PAUSE_SECONDS = 0.5
 BACKFILL_RETRY_SECONDS = 60.0
 MAX_IN_FLIGHT_PER_CONNECTION = 64
+# A new connection's first frame is due within this long, or it is closed (a client sends
+# its first request as it connects; one that sends nothing holds a slot for nothing).
+HANDSHAKE_SECONDS = 10.0
+# A connection over daemon.max_connections gets its refusal, and this long to read it.
+REFUSE_SECONDS = 2.0
 # How long a daemon waits for a predecessor that holds the pidfile but does not answer
 # yet (still loading its model, or exiting after idling) before it gives up.
 LOCK_WAIT_SECONDS = 30.0
@@ -142,8 +149,7 @@ def bind_socket(path: Path, *, ours: bool = True) -> socket.socket:
             f"something already listens on {path}: a service manager's socket for enyal "
             "(see `enyal service status`), or a daemon of another ENYAL_HOME"
         )
-    with contextlib.suppress(FileNotFoundError):
-        path.unlink()
+    _remove_stale_socket(path)
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     old = os.umask(0o177)
     try:
@@ -154,6 +160,23 @@ def bind_socket(path: Path, *, ours: bool = True) -> socket.socket:
     sock.listen(128)
     sock.setblocking(False)
     return sock
+
+
+def _remove_stale_socket(path: Path) -> None:
+    """A dead daemon's socket is removed; anything else there (ENYAL_SOCKET naming a file
+    or a folder by mistake) is the user's, and is left alone with a clear refusal."""
+    try:
+        st = path.lstat()
+    except FileNotFoundError:
+        return
+    if not stat.S_ISSOCK(st.st_mode):
+        what = "a folder" if stat.S_ISDIR(st.st_mode) else "a file, not a socket"
+        raise StartupError(
+            f"{path} is {what}: Enyal does not replace it. Point ENYAL_SOCKET at a path "
+            "where nothing is (the daemon makes the socket there), or move it away"
+        )
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
 
 
 @dataclass
@@ -167,6 +190,9 @@ class Daemon:
     stop: asyncio.Event = field(default_factory=asyncio.Event)
     _tasks: set[asyncio.Task[Any]] = field(default_factory=set)
     _connections: set[asyncio.Task[Any]] = field(default_factory=set)
+    max_connections: int = 256  # served at once; limits.connection_cap of the config's
+    _open: int = 0
+    _refusing: int = 0
 
     def status(self, _: p.StatusParams) -> p.Status:
         files = self.engine.embedder.files
@@ -202,12 +228,53 @@ class Daemon:
 
     async def serve_connection(
         self, dispatcher: Dispatcher, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
-    ) -> None:
+    ) -> bool:
+        """Serve one connection until it closes. Returns whether it sent a request: one
+        that never did (refused, or silent) is no sign that anybody needs the daemon."""
         sock = writer.get_extra_info("socket")
         if sock is not None and not same_user(sock):
             log.warning("refused a connection from another user")
             writer.close()
-            return
+            return False
+        if self._open >= self.max_connections:
+            await self._refuse(reader, writer)
+            return False
+        self._open += 1
+        try:
+            return await self._serve(dispatcher, reader, writer)
+        finally:
+            self._open -= 1
+
+    async def _refuse(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """Say why, then close. The answer goes out first (id null: no request was read)
+        and the client's first frame is awaited briefly, so that its send does not meet a
+        closed socket and it reads the reason rather than a broken pipe. Only a few
+        refusals wait at once: each holds a descriptor, and a flood must not take them."""
+        n = self.max_connections
+        log.warning("refused a connection: %d are open (daemon.max_connections)", n)
+        error = TooLarge(
+            f"the daemon already serves {n} connections, its limit (daemon.max_connections, "
+            "lowered by the open-file limit); close some clients, or raise the limit and "
+            "restart the daemon",
+            {"reason": "connections", "limit": n},
+        )
+        waits = self._refusing < REFUSING
+        self._refusing += 1
+        try:
+            writer.write(error_frame(None, error.code, error.message, error.data))
+            await asyncio.wait_for(writer.drain(), REFUSE_SECONDS)
+            if waits:
+                await asyncio.wait_for(reader.read(1), REFUSE_SECONDS)
+        except (ConnectionError, TimeoutError):
+            pass
+        finally:
+            self._refusing -= 1
+            writer.close()
+
+    async def _serve(
+        self, dispatcher: Dispatcher, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> bool:
+        used = False
         slots = asyncio.Semaphore(MAX_IN_FLIGHT_PER_CONNECTION)
         pending: set[asyncio.Task[None]] = set()
         session = Session(writer, self.engine.changes)
@@ -233,16 +300,25 @@ class Daemon:
         try:
             while not self.stop.is_set():
                 reading = asyncio.ensure_future(reader.readuntil(b"\n"))
-                await asyncio.wait({reading, stopping}, return_when=asyncio.FIRST_COMPLETED)
+                # The first frame is due within HANDSHAKE_SECONDS: a connection that sends
+                # nothing would hold a slot, and an idling daemon, forever.
+                await asyncio.wait(
+                    {reading, stopping},
+                    timeout=None if used else HANDSHAKE_SECONDS,
+                    return_when=asyncio.FIRST_COMPLETED,
+                )
                 if not reading.done():
                     reading.cancel()
                     with contextlib.suppress(asyncio.CancelledError, Exception):
                         await reading
+                    if not used and not self.stop.is_set():
+                        log.info("closed a connection that sent nothing in %gs", HANDSHAKE_SECONDS)
                     break
                 try:
                     frame = reading.result()
                 except asyncio.IncompleteReadError as exc:
                     if exc.partial.strip():
+                        used = True
                         await slots.acquire()
                         await answer(exc.partial)
                     break
@@ -257,6 +333,7 @@ class Daemon:
                     break
                 if not frame.strip():
                     continue
+                used = True
                 await slots.acquire()
                 task = asyncio.create_task(answer(frame))
                 pending.add(task)
@@ -275,6 +352,7 @@ class Daemon:
                 await writer.wait_closed()
             if me is not None:
                 self._connections.discard(me)
+        return used
 
     async def flush_bookkeeping_forever(self) -> None:
         loop = asyncio.get_running_loop()
@@ -354,7 +432,7 @@ class Daemon:
         workers = (os.cpu_count() or 2) + 2
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="enyal-req") as pool:
             handlers = self.handlers(loop)
-            dispatcher = Dispatcher(handlers, pool)
+            dispatcher = Dispatcher(handlers, pool, self.engine.db_path)
             server = await asyncio.start_unix_server(
                 lambda r, w: self.idle.track(self.serve_connection(dispatcher, r, w)),
                 sock=sock,
@@ -490,7 +568,12 @@ def main(
             every = cfg.consolidate_every_hours * 3600
             debounce = cfg.index_debounce if cfg.index_watch else None
             daemon = Daemon(
-                paths, engine, idle=watch, consolidate_every=every, watch_debounce=debounce
+                paths,
+                engine,
+                idle=watch,
+                consolidate_every=every,
+                watch_debounce=debounce,
+                max_connections=connection_cap(cfg.max_connections),
             )
             asyncio.run(daemon.run(sock))
         finally:

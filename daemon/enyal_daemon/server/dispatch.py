@@ -16,6 +16,7 @@ import logging
 import os
 from collections.abc import Callable
 from concurrent.futures import Executor
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -47,6 +48,14 @@ def _same_release(expect: p.Expect) -> bool:
     return expect.version == __version__ and expect.protocol == p.PROTOCOL_VERSION
 
 
+def _same_db(expect: p.Expect, db: str | None) -> bool:
+    """Whether the client means the database this daemon serves (both made absolute; a
+    symlinked path to the same file is the same database)."""
+    if db is None or isinstance(expect.db, msgspec.UnsetType) or expect.db == db:
+        return True
+    return os.path.realpath(expect.db) == db
+
+
 def error_frame(req_id: p.RequestId, code: int, message: str, data: Any = None) -> bytes:
     err = p.ErrorObject(code=code, message=message, data=data)
     return _encoder.encode(p.Response(id=req_id, error=err)) + b"\n"
@@ -59,7 +68,11 @@ def result_frame(req_id: p.RequestId, result: Any) -> bytes:
 
 
 class Dispatcher:
-    def __init__(self, handlers: dict[str, Handler], executor: Executor) -> None:
+    def __init__(
+        self, handlers: dict[str, Handler], executor: Executor, db: Path | None = None
+    ) -> None:
+        """`db`: the database served, for clients that say which one they expect."""
+        self._db = os.path.realpath(db) if db is not None else None
         missing = set(p.METHODS) - set(handlers) - set(SESSION_HANDLERS)
         if missing:
             raise RuntimeError(f"no handler for {sorted(missing)}")
@@ -87,6 +100,20 @@ class Dispatcher:
         notification = req.id is msgspec.UNSET
         if req.jsonrpc != "2.0":
             return error_frame(req_id, p.INVALID_REQUEST, 'jsonrpc must be "2.0"')
+        if req.enyal_expect is not msgspec.UNSET and not _same_db(req.enyal_expect, self._db):
+            if notification:
+                return None
+            other = VersionMismatch(
+                f"this daemon (pid {os.getpid()}) serves the database {self._db}, not "
+                f"{req.enyal_expect.db}; nothing was run",
+                {
+                    "version": __version__,
+                    "protocol": p.PROTOCOL_VERSION,
+                    "pid": os.getpid(),
+                    "db": self._db,
+                },
+            )
+            return error_frame(req_id, other.code, other.message, other.data)
         if req.enyal_expect is not msgspec.UNSET and not _same_release(req.enyal_expect):
             if notification:
                 return None

@@ -3,6 +3,8 @@ service manager's socket) stops after `timeout` seconds without an open connecti
 
 Idle means no connection at all, not merely no request: an MCP session keeps its
 connection open between tool calls and must not find the daemon gone mid-session.
+A connection that never sent a request (refused, or silent until the daemon closed it)
+is no activity: it delays the exit while open, and does not restart the countdown.
 """
 
 from __future__ import annotations
@@ -25,14 +27,17 @@ class IdleWatch:
         self.last_active = time.monotonic()
         self._before_exit = before_exit
 
-    async def track(self, served: Awaitable[None]) -> None:
-        """Wrap one connection's handler: counted open until it returns."""
+    async def track(self, served: Awaitable[bool]) -> None:
+        """Wrap one connection's handler: counted open until it returns, and active if it
+        returns True (the connection sent a request) or fails."""
         self.open += 1
+        used = True
         try:
-            await served
+            used = await served
         finally:
             self.open -= 1
-            self.last_active = time.monotonic()
+            if used:
+                self.last_active = time.monotonic()
 
     def _idle_for(self) -> float:
         return 0.0 if self.open else time.monotonic() - self.last_active

@@ -128,6 +128,10 @@ class Engine:
         if self.read_only:
             log.warning("%s cannot be written: serving reads only", db_path)
         self.writer = Writer(conn, None if self.read_only else db.connect(db_path, writer=False))
+        self._reopen_lock = threading.Lock()
+        # Bumped when the database is opened anew (writable again): each thread's reader
+        # is then opened anew too, as one opened read-only (immutable) sees no write.
+        self._generation = 0
         self.expiry = expiry.Expiry(entries.next_expiry(self.reader()))
         self.index.load(
             (
@@ -160,15 +164,46 @@ class Engine:
     def reader(self) -> apsw.Connection:
         """This thread's read connection (WAL: it never waits for the writer)."""
         conn: apsw.Connection | None = getattr(self._local, "conn", None)
+        if conn is not None and getattr(self._local, "generation", 0) != self._generation:
+            conn = None  # the old one stays in _readers (closed with the engine): a cursor
+            # of this thread may still be reading from it
         if conn is None:
             conn = db.connect(self.db_path, writer=False)
             self._local.conn = conn
+            self._local.generation = self._generation
             with self._readers_lock:
                 self._readers.append(conn)
         return conn
 
+    def writable_again(self) -> bool:
+        """Storage that was read-only when the database was opened (a read-only mount, a
+        file without write permission) may have been given write access back since: then
+        the writer is opened again, for writing, and writes work without a restart.
+        Cheap while nothing changed (two access(2) calls). Returns whether it reopened."""
+        if not self.read_only or not db.writable(self.db_path):
+            return False
+        with self._reopen_lock:
+            if not self.read_only:
+                return False
+            try:
+                conn = db.connect(self.db_path, writer=True)
+            except (apsw.Error, StorageError) as exc:
+                log.warning("%s still cannot be opened for writing: %s", self.db_path, exc)
+                return False
+            if db.read_only(conn):
+                conn.close()
+                return False
+            old = self.writer
+            self.writer = Writer(conn, db.connect(self.db_path, writer=False))
+            self._generation += 1
+            self.read_only = False
+            old.close()  # jobs it had accepted fail as read-only, as they would have
+        log.info("%s can be written again: writes resume", self.db_path)
+        return True
+
     def write(self, job: Callable[[Tx], T], durable: bool = True) -> T:
         """Run `job` on the writer; returns once its transaction has committed."""
+        self.writable_again()
         try:
             return self.writer.run(job, durable)
         except apsw.Error as exc:
@@ -309,6 +344,7 @@ class Engine:
         """Write buffered access counts and analytics events, a small transaction at a
         time (service/bookkeeping.py): acknowledged writes queued meanwhile go first.
         Returns whether there was anything to write."""
+        self.writable_again()  # called every few seconds: writes come back by themselves
         batch = self.bookkeeping.drain()
         if batch.empty or self.read_only:
             return False

@@ -159,8 +159,24 @@ local function with_connection(cb)
   end)
 end
 
-local function mismatch(err)
+--- The `enyal_expect` member of a connection's first request: this plugin's release, and
+--- the database its environment means.
+function M.expect()
+  return { version = version.version, protocol = version.protocol, db = paths.db() }
+end
+
+local function mismatch(err, expect)
   local d = type(err.data) == 'table' and err.data or {}
+  local theirs = json.value(d.db)
+  if type(theirs) == 'string' then
+    return {
+      code = err.code,
+      data = err.data,
+      message = ('the daemon answering (pid %s) serves the database %s, not this client\'s %s: two data '
+        .. 'dirs share one socket. Give each its own ENYAL_SOCKET (or unset it), or stop that daemon'):format(
+        tostring(json.value(d.pid)), theirs, expect.db),
+    }
+  end
   return {
     code = err.code,
     data = err.data,
@@ -190,7 +206,7 @@ function M.request(method, params, cb)
       end
       local extra = nil
       if conn.expect_pending and config.get().check_version then
-        extra = { enyal_expect = { version = version.version, protocol = version.protocol } }
+        extra = { enyal_expect = M.expect() }
       end
       conn.expect_pending = false
       conn:request(method, params, function(rerr, result)
@@ -203,7 +219,7 @@ function M.request(method, params, cb)
           return
         end
         if rerr and rerr.code == M.VERSION_MISMATCH and extra then
-          rerr = mismatch(rerr)
+          rerr = mismatch(rerr, extra.enyal_expect)
         end
         cb(rerr, result)
       end, extra)

@@ -10,7 +10,6 @@ local client = require('enyal.client')
 local config = require('enyal.config')
 local json = require('enyal.json')
 local transport = require('enyal.transport')
-local version = require('enyal.version')
 
 local M = {}
 
@@ -104,7 +103,7 @@ function M.ensure()
     end
     local extra = nil
     if config.get().check_version then
-      extra = { enyal_expect = { version = version.version, protocol = version.protocol } }
+      extra = { enyal_expect = client.expect() }
     end
     conn:request('subscribe', { scope = 'file' }, function(serr)
       state.starting = false

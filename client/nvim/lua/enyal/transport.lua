@@ -135,8 +135,16 @@ function Conn:request(method, params, cb, extra)
 end
 
 --- Connect to the socket at `path`; cb(nil, conn) or cb(err_message, err_name) on the
---- main loop, err_name being libuv's (ENOENT, ECONNREFUSED, ...).
+--- main loop, err_name being libuv's (ENOENT, ECONNREFUSED, ...), or 'EUNTRUSTED' when the
+--- socket or its folder is another user's (enyal.paths check_socket): nothing is sent then.
 function M.connect(path, cb)
+  local untrusted = require('enyal.paths').check_socket(path)
+  if untrusted then
+    vim.schedule(function()
+      cb(untrusted, 'EUNTRUSTED')
+    end)
+    return
+  end
   local pipe = uv.new_pipe(false)
   local function fail(err)
     if not pipe:is_closing() then
