@@ -21,7 +21,16 @@ from enyal_protocol import config
 DATA = Path(__file__).parent / "data" / "hooks"
 RECORDED = "/home/user/proj"  # the cwd the fixtures were recorded in
 # Events whose documented output can carry hookSpecificOutput.additionalContext.
-CONTEXT_EVENTS = {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "SubagentStart"}
+CONTEXT_EVENTS = {
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "SubagentStart",
+}
+# Claude Code's event for a command that exited non-zero: post-tool-use serves it too.
+FAILURE = "post-tool-use-failure"
 DIGEST = [
     "session: changed src/billing.py",
     "session: ran `pytest tests/test_billing.py -q` -> failed",
@@ -35,9 +44,9 @@ DIGEST = [
 ]
 
 
-def fixture(event: str, project: Path, **over: Any) -> dict[str, Any]:
+def fixture(name: str, project: Path, **over: Any) -> dict[str, Any]:
     data: dict[str, Any] = json.loads(
-        (DATA / f"{event}.json").read_text().replace(RECORDED, str(project))
+        (DATA / f"{name}.json").read_text().replace(RECORDED, str(project))
     )
     return {**data, **over}
 
@@ -62,7 +71,8 @@ def answer(env: dict[str, str], event: str, data: Any) -> dict[str, Any]:
     if out:
         assert set(out) == {"hookSpecificOutput"}, out
         specific = out["hookSpecificOutput"]
-        assert specific["hookEventName"] == data["hook_event_name"] == EVENT[event]
+        assert specific["hookEventName"] == data["hook_event_name"]
+        assert data["hook_event_name"] == EVENT[event] or event == "post-tool-use"
         assert specific["hookEventName"] in CONTEXT_EVENTS
         assert isinstance(specific["additionalContext"], str) and specific["additionalContext"]
     return out
@@ -82,18 +92,18 @@ def env(d: RunningDaemon, tmp_path: Path) -> dict[str, str]:
 
 def test_the_events_are_the_configs() -> None:
     assert tuple(EVENT) == config.HOOK_EVENTS
-    assert {p.stem for p in DATA.glob("*.json")} == set(EVENT)
+    assert {p.stem for p in DATA.glob("*.json")} == {*EVENT, FAILURE}
 
 
 def test_every_event_answers_its_documented_shape(
     d: RunningDaemon, env: dict[str, str], project: Path
 ) -> None:
     d.call("remember", {"content": "Lint with ruff, line length 100.", "cwd": str(project)})
-    for event in EVENT:
-        data = fixture(event, project, transcript_path=str(project / "missing.jsonl"))
-        if event in ("pre-compact", "stop", "session-end"):
+    for name in (*EVENT, FAILURE):
+        data = fixture(name, project, transcript_path=str(project / "missing.jsonl"))
+        if name in ("pre-compact", "stop", "session-end"):
             data["transcript_path"] = str(DATA / "transcript.jsonl")
-        answer(env, event, data)
+        answer(env, "post-tool-use" if name == FAILURE else name, data)
     # Bad input: a non-blocking error (exit 1, never 2, which would block), nothing else.
     for event in EVENT:
         for bad in ("not json", [1], {"session_id": "x"}):
@@ -163,6 +173,10 @@ def test_a_failed_command_brings_what_was_seen_before(
     failed = fixture("post-tool-use", project)
     seen = context(answer(env, "post-tool-use", failed))
     assert seen.startswith("## Enyal: seen before") and fix["id"][:8] in seen
+    assert answer(env, "post-tool-use", failed) == {}, "not twice in a session"
+    exited = answer(env, "post-tool-use", fixture(FAILURE, project, session_id="s4"))
+    assert exited["hookSpecificOutput"]["hookEventName"] == "PostToolUseFailure"
+    assert fix["id"][:8] in context(exited)
     ok = {
         **failed,
         "tool_response": {"stdout": "1 passed in 0.2s", "stderr": "", "interrupted": False},

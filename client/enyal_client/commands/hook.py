@@ -1,13 +1,13 @@
 """`enyal hook EVENT`: what Claude Code runs for Enyal's hooks, one EVENT per hook event.
 
 Each reads the hook's JSON from stdin and prints the hook JSON Claude Code reads: the
-events that can take context (SessionStart, UserPromptSubmit, PreToolUse, PostToolUse,
-SubagentStart) put it in `hookSpecificOutput.additionalContext`; the others act and
-print `{}` (PreCompact, Stop and SessionEnd write the session's digest into the day's
-log; InstructionsLoaded and FileChanged re-index an instructions file). A hook must
-never stand in the user's way: nothing here exits 2 (which would block); a failure is
-exit 1, a non-blocking error Claude Code notes and moves past. Nothing to say prints
-`{}`, as does an event config.toml's [hooks] turned off.
+events that can take context (SessionStart, UserPromptSubmit, PreToolUse, PostToolUse
+and PostToolUseFailure, SubagentStart) put it in `hookSpecificOutput.additionalContext`;
+the others act and print `{}` (PreCompact, Stop and SessionEnd write the session's
+digest into the day's log; InstructionsLoaded and FileChanged re-index an instructions
+file). A hook must never stand in the user's way: nothing here exits 2 (which would
+block); a failure is exit 1, a non-blocking error Claude Code notes and moves past.
+Nothing to say prints `{}`, as does an event config.toml's [hooks] turned off.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ EVENT = {
     "instructions-loaded": "InstructionsLoaded",
     "file-changed": "FileChanged",
 }
+FAILURE_EVENT = "PostToolUseFailure"
 INSTRUCTION_FILES = frozenset({"CLAUDE.md", "CLAUDE.local.md", "AGENTS.md"})
 
 Run = Callable[[Connection, dict[str, Any], str, str, int | None], str]
@@ -59,6 +60,14 @@ def _output(event: str, context: str) -> Result:
         return {}, "{}"
     out = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}}
     return out, json.dumps(out, ensure_ascii=False)
+
+
+def _event_name(event: str, data: dict[str, Any]) -> str:
+    """The event the output answers: post-tool-use serves a failed command's
+    PostToolUseFailure too (Claude Code's event for a command that exits non-zero)."""
+    if event == "post-tool-use" and data.get("hook_event_name") == FAILURE_EVENT:
+        return FAILURE_EVENT
+    return EVENT[event]
 
 
 def _capture(c: Connection, data: dict[str, Any], session: str, cwd: str, _: int | None) -> str:
@@ -104,7 +113,7 @@ def cmd_hook(ctx: Context, a: Args) -> Result:
         session = data.get("session_id")
         session = session if isinstance(session, str) and 0 < len(session) <= 256 else ""
         context = RUN[a.event](ctx.connection(), data, session, cwd, a.budget_tokens)
-        return _output(EVENT[a.event], context)
+        return _output(_event_name(a.event, data), context)
     except (UsageError, RpcError, config.ConfigError) as exc:  # exit 1, never 2: never block
         raise ClientError(str(exc)) from None
 

@@ -42,6 +42,7 @@ HOOKS: dict[str, Hook] = {
     "UserPromptSubmit": Hook("prompt-submit", None, 10),
     "PreToolUse": Hook("pre-tool-use", "Read|Edit|Write|MultiEdit", 10),
     "PostToolUse": Hook("post-tool-use", "Bash", 10),
+    "PostToolUseFailure": Hook("post-tool-use", "Bash", 10),  # a command that exited non-zero
     "SubagentStart": Hook("subagent-start", None, 15),
     # Capture reads the transcript and writes the log: more time, nothing waits on it.
     "PreCompact": Hook("pre-compact", None, 30),

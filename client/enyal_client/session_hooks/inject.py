@@ -128,24 +128,30 @@ def pre_tool_use(
 
 
 def failure_text(data: dict[str, Any]) -> str:
-    """The error a failed Bash command printed, or "" when the command did not fail: a
-    non-zero exit code, is_error, or a test/build failure in its output."""
+    """The error a failed Bash command printed, or "" when the command did not fail.
+    Claude Code reports a command that exits non-zero as PostToolUseFailure, with its
+    `error`; a PostToolUse can still hold a failure: a non-zero exit code or is_error in
+    `tool_response`, or a test/build failure in its output (`pytest … || true`)."""
     if data.get("tool_name") != "Bash":
         return ""
+    error = data.get("error")
     response = data.get("tool_response")
     if isinstance(response, str):
         response = {"stdout": response}
     if not isinstance(response, dict):
-        return ""
+        response = {}
     out = "\n".join(
         str(response.get(k) or "") for k in ("stderr", "stdout", "error", "output", "content")
     )
+    if isinstance(error, str):
+        out = f"{error}\n{out}"
     code = next(
         (response[k] for k in ("exit_code", "exitCode", "returncode") if k in response), None
     )
     m = EXIT_CODE.match(out.strip())
     failed = (
-        response.get("is_error") is True
+        data.get("hook_event_name") == "PostToolUseFailure"
+        or response.get("is_error") is True
         or response.get("isError") is True
         or (isinstance(code, int) and not isinstance(code, bool) and code != 0)
         or bool(m and m.group(1) != "0")
