@@ -158,6 +158,18 @@ def test_nothing_is_injected_twice_in_a_session(
     assert answer(env, "subagent-start", {**sub, "agent_id": "agent-2"}) != {}
 
 
+def test_a_days_log_beside_a_file_is_cut_to_its_lines(
+    d: RunningDaemon, env: dict[str, str], project: Path
+) -> None:
+    (project / "src").mkdir()
+    for i in range(12):
+        d.call("log_append", {"text": f"ran the billing tests, round {i}", "cwd": str(project)})
+    d.call("log_append", {"text": "billing.py: split invoice() in two", "cwd": str(project)})
+    read = fixture("pre-tool-use", project)
+    shown = context(answer(env, "pre-tool-use", read))
+    assert "split invoice() in two" in shown and "round" not in shown, shown
+
+
 def test_a_failed_command_brings_what_was_seen_before(
     d: RunningDaemon, env: dict[str, str], project: Path
 ) -> None:

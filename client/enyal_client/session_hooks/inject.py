@@ -53,6 +53,25 @@ def fresh(c: Connection, session: str, hits: list[p.Hit]) -> list[p.Hit]:
     return [h for h in hits if h.id in new]
 
 
+def _words(text: str) -> set[str]:
+    """Its words, a path or a dotted name as one ("src/billing.py", "sqlite3.operationalerror")."""
+    return set(re.findall(r"[a-z0-9_][a-z0-9_./-]*[a-z0-9_]", text.lower()))
+
+
+def about(hits: list[p.Hit], words: set[str]) -> list[p.Hit]:
+    """The hits, a day's log cut down to its lines that hold one of `words` (lowercase):
+    a whole day of log lines beside a file or an error is noise (none: the day left out)."""
+    out: list[p.Hit] = []
+    for h in hits:
+        if h.content_type == "log":
+            lines = [ln for ln in h.content.splitlines() if words & _words(ln)]
+            if not lines:
+                continue
+            h = msgspec.structs.replace(h, content=" / ".join(lines[:3]))
+        out.append(h)
+    return out
+
+
 def render(title: str, hits: list[p.Hit]) -> str:
     if not hits:
         return ""
@@ -124,6 +143,7 @@ def pre_tool_use(
         "cwd": cwd,
     }
     hits = ct.call(c, "recall_by_scope", params, p.RecallByScopeResult).results
+    hits = about(hits, {shown.lower(), where.name.lower()})
     return render(f"what is known about {shown}", fresh(c, session, hits) if session else hits)
 
 
@@ -181,18 +201,11 @@ def post_tool_use(
         "min_relevance": config.load().min_relevance,
         "cwd": cwd,
     }
-    hits = ct.call(c, "recall", params, p.RecallResult).results
-    hits = fresh(c, session, hits) if session else hits
-    words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_.]{3,}", error.lower()))
-    out: list[p.Hit] = []
-    for h in hits:  # a day's log is long: only its lines about this error
-        if h.content_type == "log":
-            about = [ln for ln in h.content.splitlines() if words & set(ln.lower().split())]
-            if not about:
-                continue
-            h = msgspec.structs.replace(h, content=" / ".join(about[:3]))
-        out.append(h)
-    return render("seen before: memories about this error", out)
+    words = {w for w in _words(error) if len(w) > 3}  # "in", "the", "1": not the error
+    hits = about(ct.call(c, "recall", params, p.RecallResult).results, words)
+    return render(
+        "seen before: memories about this error", fresh(c, session, hits) if session else hits
+    )
 
 
 def subagent_start(
