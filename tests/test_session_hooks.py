@@ -15,7 +15,7 @@ import pytest
 from conftest import BIN
 from daemon_support import RunningDaemon, isolated_env
 from enyal_client.commands.hook import EVENT, is_instructions
-from enyal_client.session_hooks import transcript
+from enyal_client.session_hooks import capture, transcript
 from enyal_protocol import config
 
 DATA = Path(__file__).parent / "data" / "hooks"
@@ -32,15 +32,15 @@ CONTEXT_EVENTS = {
 # Claude Code's event for a command that exited non-zero: post-tool-use serves it too.
 FAILURE = "post-tool-use-failure"
 DIGEST = [
-    "session: changed src/billing.py",
-    "session: ran `pytest tests/test_billing.py -q` -> failed",
-    'session: ran `curl -s -H "Authorization: token ghp_R8x2Lq9Vt4Zk7Wm3Np6Hs1Dc5Fg0Jy8Bu2Ae" '
+    "changed src/billing.py",
+    "ran `pytest tests/test_billing.py -q` -> failed",
+    'ran `curl -s -H "Authorization: token ghp_R8x2Lq9Vt4Zk7Wm3Np6Hs1Dc5Fg0Jy8Bu2Ae" '
     "https://api.github.com/user` -> ok",
-    "session: ran `pytest tests/test_billing.py -q` -> ok",
-    "session: `pytest tests/test_billing.py -q` failed, then passed after changing src/billing.py",
-    "session: the user asked to remember: Remember that the billing tests need SQLITE_TMPDIR "
+    "ran `pytest tests/test_billing.py -q` -> ok",
+    "`pytest tests/test_billing.py -q` failed, then passed after changing src/billing.py",
+    "the user asked to remember: Remember that the billing tests need SQLITE_TMPDIR "
     "set to a writable folder.",
-    "session: the user asked to remember: From now on, run ruff before committing.",
+    "the user asked to remember: From now on, run ruff before committing.",
 ]
 
 
@@ -202,9 +202,16 @@ def test_a_failed_command_brings_what_was_seen_before(
     assert answer(env, "post-tool-use", exit_code) != {}
 
 
+def test_a_digest_longer_than_a_log_line_waits_for_the_next_event() -> None:
+    items = [f"changed src/module_{i:03}.py" for i in range(400)]
+    text, held = capture.line("abcdef123456", items)
+    assert text.startswith("session abcdef12: changed src/module_000.py · ")
+    assert len(text) <= capture.MAX_LINE and held == items[: len(held)] and 0 < len(held) < 400
+
+
 def test_the_transcript_digest() -> None:
     d = transcript.digest(DATA / "transcript.jsonl", RECORDED)
-    assert d.lines() == DIGEST
+    assert d.items() == DIGEST
 
 
 def test_capture_writes_the_digest_once_redacted(
@@ -216,11 +223,9 @@ def test_capture_writes_the_digest_once_redacted(
         assert answer(env, event, fixture(event, project, transcript_path=str(path))) == {}
     lines = d.call("log_show", {"cwd": str(project)})["lines"]
     texts = [line.split(" ", 2)[2] for line in lines]  # "- HH:MM text"
-    expected = [
-        t.replace("ghp_R8x2Lq9Vt4Zk7Wm3Np6Hs1Dc5Fg0Jy8Bu2Ae", "[REDACTED:github-token]")
-        for t in DIGEST
-    ]
-    assert texts == expected
+    digest = " · ".join(DIGEST)  # one line an event: one append, not one an item
+    secret = "ghp_R8x2Lq9Vt4Zk7Wm3Np6Hs1Dc5Fg0Jy8Bu2Ae"
+    assert texts == ["session abc123: " + digest.replace(secret, "[REDACTED:github-token]")]
     whole = "\n".join(lines)
     assert "ghp_" not in whole and "IGNORE ALL PREVIOUS" not in whole and "attacker" not in whole
     assert "scratch/notes.md" not in whole, "a subagent's own turns are not the session's"
@@ -237,7 +242,10 @@ def test_capture_writes_the_digest_once_redacted(
         )
     answer(env, "stop", fixture("stop", project, transcript_path=str(path)))
     after = d.call("log_show", {"cwd": str(project)})["lines"]
-    assert after[:-1] == lines and after[-1].endswith("remember: Always keep the changelog short.")
+    assert after[:-1] == lines
+    assert after[-1].endswith(
+        "session abc123: the user asked to remember: Always keep the changelog short."
+    )
 
 
 def test_instruction_files_are_indexed_again(

@@ -38,14 +38,14 @@ class Digest:
     fixed: list[tuple[str, list[str]]] = field(default_factory=list)  # (command, files between)
     remember: list[str] = field(default_factory=list)
 
-    def lines(self) -> list[str]:
-        """One log line per item: each says one thing, so a repeat is recognisable."""
-        out = [f"session: changed {f}" for f in self.files]
-        out += [f"session: ran `{c}` -> {'ok' if ok else 'failed'}" for c, ok in self.commands]
+    def items(self) -> list[str]:
+        """The digest, an item per fact: each says one thing, so a repeat is recognisable."""
+        out = [f"changed {f}" for f in self.files]
+        out += [f"ran `{c}` -> {'ok' if ok else 'failed'}" for c, ok in self.commands]
         for command, between in self.fixed:
             after = f" after changing {', '.join(between)}" if between else ""
-            out.append(f"session: `{command}` failed, then passed{after}")
-        out += [f"session: the user asked to remember: {s}" for s in self.remember]
+            out.append(f"`{command}` failed, then passed{after}")
+        out += [f"the user asked to remember: {s}" for s in self.remember]
         return out
 
 
