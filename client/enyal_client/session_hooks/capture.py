@@ -25,9 +25,12 @@ MAX_LINE = 4000  # log_append takes 4096 characters; the redaction placeholders 
 def line(session: str, items: list[str]) -> tuple[str, list[str]]:
     """One log line holding as many of `items` as fit in a log line (the rest wait for
     the next event), and the items it holds."""
-    head, held = f"session {session[:8]}: ", []
+    head = f"session {session[:8]}: "
+    held: list[str] = []
+    size = len(head)
     for item in items:
-        if len(head) + sum(len(i) + len(SEP) for i in [*held, item]) > MAX_LINE:
+        size += len(item) + len(SEP)
+        if size > MAX_LINE:
             break
         held.append(item)
     return head + SEP.join(held), held
