@@ -47,6 +47,9 @@ def test_print_changes_nothing(d: RunningDaemon, tmp_path: Path) -> None:
     assert set(config) == set(HOOKS), "every event, prompt recall too with --prompt-recall"
     for event, group in config.items():
         assert group[0]["hooks"][0]["command"].endswith(f" hook {HOOKS[event].verb}")
+    # Capture runs in the background (nothing reads its output); context hooks cannot.
+    assert config["Stop"][0]["hooks"][0]["async"] is True
+    assert "async" not in config["PreToolUse"][0]["hooks"][0]
     (start,) = config["SessionStart"][0]["hooks"]
     assert start["type"] == "command" and start["command"].endswith(" hook session-start")
     assert str(BIN / "enyal") in start["command"] and "ENYAL_HOME=" in start["command"]

@@ -32,6 +32,11 @@ class Hook(NamedTuple):
     verb: str  # `enyal hook VERB`
     matcher: str | None  # Claude Code's matcher for the event; None: every occurrence
     timeout: int  # seconds; a cold daemon start fits
+    # Claude Code's `async`: run in the background, nothing waits. For the hooks whose
+    # output is not read (capture, re-indexing), whose log append or embedding takes
+    # seconds under load. Not SessionEnd: Claude Code is exiting, a background hook
+    # could be cut off.
+    background: bool = False
 
 
 # Claude Code's SessionStart sources worth a brief: a new session, after /clear, and
@@ -45,12 +50,12 @@ HOOKS: dict[str, Hook] = {
     "PostToolUseFailure": Hook("post-tool-use", "Bash", 10),  # a command that exited non-zero
     "SubagentStart": Hook("subagent-start", None, 15),
     # Capture reads the transcript and writes the log: more time, nothing waits on it.
-    "PreCompact": Hook("pre-compact", None, 30),
-    "Stop": Hook("stop", None, 30),
+    "PreCompact": Hook("pre-compact", None, 30, background=True),
+    "Stop": Hook("stop", None, 30, background=True),
     "SessionEnd": Hook("session-end", None, 30),
     # Indexing embeds the file's sections: a cold model load fits.
-    "InstructionsLoaded": Hook("instructions-loaded", None, 60),
-    "FileChanged": Hook("file-changed", "CLAUDE.md|AGENTS.md|CLAUDE.local.md", 60),
+    "InstructionsLoaded": Hook("instructions-loaded", None, 60, background=True),
+    "FileChanged": Hook("file-changed", "CLAUDE.md|AGENTS.md|CLAUDE.local.md", 60, background=True),
 }
 EVENTS = {event: hook.verb for event, hook in HOOKS.items()}
 OPT_IN = "UserPromptSubmit"  # before every prompt: only with --prompt-recall
@@ -79,7 +84,9 @@ def is_ours(hook: Any, verb: str) -> bool:
 
 def group(event: str, command: str) -> dict[str, Any]:
     hook = HOOKS[event]
-    entry = {"type": "command", "command": command, "timeout": hook.timeout}
+    entry: dict[str, Any] = {"type": "command", "command": command, "timeout": hook.timeout}
+    if hook.background:
+        entry["async"] = True
     return {**({"matcher": hook.matcher} if hook.matcher else {}), "hooks": [entry]}
 
 
