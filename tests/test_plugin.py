@@ -26,9 +26,11 @@ needs_claude = pytest.mark.skipif(
 )
 
 
-def claude(home: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def claude(
+    home: Path, *args: str, cwd: Path | None = None, **more: str
+) -> subprocess.CompletedProcess[str]:
     home.mkdir(parents=True, exist_ok=True)
-    env = {"HOME": str(home), "PATH": "/usr/bin:/bin", "DISABLE_AUTOUPDATER": "1"}
+    env = {"HOME": str(home), "PATH": "/usr/bin:/bin", "DISABLE_AUTOUPDATER": "1", **more}
     if "PYTHONPATH" in os.environ:  # the servers it starts run this tree's code
         env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     return subprocess.run(
@@ -41,7 +43,8 @@ def test_the_plugin_hooks_are_the_installed_ones() -> None:
     assert on_disk == plugin_hooks()
     assert set(on_disk["hooks"]) == set(HOOKS)
     plugin = json.loads((ROOT / ".claude-plugin" / "plugin.json").read_text())
-    assert plugin["mcpServers"]["enyal"]["command"] == "enyal-mcp"
+    servers = json.loads((ROOT / ".mcp.json").read_text())["mcpServers"]
+    assert servers == {"enyal": {"command": "enyal-mcp"}}
     market = json.loads((ROOT / ".claude-plugin" / "marketplace.json").read_text())
     assert [p["name"] for p in market["plugins"]] == [plugin["name"]]
     assert market["plugins"][0]["version"] == plugin["version"]
@@ -61,6 +64,7 @@ def test_claude_validates_the_marketplace_and_the_plugin(tmp_path: Path) -> None
     bad = tmp_path / "bad"
     for part in (".claude-plugin", "hooks", "commands"):
         shutil.copytree(ROOT / part, bad / part)
+    shutil.copy(ROOT / ".mcp.json", bad / ".mcp.json")
     hooks = json.loads((bad / "hooks" / "hooks.json").read_text())
     hooks["hooks"]["NoSuchEvent"] = hooks["hooks"]["Stop"]
     (bad / "hooks" / "hooks.json").write_text(json.dumps(hooks))
@@ -89,3 +93,27 @@ def test_claude_reports_enyal_mcp_connected(d: RunningDaemon, tmp_path: Path) ->
     assert r.returncode == 0, r.stdout + r.stderr
     (line,) = [ln for ln in r.stdout.splitlines() if ln.startswith("enyal:")]
     assert "Connected" in line and "Failed" not in line, r.stdout
+
+
+@needs_claude
+def test_the_plugin_installs_and_its_server_connects(d: RunningDaemon, tmp_path: Path) -> None:
+    """As a user installs it: the repository added as a marketplace, the plugin installed
+    from it; Claude Code sees every hook, the four commands and the server, and starts
+    the server (enyal-mcp found on PATH) connected."""
+    home, work = tmp_path / "home", tmp_path / "work"
+    work.mkdir()
+    for args in (("marketplace", "add", str(ROOT)), ("install", "enyal@enyal")):
+        r = claude(home, "plugin", *args, cwd=work)
+        assert r.returncode == 0, r.stdout + r.stderr
+    r = claude(home, "plugin", "details", "enyal@enyal", cwd=work)
+    assert r.returncode == 0, r.stdout + r.stderr
+    inventory = {ln.split()[0]: ln for ln in r.stdout.splitlines() if "(" in ln and ln[:2] == "  "}
+    assert f"Hooks ({len(HOOKS)})" in inventory["Hooks"]
+    assert all(event in inventory["Hooks"] for event in HOOKS)
+    assert "Skills (4)" in inventory["Skills"] and "MCP servers (1)" in inventory["MCP"]
+    assert d.paths.home is not None
+    r = claude(
+        home, "mcp", "list", cwd=work, PATH=f"{BIN}:/usr/bin:/bin", ENYAL_HOME=str(d.paths.home)
+    )
+    (line,) = [ln for ln in r.stdout.splitlines() if ln.startswith("plugin:enyal:enyal:")]
+    assert "Connected" in line, r.stdout
