@@ -123,7 +123,14 @@ def test_nothing_is_injected_twice_in_a_session(
 ) -> None:
     (project / "src").mkdir()
     (project / "src" / "billing.py").write_text("def invoice(): ...\n")
-    lint = d.call("remember", {"content": "Lint with ruff, line length 100.", "cwd": str(project)})
+    lint = d.call(
+        "remember",
+        {
+            "content": "Lint with ruff, line length 100.",
+            "content_type": "convention",
+            "cwd": str(project),
+        },
+    )
     d.call(
         "remember",
         {
@@ -146,10 +153,18 @@ def test_nothing_is_injected_twice_in_a_session(
     assert answer(env, "pre-tool-use", edit) == {}, "once per file per session"
     assert answer(env, "pre-tool-use", {**read, "tool_name": "Bash"}) == {}
 
-    # After a compaction the context no longer holds it: shown again.
+    # After a compaction the context no longer holds it: the brief gives it again, and
+    # what the brief gave is not repeated beside a prompt; a file's notes come again.
     start = fixture("session-start", project, source="compact")
-    assert "# Enyal brief" in context(answer(env, "session-start", start))
-    assert "Lint with ruff" in context(answer(env, "prompt-submit", prompt))
+    brief = context(answer(env, "session-start", start))
+    assert "Lint with ruff" in brief and lint["id"][:8] in brief
+    assert answer(env, "prompt-submit", prompt) == {}, "the brief gave it"
+    again = context(answer(env, "pre-tool-use", read))
+    assert "half-even" in again or "half-even" in brief
+    # A new session's brief: its memories are not repeated beside its first prompt.
+    fresh = fixture("session-start", project, session_id="s5")
+    assert lint["id"][:8] in context(answer(env, "session-start", fresh))
+    assert answer(env, "prompt-submit", {**prompt, "session_id": "s5"}) == {}
 
     sub = fixture("subagent-start", project)
     brief = context(answer(env, "subagent-start", sub))
