@@ -147,7 +147,14 @@ def test_hook_commands_answer_hook_json(d: RunningDaemon, project: Path, tmp_pat
     small = json.loads(hook(env, "session-start", start, "--budget-tokens", "100").stdout)
     assert len(small["hookSpecificOutput"]["additionalContext"]) < len(context)
 
-    prompt = {**start, "hook_event_name": "UserPromptSubmit", "prompt": "How do we lint here?"}
+    # Another session: in s1 the brief already gave the convention, and a session is not
+    # given a memory twice (tests/test_session_hooks.py).
+    prompt = {
+        **start,
+        "session_id": "s2",
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "How do we lint here?",
+    }
     r = hook(env, "prompt-submit", prompt)
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
