@@ -27,6 +27,8 @@
     watch = true            # ENYAL_INDEX_WATCH; the daemon re-indexes what `enyal index` was
                             # given when files there change (default false)
     debounce = 3            # ENYAL_INDEX_DEBOUNCE; seconds without a further change first
+    [hooks]                 # each `enyal hook EVENT` on (the default) or off (it prints {})
+    pre_tool_use = false    # ENYAL_HOOKS_PRE_TOOL_USE; one key per event, in snake case
 
 The file lives in the platform's config dir (or ENYAL_HOME). Precedence: the
 environment, then the file, then the default. ENYAL_HOME and ENYAL_SOCKET stay
@@ -50,6 +52,20 @@ from .wire import CONTENT_TYPES
 
 HUB_URL = "https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2/resolve/main"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+# The client hook events `enyal hook EVENT` answers (Claude Code's, in kebab case); each
+# is on unless config.toml's [hooks] turns it off.
+HOOK_EVENTS = (
+    "session-start",
+    "prompt-submit",
+    "pre-tool-use",
+    "post-tool-use",
+    "subagent-start",
+    "pre-compact",
+    "stop",
+    "session-end",
+    "instructions-loaded",
+    "file-changed",
+)
 
 
 class ConfigError(Exception):
@@ -293,6 +309,16 @@ KEYS: tuple[Key, ...] = (
         _debounce,
         "seconds the watcher waits after a change, for the edits to stop, before indexing",
     ),
+    *(
+        Key(
+            f"hooks.{event.replace('-', '_')}",
+            f"ENYAL_HOOKS_{event.replace('-', '_').upper()}",
+            True,
+            _flag,
+            f"`enyal hook {event}` answers; false: it prints {{}} and asks the daemon nothing",
+        )
+        for event in HOOK_EVENTS
+    ),
 )
 
 
@@ -373,6 +399,10 @@ class Config:
     @property
     def index_debounce(self) -> float:
         return float(self.get("index.debounce"))
+
+    def hook_enabled(self, event: str) -> bool:
+        """Whether `enyal hook EVENT` (kebab case, one of HOOK_EVENTS) is on."""
+        return bool(self.get(f"hooks.{event.replace('-', '_')}"))
 
 
 def _read_file(path: Path) -> dict[str, Any]:

@@ -1031,6 +1031,32 @@ class LogAppendResult(Struct, kw_only=True):
     redacted: Redacted = {}
 
 
+# --- what a client session was already shown --------------------------------------------
+
+
+class SessionSeenParams(Params, kw_only=True):
+    """Keys (memory ids, `file:<path>`, …) a client session is about to be shown: the
+    ones it was not shown yet come back, and are recorded as shown unless `record` is false."""
+
+    session_id: Annotated[
+        str, Meta(min_length=1, max_length=256, description="The client's session id.")
+    ]
+    keys: Annotated[
+        list[Annotated[str, Meta(min_length=1, max_length=4096)]],
+        Meta(max_length=1000, description="What is about to be shown: memory ids or names."),
+    ]
+    record: Annotated[bool, Meta(description="Record the new keys as shown (default).")] = True
+    reset: Annotated[
+        bool,
+        Meta(description="First forget what it was shown (its context was compacted or cleared)."),
+    ] = False
+
+
+class SessionSeenResult(Struct, kw_only=True):
+    new: list[str]  # the keys this session was not shown before, in the order given
+    seen: list[str]  # the keys it already was
+
+
 class LogShowParams(Params, kw_only=True):
     date: Annotated[
         Annotated[str, Meta(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")] | None,
@@ -1342,6 +1368,9 @@ METHODS: dict[str, Method] = {
     "log_append": Method(LogAppendParams, LogAppendResult, "Append a line to today's log."),
     "log_show": Method(LogShowParams, LogShowResult, "A day's log lines for the project."),
     "brief": Method(BriefParams, BriefResult, "What an agent should know starting here."),
+    "session_seen": Method(
+        SessionSeenParams, SessionSeenResult, "What a client session was not shown yet."
+    ),
     "subscribe": Method(
         SubscribeParams, SubscribeResult, "Be sent `changed` notifications on this connection."
     ),
