@@ -1,5 +1,6 @@
-"""The Claude Code plugin in the repository (.claude-plugin/, hooks/hooks.json, .mcp
-server, commands/), checked with the real Claude Code CLI: `claude plugin validate`
+"""The Claude Code plugin (client/claude-code: .claude-plugin/plugin.json,
+hooks/hooks.json, the .mcp.json server, commands/; the marketplace in the repository's
+.claude-plugin/), checked with the real Claude Code CLI: `claude plugin validate`
 (strict) passes for the marketplace and the plugin, and `claude mcp list` reports
 enyal-mcp connected. The CLI is the one scripts/test installs with npm into .tools/."""
 
@@ -18,6 +19,7 @@ from daemon_support import RunningDaemon
 from enyal_client.commands.hooks import HOOKS, plugin_hooks
 
 ROOT = Path(__file__).resolve().parent.parent
+PLUGIN = ROOT / "client" / "claude-code"
 CLAUDE = ROOT / ".tools" / "claude-code" / "node_modules" / ".bin" / "claude"
 needs_claude = pytest.mark.skipif(
     not CLAUDE.exists(),
@@ -39,23 +41,23 @@ def claude(
 
 
 def test_the_plugin_hooks_are_the_installed_ones() -> None:
-    on_disk = json.loads((ROOT / "hooks" / "hooks.json").read_text())
+    on_disk = json.loads((PLUGIN / "hooks" / "hooks.json").read_text())
     assert on_disk == plugin_hooks()
     assert set(on_disk["hooks"]) == set(HOOKS)
-    plugin = json.loads((ROOT / ".claude-plugin" / "plugin.json").read_text())
-    servers = json.loads((ROOT / ".mcp.json").read_text())["mcpServers"]
+    plugin = json.loads((PLUGIN / ".claude-plugin" / "plugin.json").read_text())
+    servers = json.loads((PLUGIN / ".mcp.json").read_text())["mcpServers"]
     assert servers == {"enyal": {"command": "enyal-mcp"}}
     market = json.loads((ROOT / ".claude-plugin" / "marketplace.json").read_text())
     assert [p["name"] for p in market["plugins"]] == [plugin["name"]]
     assert market["plugins"][0]["version"] == plugin["version"]
     for verb in ("remember", "recall", "brief", "review"):
-        text = (ROOT / "commands" / f"{verb}.md").read_text()
+        text = (PLUGIN / "commands" / f"{verb}.md").read_text()
         assert text.startswith("---\ndescription: ") and f"enyal_{verb}" in text
 
 
 @needs_claude
 def test_claude_validates_the_marketplace_and_the_plugin(tmp_path: Path) -> None:
-    for target in (ROOT, ROOT / ".claude-plugin" / "plugin.json"):
+    for target in (ROOT, PLUGIN / ".claude-plugin" / "plugin.json"):
         for strict in ((), ("--strict",)):
             r = claude(tmp_path / "home", "plugin", "validate", *strict, str(target))
             assert r.returncode == 0, r.stdout + r.stderr
@@ -63,8 +65,8 @@ def test_claude_validates_the_marketplace_and_the_plugin(tmp_path: Path) -> None
     # It does check what the plugin holds: an unknown hook event fails.
     bad = tmp_path / "bad"
     for part in (".claude-plugin", "hooks", "commands"):
-        shutil.copytree(ROOT / part, bad / part)
-    shutil.copy(ROOT / ".mcp.json", bad / ".mcp.json")
+        shutil.copytree(PLUGIN / part, bad / part)
+    shutil.copy(PLUGIN / ".mcp.json", bad / ".mcp.json")
     hooks = json.loads((bad / "hooks" / "hooks.json").read_text())
     hooks["hooks"]["NoSuchEvent"] = hooks["hooks"]["Stop"]
     (bad / "hooks" / "hooks.json").write_text(json.dumps(hooks))

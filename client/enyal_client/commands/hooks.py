@@ -3,8 +3,9 @@ hooks that hand the agent its memory without being asked, and capture its sessio
 
 Every event `enyal hook` answers is installed (HOOKS: which event, which matcher, which
 timeout); UserPromptSubmit (a budgeted recall for every prompt) only with
---prompt-recall, as it runs before each prompt. The plugin's hooks/hooks.json is the
-same table with a bare `enyal` command (plugin_hooks; a test keeps the file equal).
+--prompt-recall, as it runs before each prompt. The plugin's hooks.json (in
+client/claude-code/hooks/) is the same table with a bare `enyal` command (plugin_hooks;
+a test keeps the file equal).
 They are merged into ~/.claude/settings.json the way `enyal mcp config --install`
 merges its entry (mcp_config.merge: the rest of the file kept, a backup first, an
 unparsable file refused). Enyal's hooks are recognised by their command (`… hook
