@@ -279,13 +279,14 @@ def test_recall_filters(shared: RunningDaemon) -> None:
     shared.call("forget", {"id": d})
 
     def recall(**kw: Any) -> list[dict[str, Any]]:
+        # The filters alone: no relative floor ends the list beneath the best hit.
         res: list[dict[str, Any]] = shared.call(
-            "recall", {"query": "python linting", "tags": [tag], **kw}
+            "recall", {"query": "python linting", "tags": [tag], "min_relative": 0, **kw}
         )["results"]
         return res
 
-    default = recall()
-    # c's confidence is under the default min_confidence 0.3; d is forgotten.
+    default = recall(min_confidence=0.3)
+    # c's confidence is under min_confidence 0.3; d is forgotten.
     assert set(ids(default)) == {a, b}
     for hit in default:
         for key in ("score", "semantic", "keyword", "recency", "effective_confidence"):
