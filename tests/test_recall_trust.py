@@ -54,10 +54,10 @@ def test_the_list_ends_where_relevance_ends(d: RunningDaemon, tmp_path: Path) ->
     assert above_floor, "the set must hold noise the absolute floor lets through"
     shown = cli(d, "recall", query, cwd=tmp_path)["results"]
     assert [h["id"] for h in shown] == [ids[answer]]
-    # The daemon's default ends the list (MCP sends no floor), and 0 keeps all.
-    plain = d.call("recall", {"query": query, "cwd": str(tmp_path)})["results"]
-    assert [h["id"] for h in plain] == [ids[answer]]
-    kept = d.call("recall", {"query": query, "cwd": str(tmp_path), "min_relative": 0})
+    # The daemon's min_relative alone ends it too; its default (0) keeps all.
+    ends = d.call("recall", {"query": query, "cwd": str(tmp_path), "min_relative": 0.5})
+    assert [h["id"] for h in ends["results"]] == [ids[answer]]
+    kept = d.call("recall", {"query": query, "cwd": str(tmp_path)})
     assert len(kept["results"]) == len(ids)
 
 

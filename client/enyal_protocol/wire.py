@@ -281,8 +281,6 @@ MinRelevance = Annotated[
         ),
     ),
 ]
-# Measured on the memory set's dev half (docs/ARCHITECTURE.md, "Where a result list ends").
-RELATIVE_FLOOR = 0.5
 MinRelative = Annotated[
     float,
     Meta(
@@ -291,7 +289,7 @@ MinRelative = Annotated[
         description=(
             "End the list where relevance ends: leave out results whose relevance (the better "
             "of meaning and words, as for min_relevance) is below this share of the best "
-            "result's; 0 keeps all."
+            "result's; 0 keeps all. The CLI, the hooks and the web view send recall.relative."
         ),
     ),
 ]
@@ -375,7 +373,7 @@ class RecallParams(Params, kw_only=True):
         float, Meta(ge=0.0, le=1.0, description="How much type-aware freshness moves the ranking.")
     ] = 0.1
     min_relevance: MinRelevance = 0.0
-    min_relative: MinRelative = RELATIVE_FLOOR
+    min_relative: MinRelative = 0.0
     min_importance: MinImportance = 1
     as_of: Annotated[
         str | None,
@@ -406,7 +404,7 @@ class RecallByScopeParams(Params, kw_only=True):
     content_type: OnlyType = None
     min_confidence: MinConfidence = 0.0
     min_relevance: MinRelevance = 0.0
-    min_relative: MinRelative = RELATIVE_FLOOR
+    min_relative: MinRelative = 0.0
     min_importance: MinImportance = 1
     budget_tokens: BudgetTokens | None = None
     cwd: Cwd = None
@@ -424,7 +422,7 @@ class RecallBatchParams(Params, kw_only=True):
     where: Where = {}
     min_confidence: MinConfidence = 0.0
     min_relevance: MinRelevance = 0.0
-    min_relative: MinRelative = RELATIVE_FLOOR
+    min_relative: MinRelative = 0.0
     min_importance: MinImportance = 1
     asked_at: AskedAt = None
     cwd: Cwd = None

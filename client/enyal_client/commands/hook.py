@@ -63,11 +63,13 @@ def prompt_submit(c: Connection, data: dict[str, Any], budget: int | None) -> st
     query = " ".join(prompt.replace("\x00", " ").split())[:4096]
     if not query:
         return ""
+    settings = config.load()
     params = {
         "query": query,
         "limit": PROMPT_LIMIT,
         "budget_tokens": budget or PROMPT_BUDGET,
-        "min_relevance": config.load().min_relevance,
+        "min_relevance": settings.min_relevance,
+        "min_relative": settings.min_relative,
         "cwd": _cwd(data),
     }
     r = ct.call(c, "recall", params, p.RecallResult)

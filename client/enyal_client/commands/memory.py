@@ -226,16 +226,17 @@ def cmd_recall(c: Connection, a: Args) -> Result:
     queries = ([a.query] if a.query is not None else []) + (a.queries or [])
     if not queries:
         raise UsageError("give a query (or several with -q)")
+    settings = config.load()
     common = {
         "limit": a.limit,
         "content_type": a.type,
         "min_confidence": a.min_confidence,
         "min_importance": a.min_importance,
         "where": dict(a.where) if a.where else None,
-        # The floor drops what neither meaning nor words tie to the query, and the daemon
-        # ends the list where relevance ends (min_relative); --all keeps both.
-        "min_relevance": 0.0 if a.all else config.load().min_relevance,
-        "min_relative": 0.0 if a.all else None,
+        # The floor drops what neither meaning nor words tie to the query, and the relative
+        # one ends the list where relevance ends; --all keeps both.
+        "min_relevance": 0.0 if a.all else settings.min_relevance,
+        "min_relative": 0.0 if a.all else settings.min_relative,
         "budget_tokens": a.budget_tokens,
         "cwd": os.getcwd(),
     }
@@ -479,8 +480,8 @@ def register(reg: Registry) -> None:
     q.add_argument(
         "--all",
         action="store_true",
-        help="keep results below the relevance floor (config key recall.floor) and far "
-        "below the best one",
+        help="keep results below the relevance floors (config keys recall.floor and "
+        "recall.relative)",
     )
     q.add_argument("--include-deprecated", action="store_true")
     q.add_argument("--include-superseded", action="store_true")
