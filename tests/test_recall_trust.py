@@ -11,6 +11,7 @@ from typing import Any
 
 from conftest import run_cli
 from daemon_support import RunningDaemon, isolated_env
+from test_hooks import env_of, hook
 
 
 def cli(d: RunningDaemon, *args: str, cwd: Path) -> Any:
@@ -59,6 +60,12 @@ def test_the_list_ends_where_relevance_ends(d: RunningDaemon, tmp_path: Path) ->
     assert [h["id"] for h in ends["results"]] == [ids[answer]]
     kept = d.call("recall", {"query": query, "cwd": str(tmp_path)})
     assert len(kept["results"]) == len(ids)
+    # The prompt hook sends recall.relative too: the agent is given the answer alone.
+    prompt = {"cwd": str(tmp_path), "prompt": query, "hook_event_name": "UserPromptSubmit"}
+    r = hook(env_of(d, tmp_path / "user"), "prompt-submit", prompt)
+    assert r.returncode == 0, r.stderr
+    context = json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert answer in context and not any(text in context for text in others)
 
 
 def test_scores_stay_within_zero_and_one(d: RunningDaemon, project: Path) -> None:
