@@ -11,6 +11,8 @@
     [recall]
     floor = 0.2             # ENYAL_RECALL_FLOOR; `enyal recall` leaves out results whose
                             # meaning and words both score below it (--all keeps them)
+    relative = 0.5          # ENYAL_RECALL_RELATIVE; and those less relevant than this share
+                            # of the best result's: the list ends where relevance ends
     [secrets]
     redact = true           # ENYAL_REDACT_SECRETS; false stores credentials verbatim
     allow = ["AKIA…"]       # values never redacted (a key that is public on purpose)
@@ -261,6 +263,16 @@ KEYS: tuple[Key, ...] = (
         "information matched) both score below this; 0 keeps everything",
     ),
     Key(
+        "recall.relative",
+        "ENYAL_RECALL_RELATIVE",
+        # Measured on the memory set's dev half (docs/ARCHITECTURE.md, "Where a result
+        # list ends"): 0.5% of the answers cut, a fifth of the wrong results.
+        0.5,
+        _share,
+        "recall leaves out results less relevant than this share of the best one's (the "
+        "list ends where relevance ends); 0 keeps everything",
+    ),
+    Key(
         "secrets.redact",
         "ENYAL_REDACT_SECRETS",
         True,
@@ -364,6 +376,10 @@ class Config:
     @property
     def min_relevance(self) -> float:
         return float(self.get("recall.floor"))
+
+    @property
+    def min_relative(self) -> float:
+        return float(self.get("recall.relative"))
 
     @property
     def redact_secrets(self) -> bool:

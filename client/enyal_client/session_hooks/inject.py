@@ -103,6 +103,13 @@ def session_start(
     return markdown
 
 
+def _floors() -> dict[str, float]:
+    """Where an injected list ends, as `enyal recall` ends it (config.toml's recall
+    floor and relative share): nothing rather than noise."""
+    settings = config.load()
+    return {"min_relevance": settings.min_relevance, "min_relative": settings.min_relative}
+
+
 def prompt_submit(
     c: Connection, data: dict[str, Any], session: str, cwd: str, budget: int | None
 ) -> str:
@@ -116,7 +123,7 @@ def prompt_submit(
         "query": query,
         "limit": PROMPT_LIMIT,
         "budget_tokens": budget or PROMPT_BUDGET,
-        "min_relevance": config.load().min_relevance,
+        **_floors(),
         "cwd": cwd,
     }
     hits = ct.call(c, "recall", params, p.RecallResult).results
@@ -145,7 +152,7 @@ def pre_tool_use(
         "file_path": full,
         "limit": FILE_LIMIT,
         "budget_tokens": budget or FILE_BUDGET,
-        "min_relevance": config.load().min_relevance,
+        **_floors(),
         "cwd": cwd,
     }
     hits = ct.call(c, "recall_by_scope", params, p.RecallByScopeResult).results
@@ -204,7 +211,7 @@ def post_tool_use(
         "query": _query(f"{head} {error}"),
         "limit": FAILURE_LIMIT,
         "budget_tokens": budget or FAILURE_BUDGET,
-        "min_relevance": config.load().min_relevance,
+        **_floors(),
         "cwd": cwd,
     }
     words = {w for w in _words(error) if len(w) > 3}  # "in", "the", "1": not the error

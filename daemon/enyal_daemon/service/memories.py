@@ -175,7 +175,11 @@ def _contradictions(
 ) -> tuple[list[p.Related], list[p.Related]]:
     if not (params.detect_conflicts or params.suggest_supersedes):
         return [], []
-    hits = engine.index.search(vec, conflicts.CANDIDATES)
+    # Only what some place sees together with the new memory can contradict it: two
+    # projects' opposite conventions are each right in their own project.
+    view = scopes.view_of(params.scope, scope_path)
+    groups = None if view is None else engine.groups.matching(view.sees)
+    hits = engine.index.search(vec, conflicts.CANDIDATES, groups=groups)
     rows = entries.by_rids(tx.conn, [rid for rid, _ in hits])
     similar = [(rows[rid], sim) for rid, sim in hits if rid in rows]
     # Superseded entries are history; those this memory supersedes are being settled now.
