@@ -27,7 +27,7 @@ from enyal_protocol import wire as p
 from .. import heap
 from ..embedder.passages import Embedding
 from ..errors import EnyalError, InvalidValue
-from ..hygiene.injection import suspicious
+from ..hygiene.injection import judge
 from ..hygiene.secrets import Redactor, merge_found
 from ..store import entries, graph, versions
 from ..store.failures import STORAGE_FAILURES
@@ -91,7 +91,6 @@ def _entry(
     if item.scope_level != "global" and item.scope_path is None:
         raise InvalidValue(f"{item.scope_level} scope needs scope_path")
     now = now_iso()
-    flags = suspicious(" ".join([item.content, *item.tags]))
     created = normalize_iso(item.created_at, "created_at") if item.created_at else now
     updated = normalize_iso(item.updated_at, "updated_at") if item.updated_at else created
     accessed = normalize_iso(item.accessed_at, "accessed_at") if item.accessed_at else None
@@ -121,8 +120,8 @@ def _entry(
         # An exported entry (it has an id) keeps its provenance, even none; a line
         # written by hand is the import's.
         written_by=item.written_by if item.id is not None else (item.written_by or "import"),
-        quarantined=item.quarantined or bool(flags),
-        quarantine_reason=item.quarantine_reason or (", ".join(flags) or None),
+        quarantined=item.quarantined,  # and what judge finds, once it has the vectors
+        quarantine_reason=item.quarantine_reason,
         status=item.status or ("open" if item.content_type == "task" else None),
         due=item.due if item.content_type == "task" else None,
     )
@@ -255,6 +254,12 @@ def _store_entry(
 ) -> p.ImportLine:
     if entries.get(tx.conn, entry.id) is not None:
         return p.ImportLine(line=number, status="existing", id=entry.id)
+    flags = judge(" ".join([entry.content, *entry.tags]), vec)
+    entry = msgspec.structs.replace(
+        entry,
+        quarantined=entry.quarantined or bool(flags),
+        quarantine_reason=entry.quarantine_reason or (", ".join(flags) or None),
+    )
     if not entry.is_deprecated:
         same = entries.find_by_hash(
             tx.conn, entry.content_hash, entry.scope_level, entry.scope_path
