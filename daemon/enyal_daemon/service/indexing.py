@@ -34,7 +34,7 @@ from enyal_protocol import wire as p
 
 from ..embedder.passages import Embedding
 from ..errors import InvalidValue, TooLarge
-from ..hygiene.injection import judge
+from ..hygiene.injection import suspicious
 from ..store import entries, versions
 from ..store import sources as store
 from ..store.rows import EntryRow
@@ -256,7 +256,7 @@ def _apply(
     add_vecs = vecs[: len(plan.add)] if vecs is not None else []
     update_vecs = vecs[len(plan.add) :] if vecs is not None else []
     for (chunk, content), vec in zip(plan.add, add_vecs, strict=True):
-        flags = judge(content, vec)
+        flags = suspicious(content)  # rules only: see ARCHITECTURE, "Poisoned text"
         entry = p.Entry(
             id=str(uuid.uuid4()),
             content=content,
@@ -285,7 +285,7 @@ def _apply(
     for (r, chunk, content), vec in zip(plan.update, update_vecs, strict=True):
         if r.rid not in alive:
             continue
-        flags = judge(content, vec)
+        flags = suspicious(content)  # rules only: see ARCHITECTURE, "Poisoned text"
         fields: dict[str, Any] = {
             "content": content,
             "content_hash": entries.content_hash(content),
