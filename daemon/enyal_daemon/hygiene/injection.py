@@ -84,9 +84,13 @@ def suspicious(text: str) -> list[str]:
 def judge(text: str, emb: Embedding) -> list[str]:
     """Why `text`, embedded as `emb`, reads as an instruction to the agent (empty: it
     reads as data): the rules it trips, which name what they saw; else [CLASSIFIER] if
-    the classifier flags it. A write quarantines on any reason and records them as its
-    quarantine_reason. A single line has no passages: pass Embedding.of(its vector)."""
+    the classifier flags it, for a text short enough to have no passages. A write
+    quarantines on any reason and records them as its quarantine_reason. A single line
+    has no passages: pass Embedding.of(its vector)."""
     reasons = suspicious(text)
-    if not reasons and classifier.shipped().flags(text, emb):
+    # A text of several passages gets the rules alone: scored by its best passage, the
+    # classifier flagged 20% of long conversation turns and 7% of instruction-file
+    # sections (docs/ARCHITECTURE.md, "Poisoned text"), one short text in hundreds.
+    if not reasons and len(emb.passages) == 0 and classifier.shipped().flags(text, emb):
         return [CLASSIFIER]
     return reasons
