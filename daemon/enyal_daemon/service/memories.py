@@ -19,7 +19,7 @@ from enyal_protocol import wire as p
 from ..embedder.onnx import Vectors
 from ..embedder.passages import Embedding
 from ..errors import Conflict, InvalidValue, NotFound
-from ..hygiene.injection import suspicious
+from ..hygiene.injection import judge
 from ..store import entries, versions
 from ..store import sources as source_rows
 from ..store.rows import EntryRow
@@ -92,7 +92,7 @@ def remember(
     vec = emb.whole
     now = now_iso()
     expires = expiry.expires_at(params.ttl) if params.ttl is not None else None
-    flags = suspicious(" ".join([params.content, *params.tags]))
+    flags = judge(" ".join([params.content, *params.tags]), emb.whole, emb.passages)
     entry = p.Entry(
         id=str(uuid.uuid4()),
         content=params.content,
@@ -285,7 +285,7 @@ def update(engine: Engine, params: p.UpdateParams) -> p.UpdateResult:
         emb = engine.embed_memory(params.content)
         fields["content"] = params.content
         fields["content_hash"] = entries.content_hash(params.content)
-        flags = suspicious(params.content)
+        flags = judge(params.content, emb.whole, emb.passages)
         if flags:  # new text is checked as new text is; a release is not undone otherwise
             fields["quarantined"] = 1
             fields["quarantine_reason"] = ", ".join(flags)
