@@ -372,8 +372,12 @@ def _assignments(text: str) -> Iterator[tuple[int, int, str]]:
 
 _KEYWORD = re.compile(
     r"(?i)\b(?:api[ _-]?keys?|secrets?|secret[ _-]?keys?|tokens?|passwords?|passwd|"
-    r"credentials?|auth|bearer|access[ _-]?keys?|private[ _-]?keys?|client[ _-]?secret)\b"
+    r"credentials?|auth|bearer|access[ _-]?keys?|private[ _-]?keys?|client[ _-]?secret|"
+    r"keys?|licen[cs]e|identity|pat)\b"
 )
+# Tokens public by design: an SSH public key's blob (a length prefix, base64 "AAAA"),
+# Stripe's publishable keys, age recipients, hashes spelled with their algorithm.
+_PUBLIC_PREFIXES = ("AAAA", "pk_live_", "pk_test_", "sha1-", "sha256-", "sha512-", "age1")
 _CANDIDATE = re.compile(r"(?<![\w+/=.-])[A-Za-z0-9][A-Za-z0-9+/_.=-]{19,}")
 # Hashes are named as such; a hex string after "commit" is a revision, not a key.
 _HASH_CONTEXT = re.compile(r"(?i)sha\d*|commit|digest|hash|checksum|integrity|rev\b|revision")
@@ -395,7 +399,7 @@ def _high_entropy(text: str) -> Iterator[tuple[int, int, str]]:
                 continue
             # An SSH public key's blob starts with a length prefix, base64 "AAAA"; public
             # keys are shared on purpose (authorized_keys, deploy keys).
-            if s.startswith("AAAA") or re.search(r"ssh-|ecdsa-", gap[-30:] + before):
+            if s.startswith(_PUBLIC_PREFIXES) or re.search(r"ssh-|ecdsa-", gap[-30:] + before):
                 continue
             # A hex string is taken only right after the keyword ("api key is 0a1b…"):
             # further away it is far more often a commit or a checksum.
@@ -409,9 +413,132 @@ def _high_entropy(text: str) -> Iterator[tuple[int, int, str]]:
                 yield c.start(), c.start() + len(s), "high-entropy-secret"
 
 
+# --- an AWS secret key beside its key id ----------------------------------------------
+
+_AWS_KEY_ID = re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])")
+_AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
+_PAIR_REACH = 80
+
+
+def _aws_secret_beside_id(text: str) -> Iterator[tuple[int, int, str]]:
+    """A 40-character key written next to an AWS key id ("AKIA… / wJal…", "id:key") is
+    that id's secret, whether or not the word "secret" is there."""
+    for m in _AWS_KEY_ID.finditer(text):
+        lo, hi = max(0, m.start() - _PAIR_REACH), min(len(text), m.end() + _PAIR_REACH)
+        for c in _AWS_SECRET.finditer(text, lo, hi):
+            if looks_random(c.group(0)):
+                yield c.start(), c.end(), "aws-secret-key"
+
+
+# --- passwords written in prose ---------------------------------------------------------
+
+# "the staging db password is X", "pass: X", "root pw X", "password for grafana: X",
+# "redis requirepass X": the value comes right after the word, at most a short connector
+# between. What follows must look like a password (letters with digits or symbols), so
+# "the password policy is strict" and "password reset flow" stay.
+_PROSE_PASSWORD = re.compile(
+    r"""(?ix)
+    \b(?:password|passwd|passphrase|pass|pwd|pw|requirepass)
+    (?:\s+for\s+[\w.@-]{1,30})?
+    (?:\s*(?::|=|-|\bis\b|\bwas\b)\s*|\s+)
+    (?P<s>[^\s"'`]{6,64}?)
+    [.,;)]?(?=\s|$|["'`])
+    """
+)
+
+
+# "admin / s3cr3t!" — an account and its password, written as a pair with a spaced
+# slash (a path has none) after an account name people share.
+_ACCOUNT_PAIR = re.compile(
+    r"(?i)\b(?:admin|administrator|root|sa|postgres|guest|user|login|creds?|credentials)"
+    r"\s+/\s+(?P<s>[^\s\"'`]{6,64}?)[.,;)]?(?=\s|$)"
+)
+
+
+def _password_like(v: str) -> bool:
+    if is_placeholder(v) or "://" in v or v.startswith(("/", "~", "$", "[")):
+        return False
+    if not any(c.isalpha() for c in v):
+        return False
+    # A word plus punctuation ("strict:") or a version ("v2.1") is prose, not a password.
+    return any(c.isdigit() for c in v) and not re.fullmatch(r"v?\d+(?:\.\d+)*[a-z]?", v)
+
+
+def _prose_passwords(text: str) -> Iterator[tuple[int, int, str]]:
+    for m in (*_PROSE_PASSWORD.finditer(text), *_ACCOUNT_PAIR.finditer(text)):
+        v = m.group("s")
+        if _password_like(v) or (len(v) >= 8 and looks_random(v)):
+            yield m.start("s"), m.end("s"), "password"
+
+
+# --- random values assigned in .env, .ini and YAML lines --------------------------------
+
+# KEY=value, key = value, key: value with any key name: a value that looks random is
+# taken unless the key names what is not secret (an id, a hash, a version, a path).
+_ANY_ASSIGNMENT = re.compile(
+    r"""(?x)
+    (?<![\w.-])(?P<key>[A-Za-z_][\w.-]{0,60})["']?[ \t]*(?:=|:)[ \t]*["']?
+    (?:base64:)?(?P<s>[A-Za-z0-9+/_.~!@#$%^&*=-]{20,300})
+    """
+)
+_NOT_SECRET_KEY = re.compile(
+    r"(?i)(?:^|[_.-])(?:id|uuid|guid|sha\d*|hash|digest|checksum|integrity|commit|rev|"
+    r"revision|etag|version|ver|url|uri|path|dir|file|host|name|image|ref|span|trace|"
+    r"nonce|sum|h1|data|src|href)$|^(?:sha\d*|md5|h1|data|https?|ftp)$"
+)
+_SECRET_KEY_WORD = re.compile(r"(?i)key|secret|token|pass|pwd|auth|cred|salt|sig|cert|licen")
+
+
+def _assigned_random(text: str) -> Iterator[tuple[int, int, str]]:
+    for m in _ANY_ASSIGNMENT.finditer(text):
+        key, v = m.group("key"), m.group("s").rstrip(".,;")
+        if _NOT_SECRET_KEY.search(key):
+            continue
+        # A hex value under a neutral name is mostly a hash or an id; under a secret-ish
+        # one (DD_APP_KEY, SENTRY_DSN_KEY) it is a key.
+        if _HEX.fullmatch(v) and not _SECRET_KEY_WORD.search(key):
+            continue
+        if looks_random(v):
+            yield m.start("s"), m.start("s") + len(v), "high-entropy-secret"
+
+
+# --- random tokens standing alone -------------------------------------------------------
+
+_LONE = re.compile(r"(?<![\w+/=.:#@-])[A-Za-z0-9][\w+/.-]{27,}={0,2}")
+# Context in the few characters before a token that says it is public or not key material.
+_LONE_CONTEXT = re.compile(
+    r"(?i)(?:sha\d*|md5|hash|digest|checksum|integrity|commit|revision|base64,|h1|pk_(?:live|test)_)"
+    r"[\s:=\"'-]*$"
+)
+
+
+def _lone_random(text: str) -> Iterator[tuple[int, int, str]]:
+    """A long token of mixed-case letters and digits with a key's entropy is a credential
+    whatever its name: scanners' formats for hundreds of services share this shape."""
+    if "-----BEGIN" in text:
+        return  # PEM bodies (certificates, public keys) are long base64; keys have own rules
+    for c in _LONE.finditer(text):
+        v = c.group(0).rstrip(".")
+        if not (
+            any(ch.isupper() for ch in v)
+            and any(ch.islower() for ch in v)
+            and sum(ch.isdigit() for ch in v) >= 2
+        ):
+            continue
+        if v.startswith((*_PUBLIC_PREFIXES, "eyJ")):  # a JWT is the jwt rule's to judge
+            continue  # SSH public key blobs, publishable keys, hashes, public recipients
+        if _LONE_CONTEXT.search(text[max(0, c.start() - 24) : c.start()]):
+            continue
+        if "://" in text[max(text.rfind(" ", 0, c.start()), 0) : c.start()]:
+            continue
+        if entropy(v) >= 4.2 and looks_random(v):
+            yield c.start(), c.start() + len(v), "high-entropy-secret"
+
+
 # --- the table --------------------------------------------------------------------------
 
 _B64 = r"[A-Za-z0-9+/]"
+_JWT_IO_SIGNATURE = "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
 _UUID_RE = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 
 RULES: tuple[Rule, ...] = (
@@ -419,7 +546,8 @@ RULES: tuple[Rule, ...] = (
     _token(
         "aws-access-key-id",
         "aws-access-key-id",
-        r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z2-7]{16}",
+        # [A-Z0-9], not base32's [A-Z2-7]: scanners' fixtures and older keys hold 0, 1, 8, 9.
+        r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}",
         "akia",
         "asia",
         "abia",
@@ -432,6 +560,15 @@ RULES: tuple[Rule, ...] = (
         r"aws.{0,20}?secret|secret.?access.?key",
         r"[A-Za-z0-9/+]{40}",
         "secret",
+    ),
+    Rule(
+        "aws-secret-key",
+        None,
+        ("akia", "asia"),
+        0,
+        None,
+        "aws-secret-beside-key-id",
+        _aws_secret_beside_id,
     ),
     # Cloud: Google
     _keyed(
@@ -543,7 +680,15 @@ RULES: tuple[Rule, ...] = (
         "twilio",
     ),
     _token("sendgrid-api-key", "sendgrid-key", r"SG\.[\w-]{22}\.[\w-]{43}", "sg."),
-    _token("mailgun-api-key", "mailgun-key", r"key-[0-9a-f]{32}", "key-"),
+    # Mailgun's own docs show base-36 keys (key-3ax6xnjp…), not only hex.
+    _token("mailgun-api-key", "mailgun-key", r"(?:pub)?key-[0-9a-zA-Z]{32}", "key-"),
+    _near(
+        "mailgun-signing-key",
+        "mailgun-key",
+        r"mailgun",
+        r"[a-h0-9]{32}-[a-h0-9]{8}-[a-h0-9]{8}",
+        "mailgun",
+    ),
     *(
         _token(f"shopify-{name}", "shopify-token", rf"{prefix}_[a-fA-F0-9]{{32}}", prefix)
         for name, prefix in (
@@ -645,9 +790,82 @@ RULES: tuple[Rule, ...] = (
     _token("figma-token", "figma-token", r"figd_[\w-]{40}", "figd_"),
     _token("mapbox-secret-token", "mapbox-token", r"sk\.eyJ[\w-]{20,}\.[\w-]{20,}", "sk.eyj"),
     _token("onepassword-service-account", "onepassword-token", r"ops_eyJ[\w+/=-]{100,}", "ops_eyj"),
-    _token("age-secret-key", "age-secret-key", r"AGE-SECRET-KEY-1[0-9A-Z]{58}", "age-secret-key-"),
+    # No filler check: bech32's zero is "q", so a run of Q is a key, not a placeholder.
+    Rule(
+        "age-secret-key",
+        re.compile(r"AGE-SECRET-KEY-1[0-9A-Z]{58}"),
+        ("age-secret-key-",),
+        name="age-secret-key",
+    ),
+    _token(
+        "cloudflare-origin-ca-key",
+        "cloudflare-key",
+        r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}",
+        "v1.0-",
+    ),
+    _token("maxmind-license-key", "maxmind-key", r"[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk", "_mmk"),
+    _token("artifactory-api-key", "artifactory-key", r"AKCp[A-Za-z0-9]{69}", "akcp"),
+    _token("dynatrace-token", "dynatrace-token", r"dt0c01\.[A-Z0-9]{24}\.[A-Z0-9]{64}", "dt0c01."),
+    _token("adafruit-key", "adafruit-key", r"aio_[A-Za-z0-9]{28}", "aio_"),
+    _token("airtable-pat", "airtable-token", r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}", "pat"),
+    _token("clojars-token", "clojars-token", r"CLOJARS_[a-z0-9]{60}", "clojars_"),
+    _token("dropbox-token", "dropbox-token", r"sl\.[\w-]{130,160}", "sl."),
+    _token("duffel-token", "duffel-token", r"duffel_(?:test|live)_[\w=-]{43}", "duffel_"),
+    _token("easypost-key", "easypost-key", r"EZ[AT]K[a-z0-9]{54}", "ezak", "eztk"),
+    _token("facebook-token", "facebook-token", r"EAA[MC][A-Za-z0-9]{100,}", "eaa"),
+    _token(
+        "flutterwave-key",
+        "flutterwave-key",
+        r"FLW(?:SECK|PUBK)_TEST-[a-h0-9]{32}-X|FLWSECK_TEST[a-h0-9]{12}",
+        "flw",
+    ),
+    _token("frameio-token", "frameio-token", r"fio-u-[\w=-]{64}", "fio-u-"),
+    _token(
+        "harness-token",
+        "harness-token",
+        r"(?:pat|sat)\.[\w-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}",
+        "pat.",
+        "sat.",
+    ),
+    _token("hubspot-pat", "hubspot-token", rf"pat-(?:na|eu)\d-{_UUID_RE}", "pat-"),
+    _token("infracost-key", "infracost-key", r"ico-[A-Za-z0-9]{32}", "ico-"),
+    _token("mailchimp-key", "mailchimp-key", r"[0-9a-f]{32}-us\d{1,2}", "-us"),
+    _token(
+        "newrelic-browser-key",
+        "newrelic-key",
+        r"NRJS-[a-f0-9]{19}|NRII-[\w-]{32}",
+        "nrjs-",
+        "nrii-",
+    ),
+    _token("prefect-key", "prefect-key", r"pnu_[A-Za-z0-9]{36}", "pnu_"),
+    _token("readme-key", "readme-key", r"rdme_[a-z0-9]{70}", "rdme_"),
+    _token("rubygems-key", "rubygems-key", r"rubygems_[a-f0-9]{48}", "rubygems_"),
+    _token("scalingo-token", "scalingo-token", r"tk-us-[\w-]{48}", "tk-us-"),
+    _token("sendinblue-key", "sendinblue-key", r"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}", "xkeysib-"),
+    _token("shippo-token", "shippo-token", r"shippo_(?:live|test)_[a-f0-9]{40}", "shippo_"),
+    _token("sonarqube-token", "sonarqube-token", r"sq[upa]_[a-f0-9]{40}", "squ_", "sqp_", "sqa_"),
+    _token("typeform-token", "typeform-token", r"tfp_[\w.=-]{59}", "tfp_"),
+    _token("alibaba-key-id", "alibaba-key", r"LTAI[A-Za-z0-9]{20}", "ltai"),
+    _token("adobe-client-secret", "adobe-secret", r"p8e-[A-Za-z0-9]{32}", "p8e-"),
+    _token("langsmith-key", "langsmith-key", r"lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}", "lsv2_"),
+    _near(
+        "license-key",
+        "license-key",
+        r"licen[cs]e|serial|product[ _-]?key",
+        r"(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9]{4,6}(?:-[A-Z0-9]{4,6}){3,7}",
+        "licen",
+        "serial",
+        "product",
+    ),
     # Generic structured secrets
-    _token("jwt", "jwt", r"eyJ[\w-]{8,}\.eyJ[\w-]{8,}\.[\w-]*", "eyj"),
+    _keyed(
+        "jwt",
+        "jwt",
+        # Not the sample jwt.io and RFC-quoting docs show (signed with the published
+        # "your-256-bit-secret"): like AWS's EXAMPLE keys it grants nothing.
+        rf"{_B}(?P<s>eyJ[\w-]{{8,}}\.eyJ[\w-]{{8,}}\.(?!{_JWT_IO_SIGNATURE})[\w-]*){_E}",
+        "eyj",
+    ),
     *(_private_key(name, label) for name, label in _PRIVATE_KEY_TYPES),
     _url_password(),
     _keyed(
@@ -712,12 +930,31 @@ RULES: tuple[Rule, ...] = (
         _assignments,
     ),
     Rule(
+        "password",
+        None,
+        ("pass", "pwd", "pw", " / "),
+        0,
+        None,
+        "password-in-prose",
+        _prose_passwords,
+    ),
+    Rule(
         "high-entropy-secret",
         None,
-        ("key", "secret", "token", "pass", "auth", "bearer", "credential"),
+        ("key", "secret", "token", "pass", "auth", "bearer", "credential", "licen", "identity"),
         0,
         None,
         "high-entropy-near-keyword",
         _high_entropy,
     ),
+    Rule(
+        "high-entropy-secret",
+        None,
+        ("=", ":"),
+        0,
+        None,
+        "high-entropy-assigned",
+        _assigned_random,
+    ),
+    Rule("high-entropy-secret", None, (), 0, None, "high-entropy-token", _lone_random),
 )

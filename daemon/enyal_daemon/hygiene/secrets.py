@@ -35,6 +35,9 @@ Decisions a reader may look for:
   redacting twice changes nothing.
 - Custom rules (config) run before the built-in ones; allow-listed values are kept
   verbatim wherever a rule finds them.
+- A line holding `pragma: allowlist secret` (detect-secrets' convention, as written
+  after fixtures in tests) is kept as it is, and so is the line after one holding
+  `pragma: allowlist nextline secret`: the writer has said these are not secrets.
 """
 
 from __future__ import annotations
@@ -62,6 +65,24 @@ __all__ = [
 ]
 
 PLACEHOLDER = re.compile(r"\[REDACTED:" + SECRET_KIND.pattern + r"\]")
+_PRAGMA = re.compile(r"pragma:\s*allowlist\s+(?P<next>nextline\s+)?secret", re.IGNORECASE)
+
+
+def allowed_lines(text: str) -> list[tuple[int, int]]:
+    """The spans of the lines a `pragma: allowlist secret` comment exempts."""
+    spans = []
+    for m in _PRAGMA.finditer(text):
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        end = len(text) if end < 0 else end
+        if m.group("next"):
+            if end == len(text):
+                continue
+            start = end + 1
+            end = text.find("\n", start)
+            end = len(text) if end < 0 else end
+        spans.append((start, end))
+    return spans
 
 
 def placeholder(kind: str) -> str:
@@ -106,6 +127,8 @@ class Redactor:
         # Placeholders already present are taken first, so nothing matches inside or
         # across them and a second pass is a no-op.
         taken: list[tuple[int, int]] = [m.span() for m in PLACEHOLDER.finditer(text)]
+        if "allowlist" in lowered:
+            taken.extend(allowed_lines(text))
         spans: list[tuple[int, int, str]] = []
         for rule in self.rules:
             if not rule.applies(lowered):
