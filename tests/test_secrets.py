@@ -277,3 +277,44 @@ def test_account_and_password_pair() -> None:
     assert "gFzIO7@86" not in r.text and r.found == {"password": 1}
     for text in ("read/write", "admin / settings page", "see src / main / app.py", "user / v2.1"):
         assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "GET /api/recall?query=which+linter+do+we+use&limit=3 answers in 40 ms",
+        "run stripe listen --forward-to localhost:8040/v1/webhooks/stripe first",
+        "COMMIT_SHA=3f9a1c2b7d4e5f60718293a4b5c6d7e8f9012345",
+        "PROJECT_ID=0f165600-7d24-437a-826b-3c87398d4017",
+        "The jwt.io sample eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmF"
+        "tZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+    ],
+)
+def test_config_and_urls_that_look_assigned_are_kept(text: str) -> None:
+    assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        (
+            "[service]\nauth_blob = wNmm26LXTZTl0JPa1onMy3qZX0OfhESK",
+            "wNmm26LXTZTl0JPa1onMy3qZX0OfhESK",
+        ),
+        ("echo 'MAPS_CLIENT=K0g1qntZXVT083RTmWRCAvSdtB-k' >> .env", "K0g1qntZXVT083RTmWRCAvSdtB-k"),
+        (
+            "prod.env: DD_SITE_KEY=0a9f3c2e1b7d4a5f8e6c9b2a1d3f5e7c",
+            "0a9f3c2e1b7d4a5f8e6c9b2a1d3f5e7c",
+        ),
+        (
+            "saw Xk29fLq8ZpR3vN7wYb2cT5mH0jD4sG6e in the crash dump",
+            "Xk29fLq8ZpR3vN7wYb2cT5mH0jD4sG6e",
+        ),
+        (
+            "AKIAFU0Y8570ZOSTXSJV / icHb1ZYLI5WVObYc97ivDqB5rwgokgEd+gxQNnxo",
+            "icHb1ZYLI5WVObYc97ivDqB5rwgokgEd+gxQNnxo",
+        ),
+    ],
+)
+def test_random_values_without_a_secret_word(text: str, secret: str) -> None:
+    assert secret not in redact(text).text
