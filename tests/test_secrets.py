@@ -249,6 +249,10 @@ def test_pragma_allowlist_secret_keeps_its_line_only() -> None:
         ("pwd hunter22 for the admin panel", "hunter22"),
         ("password for grafana: Tr0ub4dor&3", "Tr0ub4dor&3"),
         ("Login as admin with password letmein42.", "letmein42"),
+        ("use Qx7!pLm2 as the password for the vpn", "Qx7!pLm2"),
+        ("password for the build vault: `hKzPqWmRtY`", "hKzPqWmRtY"),
+        ("the test account is dev@acme.io / Pq9#zzLm", "Pq9#zzLm"),
+        ("I set the password to Vb8%kLm2q yesterday", "Vb8%kLm2q"),
     ],
 )
 def test_passwords_in_prose(text: str, secret: str) -> None:
@@ -266,6 +270,10 @@ def test_passwords_in_prose(text: str, secret: str) -> None:
         "pwd shows /home/dev/src/enyal in the hook's env",
         "Passwords are hashed with bcrypt (cost 12).",
         "the pass rate went from 91% to 97.5% after the fix",
+        "set the password to expire after 90 days",
+        "use 1Password as the password manager",
+        "password for the vault: `see-the-runbook`",
+        "mail alice@acme.io / bob@acme.io about the outage",
     ],
 )
 def test_prose_about_passwords_is_kept(text: str) -> None:

@@ -439,10 +439,18 @@ def _aws_secret_beside_id(text: str) -> Iterator[tuple[int, int, str]]:
 _PROSE_PASSWORD = re.compile(
     r"""(?ix)
     \b(?:password|passwd|passphrase|pass|pwd|pw|requirepass)
-    (?:\s+for\s+[\w.@-]{1,30})?
-    (?:\s*(?::|=|-|\bis\b|\bwas\b)\s*|\s+)
-    (?P<s>[^\s"'`]{6,64}?)
+    (?:\s+for\s+(?:the\s+)?[\w.@-]{1,30}(?:\s+[\w.@-]{1,30})?)?
+    (?:\s*(?::|=>|=|-|\bis\b|\bwas\b|\bto\b)\s*|\s+)
+    (?P<q>["'`])?(?P<s>[^\s"'`]{6,64}?)(?(q)(?P=q))
     [.,;)]?(?=\s|$|["'`])
+    """
+)
+# "use X as the password", "X is the vpn password": the value first.
+_PASSWORD_FIRST = re.compile(
+    r"""(?ix)
+    \b(?:use|try)\s+["'`]?(?P<s>[^\s"'`]{6,64})["'`]?\s+as\s+(?:the|a|our)?\s*
+    (?:[\w-]+\s+)?(?:password|passphrase|pw)\b
+    (?!\s+(?:manager|policy|policies|field|reset|hash|store|rules?)\b)  # "as the password manager"
     """
 )
 
@@ -450,7 +458,8 @@ _PROSE_PASSWORD = re.compile(
 # "admin / s3cr3t!" — an account and its password, written as a pair with a spaced
 # slash (a path has none) after an account name people share.
 _ACCOUNT_PAIR = re.compile(
-    r"(?i)\b(?:admin|administrator|root|sa|postgres|guest|user|login|creds?|credentials)"
+    r"(?i)(?:\b(?:admin|administrator|root|sa|postgres|guest|user|login|creds?|credentials)"
+    r"|[\w.+-]+@[\w-]+\.[\w.-]+)"
     r"\s+/\s+(?P<s>[^\s\"'`]{6,64}?)[.,;)]?(?=\s|$)"
 )
 
@@ -465,9 +474,19 @@ def _password_like(v: str) -> bool:
 
 
 def _prose_passwords(text: str) -> Iterator[tuple[int, int, str]]:
-    for m in (*_PROSE_PASSWORD.finditer(text), *_ACCOUNT_PAIR.finditer(text)):
+    for m in (
+        *_PROSE_PASSWORD.finditer(text),
+        *_ACCOUNT_PAIR.finditer(text),
+        *_PASSWORD_FIRST.finditer(text),
+    ):
         v = m.group("s")
-        if _password_like(v) or (len(v) >= 8 and looks_random(v)):
+        # Quoted after the word, a value is meant as written: no digit needed.
+        quoted = "q" in m.re.groupindex and m.group("q") is not None
+        if (
+            _password_like(v)
+            or (len(v) >= 8 and looks_random(v))
+            or (quoted and not is_placeholder(v) and not wordish(v))
+        ):
             yield m.start("s"), m.end("s"), "password"
 
 

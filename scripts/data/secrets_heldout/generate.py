@@ -11,7 +11,7 @@ the scanners' own published test strings. The memories around them were written 
 this corpus: Jenkins notes, .ini and .env lines, YAML, shell, prose.
 
 Each row: {"text", "label": "secret" | "lookalike", "kind", "secret": [str, ...],
-"half": "dev" | "heldout"}. The half is fixed by a hash of the text (first byte of
+"batch": 1 | 2, "half": "dev" | "heldout"}. The half is fixed by a hash of the text (first byte of
 its SHA-256 even -> dev), so adding a row never moves another between halves.
 """
 
@@ -48,15 +48,18 @@ def half(text: str) -> str:
 
 
 rows: list[dict[str, object]] = []
+BATCH = 1
 
 
 def secret(kind: str, template: str, *values: str) -> None:
     text = template.format(*values)
-    rows.append({"text": text, "label": "secret", "kind": kind, "secret": list(values)})
+    rows.append(
+        {"text": text, "label": "secret", "kind": kind, "secret": list(values), "batch": BATCH}
+    )
 
 
 def lookalike(kind: str, text: str) -> None:
-    rows.append({"text": text, "label": "lookalike", "kind": kind, "secret": []})
+    rows.append({"text": text, "label": "lookalike", "kind": kind, "secret": [], "batch": BATCH})
 
 
 def akia() -> str:
@@ -302,6 +305,125 @@ lookalike("config", "[paths]\ncache_dir = /var/cache/enyal/models/all-MiniLM-L6-
 lookalike("config", "GOOGLE_CLIENT_ID=1234567890-abcdefghijklmnop.apps.googleusercontent.com")
 lookalike("config", "font-family: 'JetBrainsMonoNerdFontComplete', monospace")
 lookalike("config", "trace_id=4bf92f3577b34da6a3ce929d0e0e4736 span_id=00f067aa0ba902b7")
+
+# --- batch 2: written after the rules were tuned on batch 1, evaluated once -------------
+# (README: "Batch 2"). Other services and other ways of writing them down.
+BATCH = 2
+
+secret(
+    "slack-webhook",
+    "alerts:\n  slack_url: https://hooks.slack.com/services/T{0}",
+    rs(UPPER + DIGITS, 8) + "/B" + rs(UPPER + DIGITS, 10) + "/" + rs(B62, 24),
+)
+secret("gitlab", "CI_JOB_TOKEN is not enough, use {0} for the registry", "glpat-" + rs(B64URL, 20))
+secret(
+    "github",
+    "git remote set-url origin https://x-access-token:{0}@github.com/acme/app.git",
+    "ghs_" + rs(B62, 36),
+)
+secret("npmrc", "~/.npmrc has //npm.pkg.github.com/:_authToken={0}", "ghp_" + rs(B62, 36))
+secret(
+    "pypirc",
+    "[pypi]\nusername = __token__\npassword = {0}",
+    "pypi-AgEIcHlwaS5vcmc" + rs(B64URL, 70),
+)
+secret(
+    "docker-config", '{{"auths": {{"registry.acme.io": {{"auth": "{0}"}}}}}}', rs(B64, 40) + "=="
+)
+secret("kubeconfig", "users:\n- name: ci\n  user:\n    token: {0}", rs(B62, 48))
+secret(
+    "azure-conn",
+    "AZURE_STORAGE_CONNECTION_STRING=DefaultEndpointsProtocol=https;AccountName=acmeprod;AccountKey={0};EndpointSuffix=core.windows.net",
+    rs(B64, 86) + "==",
+)
+secret(
+    "postgres-url",
+    "docker-compose: DATABASE_URL: postgresql://app:{0}@postgres:5432/app",
+    rs(B62, 14),
+)
+secret(
+    "basic-auth",
+    "curl -H 'Authorization: Basic {0}' https://jenkins.acme.io/api/json",
+    rs(B64, 28) + "=",
+)
+secret("bearer", "the webhook sends Authorization: Bearer {0}", rs(B62, 40))
+secret("twilio", "TWILIO_AUTH_TOKEN={0}", rs(HEX, 32))
+secret("sendgrid", "SENDGRID_API_KEY={0}", "SG." + rs(B64URL, 22) + "." + rs(B64URL, 43))
+secret("stripe", "billing uses {0} (restricted, live)", "rk_live_" + rs(B62, 24))
+secret("openai", "OPENAI_API_KEY={0} for the eval job", "sk-proj-" + rs(B64URL, 48))
+secret("anthropic", "claude key {0}", "sk-ant-api03-" + rs(B64URL, 93) + "AA")
+secret(
+    "private-key",
+    "deploy key:\n-----BEGIN OPENSSH PRIVATE KEY-----\n{0}\n-----END OPENSSH PRIVATE KEY-----",
+    rs(B64, 70),
+)
+secret("password-prose", "use {0} as the password for the staging vpn", rs(B62, 10) + "!")
+secret("password-prose", "The password for the ops vault: `{0}`", rs(B62, 11))
+secret("password-prose", "Credentials for the test tenant: ops@acme.io / {0}", rs(B62, 9) + "#1")
+secret("password-prose", "new wifi pw is {0}", rs(LOWER, 6) + rs(DIGITS, 4))
+secret("password-prose", "db password => {0}", rs(B62, 12))
+secret("password-prose", "PGPASSWORD={0} psql -h db -U app", rs(B62, 12))
+secret("password-prose", "I reset root's password to {0} after the incident", rs(B62, 10) + "%")
+secret("env-entropy", "FIREBASE_CONFIG_KEY={0}", "AIza" + rs(B64URL, 35))
+secret("env-entropy", "export ENCRYPTION_MASTER={0}", rs(B64, 44))
+secret("env-entropy", "SESSION_COOKIE_SEAL: {0}", rs(B62, 32))
+secret("ini-entropy", "[smtp]\nrelay = mail.acme.io\nlogin_blob = {0}", rs(B62 + "+/", 28))
+secret("ini-entropy", "[s3]\naccess = {0}\nprivate = {1}", "AKIA" + rs(B32, 16), rs(B64, 40))
+secret("yaml-entropy", "webhook:\n  signing: {0}", rs(B62, 40))
+secret(
+    "generic",
+    "Jenkins credential jenkins-github holds the PAT {0}",
+    "github_pat_" + rs(B62, 22) + "_" + rs(B62, 59),
+)
+secret("generic", "Bitbucket app password {0} for the mirror job", "ATBB" + rs(B62, 32))
+secret("generic", "the sentry auth token is {0}", "sntrys_" + rs(B64URL, 60))
+secret("generic", "linear key {0} lives in 1password now", "lin_api_" + rs(B62, 40))
+secret("generic", "hf token {0} for the gated model", "hf_" + rs(B62, 34))
+secret("generic", "vault token {0} expires friday", "hvs." + rs(B64URL, 90))
+secret("generic", "pulumi access token {0}", "pul-" + rs(HEX, 40))
+secret("generic", "doppler service token {0}", "dp.st.prd." + rs(B62, 40))
+secret("generic", "new relic license key {0}", rs(HEX, 36) + "NRAL")
+secret("generic", "the shared secret between gateway and api is {0}", rs(B62 + "-_", 36))
+secret("generic", "grafana token {0}", "glsa_" + rs(B62, 32) + "_" + rs(HEX, 8))
+secret("generic", "gitlab runner token {0}", "glrt-" + rs(B64URL, 20))
+secret("generic", "supabase service key {0}", "sbp_" + rs(HEX, 40))
+secret("generic", "figma pat {0}", "figd_" + rs(B64URL, 40))
+
+lookalike(
+    "doc-example",
+    "the Slack docs show https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX",
+)
+lookalike("doc-example", "export GITHUB_TOKEN=ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx  # replace")
+lookalike("doc-example", "OPENAI_API_KEY=sk-... goes in .env.example")
+lookalike("doc-example", "password: ${{ secrets.DB_PASSWORD }} in the workflow")
+lookalike("pragma", f"API_SECRET = '{rs(B62, 40)}'  # pragma: allowlist secret")
+lookalike("pragma", f"# pragma: allowlist nextline secret\nfixture_key = {rs(B64, 44)}")
+lookalike("git-sha", f"git log -1 --format=%H prints {rs(HEX, 40)}")
+lookalike("git-sha", f"GIT_COMMIT: {rs(HEX, 40)}")
+lookalike(
+    "uuid", f"trace: {uuid.UUID(int=R.getrandbits(128))} -> {uuid.UUID(int=R.getrandbits(128))}"
+)
+lookalike("hash", f"docker images --digests shows sha256:{rs(HEX, 64)}")
+lookalike("hash", f"go.sum: github.com/acme/lib v1.2.3 h1:{rs(B64, 43)}=")
+lookalike("hash", f'subresource integrity="sha384-{rs(B64, 64)}"')
+lookalike(
+    "base64-image",
+    "favicon: data:image/x-icon;base64,AAABAAEAEBAAAAEAIABoBAAAFgAAACgAAAAQAAAAIAAAAAEAIAAAAAAAAAQAABMLAAATCwAA",
+)
+lookalike("prose-password", "the password must be rotated every 90 days")
+lookalike("prose-password", "pass the --password flag only in CI")
+lookalike("prose-password", "admin / settings / security is where passwords are reset")
+lookalike("prose-password", "password123 is on every breach list, so the validator rejects it")
+lookalike("prose-password", "the pass@1 score went from 0.41 to 0.47")
+lookalike("config", "LOG_LEVEL=info\nWORKERS=4\nTIMEOUT=30")
+lookalike("config", "image: ghcr.io/acme/api:2024.05.01-3f9a1c2")
+lookalike("config", 'cache_key: v2-deps-{{ checksum "poetry.lock" }}')
+lookalike("identifier", "SecretsManagerRotationLambdaV2Handler rotates the keys")
+lookalike("identifier", "useAuthTokenRefreshInterceptor2 lives in src/hooks")
+lookalike(
+    "url", "https://console.aws.amazon.com/iam/home#/users/deploy-bot?section=security_credentials"
+)
+lookalike("url", "see https://gitleaks.io/docs/rules for the rule list")
 
 for r in rows:
     r["half"] = half(str(r["text"]))
