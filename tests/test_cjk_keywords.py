@@ -65,7 +65,8 @@ def found(memory: Any, query: str) -> set[int]:
         ("connection pool", {4}),  # other scripts as before
         ("连接池 pool", {0, 4}),  # both in one query
         ("缓存", set()),  # a word no entry holds
-        ("池配置数据库", set()),  # the characters are there, not in this order
+        ("池数库", set()),  # the characters are there, no two of them in this order
+        ("连接池的配置方法", {0}),  # a question: part of its bigrams match
     ],
 )
 def test_a_word_inside_a_cjk_run_is_found(
@@ -124,8 +125,29 @@ def test_bigrams_and_queries() -> None:
     assert cjk.indexed_text("用 Redis 做缓存,数据库") == "用\n做缓 缓存 存\n数据 据库 库"
     assert cjk.query("连接池") == '"连接 接池"'
     assert cjk.query("池") == '"池"*'
-    assert keywords.split_cjk(["api设计", "pool"]) == [
+    assert keywords.split_cjk(["api设计", "pool", "连接池", "池"]) == [
         ("api", False),
         ("设计", True),
         ("pool", False),
+        ("连接", True),
+        ("接池", True),
+        ("池", True),
     ]
+
+
+def test_a_whole_match_outscores_a_partial_one(memory: Any) -> None:
+    lines = [
+        msgspec.json.encode({"content": t}).decode()
+        for t in ("连接池满了就排队。", "连接超时是五秒。", "线程池的大小是八。")
+    ]
+    transfer.import_lines(memory, p.ImportParams(lines=lines))
+    conn = memory.reader()
+    hits = dict(keywords.search(conn, keywords.DocCounts(), "连接池", 10))
+    by_text = {
+        conn.execute("SELECT content FROM context_entries WHERE rid = ?", (rid,)).fetchone()[0]: s
+        for rid, s in hits.items()
+    }
+    # 线程池 shares a character, no bigram: not a hit.
+    assert set(by_text) == {"连接池满了就排队。", "连接超时是五秒。"}
+    assert by_text["连接池满了就排队。"] == max(by_text.values())
+    assert by_text["连接池满了就排队。"] > by_text["连接超时是五秒。"]

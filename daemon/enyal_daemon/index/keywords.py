@@ -13,9 +13,9 @@ It is squared, so that matching half of a query is worth a quarter: one shared w
 ("code" in "which linter should I run on the code?") must not outweigh a clear match
 in meaning. Stopwords are dropped first.
 
-A run of Chinese, Japanese or Korean characters in the query is matched in the side
-index of CJK bigrams (store/cjk.py) as the phrase of its bigrams, so it is found inside
-longer runs; its score adds to the other words' the same way (BM25 over IDF).
+A run of Chinese, Japanese or Korean characters in the query is read as its bigrams,
+matched in the side index of CJK bigrams (store/cjk.py), so a word is found inside
+longer runs; they score with the other words the same way (BM25 over IDF).
 """
 
 from __future__ import annotations
@@ -71,18 +71,23 @@ _TABLES = {False: "context_fts", True: "context_cjk"}
 
 
 def split_cjk(words: list[str]) -> list[Term]:
-    """Each word's CJK runs apart from the rest ("api设计" is "api" and "设计")."""
+    """Each word's CJK runs apart from the rest ("api设计" is "api" and 设计), a run
+    of two or more characters as its bigrams: CJK has no spaces between words, so a
+    query run is often a phrase or a sentence ("数据库连接池的配置"), and its bigrams,
+    OR-ed and weighted by IDF like words, score the share of it an entry holds
+    (search engines' CJK analyzers do the same)."""
     out: list[Term] = []
     for w in words:
         pos = 0
         for m in cjk.CJK_RUN.finditer(w):
             if m.start() > pos:
                 out.append((w[pos : m.start()], False))
-            out.append((m.group(0), True))
+            run = m.group(0)
+            out.extend((b, True) for b in (cjk.bigrams(run)[:-1] or [run]))
             pos = m.end()
         if pos < len(w):
             out.append((w[pos:], False))
-    return list(dict.fromkeys(out))
+    return list(dict.fromkeys(out))[:MAX_TERMS]
 
 
 def match_query(term: Term) -> str:

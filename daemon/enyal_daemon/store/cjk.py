@@ -4,8 +4,8 @@ FTS5's unicode61 tokenizer splits on spaces and punctuation, and CJK text has no
 between words: "数据库连接池配置" is one token, so a query for 连接池 (a substring of
 it) finds nothing. The usual fix in search engines (Lucene's CJK analyzer) is to index
 each run of CJK characters as its overlapping bigrams, 数据 据库 库连 连接 …, and to
-search a word as the phrase of its own bigrams: a word is found wherever it occurs
-inside a run, whatever the segmentation.
+search a word as its own bigrams: a word is found wherever it occurs inside a run,
+whatever the segmentation.
 
 The bigrams live in a side index (`context_cjk`, migration m012) filled by triggers
 through the SQL function registered here, so the main index and its integrity check
@@ -47,8 +47,9 @@ def indexed_text(text: str) -> str:
 
 
 def query(word: str) -> str:
-    """The FTS5 query for one CJK word: the phrase of its bigrams (consecutive, so a
-    substring of a run), or for one character the pairs it starts and itself."""
+    """The FTS5 query for a CJK string: the phrase of its bigrams (consecutive, so a
+    substring of a run; keyword search sends one bigram at a time), or for one
+    character the pairs it starts and itself."""
     if len(word) == 1:
         return f'"{word}"*'
     return '"' + " ".join(word[i : i + 2] for i in range(len(word) - 1)) + '"'
