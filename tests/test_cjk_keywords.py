@@ -151,3 +151,15 @@ def test_a_whole_match_outscores_a_partial_one(memory: Any) -> None:
     assert set(by_text) == {"连接池满了就排队。", "连接超时是五秒。"}
     assert by_text["连接池满了就排队。"] == max(by_text.values())
     assert by_text["连接池满了就排队。"] > by_text["连接超时是五秒。"]
+
+
+def test_recall_ranks_the_entry_holding_the_word_first(memory: Any, ids: list[str]) -> None:
+    """Through recall (meaning + words + recency): the model reads little of CJK text, so
+    the words are what find it."""
+    from enyal_daemon.service import recall
+
+    result = recall.recall(memory, p.RecallParams(query="连接池", limit=3))
+    assert result.results[0].id == ids[0]
+    assert result.results[0].keyword > 0
+    result = recall.recall(memory, p.RecallParams(query="データベース接続", limit=3))
+    assert result.results[0].id == ids[2]
