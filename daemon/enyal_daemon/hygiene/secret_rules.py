@@ -164,8 +164,9 @@ _HEX = re.compile(r"[0-9a-fA-F]+")
 _PATH_SEGMENT = re.compile(r"[A-Za-z_.~=-]*\d{0,2}[A-Za-z_.~=-]*|\d+")
 
 
-def _decodes_to_prose(s: str) -> bool:
-    """Base64 of ordinary text ("aGVsbG8gd29ybGQ=") is an encoding, not a key."""
+def _decodes_to_prose(s: str, *, spaced: bool = True) -> bool:
+    """Base64 of ordinary text ("aGVsbG8gd29ybGQ=") is an encoding, not a key. With
+    `spaced` false, any printable text counts (GitHub's node ids, "010:Repository12…")."""
     try:
         raw = base64.b64decode(s + "=" * (-len(s) % 4), validate=True)
     except (binascii.Error, ValueError):
@@ -173,7 +174,7 @@ def _decodes_to_prose(s: str) -> bool:
     if len(raw) < 8:
         return False
     printable = sum(32 <= b < 127 for b in raw)
-    return printable / len(raw) > 0.95 and b" " in raw
+    return printable / len(raw) > 0.95 and (b" " in raw or not spaced)
 
 
 def looks_random(s: str) -> bool:
@@ -510,6 +511,7 @@ _NOT_SECRET_KEY = re.compile(
     r"revision|etag|version|ver|url|uri|path|dir|file|host|name|image|ref|span|trace|"
     r"nonce|sum|h1|data|src|href)$|^(?:sha\d*|md5|h1|data|https?|ftp)$"
 )
+_CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _SECRET_KEY_WORD = re.compile(r"(?i)key|secret|token|pass|pwd|auth|cred|salt|sig|cert|licen")
 
 
@@ -519,7 +521,8 @@ def _assigned_random(text: str) -> Iterator[tuple[int, int, str]]:
         if k is None:
             continue
         key, v = k.group(0), m.group("s").rstrip(".,;")
-        if _NOT_SECRET_KEY.search(key):
+        # nodeId, imageDigest: camelCase read as node_id, image_digest
+        if _NOT_SECRET_KEY.search(_CAMEL_HUMP.sub("_", key)):
             continue
         # A hex value under a neutral name is mostly a hash or an id; under a secret-ish
         # one (DD_APP_KEY, SENTRY_DSN_KEY) it is a key.
@@ -558,7 +561,9 @@ def _lone_random(text: str) -> Iterator[tuple[int, int, str]]:
             continue
         if "://" in text[max(text.rfind(" ", 0, c.start()), 0) : c.start()]:
             continue
-        if entropy(v) >= 4.2 and looks_random(v):
+        # With no word around it to say "key", base64 of printable text is taken for an
+        # encoded id or note; "user:password" in base64 is caught beside "auth"/"Basic".
+        if entropy(v) >= 4.2 and looks_random(v) and not _decodes_to_prose(v, spaced=False):
             yield c.start(), c.start() + len(v), "high-entropy-secret"
 
 
