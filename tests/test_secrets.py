@@ -295,6 +295,8 @@ def test_account_and_password_pair() -> None:
         "COMMIT_SHA=3f9a1c2b7d4e5f60718293a4b5c6d7e8f9012345",
         "PROJECT_ID=0f165600-7d24-437a-826b-3c87398d4017",
         '{"nodeId": "MDEwOlJlcG9zaXRvcnkxMjk2MjY5", "fullName": "octocat/Hello-World"}',
+        'INT8 = "all-MiniLM-L6-v2/onnx-int8"',
+        "MODEL=meta-llama/Llama-3.1-8B-Instruct-Q4_K_M",
         "The jwt.io sample eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmF"
         "tZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
     ],

@@ -161,6 +161,9 @@ def wordish(s: str) -> bool:
 
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _HEX = re.compile(r"[0-9a-fA-F]+")
+_NAME_SPLIT = re.compile(r"[-_./:]+")
+# A piece of a model, package or host name: a word, a number, or a short tag (L6, v2, 8B).
+_NAME_PIECE = re.compile(r"[A-Za-z]+|\d+|[A-Za-z0-9]{1,3}|[A-Z]?[a-z]+\d{1,2}")
 _PATH_SEGMENT = re.compile(r"[A-Za-z_.~=-]*\d{0,2}[A-Za-z_.~=-]*|\d+")
 
 
@@ -187,6 +190,8 @@ def looks_random(s: str) -> bool:
         return False
     if "/" in s and all(_PATH_SEGMENT.fullmatch(p) for p in s.split("/")):
         return False
+    if all(_NAME_PIECE.fullmatch(p) for p in _NAME_SPLIT.split(s) if p):
+        return False  # a name of words and short tags: all-MiniLM-L6-v2, Llama-3.1-8B
     if _decodes_to_prose(s):
         return False
     # Hex carries at most 4 bits a character, other alphabets up to ~6; thresholds sit
