@@ -296,6 +296,23 @@ def test_account_and_password_pair() -> None:
         "PROJECT_ID=0f165600-7d24-437a-826b-3c87398d4017",
         '{"nodeId": "MDEwOlJlcG9zaXRvcnkxMjk2MjY5", "fullName": "octocat/Hello-World"}',
         'INT8 = "all-MiniLM-L6-v2/onnx-int8"',
+        # Code and data files people paste into notes (found by redacting the lines of
+        # installed packages: these were altered before the fixes that keep them).
+        "TestVFS.xCurrentTime = TestVFS.xCurrentTime1",
+        "Argon2d = rust_openssl.kdf.Argon2d",
+        "KERNEL32.ReOpenFile.argtypes = [wintypes.HANDLE, wintypes.DWORD]",
+        '"Cryptography_HAS_TLSv1_3_FUNCTIONS": cryptography_has_tls_v1_3_functions,',
+        "parser = make_f2py_compile_parser()",
+        "values = imputed_value_int64s",
+        '"meta4": "application/metalink4+xml",',
+        'UNRESERVED = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"',
+        "group_order = 0x8CB91E82A3386D280F5D6F7E50E641DF152F7109ED5456B31F166E6CAC0425A7",
+        '...     collection_slug="username/iccv-2023-64f9a55bb3115b4f513ec026",',
+        '...     model="HuggingFaceH4/zephyr-orpo-141b-A35b-v0.1",',
+        "[![CI](https://github.com/a/b/actions?query=event%3Apush+branch%3Amain+workflow%3ACI)]",
+        "- uses: astral-sh/ruff-action@v3",
+        "Pass `verbosity=0` to get a shorter report.",
+        "return BasicAuth(username=auth[0], password=auth[1])",
         "MODEL=meta-llama/Llama-3.1-8B-Instruct-Q4_K_M",
         "The jwt.io sample eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmF"
         "tZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",

@@ -140,6 +140,11 @@ def entropy(s: str) -> float:
 _PIECE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+|[_.\-/=]|.")
 
 
+_TWO_LETTER_WORDS = frozenset(
+    "By Id Io Of To On In At Is As Or Up Do If No My We Be Go Ok Ui Db Os Fs Ip Ex Re Un Co".split()
+)
+
+
 def wordish(s: str) -> bool:
     """CamelCase, snake_case or kebab-case made of words, numbers and acronyms
     (OAuth2ClientCredentialsProvider, refresh-token-rotation-v2). A random key almost
@@ -148,10 +153,14 @@ def wordish(s: str) -> bool:
     for i, p in enumerate(pieces):
         if p[-1].islower():
             # A lone lowercase letter ("Kx", "q") is what random text is made of; allow it
-            # only before a number of 2+ digits (Ed25519, v12).
+            # only before a number of 2+ digits (Ed25519, v12), as a version's "v" (TLSv1)
+            # and in the two-letter words CamelCase is full of (ByHandle, SynchronousIo).
             lower = len(p) - (1 if p[0].isupper() else 0)
-            if lower < 2 and not (
-                i + 1 < len(pieces) and pieces[i + 1].isdigit() and len(pieces[i + 1]) >= 2
+            before_number = i + 1 < len(pieces) and pieces[i + 1].isdigit()
+            if (
+                lower < 2
+                and not (before_number and (len(pieces[i + 1]) >= 2 or p[-1] == "v"))
+                and p not in _TWO_LETTER_WORDS
             ):
                 return False
         elif not (p.isupper() or p.isdigit() or p in "_.-/="):
@@ -161,9 +170,38 @@ def wordish(s: str) -> bool:
 
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _HEX = re.compile(r"[0-9a-fA-F]+")
-_NAME_SPLIT = re.compile(r"[-_./:]+")
-# A piece of a model, package or host name: a word, a number, or a short tag (L6, v2, 8B).
-_NAME_PIECE = re.compile(r"[A-Za-z]+|\d+|[A-Za-z0-9]{1,3}|[A-Z]?[a-z]+\d{1,2}")
+_NAME_SPLIT = re.compile(r"[-_./:@+]+")
+# A piece of a model, package or host name: a word, a number, or a short tag (L6, v2,
+# 8B, 141b, A35b).
+_NAME_PIECE = re.compile(
+    r"\d+|[A-Za-z0-9]{1,3}|[A-Z]?[a-z]+\d{1,3}|\d+[A-Za-z]{1,2}|[A-Z]\d+[a-z]?"
+)
+# A lowercase slug with separators ("iccv-2023-64f9a55bb3115b4f513ec026"): ids in paths.
+_SLUG = re.compile(r"[a-z0-9]+(?:[-_.][a-z0-9]+)+")
+# An alphabet written out ("ABC…xyz0123456789-._~"), never a key.
+_SEQUENCE = re.compile(r"(?i)abcdef|qrstuv|uvwxyz|012345|123456|456789")
+
+
+def _is_code_ref(s: str) -> bool:
+    """A dotted chain of identifiers (TestVFS.xCurrentTime1, rust_openssl.kdf.Argon2d);
+    not a token whose parts are random (dp.st.prd.QAL4dhEOz4O4…)."""
+    parts = s.split(".")
+    return len(parts) > 1 and all(
+        re.fullmatch(r"[A-Za-z_]\w*", p) and (wordish(p) or len(p) <= 3) for p in parts
+    )
+
+
+def _is_name(s: str) -> bool:
+    """Words and short tags joined by - _ . / : @ + (all-MiniLM-L6-v2, Llama-3.1-8B), or
+    mostly words (test_sce_NCd1d2d3d4d5_mean_weight): splitting a random key at its
+    separators does not give three-letter words, let alone mostly."""
+    pieces = [p for p in _NAME_SPLIT.split(s) if p]
+    if all(_NAME_PIECE.fullmatch(p) or wordish(p) for p in pieces):
+        return True
+    words = sum(len(p) >= 3 and p.isalpha() and wordish(p) for p in pieces)
+    return len(pieces) >= 3 and 3 * words >= 2 * len(pieces)
+
+
 _PATH_SEGMENT = re.compile(r"[A-Za-z_.~=-]*\d{0,2}[A-Za-z_.~=-]*|\d+")
 
 
@@ -188,10 +226,12 @@ def looks_random(s: str) -> bool:
         return False
     if _UUID.fullmatch(s) or wordish(s):
         return False
-    if "/" in s and all(_PATH_SEGMENT.fullmatch(p) for p in s.split("/")):
+    if "/" in s and all(
+        _PATH_SEGMENT.fullmatch(p) or _SLUG.fullmatch(p) or _is_name(p) for p in s.split("/")
+    ):
+        return False  # a path, or owner/name-slug-64f9a55bb3115b4f (a hub's ids)
+    if _is_name(s) or _is_code_ref(s) or _SEQUENCE.search(s):
         return False
-    if all(_NAME_PIECE.fullmatch(p) for p in _NAME_SPLIT.split(s) if p):
-        return False  # a name of words and short tags: all-MiniLM-L6-v2, Llama-3.1-8B
     if _decodes_to_prose(s):
         return False
     # Hex carries at most 4 bits a character, other alphabets up to ~6; thresholds sit
@@ -444,9 +484,10 @@ def _aws_secret_beside_id(text: str) -> Iterator[tuple[int, int, str]]:
 # "the password policy is strict" and "password reset flow" stay.
 _PROSE_PASSWORD = re.compile(
     r"""(?ix)
-    \b(?:password|passwd|passphrase|pass|pwd|pw|requirepass)
-    (?:\s+for\s+(?:the\s+)?[\w.@-]{1,30}(?:\s+[\w.@-]{1,30})?)?
-    (?:\s*(?::|=>|=|-|\bis\b|\bwas\b|\bto\b)\s*|\s+)
+    (?:\b(?:password|passwd|passphrase|pwd|pw|requirepass)
+       (?:\s+for\s+(?:the\s+)?[\w.@-]{1,30}(?:\s+[\w.@-]{1,30})?)?
+       (?:\s*(?::|=>|=|-|\bis\b|\bwas\b|\bto\b)\s*|\s+)
+     |\bpass\s*[:=]\s*)  # "pass" is a verb too: "pass `x=1` to it"
     (?P<q>["'`])?(?P<s>[^\s"'`]{6,64}?)(?(q)(?P=q))
     [.,;)]?(?=\s|$|["'`])
     """
@@ -473,6 +514,8 @@ _ACCOUNT_PAIR = re.compile(
 def _password_like(v: str) -> bool:
     if is_placeholder(v) or "://" in v or v.startswith(("/", "~", "$", "[")):
         return False
+    if _CODE_REF.fullmatch(v) or re.search(r"\w[(\[]", v):
+        return False  # code: auth_info[2], get_pw(), self.password
     if not any(c.isalpha() for c in v):
         return False
     # A word plus punctuation ("strict:") or a version ("v2.1") is prose, not a password.
@@ -517,7 +560,15 @@ _NOT_SECRET_KEY = re.compile(
     r"nonce|sum|h1|data|src|href)$|^(?:sha\d*|md5|h1|data|https?|ftp)$"
 )
 _CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_HEX_ID = re.compile(r"[0-9a-fA-F-]+")
 _SECRET_KEY_WORD = re.compile(r"(?i)key|secret|token|pass|pwd|auth|cred|salt|sig|cert|licen")
+
+
+def _names_alike(key: str, value: str) -> bool:
+    """Whether a value is named like its key, as code's are: `TestVFS.xOpen =
+    TestVFS.xOpen1`, `Argon2d = rust_openssl.kdf.Argon2d`."""
+    k, v = key.split("."), value.split(".")
+    return len(v) > 1 and (k[0] == v[0] or k[-1][:5] == v[-1][:5])
 
 
 def _assigned_random(text: str) -> Iterator[tuple[int, int, str]]:
@@ -525,13 +576,23 @@ def _assigned_random(text: str) -> Iterator[tuple[int, int, str]]:
         k = _KEY_BEFORE.search(text, max(0, m.start() - 61), m.start())
         if k is None:
             continue
-        key, v = k.group(0), m.group("s").rstrip(".,;")
+        key, raw = k.group(0), m.group("s")
+        v = raw.rstrip(".,;")
+        if raw.endswith(("...", "…")) or _names_alike(key, v):
+            continue  # elided ("eyJhbGci..."), or code: X.y = X.y1, Argon2d = kdf.Argon2d
+        after = text[m.start("s") + len(v) : m.start("s") + len(v) + 1]
+        if after == "(" or v.startswith("/*") or re.search(r"#\w+#", v):
+            continue  # a call, a comment, a template (#name#)
         # nodeId, imageDigest: camelCase read as node_id, image_digest
         if _NOT_SECRET_KEY.search(_CAMEL_HUMP.sub("_", key)):
             continue
-        # A hex value under a neutral name is mostly a hash or an id; under a secret-ish
-        # one (DD_APP_KEY, SENTRY_DSN_KEY) it is a key.
-        if _HEX.fullmatch(v) and not _SECRET_KEY_WORD.search(key):
+        # A URL's query (?query=…) or a scheme (s3://, hf://) is not an assignment; a hex
+        # literal (0x8CB9…) is a number.
+        if text[k.start() - 1 : k.start()] in ("?", "&", "#", "/") or v.startswith(("//", "0x")):
+            continue
+        # A hex value (or hex with dashes: trace ids) under a neutral name is mostly a
+        # hash or an id; under a secret-ish one (DD_APP_KEY, SENTRY_DSN_KEY) it is a key.
+        if _HEX_ID.fullmatch(v) and not _SECRET_KEY_WORD.search(key):
             continue
         if looks_random(v):
             yield m.start("s"), m.start("s") + len(v), "high-entropy-secret"
@@ -561,7 +622,9 @@ def _lone_random(text: str) -> Iterator[tuple[int, int, str]]:
         ):
             continue
         if v.startswith((*_PUBLIC_PREFIXES, "eyJ")):  # a JWT is the jwt rule's to judge
-            continue  # SSH public key blobs, publishable keys, hashes, public recipients
+            continue
+        if _is_code_ref(v) or text[c.start() + len(v) : c.start() + len(v) + 1] == "(":
+            continue  # KERNEL32.GetFileInformationByHandle, a call: code
         if _LONE_CONTEXT.search(text[max(0, c.start() - 24) : c.start()]):
             continue
         if "://" in text[max(text.rfind(" ", 0, c.start()), 0) : c.start()]:
@@ -795,7 +858,13 @@ RULES: tuple[Rule, ...] = (
     _token("heroku-platform-key", "heroku-api-key", r"HRKU-[\w-]{60}", "hrku-"),
     _token("digitalocean-token", "digitalocean-token", r"do[opr]_v1_[a-f0-9]{64}", "_v1_"),
     _token("pulumi-token", "pulumi-token", r"pul-[a-f0-9]{40}", "pul-"),
-    _token("doppler-token", "doppler-token", r"dp\.(?:pt|st|sa|ct)\.[A-Za-z0-9]{40,44}", "dp."),
+    _token(
+        "doppler-token",
+        "doppler-token",
+        # A service token names its config: dp.st.prd.<40>.
+        r"dp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9_-]{2,35}\.)?[A-Za-z0-9]{40,44}",
+        "dp.",
+    ),
     _token("databricks-token", "databricks-token", r"dapi[a-f0-9]{32}(?:-\d)?", "dapi"),
     _token("supabase-token", "supabase-token", r"sbp_[a-f0-9]{40}", "sbp_"),
     _token(
