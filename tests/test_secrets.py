@@ -313,6 +313,13 @@ def test_account_and_password_pair() -> None:
         "- uses: astral-sh/ruff-action@v3",
         "Pass `verbosity=0` to get a shorter report.",
         "return BasicAuth(username=auth[0], password=auth[1])",
+        'password = enforce_bytes(proxy_auth[1], name="proxy_auth")',
+        "units = {energy: kilogram*meter**2/second**2, mass: kilogram}",
+        "v1 = x1*frame_a.x+x2*frame_a.y+x3*frame_a.z",
+        "tendon_force_length=TendonForceLengthDeGroote2016,",
+        "obj.dtype = _float8_e4m3b11fnuz_dtype",
+        "ir.DataType.FLOAT8E4M3FNUZ: torch.float8_e4m3fnuz,",
+        '"s2clientprotocol": "types-s2clientprotocol",',
         "MODEL=meta-llama/Llama-3.1-8B-Instruct-Q4_K_M",
         "The jwt.io sample eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmF"
         "tZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",

@@ -145,6 +145,19 @@ _TWO_LETTER_WORDS = frozenset(
 )
 
 
+_WORD_PIECE = re.compile(r"[A-Z][a-z]{2,}|\d{2,}")
+
+
+def _between_words(pieces: list[str], i: int) -> bool:
+    """A capitalised two-letter piece with a word on each side (…ActiveDeGroote2016): a
+    name's particle. Random text seldom puts one between two real-looking words."""
+    return (
+        0 < i < len(pieces) - 1
+        and _WORD_PIECE.fullmatch(pieces[i - 1]) is not None
+        and _WORD_PIECE.fullmatch(pieces[i + 1]) is not None
+    )
+
+
 def wordish(s: str) -> bool:
     """CamelCase, snake_case or kebab-case made of words, numbers and acronyms
     (OAuth2ClientCredentialsProvider, refresh-token-rotation-v2). A random key almost
@@ -161,6 +174,7 @@ def wordish(s: str) -> bool:
                 lower < 2
                 and not (before_number and (len(pieces[i + 1]) >= 2 or p[-1] == "v"))
                 and p not in _TWO_LETTER_WORDS
+                and not (len(p) == 2 and p[0].isupper() and _between_words(pieces, i))
             ):
                 return False
         elif not (p.isupper() or p.isdigit() or p in "_.-/="):
@@ -170,7 +184,7 @@ def wordish(s: str) -> bool:
 
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _HEX = re.compile(r"[0-9a-fA-F]+")
-_NAME_SPLIT = re.compile(r"[-_./:@+]+")
+_NAME_SPLIT = re.compile(r"[-_./:@+^]+")
 # A piece of a model, package or host name: a word, a number, or a short tag (L6, v2,
 # 8B, 141b, A35b).
 _NAME_PIECE = re.compile(
@@ -182,12 +196,18 @@ _SLUG = re.compile(r"[a-z0-9]+(?:[-_.][a-z0-9]+)+")
 _SEQUENCE = re.compile(r"(?i)abcdef|qrstuv|uvwxyz|012345|123456|456789")
 
 
+# A lowercase snake_case identifier of short pieces (_float8_e4m3fn_dtype); a random
+# lowercase key has long runs between its separators, if it has any.
+_SNAKE = re.compile(r"_?[a-z][a-z0-9]{0,11}(?:_[a-z0-9]{1,12})+_?")
+
+
 def _is_code_ref(s: str) -> bool:
-    """A dotted chain of identifiers (TestVFS.xCurrentTime1, rust_openssl.kdf.Argon2d);
+    """A dotted chain of identifiers (TestVFS.xCurrentTime1, torch.float8_e4m3fnuz);
     not a token whose parts are random (dp.st.prd.QAL4dhEOz4O4…)."""
     parts = s.split(".")
     return len(parts) > 1 and all(
-        re.fullmatch(r"[A-Za-z_]\w*", p) and (wordish(p) or len(p) <= 3) for p in parts
+        re.fullmatch(r"[A-Za-z_]\w*", p) and (wordish(p) or len(p) <= 3 or _SNAKE.fullmatch(p))
+        for p in parts
     )
 
 
@@ -230,7 +250,7 @@ def looks_random(s: str) -> bool:
         _PATH_SEGMENT.fullmatch(p) or _SLUG.fullmatch(p) or _is_name(p) for p in s.split("/")
     ):
         return False  # a path, or owner/name-slug-64f9a55bb3115b4f (a hub's ids)
-    if _is_name(s) or _is_code_ref(s) or _SEQUENCE.search(s):
+    if _is_name(s) or _is_code_ref(s) or _SNAKE.fullmatch(s) or _SEQUENCE.search(s):
         return False
     if _decodes_to_prose(s):
         return False
@@ -529,6 +549,8 @@ def _prose_passwords(text: str) -> Iterator[tuple[int, int, str]]:
         *_PASSWORD_FIRST.finditer(text),
     ):
         v = m.group("s")
+        if _CODE_REF.fullmatch(v) or re.search(r"\w[(\[]", v):
+            continue  # code: enforce_bytes(auth[1], …), self.password
         # Quoted after the word, a value is meant as written: no digit needed.
         quoted = "q" in m.re.groupindex and m.group("q") is not None
         if (
@@ -564,6 +586,22 @@ _HEX_ID = re.compile(r"[0-9a-fA-F-]+")
 _SECRET_KEY_WORD = re.compile(r"(?i)key|secret|token|pass|pwd|auth|cred|salt|sig|cert|licen")
 
 
+_SHORT_SLUG = re.compile(r"[a-z0-9]{1,16}(?:[-_.][a-z0-9]{1,16})+")
+_OPERATOR = re.compile(r"\*\*?|[-+/]")
+
+
+def _is_expression(v: str) -> bool:
+    """Arithmetic over names (kilogram*meter**2/second**2, -2*coefficient[0]*x): a `*`
+    and operands that are names or numbers. Base64 has no `*`; its pieces are random."""
+    if "*" not in v:
+        return False
+    operands = [o.strip("()[]") for o in _OPERATOR.split(v) if o.strip("()[]")]
+    return all(
+        re.fullmatch(r"\d+(?:\.\d+)?", o) or len(o) <= 3 or _is_name(o) or _is_code_ref(o)
+        for o in operands
+    )
+
+
 def _names_alike(key: str, value: str) -> bool:
     """Whether a value is named like its key, as code's are: `TestVFS.xOpen =
     TestVFS.xOpen1`, `Argon2d = rust_openssl.kdf.Argon2d`."""
@@ -583,6 +621,8 @@ def _assigned_random(text: str) -> Iterator[tuple[int, int, str]]:
         after = text[m.start("s") + len(v) : m.start("s") + len(v) + 1]
         if after == "(" or v.startswith("/*") or re.search(r"#\w+#", v):
             continue  # a call, a comment, a template (#name#)
+        if _is_expression(v) or _SHORT_SLUG.fullmatch(v):
+            continue  # x1*frame_a.x+x2*frame_a.y; types-s2clientprotocol
         # nodeId, imageDigest: camelCase read as node_id, image_digest
         if _NOT_SECRET_KEY.search(_CAMEL_HUMP.sub("_", key)):
             continue
