@@ -320,6 +320,19 @@ def test_account_and_password_pair() -> None:
         "obj.dtype = _float8_e4m3b11fnuz_dtype",
         "ir.DataType.FLOAT8E4M3FNUZ: torch.float8_e4m3fnuz,",
         '"s2clientprotocol": "types-s2clientprotocol",',
+        '"DBProxyArn": "arn:aws:rds:us-east-1:123456789012:db-proxy:prx-0123a01b12345c0ab",',
+        '"AlarmName": "TargetTracking-service/default/web-app-AlarmLow-1b437334-d19b-4a63",',
+        '"Id": "dt_2xVInRKCfUzQHgxosDs9hiLk1AB",',
+        "fun:_ZN4node16NodeMainInstance21CreateMainEnvironmentEPi",
+        "o LANG-1027: org.apache.commons.lang3.SystemUtils#isJavaVersionAtLeast should",
+        "= vendor/github.com/evanphx/json-patch/LICENSE 96ae735ca1b4dcdb6b26f4ca4b8ba645",
+        '"Endpoint": "search-cli-example-1-1a2a3a4a5a6a7a8a9a0a.us-east-1.es.amazonaws.com",',
+        '"vulnerable-dep": "github:username/patched-fork#v2.0.1"',
+        "s390x/msa_x2/aes256-set-encrypt-key.asm s390x/msa_x2/sha512-compress.asm",
+        # A certificate body pasted without its header: wrapped base64, not a key.
+        "MIICiTCCAfICCQD6m7oRw0uXOjANBgkqhkiG9w0BAQUFADCBiDELMAkGA1UEBhMC\n"
+        "VVMxCzAJBgNVBAgTAldBMRAwDgYDVQQHEwdTZWF0dGxlMQ8wDQYDVQQKEwZBbWF6\n"
+        "b24xFDASBgNVBAsTC0lBTSBDb25zb2xlMRIwEAYDVQQDEwlUZXN0Q2lsYWMxHzAd",
         "MODEL=meta-llama/Llama-3.1-8B-Instruct-Q4_K_M",
         "The jwt.io sample eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmF"
         "tZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
@@ -344,6 +357,11 @@ def test_config_and_urls_that_look_assigned_are_kept(text: str) -> None:
         (
             "saw Xk29fLq8ZpR3vN7wYb2cT5mH0jD4sG6e in the crash dump",
             "Xk29fLq8ZpR3vN7wYb2cT5mH0jD4sG6e",
+        ),
+        # One line of base64 alone is a key, not a block.
+        (
+            "signing:\nUvImZaYMEtKJGF2VDuiBNgkWb2sRPReNbA/TkB/yOaGglfIPk5VlDPk4C47bIkpr",
+            "UvImZaYMEtKJGF2VDuiBNgkWb2sRPReNbA/TkB/yOaGglfIPk5VlDPk4C47bIkpr",
         ),
         (
             "AKIAFU0Y8570ZOSTXSJV / icHb1ZYLI5WVObYc97ivDqB5rwgokgEd+gxQNnxo",

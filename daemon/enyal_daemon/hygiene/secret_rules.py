@@ -184,14 +184,17 @@ def wordish(s: str) -> bool:
 
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _HEX = re.compile(r"[0-9a-fA-F]+")
-_NAME_SPLIT = re.compile(r"[-_./:@+^]+")
+_NAME_SPLIT = re.compile(r"[-_./:@+^#]+")
 # A piece of a model, package or host name: a word, a number, or a short tag (L6, v2,
 # 8B, 141b, A35b).
 _NAME_PIECE = re.compile(
-    r"\d+|[A-Za-z0-9]{1,3}|[A-Z]?[a-z]+\d{1,3}|\d+[A-Za-z]{1,2}|[A-Z]\d+[a-z]?"
+    r"\d+|[A-Za-z0-9]{1,3}|[A-Z]?[a-z]+\d{1,3}|\d+[A-Za-z]{1,4}|[A-Z]\d+[a-z]?|\d+x\d+[a-z]?"
 )
 # A lowercase slug with separators ("iccv-2023-64f9a55bb3115b4f513ec026"): ids in paths.
 _SLUG = re.compile(r"[a-z0-9]+(?:[-_.][a-z0-9]+)+")
+# A path segment without capitals (s390x, msa_x2, iccv-2023-64f9a55b…): base64 keys that
+# hold '/' have capitals.
+_LOWER_SEGMENT = re.compile(r"[a-z0-9_.~=-]*")
 # An alphabet written out ("ABC…xyz0123456789-._~"), never a key.
 _SEQUENCE = re.compile(r"(?i)abcdef|qrstuv|uvwxyz|012345|123456|456789")
 
@@ -204,7 +207,7 @@ _SNAKE = re.compile(r"_?[a-z][a-z0-9]{0,11}(?:_[a-z0-9]{1,12})+_?")
 def _is_code_ref(s: str) -> bool:
     """A dotted chain of identifiers (TestVFS.xCurrentTime1, torch.float8_e4m3fnuz);
     not a token whose parts are random (dp.st.prd.QAL4dhEOz4O4…)."""
-    parts = s.split(".")
+    parts = re.split(r"[.#]", s)
     return len(parts) > 1 and all(
         re.fullmatch(r"[A-Za-z_]\w*", p) and (wordish(p) or len(p) <= 3 or _SNAKE.fullmatch(p))
         for p in parts
@@ -247,7 +250,8 @@ def looks_random(s: str) -> bool:
     if _UUID.fullmatch(s) or wordish(s):
         return False
     if "/" in s and all(
-        _PATH_SEGMENT.fullmatch(p) or _SLUG.fullmatch(p) or _is_name(p) for p in s.split("/")
+        _PATH_SEGMENT.fullmatch(p) or _LOWER_SEGMENT.fullmatch(p) or _is_name(p)
+        for p in s.split("/")
     ):
         return False  # a path, or owner/name-slug-64f9a55bb3115b4f (a hub's ids)
     if _is_name(s) or _is_code_ref(s) or _SNAKE.fullmatch(s) or _SEQUENCE.search(s):
@@ -439,7 +443,7 @@ def _assignments(text: str) -> Iterator[tuple[int, int, str]]:
 _KEYWORD = re.compile(
     r"(?i)\b(?:api[ _-]?keys?|secrets?|secret[ _-]?keys?|tokens?|passwords?|passwd|"
     r"credentials?|auth|bearer|access[ _-]?keys?|private[ _-]?keys?|client[ _-]?secret|"
-    r"keys?|licen[cs]e|identity|pat)\b"
+    r"keys?|identity|pat)\b"
 )
 # Tokens public by design: an SSH public key's blob (a length prefix, base64 "AAAA"),
 # Stripe's publishable keys, age recipients, hashes spelled with their algorithm.
@@ -579,13 +583,14 @@ _KEY_BEFORE = re.compile(r"(?<![\w.-])[A-Za-z_][\w.-]{0,60}$")
 _NOT_SECRET_KEY = re.compile(
     r"(?i)(?:^|[_.-])(?:id|uuid|guid|sha\d*|hash|digest|checksum|integrity|commit|rev|"
     r"revision|etag|version|ver|url|uri|path|dir|file|host|name|image|ref|span|trace|"
-    r"nonce|sum|h1|data|src|href)$|^(?:sha\d*|md5|h1|data|https?|ftp)$"
+    r"nonce|sum|h1|data|src|href|identifier|arn|endpoint|location)$|^(?:sha\d*|md5|h1|data|https?|ftp)$"
 )
 _CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _HEX_ID = re.compile(r"[0-9a-fA-F-]+")
 _SECRET_KEY_WORD = re.compile(r"(?i)key|secret|token|pass|pwd|auth|cred|salt|sig|cert|licen")
 
 
+_HOSTNAME = re.compile(r"[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,6}")
 _SHORT_SLUG = re.compile(r"[a-z0-9]{1,16}(?:[-_.][a-z0-9]{1,16})+")
 _OPERATOR = re.compile(r"\*\*?|[-+/]")
 
@@ -628,7 +633,11 @@ def _assigned_random(text: str) -> Iterator[tuple[int, int, str]]:
             continue
         # A URL's query (?query=…) or a scheme (s3://, hf://) is not an assignment; a hex
         # literal (0x8CB9…) is a number.
-        if text[k.start() - 1 : k.start()] in ("?", "&", "#", "/") or v.startswith(("//", "0x")):
+        if text[k.start() - 1 : k.start()] in ("?", "&", "#", "/", ":") or v.startswith(
+            ("//", "0x", "_Z")
+        ):
+            continue  # also an ARN's or URN's part (arn:aws:rds:…:db-proxy:prx-…), a C++ name
+        if _HOSTNAME.fullmatch(v):
             continue
         # A hex value (or hex with dashes: trace ids) under a neutral name is mostly a
         # hash or an id; under a secret-ish one (DD_APP_KEY, SENTRY_DSN_KEY) it is a key.
@@ -646,6 +655,27 @@ _LONE_CONTEXT = re.compile(
     r"(?i)(?:sha\d*|md5|hash|digest|checksum|integrity|commit|revision|base64,|h1|pk_(?:live|test)_)"
     r"[\s:=\"'-]*$"
 )
+
+
+_VALUE_OF = re.compile(r"([A-Za-z_][\w.-]{0,60})[\"']?\s*[:=]\s*[\"']?$")
+_BASE64_LINE = re.compile(r"[A-Za-z0-9+/=]{60,}")
+
+
+def _in_base64_block(text: str, start: int, end: int) -> bool:
+    """Whether the token is a whole line of a wrapped base64 block (a certificate or a
+    MIME part pasted without its header): a line of 60+ base64 characters next to
+    another. A key is one line."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end
+    if text[line_start:line_end].strip() != text[start:end] or not _BASE64_LINE.fullmatch(
+        text[start:end]
+    ):
+        return False
+    prev_line = text[text.rfind("\n", 0, max(0, line_start - 1)) + 1 : max(0, line_start - 1)]
+    next_end = text.find("\n", line_end + 1)
+    next_line = text[line_end + 1 : len(text) if next_end < 0 else next_end]
+    return any(_BASE64_LINE.fullmatch(x.strip()) for x in (prev_line, next_line) if x)
 
 
 def _lone_random(text: str) -> Iterator[tuple[int, int, str]]:
@@ -666,6 +696,11 @@ def _lone_random(text: str) -> Iterator[tuple[int, int, str]]:
         if _is_code_ref(v) or text[c.start() + len(v) : c.start() + len(v) + 1] == "(":
             continue  # KERNEL32.GetFileInformationByHandle, a call: code
         if _LONE_CONTEXT.search(text[max(0, c.start() - 24) : c.start()]):
+            continue
+        named = _VALUE_OF.search(text, max(0, c.start() - 80), c.start())
+        if named and _NOT_SECRET_KEY.search(_CAMEL_HUMP.sub("_", named.group(1))):
+            continue  # "AlarmName": "…", "Id": "dt_2xVIn…": the key says what it is
+        if _in_base64_block(text, c.start(), c.start() + len(v)):
             continue
         if "://" in text[max(text.rfind(" ", 0, c.start()), 0) : c.start()]:
             continue
