@@ -415,6 +415,9 @@ def m012_cjk_bigrams(conn: apsw.Connection) -> None:
         END;
         INSERT INTO context_cjk(rowid, bigrams)
             SELECT rid, {fn}(content) FROM context_entries WHERE content GLOB '{glob}';
+        -- A deleted row's bigrams leave the index at once, as the main index's terms do
+        -- where secure-delete is on: a memory deleted for good leaves no text behind.
+        INSERT INTO context_cjk(context_cjk, rank) VALUES ('secure-delete', 1);
         """
     )
 
