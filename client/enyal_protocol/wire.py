@@ -1389,6 +1389,8 @@ SHUTTING_DOWN = -32006
 STARTUP_FAILED = -32007  # the daemon could not start; in logs and exit codes, not on the wire
 VERSION_MISMATCH = -32008
 STORAGE_UNAVAILABLE = -32009
+BAD_PATH = -32010  # a path the file system cannot hold or reach
+BUSY = -32011  # another process holds the database's write lock; try again
 
 ERROR_NAMES: dict[int, str] = {
     PARSE_ERROR: "parse error",
@@ -1405,6 +1407,8 @@ ERROR_NAMES: dict[int, str] = {
     STARTUP_FAILED: "startup failed",
     VERSION_MISMATCH: "version mismatch",
     STORAGE_UNAVAILABLE: "storage unavailable",
+    BAD_PATH: "bad path",
+    BUSY: "busy",
 }
 
 MAX_FRAME_BYTES = 1024 * 1024

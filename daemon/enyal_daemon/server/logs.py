@@ -7,7 +7,17 @@ import logging
 import logging.handlers
 from pathlib import Path
 
+from ..hygiene.secrets import BUILT_IN
+
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+
+class RedactingFormatter(logging.Formatter):
+    """Every line, traceback included, through the secret rules: an exception's message
+    can quote what a client sent (a path, a value), and the log outlives the request."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return BUILT_IN.redact(super().format(record)).text
 
 
 def setup(log_file: Path | None, level: str = "INFO") -> None:
@@ -19,7 +29,7 @@ def setup(log_file: Path | None, level: str = "INFO") -> None:
         handler = logging.handlers.RotatingFileHandler(
             log_file, maxBytes=5 * 1024 * 1024, backupCount=3, encoding="utf-8"
         )
-    handler.setFormatter(logging.Formatter(FORMAT))
+    handler.setFormatter(RedactingFormatter(FORMAT))
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())

@@ -177,7 +177,7 @@ class Writer:
                     outcomes.append((job, tx, None, exc))
             self.conn.execute("COMMIT")
         except Exception as exc:
-            if isinstance(exc, apsw.FullError | apsw.ReadOnlyError | apsw.IOError):
+            if isinstance(exc, apsw.FullError | apsw.ReadOnlyError | apsw.IOError | apsw.BusyError):
                 log.warning("write transaction failed: %s", exc)  # the caller says why
             else:
                 log.exception("write transaction failed")
