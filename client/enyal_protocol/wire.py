@@ -1025,7 +1025,8 @@ class LogShowResult(Struct, kw_only=True):
     date: str
     project: str
     lines: list[str]  # "- HH:MM text", in the order written
-    ids: list[str]  # the log entries they came from (one a day, unless two were begun at once)
+    ids: list[str]  # the log entries they came from: the day's parts, oldest first
+    quarantined: int = 0  # lines held back as reading like instructions (`review`)
 
 
 # --- the session brief ----------------------------------------------------------------
