@@ -22,6 +22,9 @@ CASES = {
     "disk full (16 MiB tmpfs)",
     "read-only database (remount ro)",
     "export → import → export round trip",
+    "outside write lock → busy",
+    "long paths and far dates → clear errors",
+    "reply dropped → resend lands once",
 }
 
 
