@@ -592,3 +592,35 @@ def test_a_socket_that_is_not_ours_is_a_clear_tool_error(
         assert shim.close_stdin_and_wait() == 0
         shim.reap()
     assert notes.read_text() == "my notes\n"
+
+
+def test_an_oversize_tool_call_is_answered_under_its_own_id(
+    project: Path, stderr_log: TextIO
+) -> None:
+    """Issue 25.8: a frame over the limit is refused under the id it carries, so the client
+    stops waiting at once; an "id" nested in the arguments, or inside a string, is not it."""
+    shim = RawShim(project, stderr_log)
+    big = "a" * (p.MAX_FRAME_BYTES + 10)
+    try:
+        call = {
+            "jsonrpc": "2.0",
+            "id": 7,
+            "method": "tools/call",
+            "params": {"name": "enyal_remember", "arguments": {"id": 99, "content": big}},
+        }
+        shim.send(call)
+        reply = shim.receive()
+        assert (reply["id"], reply["error"]["code"]) == (7, p.TOO_LARGE)
+        # A string id, after a nested object holding an "id" of its own.
+        shim.send(
+            b'{"jsonrpc": "2.0", "params": {"arguments": {"note": "\\"id\\": 5", "id": 6}}, '
+            b'"id": "call-8", "method": "tools/call", "x": "' + big.encode() + b'"}'
+        )
+        reply = shim.receive()
+        assert (reply["id"], reply["error"]["code"]) == ("call-8", p.TOO_LARGE)
+        # No readable id before the limit: null, as before.
+        shim.send(b'{"jsonrpc": "2.0", "x": "' + big.encode() + b'", "id": 9}')
+        assert shim.receive()["id"] is None
+        assert shim.ask(10, "ping")["result"] == {}
+    finally:
+        shim.reap()

@@ -27,6 +27,9 @@ CASES = {
     "another user's socket (uid nobody)",
     "connections past a 256-fd limit",
     "ENYAL_SOCKET at a file / a folder",
+    "outside write lock → busy",
+    "long paths and far dates → clear errors",
+    "reply dropped → resend lands once",
 }
 
 

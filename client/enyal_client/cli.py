@@ -27,7 +27,7 @@ from .commands.daemon import DaemonExit
 from .transport import ClientError, RpcError
 
 # Daemon errors that mean "you asked for something that cannot be": argparse's exit 2.
-USAGE_CODES = (p.INVALID_PARAMS, p.INVALID_VALUE)
+USAGE_CODES = (p.INVALID_PARAMS, p.INVALID_VALUE, p.BAD_PATH)
 
 # The module of each verb. A run imports only its verb's module (the others cost tens of
 # milliseconds the user waits for); `enyal --help` and a mistyped verb import them all.

@@ -13,9 +13,12 @@ restarted, and a client talking to it is told so (VersionMismatch) rather than f
 in odd ways; the check costs no round trip of its own.
 
 A daemon that closes the connection before answering (it stops taking requests in the
-moment it exits after idling, or it was restarted) is reached again, or started, and
-the request is sent once more. A daemon serving this database from another runtime
-folder (another XDG_RUNTIME_DIR) is found through the database's lock file.
+moment it exits after idling, or it was restarted, or the reply was lost) is reached
+again, or started, and the request is sent once more. A request that is not safe to run
+twice carries a key, the same on both tries: a daemon that ran it answers the resend
+with the first result instead of running it again (server/replies.py). A daemon serving
+this database from another runtime folder (another XDG_RUNTIME_DIR) is found through the
+database's lock file.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ import socket
 import sys
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -101,6 +105,13 @@ def _mismatch(data: Any, expect: p.Expect) -> VersionMismatch:
     )
 
 
+def request_key(method: str) -> str | None:
+    """A fresh key for a request that is not safe to run twice (wire.Method.idempotent),
+    sent with each try of it; None for one that is. Unknown methods get one: harmless."""
+    known = p.METHODS.get(method)
+    return None if known is not None and known.idempotent else uuid.uuid4().hex
+
+
 class Connection:
     """One socket to the daemon; calls are sequential on it.
 
@@ -129,18 +140,23 @@ class Connection:
         self._file.close()
         self._sock.close()
 
-    def _send(self, method: str, body: msgspec.Raw) -> bytes:
+    def _send(self, method: str, body: msgspec.Raw, key: str | None) -> bytes:
         req = p.Request(jsonrpc="2.0", method=method, params=body, id=next(self._ids))
         if self._expect:
             req.enyal_expect = self._expectation
+        if key is not None:
+            req.enyal_key = key
         self._sock.sendall(_encoder.encode(req) + b"\n")
         return self._file.readline(p.MAX_FRAME_BYTES * 64)
 
-    def call_raw(self, method: str, params: Any) -> bytes:
-        """Send one request, return the result's raw JSON; raise RpcError on an error object."""
+    def call_raw(self, method: str, params: Any, key: str | None = None) -> bytes:
+        """Send one request, return the result's raw JSON; raise RpcError on an error object.
+        `key`: the request's name for the daemon to know a resend by (request_key()); made
+        here when not given, so the resend below is answered, not run a second time."""
         body = params if isinstance(params, msgspec.Raw) else msgspec.Raw(_encoder.encode(params))
+        key = key or request_key(method)
         try:
-            line = self._send(method, body)
+            line = self._send(method, body, key)
         except (BrokenPipeError, ConnectionResetError):
             line = b""
         if not line and self._reopen is not None:
@@ -148,7 +164,7 @@ class Connection:
             self._sock = self._reopen()
             self._file = self._sock.makefile("rb")
             self._reopen = None  # once: a daemon that keeps hanging up is a real failure
-            line = self._send(method, body)
+            line = self._send(method, body, key)
         if not line:
             raise DaemonUnavailable("the daemon closed the connection")
         resp = _response_decoder.decode(line)

@@ -1094,7 +1094,8 @@ class LogShowResult(Struct, kw_only=True):
     date: str
     project: str
     lines: list[str]  # "- HH:MM text", in the order written
-    ids: list[str]  # the log entries they came from (one a day, unless two were begun at once)
+    ids: list[str]  # the log entries they came from: the day's parts, oldest first
+    quarantined: int = 0  # lines held back as reading like instructions (`review`)
 
 
 # --- the session brief ----------------------------------------------------------------
@@ -1350,19 +1351,30 @@ class Method(Struct, frozen=True):
     params: type[Params]
     result: Any
     summary: str
+    # Safe to run twice: a client may resend it as it is when a reply is lost. Any other
+    # request carries an `enyal_key`, which makes a resend answer the first run's result.
+    idempotent: bool = False
 
 
 METHODS: dict[str, Method] = {
     "remember": Method(RememberParams, RememberResult, "Store a memory."),
-    "recall": Method(RecallParams, RecallResult, "Hybrid search over memories."),
+    "recall": Method(RecallParams, RecallResult, "Hybrid search over memories.", idempotent=True),
     "recall_by_scope": Method(
-        RecallByScopeParams, RecallByScopeResult, "Search file -> project -> workspace -> global."
+        RecallByScopeParams,
+        RecallByScopeResult,
+        "Search file -> project -> workspace -> global.",
+        idempotent=True,
     ),
     "recall_batch": Method(
-        RecallBatchParams, RecallBatchResult, "Several queries at once, one model batch."
+        RecallBatchParams,
+        RecallBatchResult,
+        "Several queries at once, one model batch.",
+        idempotent=True,
     ),
-    "list": Method(ListParams, ListResult, "Entries by filter and order, a page at a time."),
-    "get": Method(GetParams, Entry, "One entry by id."),
+    "list": Method(
+        ListParams, ListResult, "Entries by filter and order, a page at a time.", idempotent=True
+    ),
+    "get": Method(GetParams, Entry, "One entry by id.", idempotent=True),
     "update": Method(UpdateParams, UpdateResult, "Change an entry."),
     "forget": Method(ForgetParams, ForgetResult, "Deprecate (or hard-delete) an entry."),
     "restore": Method(RestoreParams, RestoreResult, "Bring back a forgotten entry."),
@@ -1373,25 +1385,37 @@ METHODS: dict[str, Method] = {
     "consolidate": Method(
         ConsolidateParams, ConsolidateResult, "Merge near-duplicates, remove expired entries."
     ),
-    "stats": Method(StatsParams, Stats, "Counts and sizes."),
+    "stats": Method(StatsParams, Stats, "Counts and sizes.", idempotent=True),
     "import": Method(ImportParams, ImportResult, "Store a batch of JSONL lines."),
-    "export": Method(ExportParams, ExportResult, "Page through every entry."),
+    "export": Method(ExportParams, ExportResult, "Page through every entry.", idempotent=True),
     "backup": Method(BackupParams, BackupResult, "A consistent copy of the database, online."),
     "scan": Method(ScanParams, ScanResult, "Find (and with fix, redact) secrets already stored."),
     "link": Method(LinkParams, Edge, "Create an edge between two entries."),
     "unlink": Method(UnlinkParams, Edge, "Remove an edge."),
-    "edges": Method(EdgesParams, EdgesResult, "An entry's edges."),
-    "traverse": Method(TraverseParams, TraverseResult, "Walk the graph from an entry."),
-    "impact": Method(ImpactParams, ImpactResult, "What depends on an entry."),
-    "history": Method(HistoryParams, HistoryResult, "Versions and supersession chain."),
-    "health": Method(HealthParams, Health, "Graph health metrics and issue lists."),
-    "review": Method(ReviewParams, ReviewResult, "Entries that need a look."),
-    "analytics": Method(AnalyticsParams, AnalyticsResult, "Usage events and summaries."),
+    "edges": Method(EdgesParams, EdgesResult, "An entry's edges.", idempotent=True),
+    "traverse": Method(
+        TraverseParams, TraverseResult, "Walk the graph from an entry.", idempotent=True
+    ),
+    "impact": Method(ImpactParams, ImpactResult, "What depends on an entry.", idempotent=True),
+    "history": Method(
+        HistoryParams, HistoryResult, "Versions and supersession chain.", idempotent=True
+    ),
+    "health": Method(
+        HealthParams, Health, "Graph health metrics and issue lists.", idempotent=True
+    ),
+    "review": Method(ReviewParams, ReviewResult, "Entries that need a look.", idempotent=True),
+    "analytics": Method(
+        AnalyticsParams, AnalyticsResult, "Usage events and summaries.", idempotent=True
+    ),
     "task_add": Method(TaskAddParams, RememberResult, "Add a task (status open)."),
-    "task_list": Method(TaskListParams, TaskListResult, "Tasks by status, priority, due date."),
+    "task_list": Method(
+        TaskListParams, TaskListResult, "Tasks by status, priority, due date.", idempotent=True
+    ),
     "task_update": Method(TaskUpdateParams, TaskUpdateResult, "Change a task's status."),
     "log_append": Method(LogAppendParams, LogAppendResult, "Append a line to today's log."),
-    "log_show": Method(LogShowParams, LogShowResult, "A day's log lines for the project."),
+    "log_show": Method(
+        LogShowParams, LogShowResult, "A day's log lines for the project.", idempotent=True
+    ),
     "brief": Method(BriefParams, BriefResult, "What an agent should know starting here."),
     "session_seen": Method(
         SessionSeenParams, SessionSeenResult, "What a client session was not shown yet."
@@ -1401,7 +1425,9 @@ METHODS: dict[str, Method] = {
     ),
     "unsubscribe": Method(UnsubscribeParams, UnsubscribeResult, "Stop a subscription."),
     "index": Method(IndexParams, IndexResult, "Mirror Markdown files as memories."),
-    "status": Method(StatusParams, Status, "The daemon's version, paths and model."),
+    "status": Method(
+        StatusParams, Status, "The daemon's version, paths and model.", idempotent=True
+    ),
     "shutdown": Method(ShutdownParams, ShutdownResult, "Stop the daemon gracefully."),
 }
 
@@ -1430,6 +1456,10 @@ class Request(Struct, kw_only=True, omit_defaults=True):
     # An extension member (JSON-RPC 2.0 leaves other members to the application): a client
     # sends it on a connection's first request. Daemons before it ignore it.
     enyal_expect: Expect | UnsetType = UNSET
+    # Another extension member: the client's name for this request, the same on a resend.
+    # A daemon that has answered a request with this key answers the resend with the same
+    # result rather than running it again (server/replies.py).
+    enyal_key: Annotated[str, Meta(max_length=64)] | UnsetType = UNSET
 
 
 class ErrorObject(Struct, kw_only=True, omit_defaults=True):
@@ -1463,6 +1493,8 @@ SHUTTING_DOWN = -32006
 STARTUP_FAILED = -32007  # the daemon could not start; in logs and exit codes, not on the wire
 VERSION_MISMATCH = -32008
 STORAGE_UNAVAILABLE = -32009
+BAD_PATH = -32010  # a path the file system cannot hold or reach
+BUSY = -32011  # another process holds the database's write lock; try again
 
 ERROR_NAMES: dict[int, str] = {
     PARSE_ERROR: "parse error",
@@ -1479,6 +1511,8 @@ ERROR_NAMES: dict[int, str] = {
     STARTUP_FAILED: "startup failed",
     VERSION_MISMATCH: "version mismatch",
     STORAGE_UNAVAILABLE: "storage unavailable",
+    BAD_PATH: "bad path",
+    BUSY: "busy",
 }
 
 MAX_FRAME_BYTES = 1024 * 1024

@@ -13,6 +13,8 @@
     ├── ShuttingDown                -32006  the daemon is stopping; retry on the next one
     ├── VersionMismatch             -32008  the client expects another release; not run
     ├── StorageError                -32009  disk full, read-only or failing storage
+    ├── BadPath                     -32010  a path the file system cannot hold or reach
+    ├── Busy                        -32011  another process holds the write lock; retry
     └── StartupError                -32007  the daemon cannot start; never on the wire, the
         ├── AlreadyRunning                  process exits (AlreadyRunning with 75, so that
         └── ActivationError                 a client that spawned it just connects)
@@ -82,6 +84,14 @@ class VersionMismatch(EnyalError):
 
 class StorageError(EnyalError):
     code = protocol.STORAGE_UNAVAILABLE
+
+
+class BadPath(EnyalError):
+    code = protocol.BAD_PATH
+
+
+class Busy(EnyalError):
+    code = protocol.BUSY
 
 
 class StartupError(EnyalError):

@@ -22,6 +22,9 @@ def cmd_log(c: Connection, a: Args) -> Result:
         params = drop_none({"date": a.date, "cwd": os.getcwd()})
         day = ct.call(c, "log_show", params, p.LogShowResult, FLAGS)
         body = "\n".join(day.lines) if day.lines else "(nothing logged)"
+        if day.quarantined:
+            held = "line" if day.quarantined == 1 else "lines"
+            body += f"\n{day.quarantined} {held} quarantined: enyal review --kind quarantined"
         return day, f"# {day.date}  {day.project}\n{body}"
     if not a.text:
         raise UsageError("give the TEXT to log, or --show")

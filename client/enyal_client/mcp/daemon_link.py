@@ -3,9 +3,8 @@
 A Connection carries one call at a time, so concurrent tool calls each borrow
 their own. When a borrowed connection turns out dead (the daemon restarted or
 is stopping) the call reconnects, starting a daemon if none answers, and is
-sent once more. Resending is harmless for these methods: remembering the same
-content in the same scope again returns the existing entry, and update and
-forget are idempotent (at worst a hard forget then reports its entry missing).
+sent once more, under the key it was first sent with (transport.request_key): a
+daemon that already ran it answers with that run's result instead of running it again.
 """
 
 from __future__ import annotations
@@ -19,7 +18,7 @@ import msgspec
 
 from enyal_protocol import wire as p
 
-from ..transport import Connection, DaemonUnavailable, RpcError, connect
+from ..transport import Connection, DaemonUnavailable, RpcError, connect, request_key
 
 log = logging.getLogger(__name__)
 
@@ -43,12 +42,13 @@ class DaemonLink:
     def call(self, method: str, params: p.Params) -> bytes:
         """The raw JSON result. Raises RpcError for the daemon's own errors, and
         ClientError or OSError when no daemon can be reached."""
+        key = request_key(method)
         try:
-            return self._call_on(self._borrow(), method, params)
+            return self._call_on(self._borrow(), method, params, key)
         except _Retry as exc:
             log.info("reconnecting to the daemon for %s: %s", method, exc)
         try:
-            return self._call_on(self._open(), method, params)
+            return self._call_on(self._open(), method, params, key)
         except _Retry as exc:
             if isinstance(exc.cause, msgspec.DecodeError):
                 raise DaemonUnavailable(f"garbled response from the daemon: {exc.cause}") from None
@@ -60,10 +60,10 @@ class DaemonLink:
         for conn in idle:
             conn.close()
 
-    def _call_on(self, conn: Connection, method: str, params: p.Params) -> bytes:
+    def _call_on(self, conn: Connection, method: str, params: p.Params, key: str | None) -> bytes:
         """One attempt; the connection goes back to the pool only if it is still sound."""
         try:
-            result = conn.call_raw(method, params)
+            result = conn.call_raw(method, params, key)
         except RpcError as exc:
             if exc.code == p.SHUTTING_DOWN:  # the daemon asks to be retried on its successor
                 conn.close()

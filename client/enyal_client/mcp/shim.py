@@ -17,7 +17,7 @@ from enyal_protocol import wire as p
 
 from .daemon_link import DaemonLink
 from .server import Server
-from .wire import Writer, lines
+from .wire import Oversized, Writer, lines
 
 
 def _parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -48,8 +48,10 @@ def main(argv: list[str] | None = None) -> int:
     server = Server(writer, DaemonLink())
     try:
         for line in lines(sys.stdin.buffer):
-            if line is None:
-                writer.error(None, p.TOO_LARGE, f"frame larger than {p.MAX_FRAME_BYTES} bytes")
+            if isinstance(line, Oversized):  # answered under its id, so the client stops waiting
+                writer.error(
+                    line.request_id, p.TOO_LARGE, f"frame larger than {p.MAX_FRAME_BYTES} bytes"
+                )
             else:
                 server.handle(line)
             if server.client_gone:

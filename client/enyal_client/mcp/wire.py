@@ -7,9 +7,10 @@ whole lines whole, because responses come from several threads at once.
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from collections.abc import Iterator
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 import msgspec
 from msgspec import UNSET, Struct, UnsetType
@@ -97,10 +98,47 @@ def parse(line: bytes) -> Message:
     return msg
 
 
-def lines(stream: IO[bytes], limit: int = p.MAX_FRAME_BYTES) -> Iterator[bytes | None]:
-    """The stream's lines, each at most `limit` bytes; None stands for a longer line,
-    whose bytes are read and dropped, so one huge frame neither fills memory nor ends
-    the session (the daemon's socket closes such a connection; stdio has just the one)."""
+class Oversized(NamedTuple):
+    """A line over the limit, dropped; `request_id` is its id if the start of it says one."""
+
+    request_id: RequestId | None
+
+
+ID_SCAN_BYTES = 64 * 1024  # how much of an oversize line is read for its id
+# One JSON token: a whole string, a structural character, or a bare value (number, literal).
+_TOKEN = re.compile(rb'\s*("(?:[^"\\]|\\.)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+)')
+
+
+def head_id(head: bytes) -> RequestId | None:
+    """The top-level "id" of a message cut off after `head`, if it comes in `head`: what an
+    oversize frame is answered under (MCP clients send id before params). Members nested
+    in params and text inside strings are skipped by following depth token by token."""
+    depth, pos, key, after_key = 0, 0, b"", False
+    while match := _TOKEN.match(head, pos):
+        token, pos = match.group(1), match.end()
+        if after_key:
+            after_key = False
+            if token == b":" and key == b'"id"':
+                value = _TOKEN.match(head, pos)
+                if value is None or value.end() == len(head):  # cut off: not a whole value
+                    return None
+                try:
+                    return _usable_id(_any_decoder.decode(value.group(1)))
+                except msgspec.DecodeError:
+                    return None
+        if token in (b"{", b"["):
+            depth += 1
+        elif token in (b"}", b"]"):
+            depth -= 1
+        elif depth == 1 and token.startswith(b'"'):
+            key, after_key = token, True
+    return None
+
+
+def lines(stream: IO[bytes], limit: int = p.MAX_FRAME_BYTES) -> Iterator[bytes | Oversized]:
+    """The stream's lines, each at most `limit` bytes; a longer line's bytes are read and
+    dropped, so one huge frame neither fills memory nor ends the session (the daemon's
+    socket closes such a connection; stdio has just the one), and it stands as Oversized."""
     while True:
         line = stream.readline(limit + 1)
         if not line:
@@ -108,11 +146,12 @@ def lines(stream: IO[bytes], limit: int = p.MAX_FRAME_BYTES) -> Iterator[bytes |
         if len(line) <= limit or (line.endswith(b"\n") and len(line) == limit + 1):
             yield line
             continue
+        found = head_id(line[:ID_SCAN_BYTES])
         while not line.endswith(b"\n"):
             line = stream.readline(limit + 1)
             if not line:
                 break
-        yield None
+        yield Oversized(found)
 
 
 class _Response(Struct):

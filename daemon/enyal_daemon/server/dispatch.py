@@ -12,6 +12,7 @@ register a queue.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 from collections.abc import Callable
@@ -25,6 +26,7 @@ from enyal_protocol import __version__
 from enyal_protocol import wire as p
 
 from ..errors import EnyalError, InvalidParams, VersionMismatch
+from .replies import Replies
 from .session import Session
 
 log = logging.getLogger(__name__)
@@ -78,6 +80,10 @@ class Dispatcher:
             raise RuntimeError(f"no handler for {sorted(missing)}")
         self._handlers = handlers
         self._executor = executor
+        self._replies = Replies()
+
+    async def _run(self, handler: Handler, params: Any) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(self._executor, handler, params)
 
     async def handle(self, frame: bytes, session: Session | None = None) -> bytes | None:
         """One frame -> one response frame, or None for a notification. `session`: the
@@ -145,8 +151,12 @@ class Dispatcher:
                 result = on_session(session, params)
             else:
                 assert handler is not None
-                loop = asyncio.get_running_loop()
-                result = await loop.run_in_executor(self._executor, handler, params)
+                run = functools.partial(self._run, handler, params)
+                keyed = not p.METHODS[req.method].idempotent and not notification
+                if keyed and not isinstance(req.enyal_key, msgspec.UnsetType):
+                    result = await self._replies.once(req.method, req.enyal_key, run)
+                else:
+                    result = await run()
         except EnyalError as exc:
             return None if notification else error_frame(req_id, exc.code, exc.message, exc.data)
         except Exception as exc:

@@ -16,6 +16,8 @@ from pathlib import Path
 
 from enyal_protocol.private import make_private_dirs
 
+from ..hygiene.secrets import BUILT_IN
+
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 # Of one message (same logger, level and format string): this many lines per window.
 BURST = 10
@@ -56,6 +58,14 @@ class RateLimit(logging.Filter):
             return True
 
 
+class RedactingFormatter(logging.Formatter):
+    """Every line, traceback included, through the secret rules: an exception's message
+    can quote what a client sent (a path, a value), and the log outlives the request."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return BUILT_IN.redact(super().format(record)).text
+
+
 def setup(log_file: Path | None, level: str = "INFO") -> None:
     handler: logging.Handler
     if log_file is None:
@@ -65,7 +75,7 @@ def setup(log_file: Path | None, level: str = "INFO") -> None:
         handler = logging.handlers.RotatingFileHandler(
             log_file, maxBytes=5 * 1024 * 1024, backupCount=3, encoding="utf-8"
         )
-    handler.setFormatter(logging.Formatter(FORMAT))
+    handler.setFormatter(RedactingFormatter(FORMAT))
     handler.addFilter(RateLimit())
     root = logging.getLogger()
     root.handlers[:] = [handler]

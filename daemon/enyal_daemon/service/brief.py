@@ -77,9 +77,9 @@ def _shorten(engine: Engine, line: str) -> str:
 
 
 def brief(engine: Engine, params: p.BriefParams) -> p.BriefResult:
-    where = scopes.absolute(params.path, params.cwd) if params.path else params.cwd
-    if where is None:
+    if params.path is None and params.cwd is None:
         raise InvalidValue("brief needs path or the client's cwd")
+    where = scopes.absolute(params.path or params.cwd or "", params.cwd)
     project = scopes.project_root(where)
     chain: list[tuple[str, str | None]] = [
         ("project", project),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from ..errors import InvalidValue
 
@@ -21,7 +21,18 @@ def parse_iso(text: str, field: str = "timestamp") -> datetime:
         dt = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         raise InvalidValue(f"{field} is not an ISO 8601 date or time: {text!r}") from None
-    return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
+    dt = dt if dt.tzinfo else dt.replace(tzinfo=UTC)
+    try:  # what the verbs do with it (a date's end, a day either side) must stay in range
+        dt.astimezone(UTC) + EDGE
+        dt.astimezone(UTC) - EDGE
+    except OverflowError:
+        raise InvalidValue(
+            f"{field} is out of range: {text!r} (years 0001-9999, less a day at either end)"
+        ) from None
+    return dt
+
+
+EDGE = timedelta(days=2)  # the margin kept from the calendar's ends (year 1, year 9999)
 
 
 def normalize_iso(text: str, field: str) -> str:

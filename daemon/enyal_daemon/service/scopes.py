@@ -17,7 +17,7 @@ from pathlib import Path
 
 from enyal_protocol.wire import ScopeLevel
 
-from ..errors import InvalidValue
+from ..errors import BadPath, InvalidValue
 from ..store.filters import View
 from .scoring import SCOPE_WEIGHTS
 
@@ -32,7 +32,27 @@ def absolute(path: str, cwd: str | None) -> str:
         if cwd is None:
             raise InvalidValue(f"relative path {path!r} needs the client's cwd")
         p = os.path.join(cwd, p)
-    return os.path.normpath(p)
+    return fits(os.path.normpath(p))
+
+
+# What a path may hold on this system (Linux: 4096 and 255 bytes), read once.
+PATH_MAX = os.pathconf("/", "PC_PATH_MAX")
+NAME_MAX = os.pathconf("/", "PC_NAME_MAX")
+
+
+def fits(path: str) -> str:
+    """`path` if the file system can hold it; else BadPath, before any call on it fails
+    with ENAMETOOLONG deep inside a verb. The message does not repeat the path: it is
+    the client's, and may be long or carry what it should not."""
+    raw = os.fsencode(path)
+    if len(raw) >= PATH_MAX:
+        raise BadPath(f"path too long: {len(raw)} bytes, the file system holds {PATH_MAX - 1}")
+    longest = max((len(part) for part in raw.split(b"/")), default=0)
+    if longest > NAME_MAX:
+        raise BadPath(
+            f"path has a name too long: {longest} bytes, the file system holds {NAME_MAX}"
+        )
+    return path
 
 
 def project_root(path: str) -> str:

@@ -24,7 +24,10 @@ from .migrations import migrate
 
 T = TypeVar("T")
 
-BUSY_TIMEOUT_MS = 10_000
+# How long a connection waits for a lock another process holds (the daemon's own writes
+# never wait: one writer). Then the write is refused as Busy (store/failures.py), so a
+# client hears "try again" in seconds rather than waiting on a lock nobody releases.
+BUSY_TIMEOUT_MS = 5_000
 
 
 def writable(path: Path) -> bool:

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import apsw
 
-from ..errors import StorageError
+from ..errors import Busy, StorageError
+from .db import BUSY_TIMEOUT_MS
 
 # The apsw exceptions describe() turns into a StorageError.
 STORAGE_FAILURES = (apsw.FullError, apsw.ReadOnlyError, apsw.IOError, apsw.CantOpenError)
@@ -28,9 +29,19 @@ def free_bytes(path: Path) -> int | None:
     return st.f_bavail * st.f_frsize
 
 
-def describe(exc: BaseException, db: Path) -> StorageError | None:
-    """The StorageError an SQLite exception means, or None if it is not about storage."""
+# Another process holds the database's write lock past the busy timeout (db.py).
+LOCKED = (apsw.BusyError, apsw.LockedError)
+
+
+def describe(exc: BaseException, db: Path) -> StorageError | Busy | None:
+    """The error an SQLite exception means, or None if it is not about storage."""
     where = db.parent
+    if isinstance(exc, LOCKED):
+        return Busy(
+            f"the database {db} is locked by another process (waited "
+            f"{BUSY_TIMEOUT_MS / 1000:.0f} s); nothing was written. Try again",
+            {"reason": "locked", "path": str(db), "waited_ms": BUSY_TIMEOUT_MS},
+        )
     if isinstance(exc, apsw.FullError):
         free = free_bytes(where)
         room = f"{free / 1e6:.1f} MB free" if free is not None else "no room"

@@ -189,7 +189,9 @@ class Writer:
                     outcomes.append((job, tx, None, exc))
             self.conn.execute("COMMIT")
         except Exception as exc:
-            if isinstance(exc, apsw.FullError | apsw.ReadOnlyError | apsw.IOError):
+            if isinstance(exc, apsw.BusyError):  # not a fault of ours: said to the caller
+                log.warning("write refused: another process holds the database's write lock")
+            elif isinstance(exc, apsw.FullError | apsw.ReadOnlyError | apsw.IOError):
                 log.warning("write transaction failed: %s", exc)  # the caller says why
             else:
                 log.exception("write transaction failed")
