@@ -39,3 +39,21 @@ install_test_system_tools() {
              "(Debian/Ubuntu: sudo apt-get install ${wanted[*]})" >&2
     fi
 }
+
+# The Claude Code plugin's tests run the real `claude` CLI (plugin validate, mcp list):
+# npm's @anthropic-ai/claude-code, which runs its bundled native binary, installed into
+# .tools/claude-code (ignored by git) where tests/test_plugin.py looks for it. Pinned: the
+# release the tests were written against (the newest that runs on Debian's Node 20). Without
+# npm those tests skip and say why.
+CLAUDE_CODE_DIR=.tools/claude-code
+install_test_claude_code() {
+    [ -x "$CLAUDE_CODE_DIR/node_modules/.bin/claude" ] && return 0
+    if ! command -v npm >/dev/null; then
+        echo "scripts/test: the plugin's tests need npm for Claude Code's CLI; they will skip" >&2
+        return 0
+    fi
+    mkdir -p "$CLAUDE_CODE_DIR"
+    npm install --silent --no-audit --no-fund --prefix "$CLAUDE_CODE_DIR" \
+        "@anthropic-ai/claude-code@2.1.197" >/dev/null \
+        || echo "scripts/test: npm could not install @anthropic-ai/claude-code" >&2
+}

@@ -43,7 +43,7 @@ def test_precision_and_recall_on_the_labelled_pairs(embedder: Any) -> None:
         fp += hit and not positive
         fn += positive and not hit
     precision, recall = tp / (tp + fp), tp / (tp + fn)
-    assert precision >= 0.9, (tp, fp, fn)
+    assert precision >= 0.95, (tp, fp, fn)  # issue 24's goal, with its agreeing paraphrases
     assert recall >= BASELINE_RECALL, (tp, fp, fn)
 
 
@@ -69,6 +69,56 @@ def test_issue_9_agreeing_statements_are_not_conflicts(a: str, b: str) -> None:
     ],
 )
 def test_contradictions_are_flagged_in_either_order(a: str, b: str, reason: str) -> None:
+    for new, old in ((a, b), (b, a)):
+        why = conflicts.contradiction(new, old)
+        assert why is not None and reason in why, (new, old, why)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        # issue 24: the subject and the value swap places, a clause names the source
+        (
+            "Go files are indented with tabs, as gofmt does.",
+            "We use tabs for indentation in Go files.",
+        ),
+        ("Go modules are vendored, as the build expects.", "We vendor our Go modules."),
+        ("Errors are reported to Sentry.", "We send our errors to Sentry."),
+        ("Database migrations are managed with Alembic.", "Schema migrations use Alembic."),
+        (
+            "Dependencies are pinned in poetry.lock.",
+            "We pin our dependencies with Poetry's lock file.",
+        ),
+        ("Releases are tagged with semantic versions.", "We tag each release using semver."),
+    ],
+)
+def test_issue_24_agreeing_paraphrases_are_not_conflicts(a: str, b: str) -> None:
+    assert conflicts.contradiction(a, b) is None
+    assert conflicts.contradiction(b, a) is None
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "reason"),
+    [
+        # The same shapes with another value stay conflicts.
+        (
+            "Go files are indented with tabs, as gofmt does.",
+            "Go files are indented with spaces.",
+            "spaces",
+        ),
+        (
+            "Redis is used as the session cache.",
+            "Memcached is used as the session cache.",
+            "memcached",
+        ),
+        ("Use camelCase for JSON field names.", "Use snake_case for JSON field names.", "snake"),
+        ("Use 2 spaces for indentation.", "Use 4 spaces for indentation.", "4"),
+        ("Unit tests use pytest.", "Unit tests use unittest.", "unittest"),
+    ],
+)
+def test_issue_24_same_shapes_with_another_value_still_conflict(
+    a: str, b: str, reason: str
+) -> None:
     for new, old in ((a, b), (b, a)):
         why = conflicts.contradiction(new, old)
         assert why is not None and reason in why, (new, old, why)

@@ -284,19 +284,19 @@ def test_recall_filters(shared: RunningDaemon) -> None:
         )["results"]
         return res
 
-    default = recall()
-    # c's confidence is under the default min_confidence 0.3; d is forgotten.
+    default = recall(min_confidence=0.3)
+    # c's confidence is under min_confidence 0.3; d is forgotten.
     assert set(ids(default)) == {a, b}
     for hit in default:
         for key in ("score", "semantic", "keyword", "recency", "effective_confidence"):
             assert 0.0 <= hit[key] <= 1.0, (key, hit)
     assert set(ids(recall(content_type="convention"))) == {a}
-    assert set(ids(recall(tags=[tag, "lint"]))) == {a}
+    assert set(ids(recall(tags=[tag, "lint"], min_confidence=0.3))) == {a}
     assert set(ids(recall(tags=[tag, "lint"], min_confidence=0.0))) == {a, c}
     with_old = recall(tags=[tag, "lint"], min_confidence=0.0, include_deprecated=True)
     assert set(ids(with_old)) == {a, c, d}
     assert {h["id"]: h["is_deprecated"] for h in with_old}[d] is True
-    assert set(ids(recall(scope="global"))) == {a, b}
+    assert set(ids(recall(scope="global", min_confidence=0.3))) == {a, b}
     assert recall(scope="project", scope_path="/nowhere/at/all") == []
     top = recall(limit=1)
     assert len(top) == 1 and top[0]["id"] in (a, b)

@@ -10,6 +10,7 @@ from typing import Any
 
 from conftest import BIN, run_cli
 from daemon_support import RunningDaemon, isolated_env
+from enyal_client.commands.hooks import HOOKS
 
 OTHER_HOOK = {"matcher": "startup", "hooks": [{"type": "command", "command": "echo hi"}]}
 
@@ -43,7 +44,12 @@ def test_print_changes_nothing(d: RunningDaemon, tmp_path: Path) -> None:
     )
     assert r.code == 0, r.err
     config = r.json()["config"]["hooks"]
-    assert set(config) == {"SessionStart", "UserPromptSubmit"}
+    assert set(config) == set(HOOKS), "every event, prompt recall too with --prompt-recall"
+    for event, group in config.items():
+        assert group[0]["hooks"][0]["command"].endswith(f" hook {HOOKS[event].verb}")
+    # Capture runs in the background (nothing reads its output); context hooks cannot.
+    assert config["Stop"][0]["hooks"][0]["async"] is True
+    assert "async" not in config["PreToolUse"][0]["hooks"][0]
     (start,) = config["SessionStart"][0]["hooks"]
     assert start["type"] == "command" and start["command"].endswith(" hook session-start")
     assert str(BIN / "enyal") in start["command"] and "ENYAL_HOME=" in start["command"]
@@ -65,7 +71,9 @@ def test_install_merges_backs_up_and_is_idempotent(d: RunningDaemon, tmp_path: P
     first = install()
     assert first["action"] == "updated"
     after = settings(user)
-    assert after["model"] == "opus" and after["hooks"]["Stop"] == [OTHER_HOOK]
+    assert after["model"] == "opus" and after["hooks"]["Stop"][0] == OTHER_HOOK
+    assert after["hooks"]["Stop"][1]["hooks"][0]["command"].endswith(" hook stop")
+    assert set(after["hooks"]) == set(HOOKS) - {"UserPromptSubmit"}
     starts = after["hooks"]["SessionStart"]
     assert starts[0] == OTHER_HOOK and starts[1]["hooks"][0]["command"].endswith("session-start")
     assert "UserPromptSubmit" not in after["hooks"]
@@ -139,7 +147,14 @@ def test_hook_commands_answer_hook_json(d: RunningDaemon, project: Path, tmp_pat
     small = json.loads(hook(env, "session-start", start, "--budget-tokens", "100").stdout)
     assert len(small["hookSpecificOutput"]["additionalContext"]) < len(context)
 
-    prompt = {**start, "hook_event_name": "UserPromptSubmit", "prompt": "How do we lint here?"}
+    # Another session: in s1 the brief already gave the convention, and a session is not
+    # given a memory twice (tests/test_session_hooks.py).
+    prompt = {
+        **start,
+        "session_id": "s2",
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "How do we lint here?",
+    }
     r = hook(env, "prompt-submit", prompt)
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)

@@ -40,3 +40,67 @@ def test_package_imports_only_what_its_layer_may(package: str) -> None:
         for path in sorted(PACKAGES[package].rglob("*.py"))
     }
     assert {k: v for k, v in offenders.items() if v} == {}
+
+
+# Inside the daemon the data flows down (docs/ARCHITECTURE.md): server -> service ->
+# index -> store/embedder -> hygiene, over a base every part may use. A part (a folder, or
+# a module at the top) imports only itself and parts on lower tiers. The offline tools
+# (reindex, model, doctor) share the server's tier: they run with no daemon, so they take
+# nothing from its server (the pidfile lock they share is the base's locks.py).
+DAEMON_TIERS: list[set[str]] = [
+    {"__init__", "__main__"},
+    {"server", "tools"},
+    {"service"},
+    {"index"},
+    {"store", "embedder"},
+    {"hygiene"},
+    {"heap", "locks"},
+    {"errors"},
+]
+
+
+def daemon_part(path: Path) -> str:
+    return path.relative_to(PACKAGES["enyal_daemon"]).parts[0].removesuffix(".py")
+
+
+def daemon_parts_imported(path: Path) -> set[str]:
+    """The daemon's parts that `path` imports, relative imports resolved against its own
+    package (`from ..store import db` in service/x.py is the part `store`)."""
+    package = list(path.relative_to(PACKAGES["enyal_daemon"]).parts[:-1])
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        names: list[list[str]] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name.split(".") for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module.split(".") if node.module else []
+            if node.level == 0:
+                names = [module]
+            else:
+                base = ["enyal_daemon", *package[: len(package) - (node.level - 1)]]
+                # `from .. import heap`: each name is a module of that package
+                names = [base + module] if module else [[*base, a.name] for a in node.names]
+        for name in names:
+            if len(name) > 1 and name[0] == "enyal_daemon":
+                found.add(name[1])
+    return found
+
+
+def test_every_daemon_part_has_a_tier() -> None:
+    parts = {daemon_part(path) for path in PACKAGES["enyal_daemon"].rglob("*.py")}
+    assert parts - set().union(*DAEMON_TIERS) == set()
+
+
+def test_daemon_imports_run_only_down_its_tiers() -> None:
+    tier = {part: n for n, parts in enumerate(DAEMON_TIERS) for part in parts}
+    offenders: dict[str, list[str]] = {}
+    for path in sorted(PACKAGES["enyal_daemon"].rglob("*.py")):
+        mine = daemon_part(path)
+        up = sorted(
+            part
+            for part in daemon_parts_imported(path)
+            if part != mine and tier.get(part, len(DAEMON_TIERS)) <= tier[mine]
+        )
+        if up:
+            offenders[str(path.relative_to(ROOT))] = up
+    assert offenders == {}

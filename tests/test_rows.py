@@ -11,8 +11,7 @@ from pathlib import Path
 from msgspec import UNSET
 from msgspec.structs import fields
 
-from conftest import raw_db
-from enyal_daemon.store import entries, migrations, rows
+from enyal_daemon.store import db, entries, migrations, rows
 from enyal_protocol.wire import Entry
 
 
@@ -23,7 +22,7 @@ def _stored_entry_fields() -> set[str]:
 
 
 def test_the_declared_columns_are_the_tables_columns(tmp_path: Path) -> None:
-    conn = raw_db(tmp_path / "store.db")
+    conn = db.connect(tmp_path / "store.db", writer=True)
     migrations.migrate(conn)
     table = {r[1] for r in conn.execute("PRAGMA table_info(context_entries)")}
     assert set(rows.COLUMN_NAMES) == table, (
@@ -42,7 +41,7 @@ def test_every_stored_field_of_a_wire_entry_has_its_column() -> None:
 
 
 def test_an_entry_with_every_column_set_reads_back_as_written(tmp_path: Path) -> None:
-    conn = raw_db(tmp_path / "store.db")
+    conn = db.connect(tmp_path / "store.db", writer=True)
     migrations.migrate(conn)
     # No field at its default, each distinct, so a value landing in another column shows.
     entry = Entry(

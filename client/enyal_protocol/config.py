@@ -11,6 +11,8 @@
     [recall]
     floor = 0.2             # ENYAL_RECALL_FLOOR; `enyal recall` leaves out results whose
                             # meaning and words both score below it (--all keeps them)
+    relative = 0.5          # ENYAL_RECALL_RELATIVE; and those less relevant than this share
+                            # of the best result's: the list ends where relevance ends
     [secrets]
     redact = true           # ENYAL_REDACT_SECRETS; false stores credentials verbatim
     allow = ["AKIA…"]       # values never redacted (a key that is public on purpose)
@@ -27,6 +29,8 @@
     watch = true            # ENYAL_INDEX_WATCH; the daemon re-indexes what `enyal index` was
                             # given when files there change (default false)
     debounce = 3            # ENYAL_INDEX_DEBOUNCE; seconds without a further change first
+    [hooks]                 # each `enyal hook EVENT` on (the default) or off (it prints {})
+    pre_tool_use = false    # ENYAL_HOOKS_PRE_TOOL_USE; one key per event, in snake case
 
 The file lives in the platform's config dir (or ENYAL_HOME). Precedence: the
 environment, then the file, then the default. ENYAL_HOME and ENYAL_SOCKET stay
@@ -50,6 +54,20 @@ from .wire import CONTENT_TYPES
 
 HUB_URL = "https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2/resolve/main"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+# The client hook events `enyal hook EVENT` answers (Claude Code's, in kebab case); each
+# is on unless config.toml's [hooks] turns it off.
+HOOK_EVENTS = (
+    "session-start",
+    "prompt-submit",
+    "pre-tool-use",
+    "post-tool-use",
+    "subagent-start",
+    "pre-compact",
+    "stop",
+    "session-end",
+    "instructions-loaded",
+    "file-changed",
+)
 
 
 class ConfigError(Exception):
@@ -245,6 +263,16 @@ KEYS: tuple[Key, ...] = (
         "information matched) both score below this; 0 keeps everything",
     ),
     Key(
+        "recall.relative",
+        "ENYAL_RECALL_RELATIVE",
+        # Measured on the memory set's dev half (docs/ARCHITECTURE.md, "Where a result
+        # list ends"): 0.5% of the answers cut, a fifth of the wrong results.
+        0.5,
+        _share,
+        "recall leaves out results less relevant than this share of the best one's (the "
+        "list ends where relevance ends); 0 keeps everything",
+    ),
+    Key(
         "secrets.redact",
         "ENYAL_REDACT_SECRETS",
         True,
@@ -293,6 +321,16 @@ KEYS: tuple[Key, ...] = (
         _debounce,
         "seconds the watcher waits after a change, for the edits to stop, before indexing",
     ),
+    *(
+        Key(
+            f"hooks.{event.replace('-', '_')}",
+            f"ENYAL_HOOKS_{event.replace('-', '_').upper()}",
+            True,
+            _flag,
+            f"`enyal hook {event}` answers; false: it prints {{}} and asks the daemon nothing",
+        )
+        for event in HOOK_EVENTS
+    ),
 )
 
 
@@ -340,6 +378,10 @@ class Config:
         return float(self.get("recall.floor"))
 
     @property
+    def min_relative(self) -> float:
+        return float(self.get("recall.relative"))
+
+    @property
     def redact_secrets(self) -> bool:
         return bool(self.get("secrets.redact"))
 
@@ -373,6 +415,10 @@ class Config:
     @property
     def index_debounce(self) -> float:
         return float(self.get("index.debounce"))
+
+    def hook_enabled(self, event: str) -> bool:
+        """Whether `enyal hook EVENT` (kebab case, one of HOOK_EVENTS) is on."""
+        return bool(self.get(f"hooks.{event.replace('-', '_')}"))
 
 
 def _read_file(path: Path) -> dict[str, Any]:

@@ -253,6 +253,16 @@ OnlyScope = Annotated[
     ScopeLevel | None,
     Meta(description="Only this scope level; project/workspace mean the current ones."),
 ]
+RecallScope = Annotated[
+    Literal[ScopeLevel, "all"] | None,
+    Meta(
+        description=(
+            "Only this scope level (project/workspace mean the current ones); 'all': every "
+            "project's memories. Default: what is seen from cwd (its project, its workspace "
+            "and global memories); without cwd, everything."
+        )
+    ),
+]
 OnlyScopePath = Annotated[
     str | None, Meta(description="Only entries stored under exactly this file or directory.")
 ]
@@ -268,6 +278,18 @@ MinRelevance = Annotated[
         description=(
             "Leave out results whose meaning (cosine) and words (share of the query "
             "matched) both score below this; 0 keeps all. The CLI sends recall.floor."
+        ),
+    ),
+]
+MinRelative = Annotated[
+    float,
+    Meta(
+        ge=0.0,
+        le=1.0,
+        description=(
+            "End the list where relevance ends: leave out results whose relevance (the better "
+            "of meaning and words, as for min_relevance) is below this share of the best "
+            "result's; 0 keeps all. The CLI, the hooks and the web view send recall.relative."
         ),
     ),
 ]
@@ -325,12 +347,12 @@ AskedAt = Annotated[
 class RecallParams(Params, kw_only=True):
     query: Query
     limit: Limit = 10
-    scope: OnlyScope = None
+    scope: RecallScope = None
     scope_path: OnlyScopePath = None
     content_type: OnlyType = None
     tags: Annotated[Tags, Meta(description="Only entries carrying all of these tags.")] = []
     where: Where = {}
-    min_confidence: MinConfidence = 0.3
+    min_confidence: MinConfidence = 0.0
     include_deprecated: Annotated[
         bool, Meta(description="Also return forgotten (deprecated) entries.")
     ] = False
@@ -351,6 +373,7 @@ class RecallParams(Params, kw_only=True):
         float, Meta(ge=0.0, le=1.0, description="How much type-aware freshness moves the ranking.")
     ] = 0.1
     min_relevance: MinRelevance = 0.0
+    min_relative: MinRelative = 0.0
     min_importance: MinImportance = 1
     as_of: Annotated[
         str | None,
@@ -379,8 +402,9 @@ class RecallByScopeParams(Params, kw_only=True):
     ]
     limit: Limit = 10
     content_type: OnlyType = None
-    min_confidence: MinConfidence = 0.3
+    min_confidence: MinConfidence = 0.0
     min_relevance: MinRelevance = 0.0
+    min_relative: MinRelative = 0.0
     min_importance: MinImportance = 1
     budget_tokens: BudgetTokens | None = None
     cwd: Cwd = None
@@ -391,13 +415,14 @@ class RecallBatchParams(Params, kw_only=True):
 
     queries: Annotated[list[Query], Meta(min_length=1, max_length=16)]
     limit: Limit = 10
-    scope: ScopeLevel | None = None
+    scope: RecallScope = None
     scope_path: str | None = None
     content_type: ContentType | None = None
     tags: Tags = []
     where: Where = {}
-    min_confidence: MinConfidence = 0.3
+    min_confidence: MinConfidence = 0.0
     min_relevance: MinRelevance = 0.0
+    min_relative: MinRelative = 0.0
     min_importance: MinImportance = 1
     asked_at: AskedAt = None
     cwd: Cwd = None
@@ -1031,6 +1056,32 @@ class LogAppendResult(Struct, kw_only=True):
     redacted: Redacted = {}
 
 
+# --- what a client session was already shown --------------------------------------------
+
+
+class SessionSeenParams(Params, kw_only=True):
+    """Keys (memory ids, `file:<path>`, …) a client session is about to be shown: the
+    ones it was not shown yet come back, and are recorded as shown unless `record` is false."""
+
+    session_id: Annotated[
+        str, Meta(min_length=1, max_length=256, description="The client's session id.")
+    ]
+    keys: Annotated[
+        list[Annotated[str, Meta(min_length=1, max_length=4096)]],
+        Meta(max_length=1000, description="What is about to be shown: memory ids or names."),
+    ]
+    record: Annotated[bool, Meta(description="Record the new keys as shown (default).")] = True
+    reset: Annotated[
+        bool,
+        Meta(description="First forget what it was shown (its context was compacted or cleared)."),
+    ] = False
+
+
+class SessionSeenResult(Struct, kw_only=True):
+    new: list[str]  # the keys this session was not shown before, in the order given
+    seen: list[str]  # the keys it already was
+
+
 class LogShowParams(Params, kw_only=True):
     date: Annotated[
         Annotated[str, Meta(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")] | None,
@@ -1342,6 +1393,9 @@ METHODS: dict[str, Method] = {
     "log_append": Method(LogAppendParams, LogAppendResult, "Append a line to today's log."),
     "log_show": Method(LogShowParams, LogShowResult, "A day's log lines for the project."),
     "brief": Method(BriefParams, BriefResult, "What an agent should know starting here."),
+    "session_seen": Method(
+        SessionSeenParams, SessionSeenResult, "What a client session was not shown yet."
+    ),
     "subscribe": Method(
         SubscribeParams, SubscribeResult, "Be sent `changed` notifications on this connection."
     ),

@@ -1,13 +1,16 @@
 """`enyal hooks install --client claude-code [--prompt-recall] [--print]`: Claude Code
-hooks that hand the agent its memory without being asked.
+hooks that hand the agent its memory without being asked, and capture its session.
 
-SessionStart runs `enyal hook session-start` (the project brief); with --prompt-recall,
-UserPromptSubmit runs `enyal hook prompt-submit` (a budgeted recall for the prompt).
+Every event `enyal hook` answers is installed (HOOKS: which event, which matcher, which
+timeout); UserPromptSubmit (a budgeted recall for every prompt) only with
+--prompt-recall, as it runs before each prompt. The plugin's hooks.json (in
+client/claude-code/hooks/) is the same table with a bare `enyal` command (plugin_hooks;
+a test keeps the file equal).
 They are merged into ~/.claude/settings.json the way `enyal mcp config --install`
 merges its entry (mcp_config.merge: the rest of the file kept, a backup first, an
 unparsable file refused). Enyal's hooks are recognised by their command (`… hook
-session-start`, `… hook prompt-submit`), so installing again replaces them instead
-of adding twice, and installing without --prompt-recall removes that one.
+session-start`, `… hook stop`, …), so installing again replaces them instead of adding
+twice, and installing without --prompt-recall removes that one.
 """
 
 from __future__ import annotations
@@ -17,18 +20,46 @@ import os
 import shlex
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..transport import ClientError
 from .base import Args, Context, Registry, Result
 from .mcp_config import PASSED_ENV, installed, merge
 
 CLIENTS = ("claude-code",)
-EVENTS = {"SessionStart": "session-start", "UserPromptSubmit": "prompt-submit"}
+
+
+class Hook(NamedTuple):
+    verb: str  # `enyal hook VERB`
+    matcher: str | None  # Claude Code's matcher for the event; None: every occurrence
+    timeout: int  # seconds; a cold daemon start fits
+    # Claude Code's `async`: run in the background, nothing waits. For the hooks whose
+    # output is not read (capture, re-indexing), whose log append or embedding takes
+    # seconds under load. Not SessionEnd: Claude Code is exiting, a background hook
+    # could be cut off.
+    background: bool = False
+
+
 # Claude Code's SessionStart sources worth a brief: a new session, after /clear, and
 # after a compaction dropped the earlier one from the context (a resume still has it).
 SESSION_SOURCES = "startup|clear|compact"
-TIMEOUTS = {"SessionStart": 15, "UserPromptSubmit": 10}  # seconds; a cold daemon start fits
+HOOKS: dict[str, Hook] = {
+    "SessionStart": Hook("session-start", SESSION_SOURCES, 15),
+    "UserPromptSubmit": Hook("prompt-submit", None, 10),
+    "PreToolUse": Hook("pre-tool-use", "Read|Edit|Write|MultiEdit", 10),
+    "PostToolUse": Hook("post-tool-use", "Bash", 10),
+    "PostToolUseFailure": Hook("post-tool-use", "Bash", 10),  # a command that exited non-zero
+    "SubagentStart": Hook("subagent-start", None, 15),
+    # Capture reads the transcript and writes the log: more time, nothing waits on it.
+    "PreCompact": Hook("pre-compact", None, 30, background=True),
+    "Stop": Hook("stop", None, 30, background=True),
+    "SessionEnd": Hook("session-end", None, 30),
+    # Indexing embeds the file's sections: a cold model load fits.
+    "InstructionsLoaded": Hook("instructions-loaded", None, 60, background=True),
+    "FileChanged": Hook("file-changed", "CLAUDE.md|AGENTS.md|CLAUDE.local.md", 60, background=True),
+}
+EVENTS = {event: hook.verb for event, hook in HOOKS.items()}
+OPT_IN = "UserPromptSubmit"  # before every prompt: only with --prompt-recall
 
 
 def settings_file() -> Path:
@@ -52,30 +83,29 @@ def is_ours(hook: Any, verb: str) -> bool:
     return isinstance(command, str) and command.endswith(f" hook {verb}")
 
 
+def group(event: str, command: str) -> dict[str, Any]:
+    hook = HOOKS[event]
+    entry: dict[str, Any] = {"type": "command", "command": command, "timeout": hook.timeout}
+    if hook.background:
+        entry["async"] = True
+    return {**({"matcher": hook.matcher} if hook.matcher else {}), "hooks": [entry]}
+
+
 def wanted(prompt_recall: bool) -> dict[str, dict[str, Any]]:
-    groups: dict[str, dict[str, Any]] = {
-        "SessionStart": {
-            "matcher": SESSION_SOURCES,
-            "hooks": [
-                {
-                    "type": "command",
-                    "command": hook_command("session-start"),
-                    "timeout": TIMEOUTS["SessionStart"],
-                }
-            ],
-        }
+    return {
+        event: group(event, hook_command(hook.verb))
+        for event, hook in HOOKS.items()
+        if prompt_recall or event != OPT_IN
     }
-    if prompt_recall:
-        groups["UserPromptSubmit"] = {
-            "hooks": [
-                {
-                    "type": "command",
-                    "command": hook_command("prompt-submit"),
-                    "timeout": TIMEOUTS["UserPromptSubmit"],
-                }
-            ]
-        }
-    return groups
+
+
+def plugin_hooks() -> dict[str, Any]:
+    """The plugin's hooks/hooks.json: every event, `enyal` found on PATH."""
+    return {
+        "description": "Enyal: the brief, memories beside prompts, files and failures, and "
+        "a digest of the session into the day's log; no LLM",
+        "hooks": {e: [group(e, f"enyal hook {h.verb}")] for e, h in HOOKS.items()},
+    }
 
 
 def merged(data: dict[str, Any], groups: dict[str, dict[str, Any]], path: Path) -> dict[str, Any]:
@@ -130,7 +160,9 @@ def cmd_hooks(ctx: Context, a: Args) -> Result:
 
 
 def register(reg: Registry) -> None:
-    h = reg.verb("hooks", "install the client hooks that inject the brief and recall", cmd_hooks)
+    h = reg.verb(
+        "hooks", "install the client hooks that inject memory and capture the session", cmd_hooks
+    )
     h.add_argument("action", choices=("install",))
     h.add_argument("--client", choices=CLIENTS, required=True)
     h.add_argument(

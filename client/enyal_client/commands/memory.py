@@ -78,6 +78,19 @@ def source_note(e: p.Entry) -> str:
     return ""
 
 
+def provenance(e: p.Entry) -> str:
+    """Where a memory came from, for recall's text ('' when nothing is known): the file
+    it mirrors, or its source, and who wrote it (--json carries the same fields)."""
+    parts = []
+    if e.read_only is True:
+        parts.append(f"indexed from {e.source_ref or e.indexed_from}")
+    elif e.source_type or e.source_ref:
+        parts.append(f"source {e.source_type or '-'} {e.source_ref or ''}".rstrip())
+    if e.written_by:
+        parts.append(f"written by {e.written_by}")
+    return "from: " + "; ".join(parts) if parts else ""
+
+
 def entry_text(e: p.Entry) -> str:
     lines = [
         f"{e.id}  {e.content_type}  [{_scope(e)}]" + ("  (forgotten)" if e.is_deprecated else ""),
@@ -125,7 +138,7 @@ def _hits_text(hits: list[p.Hit], budget: p.Budget | None = None) -> str:
             f"recency {h.recency:.2f}, confidence {h.effective_confidence:.2f}){tags}"
             + (f"\n   superseded by {h.superseded_by}" if h.is_superseded else "")
             + ("\n   has conflicts (see enyal edges)" if h.has_conflicts else "")
-            + (f"\n   from {h.source_ref}" if h.read_only is True else "")
+            + (f"\n   {origin}" if (origin := provenance(h)) else "")
             + (f"\n   {note}" if (note := source_note(h)) else "")
         )
     if budget is not None:
@@ -195,17 +208,25 @@ def cmd_recall(c: Connection, a: Args) -> Result:
     queries = ([a.query] if a.query is not None else []) + (a.queries or [])
     if not queries:
         raise UsageError("give a query (or several with -q)")
+    settings = config.load()
     common = {
         "limit": a.limit,
         "content_type": a.type,
         "min_confidence": a.min_confidence,
         "min_importance": a.min_importance,
         "where": dict(a.where) if a.where else None,
-        # The floor drops what neither meaning nor words tie to the query; --all keeps it.
-        "min_relevance": 0.0 if a.all else config.load().min_relevance,
+        # The floor drops what neither meaning nor words tie to the query, and the relative
+        # one ends the list where relevance ends; --all keeps both.
+        "min_relevance": 0.0 if a.all else settings.min_relevance,
+        "min_relative": 0.0 if a.all else settings.min_relative,
         "budget_tokens": a.budget_tokens,
         "cwd": os.getcwd(),
     }
+    if a.all_projects and (a.scope or a.scope_path or a.path):
+        raise UsageError("--all-projects cannot be combined with --scope, --scope-path or --path")
+    # Without a scope the daemon answers with what this folder sees (its project, workspace
+    # and global memories); "all" is every project's.
+    scope = "all" if a.all_projects else a.scope
     if len(queries) > 1:
         if a.path or a.include_deprecated or a.include_superseded or a.as_of or a.budget_tokens:
             raise UsageError(
@@ -217,7 +238,7 @@ def cmd_recall(c: Connection, a: Args) -> Result:
                 **common,
                 "budget_tokens": None,
                 "queries": queries,
-                "scope": a.scope,
+                "scope": scope,
                 "scope_path": a.scope_path,
                 "tags": a.tag or None,
                 "asked_at": a.asked_at,
@@ -252,7 +273,7 @@ def cmd_recall(c: Connection, a: Args) -> Result:
         params = drop_none(
             {
                 **common,
-                "scope": a.scope,
+                "scope": scope,
                 "scope_path": a.scope_path,
                 "tags": a.tag or None,
                 "include_deprecated": a.include_deprecated or None,
@@ -397,8 +418,13 @@ def register(reg: Registry) -> None:
     q.add_argument(
         "--path", help="scope-aware: the file you work on (file > project > workspace > global)"
     )
-    q.add_argument("--scope", choices=ct.choices(Q, "scope"))
+    q.add_argument(
+        "--scope",
+        choices=[c for c in ct.choices(Q, "scope") if c != "all"],
+        help="default: this project's memories, its workspace's and global ones",
+    )
     q.add_argument("--scope-path")
+    q.add_argument("--all-projects", action="store_true", help="search every project's memories")
     q.add_argument("--type", choices=ct.choices(Q, "content_type"))
     q.add_argument("--tag", action="append", help="only entries with this tag (repeatable)")
     q.add_argument("--min-confidence", type=ct.number(Q, "min_confidence", float))
@@ -406,7 +432,8 @@ def register(reg: Registry) -> None:
     q.add_argument(
         "--all",
         action="store_true",
-        help="keep results below the relevance floor (config key recall.floor)",
+        help="keep results below the relevance floors (config keys recall.floor and "
+        "recall.relative)",
     )
     q.add_argument("--include-deprecated", action="store_true")
     q.add_argument("--include-superseded", action="store_true")

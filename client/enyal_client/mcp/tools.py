@@ -79,8 +79,10 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Recall",
         "Search stored memories by meaning and by keywords. Use it before answering questions "
         "about this project, its conventions, past decisions or the user's preferences, and "
-        "before making a choice an earlier decision may already settle. Narrow it with scope, "
-        "content_type or tags when you know them. Returns up to `limit` memories, best first, "
+        "before making a choice an earlier decision may already settle. It searches this "
+        "project's memories, its workspace's and global ones; scope='all' searches every "
+        "project's. Narrow it with scope, content_type or tags when you know them. Returns up "
+        "to `limit` memories, best first (the list ends where relevance ends), "
         "each with its id, content, scope, tags, confidence and score (with its semantic, "
         "keyword and recency parts). An empty list means nothing relevant is stored. Pass "
         "budget_tokens to bound what comes back: the best results are packed into it, the "

@@ -400,7 +400,7 @@ def run(
     daemon connections closed, the opener file removed."""
     paths = paths or resolve()
     try:
-        floor = load(paths).min_relevance
+        settings = load(paths)
     except ConfigError as exc:
         raise ClientError(str(exc)) from None
     daemon = Daemon(paths)
@@ -415,7 +415,11 @@ def run(
     # resolve from where `enyal ui` was started.
     cwd = os.getcwd()
     defaults: dict[str, dict[str, Any]] = {
-        "recall": {"min_relevance": floor, "cwd": cwd},
+        "recall": {
+            "min_relevance": settings.min_relevance,
+            "min_relative": settings.min_relative,
+            "cwd": cwd,
+        },
         "list": {"cwd": cwd},
     }
     try:

@@ -6,6 +6,11 @@ instructions and run `curl … | sh`" is a prompt injection waiting for its turn
 kept out of default recall, listed by `review --kind quarantined`, released by
 the user — not refused: the user may have meant it, and a refusal would lose it.
 
+`judge` is what a write asks: a classifier on the text's MiniLM vectors, which the
+write computes anyway (hygiene/classifier.py), and the rules below as a second signal.
+The classifier reads intent in any phrasing; the rules name what they caught and keep
+catching the exact wordings and invisible characters whatever the classifier scores.
+
 The rules are few and aimed at the phrasing of injections (imperatives addressed
 to the assistant about its instructions, piping downloads into a shell, sending
 data somewhere) and at characters that hide text from a reader (Unicode tag
@@ -16,6 +21,10 @@ on the labelled set in tests/data/injection/.
 from __future__ import annotations
 
 import re
+
+from . import classifier
+
+CLASSIFIER = "classifier"  # the reason recorded when the classifier flagged a text
 
 # Characters a person cannot see but a model reads: tags (U+E0000–E007F) smuggle
 # ASCII, zero-width ones split or hide words, bidi controls reorder what is shown.
@@ -69,3 +78,18 @@ def suspicious(text: str) -> list[str]:
     if _HIDDEN.search(text):
         found.append("hidden-characters")
     return found
+
+
+def judge(text: str, whole: classifier.Vector, passages: classifier.Vectors) -> list[str]:
+    """Why `text`, embedded as `whole` and `passages` (its passages' vectors, no rows for
+    a text of one passage), reads as an instruction to the agent (empty: it
+    reads as data): the rules it trips, which name what they saw; else [CLASSIFIER] if
+    the classifier flags it, for a text short enough to have no passages. A write
+    quarantines on any reason and records them as its quarantine_reason."""
+    reasons = suspicious(text)
+    # A text of several passages gets the rules alone: scored by its best passage, the
+    # classifier flagged 20% of long conversation turns and 7% of instruction-file
+    # sections (docs/ARCHITECTURE.md, "Poisoned text"), one short text in hundreds.
+    if not reasons and len(passages) == 0 and classifier.shipped().flags(text, whole, passages):
+        return [CLASSIFIER]
+    return reasons

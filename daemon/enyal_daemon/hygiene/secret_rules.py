@@ -9,7 +9,7 @@ scanning; the expressions are written here, not copied. Each rule names:
   `github-token`): the kind says what leaked, the rule `name` which shape found it.
 - `keywords`: lowercase substrings, one of which must occur in the text for the rule
   to run at all (gitleaks' trick). Most memories mention no credential, so most rules
-  are skipped after a cheap `in` test: ~0.15 ms for a 500-character note that says
+  are skipped after a cheap `in` test: ~0.2 ms for a 500-character note that says
   "token", "secret" and "auth", a few tens of µs for one that names no credential.
 - `group`: the part of the match that is the secret; the rest (a key name, a scheme,
   a user name, a header) is context and is kept.
@@ -140,6 +140,24 @@ def entropy(s: str) -> float:
 _PIECE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+|[_.\-/=]|.")
 
 
+_TWO_LETTER_WORDS = frozenset(
+    "By Id Io Of To On In At Is As Or Up Do If No My We Be Go Ok Ui Db Os Fs Ip Ex Re Un Co".split()
+)
+
+
+_WORD_PIECE = re.compile(r"[A-Z][a-z]{2,}|\d{2,}")
+
+
+def _between_words(pieces: list[str], i: int) -> bool:
+    """A capitalised two-letter piece with a word on each side (…ActiveDeGroote2016): a
+    name's particle. Random text seldom puts one between two real-looking words."""
+    return (
+        0 < i < len(pieces) - 1
+        and _WORD_PIECE.fullmatch(pieces[i - 1]) is not None
+        and _WORD_PIECE.fullmatch(pieces[i + 1]) is not None
+    )
+
+
 def wordish(s: str) -> bool:
     """CamelCase, snake_case or kebab-case made of words, numbers and acronyms
     (OAuth2ClientCredentialsProvider, refresh-token-rotation-v2). A random key almost
@@ -148,10 +166,15 @@ def wordish(s: str) -> bool:
     for i, p in enumerate(pieces):
         if p[-1].islower():
             # A lone lowercase letter ("Kx", "q") is what random text is made of; allow it
-            # only before a number of 2+ digits (Ed25519, v12).
+            # only before a number of 2+ digits (Ed25519, v12), as a version's "v" (TLSv1)
+            # and in the two-letter words CamelCase is full of (ByHandle, SynchronousIo).
             lower = len(p) - (1 if p[0].isupper() else 0)
-            if lower < 2 and not (
-                i + 1 < len(pieces) and pieces[i + 1].isdigit() and len(pieces[i + 1]) >= 2
+            before_number = i + 1 < len(pieces) and pieces[i + 1].isdigit()
+            if (
+                lower < 2
+                and not (before_number and (len(pieces[i + 1]) >= 2 or p[-1] == "v"))
+                and p not in _TWO_LETTER_WORDS
+                and not (len(p) == 2 and p[0].isupper() and _between_words(pieces, i))
             ):
                 return False
         elif not (p.isupper() or p.isdigit() or p in "_.-/="):
@@ -161,11 +184,53 @@ def wordish(s: str) -> bool:
 
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _HEX = re.compile(r"[0-9a-fA-F]+")
-_PATH_SEGMENT = re.compile(r"[A-Za-z_.~=-]*\d{0,2}[A-Za-z_.~=-]*")
+_NAME_SPLIT = re.compile(r"[-_./:@+^#]+")
+# A piece of a model, package or host name: a word, a number, or a short tag (L6, v2,
+# 8B, 141b, A35b).
+_NAME_PIECE = re.compile(
+    r"\d+|[A-Za-z0-9]{1,3}|[A-Z]?[a-z]+\d{1,3}|\d+[A-Za-z]{1,4}|[A-Z]\d+[a-z]?|\d+x\d+[a-z]?"
+)
+# A lowercase slug with separators ("iccv-2023-64f9a55bb3115b4f513ec026"): ids in paths.
+_SLUG = re.compile(r"[a-z0-9]+(?:[-_.][a-z0-9]+)+")
+# A path segment without capitals (s390x, msa_x2, iccv-2023-64f9a55b…): base64 keys that
+# hold '/' have capitals.
+_LOWER_SEGMENT = re.compile(r"[a-z0-9_.~=-]*")
+# An alphabet written out ("ABC…xyz0123456789-._~"), never a key.
+_SEQUENCE = re.compile(r"(?i)abcdef|qrstuv|uvwxyz|012345|123456|456789")
 
 
-def _decodes_to_prose(s: str) -> bool:
-    """Base64 of ordinary text ("aGVsbG8gd29ybGQ=") is an encoding, not a key."""
+# A lowercase snake_case identifier of short pieces (_float8_e4m3fn_dtype); a random
+# lowercase key has long runs between its separators, if it has any.
+_SNAKE = re.compile(r"_?[a-z][a-z0-9]{0,11}(?:_[a-z0-9]{1,12})+_?")
+
+
+def _is_code_ref(s: str) -> bool:
+    """A dotted chain of identifiers (TestVFS.xCurrentTime1, torch.float8_e4m3fnuz);
+    not a token whose parts are random (dp.st.prd.QAL4dhEOz4O4…)."""
+    parts = re.split(r"[.#]", s)
+    return len(parts) > 1 and all(
+        re.fullmatch(r"[A-Za-z_]\w*", p) and (wordish(p) or len(p) <= 3 or _SNAKE.fullmatch(p))
+        for p in parts
+    )
+
+
+def _is_name(s: str) -> bool:
+    """Words and short tags joined by - _ . / : @ + (all-MiniLM-L6-v2, Llama-3.1-8B), or
+    mostly words (test_sce_NCd1d2d3d4d5_mean_weight): splitting a random key at its
+    separators does not give three-letter words, let alone mostly."""
+    pieces = [p for p in _NAME_SPLIT.split(s) if p]
+    if all(_NAME_PIECE.fullmatch(p) or wordish(p) for p in pieces):
+        return True
+    words = sum(len(p) >= 3 and p.isalpha() and wordish(p) for p in pieces)
+    return len(pieces) >= 3 and 3 * words >= 2 * len(pieces)
+
+
+_PATH_SEGMENT = re.compile(r"[A-Za-z_.~=-]*\d{0,2}[A-Za-z_.~=-]*|\d+")
+
+
+def _decodes_to_prose(s: str, *, spaced: bool = True) -> bool:
+    """Base64 of ordinary text ("aGVsbG8gd29ybGQ=") is an encoding, not a key. With
+    `spaced` false, any printable text counts (GitHub's node ids, "010:Repository12…")."""
     try:
         raw = base64.b64decode(s + "=" * (-len(s) % 4), validate=True)
     except (binascii.Error, ValueError):
@@ -173,7 +238,7 @@ def _decodes_to_prose(s: str) -> bool:
     if len(raw) < 8:
         return False
     printable = sum(32 <= b < 127 for b in raw)
-    return printable / len(raw) > 0.95 and b" " in raw
+    return printable / len(raw) > 0.95 and (b" " in raw or not spaced)
 
 
 def looks_random(s: str) -> bool:
@@ -184,7 +249,12 @@ def looks_random(s: str) -> bool:
         return False
     if _UUID.fullmatch(s) or wordish(s):
         return False
-    if "/" in s and all(_PATH_SEGMENT.fullmatch(p) for p in s.split("/")):
+    if "/" in s and all(
+        _PATH_SEGMENT.fullmatch(p) or _LOWER_SEGMENT.fullmatch(p) or _is_name(p)
+        for p in s.split("/")
+    ):
+        return False  # a path, or owner/name-slug-64f9a55bb3115b4f (a hub's ids)
+    if _is_name(s) or _is_code_ref(s) or _SNAKE.fullmatch(s) or _SEQUENCE.search(s):
         return False
     if _decodes_to_prose(s):
         return False
@@ -372,8 +442,12 @@ def _assignments(text: str) -> Iterator[tuple[int, int, str]]:
 
 _KEYWORD = re.compile(
     r"(?i)\b(?:api[ _-]?keys?|secrets?|secret[ _-]?keys?|tokens?|passwords?|passwd|"
-    r"credentials?|auth|bearer|access[ _-]?keys?|private[ _-]?keys?|client[ _-]?secret)\b"
+    r"credentials?|auth|bearer|access[ _-]?keys?|private[ _-]?keys?|client[ _-]?secret|"
+    r"keys?|identity|pat)\b"
 )
+# Tokens public by design: an SSH public key's blob (a length prefix, base64 "AAAA"),
+# Stripe's publishable keys, age recipients, hashes spelled with their algorithm.
+_PUBLIC_PREFIXES = ("AAAA", "pk_live_", "pk_test_", "sha1-", "sha256-", "sha512-", "age1")
 _CANDIDATE = re.compile(r"(?<![\w+/=.-])[A-Za-z0-9][A-Za-z0-9+/_.=-]{19,}")
 # Hashes are named as such; a hex string after "commit" is a revision, not a key.
 _HASH_CONTEXT = re.compile(r"(?i)sha\d*|commit|digest|hash|checksum|integrity|rev\b|revision")
@@ -395,7 +469,7 @@ def _high_entropy(text: str) -> Iterator[tuple[int, int, str]]:
                 continue
             # An SSH public key's blob starts with a length prefix, base64 "AAAA"; public
             # keys are shared on purpose (authorized_keys, deploy keys).
-            if s.startswith("AAAA") or re.search(r"ssh-|ecdsa-", gap[-30:] + before):
+            if s.startswith(_PUBLIC_PREFIXES) or re.search(r"ssh-|ecdsa-", gap[-30:] + before):
                 continue
             # A hex string is taken only right after the keyword ("api key is 0a1b…"):
             # further away it is far more often a commit or a checksum.
@@ -409,9 +483,237 @@ def _high_entropy(text: str) -> Iterator[tuple[int, int, str]]:
                 yield c.start(), c.start() + len(s), "high-entropy-secret"
 
 
+# --- an AWS secret key beside its key id ----------------------------------------------
+
+_AWS_KEY_ID = re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])")
+_AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
+_PAIR_REACH = 80
+
+
+def _aws_secret_beside_id(text: str) -> Iterator[tuple[int, int, str]]:
+    """A 40-character key written next to an AWS key id ("AKIA… / wJal…", "id:key") is
+    that id's secret, whether or not the word "secret" is there."""
+    for m in _AWS_KEY_ID.finditer(text):
+        lo, hi = max(0, m.start() - _PAIR_REACH), min(len(text), m.end() + _PAIR_REACH)
+        for c in _AWS_SECRET.finditer(text, lo, hi):
+            if looks_random(c.group(0)):
+                yield c.start(), c.end(), "aws-secret-key"
+
+
+# --- passwords written in prose ---------------------------------------------------------
+
+# "the staging db password is X", "pass: X", "root pw X", "password for grafana: X",
+# "redis requirepass X": the value comes right after the word, at most a short connector
+# between. What follows must look like a password (letters with digits or symbols), so
+# "the password policy is strict" and "password reset flow" stay.
+_PROSE_PASSWORD = re.compile(
+    r"""(?ix)
+    (?:\b(?:password|passwd|passphrase|pwd|pw|requirepass)
+       (?:\s+for\s+(?:the\s+)?[\w.@-]{1,30}(?:\s+[\w.@-]{1,30})?)?
+       (?:\s*(?::|=>|=|-|\bis\b|\bwas\b|\bto\b)\s*|\s+)
+     |\bpass\s*[:=]\s*)  # "pass" is a verb too: "pass `x=1` to it"
+    (?P<q>["'`])?(?P<s>[^\s"'`]{6,64}?)(?(q)(?P=q))
+    [.,;)]?(?=\s|$|["'`])
+    """
+)
+# "use X as the password", "X is the vpn password": the value first.
+_PASSWORD_FIRST = re.compile(
+    r"""(?ix)
+    \b(?:use|try)\s+["'`]?(?P<s>[^\s"'`]{6,64})["'`]?\s+as\s+(?:the|a|our)?\s*
+    (?:[\w-]+\s+)?(?:password|passphrase|pw)\b
+    (?!\s+(?:manager|policy|policies|field|reset|hash|store|rules?)\b)  # "as the password manager"
+    """
+)
+
+
+# "admin / s3cr3t!" — an account and its password, written as a pair with a spaced
+# slash (a path has none) after an account name people share.
+_ACCOUNT_PAIR = re.compile(
+    r"(?i)(?:\b(?:admin|administrator|root|sa|postgres|guest|user|login|creds?|credentials)"
+    r"|[\w.+-]+@[\w-]+\.[\w.-]+)"
+    r"\s+/\s+(?P<s>[^\s\"'`]{6,64}?)[.,;)]?(?=\s|$)"
+)
+
+
+def _password_like(v: str) -> bool:
+    if is_placeholder(v) or "://" in v or v.startswith(("/", "~", "$", "[")):
+        return False
+    if _CODE_REF.fullmatch(v) or re.search(r"\w[(\[]", v):
+        return False  # code: auth_info[2], get_pw(), self.password
+    if not any(c.isalpha() for c in v):
+        return False
+    # A word plus punctuation ("strict:") or a version ("v2.1") is prose, not a password.
+    return any(c.isdigit() for c in v) and not re.fullmatch(r"v?\d+(?:\.\d+)*[a-z]?", v)
+
+
+def _prose_passwords(text: str) -> Iterator[tuple[int, int, str]]:
+    for m in (
+        *_PROSE_PASSWORD.finditer(text),
+        *_ACCOUNT_PAIR.finditer(text),
+        *_PASSWORD_FIRST.finditer(text),
+    ):
+        v = m.group("s")
+        if _CODE_REF.fullmatch(v) or re.search(r"\w[(\[]", v):
+            continue  # code: enforce_bytes(auth[1], …), self.password
+        # Quoted after the word, a value is meant as written: no digit needed.
+        quoted = "q" in m.re.groupindex and m.group("q") is not None
+        if (
+            _password_like(v)
+            or (len(v) >= 8 and looks_random(v))
+            or (quoted and not is_placeholder(v) and not wordish(v))
+        ):
+            yield m.start("s"), m.end("s"), "password"
+
+
+# --- random values assigned in .env, .ini and YAML lines --------------------------------
+
+# KEY=value, key = value, key: value with any key name: a value that looks random is
+# taken unless the key names what is not secret (an id, a hash, a version, a path).
+# The expression starts at the operator, not at the key: tried at every word start it
+# cost 85 µs on a 500-character note, from the operator a few.
+_ANY_ASSIGNMENT = re.compile(
+    r"""(?x)
+    (?<=[\w"'])["']?[ \t]*(?:=|:)[ \t]*["']?
+    # No '&' (a query string goes on), '=' only as padding (".env: KEY=value" is the
+    # next assignment, not this one's value).
+    (?:base64:)?(?P<s>[A-Za-z0-9+/_.~!@#$%^*-]{20,300}={0,2})
+    """
+)
+_KEY_BEFORE = re.compile(r"(?<![\w.-])[A-Za-z_][\w.-]{0,60}$")
+_NOT_SECRET_KEY = re.compile(
+    r"(?i)(?:^|[_.-])(?:id|uuid|guid|sha\d*|hash|digest|checksum|integrity|commit|rev|"
+    r"revision|etag|version|ver|url|uri|path|dir|file|host|name|image|ref|span|trace|"
+    r"nonce|sum|h1|data|src|href|identifier|arn|endpoint|location)$|^(?:sha\d*|md5|h1|data|https?|ftp)$"
+)
+_CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_HEX_ID = re.compile(r"[0-9a-fA-F-]+")
+_SECRET_KEY_WORD = re.compile(r"(?i)key|secret|token|pass|pwd|auth|cred|salt|sig|cert|licen")
+
+
+_HOSTNAME = re.compile(r"[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,6}")
+_SHORT_SLUG = re.compile(r"[a-z0-9]{1,16}(?:[-_.][a-z0-9]{1,16})+")
+_OPERATOR = re.compile(r"\*\*?|[-+/]")
+
+
+def _is_expression(v: str) -> bool:
+    """Arithmetic over names (kilogram*meter**2/second**2, -2*coefficient[0]*x): a `*`
+    and operands that are names or numbers. Base64 has no `*`; its pieces are random."""
+    if "*" not in v:
+        return False
+    operands = [o.strip("()[]") for o in _OPERATOR.split(v) if o.strip("()[]")]
+    return all(
+        re.fullmatch(r"\d+(?:\.\d+)?", o) or len(o) <= 3 or _is_name(o) or _is_code_ref(o)
+        for o in operands
+    )
+
+
+def _names_alike(key: str, value: str) -> bool:
+    """Whether a value is named like its key, as code's are: `TestVFS.xOpen =
+    TestVFS.xOpen1`, `Argon2d = rust_openssl.kdf.Argon2d`."""
+    k, v = key.split("."), value.split(".")
+    return len(v) > 1 and (k[0] == v[0] or k[-1][:5] == v[-1][:5])
+
+
+def _assigned_random(text: str) -> Iterator[tuple[int, int, str]]:
+    for m in _ANY_ASSIGNMENT.finditer(text):
+        k = _KEY_BEFORE.search(text, max(0, m.start() - 61), m.start())
+        if k is None:
+            continue
+        key, raw = k.group(0), m.group("s")
+        v = raw.rstrip(".,;")
+        if raw.endswith(("...", "…")) or _names_alike(key, v):
+            continue  # elided ("eyJhbGci..."), or code: X.y = X.y1, Argon2d = kdf.Argon2d
+        after = text[m.start("s") + len(v) : m.start("s") + len(v) + 1]
+        if after == "(" or v.startswith("/*") or re.search(r"#\w+#", v):
+            continue  # a call, a comment, a template (#name#)
+        if _is_expression(v) or _SHORT_SLUG.fullmatch(v):
+            continue  # x1*frame_a.x+x2*frame_a.y; types-s2clientprotocol
+        # nodeId, imageDigest: camelCase read as node_id, image_digest
+        if _NOT_SECRET_KEY.search(_CAMEL_HUMP.sub("_", key)):
+            continue
+        # A URL's query (?query=…) or a scheme (s3://, hf://) is not an assignment; a hex
+        # literal (0x8CB9…) is a number.
+        if text[k.start() - 1 : k.start()] in ("?", "&", "#", "/", ":") or v.startswith(
+            ("//", "0x", "_Z")
+        ):
+            continue  # also an ARN's or URN's part (arn:aws:rds:…:db-proxy:prx-…), a C++ name
+        if _HOSTNAME.fullmatch(v):
+            continue
+        # A hex value (or hex with dashes: trace ids) under a neutral name is mostly a
+        # hash or an id; under a secret-ish one (DD_APP_KEY, SENTRY_DSN_KEY) it is a key.
+        if _HEX_ID.fullmatch(v) and not _SECRET_KEY_WORD.search(key):
+            continue
+        if looks_random(v):
+            yield m.start("s"), m.start("s") + len(v), "high-entropy-secret"
+
+
+# --- random tokens standing alone -------------------------------------------------------
+
+_LONE = re.compile(r"(?<![\w+/=.:#@-])[A-Za-z0-9][\w+/.-]{27,}={0,2}")
+# Context in the few characters before a token that says it is public or not key material.
+_LONE_CONTEXT = re.compile(
+    r"(?i)(?:sha\d*|md5|hash|digest|checksum|integrity|commit|revision|base64,|h1|pk_(?:live|test)_)"
+    r"[\s:=\"'-]*$"
+)
+
+
+_VALUE_OF = re.compile(r"([A-Za-z_][\w.-]{0,60})[\"']?\s*[:=]\s*[\"']?$")
+_BASE64_LINE = re.compile(r"[A-Za-z0-9+/=]{60,}")
+
+
+def _in_base64_block(text: str, start: int, end: int) -> bool:
+    """Whether the token is a whole line of a wrapped base64 block (a certificate or a
+    MIME part pasted without its header): a line of 60+ base64 characters next to
+    another. A key is one line."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end
+    if text[line_start:line_end].strip() != text[start:end] or not _BASE64_LINE.fullmatch(
+        text[start:end]
+    ):
+        return False
+    prev_line = text[text.rfind("\n", 0, max(0, line_start - 1)) + 1 : max(0, line_start - 1)]
+    next_end = text.find("\n", line_end + 1)
+    next_line = text[line_end + 1 : len(text) if next_end < 0 else next_end]
+    return any(_BASE64_LINE.fullmatch(x.strip()) for x in (prev_line, next_line) if x)
+
+
+def _lone_random(text: str) -> Iterator[tuple[int, int, str]]:
+    """A long token of mixed-case letters and digits with a key's entropy is a credential
+    whatever its name: scanners' formats for hundreds of services share this shape."""
+    if "-----BEGIN" in text:
+        return  # PEM bodies (certificates, public keys) are long base64; keys have own rules
+    for c in _LONE.finditer(text):
+        v = c.group(0).rstrip(".")
+        if not (
+            any(ch.isupper() for ch in v)
+            and any(ch.islower() for ch in v)
+            and sum(ch.isdigit() for ch in v) >= 2
+        ):
+            continue
+        if v.startswith((*_PUBLIC_PREFIXES, "eyJ")):  # a JWT is the jwt rule's to judge
+            continue
+        if _is_code_ref(v) or text[c.start() + len(v) : c.start() + len(v) + 1] == "(":
+            continue  # KERNEL32.GetFileInformationByHandle, a call: code
+        if _LONE_CONTEXT.search(text[max(0, c.start() - 24) : c.start()]):
+            continue
+        named = _VALUE_OF.search(text, max(0, c.start() - 80), c.start())
+        if named and _NOT_SECRET_KEY.search(_CAMEL_HUMP.sub("_", named.group(1))):
+            continue  # "AlarmName": "…", "Id": "dt_2xVIn…": the key says what it is
+        if _in_base64_block(text, c.start(), c.start() + len(v)):
+            continue
+        if "://" in text[max(text.rfind(" ", 0, c.start()), 0) : c.start()]:
+            continue
+        # With no word around it to say "key", base64 of printable text is taken for an
+        # encoded id or note; "user:password" in base64 is caught beside "auth"/"Basic".
+        if entropy(v) >= 4.2 and looks_random(v) and not _decodes_to_prose(v, spaced=False):
+            yield c.start(), c.start() + len(v), "high-entropy-secret"
+
+
 # --- the table --------------------------------------------------------------------------
 
 _B64 = r"[A-Za-z0-9+/]"
+_JWT_IO_SIGNATURE = "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
 _UUID_RE = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 
 RULES: tuple[Rule, ...] = (
@@ -419,7 +721,8 @@ RULES: tuple[Rule, ...] = (
     _token(
         "aws-access-key-id",
         "aws-access-key-id",
-        r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z2-7]{16}",
+        # [A-Z0-9], not base32's [A-Z2-7]: scanners' fixtures and older keys hold 0, 1, 8, 9.
+        r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}",
         "akia",
         "asia",
         "abia",
@@ -432,6 +735,15 @@ RULES: tuple[Rule, ...] = (
         r"aws.{0,20}?secret|secret.?access.?key",
         r"[A-Za-z0-9/+]{40}",
         "secret",
+    ),
+    Rule(
+        "aws-secret-key",
+        None,
+        ("akia", "asia"),
+        0,
+        None,
+        "aws-secret-beside-key-id",
+        _aws_secret_beside_id,
     ),
     # Cloud: Google
     _keyed(
@@ -543,7 +855,15 @@ RULES: tuple[Rule, ...] = (
         "twilio",
     ),
     _token("sendgrid-api-key", "sendgrid-key", r"SG\.[\w-]{22}\.[\w-]{43}", "sg."),
-    _token("mailgun-api-key", "mailgun-key", r"key-[0-9a-f]{32}", "key-"),
+    # Mailgun's own docs show base-36 keys (key-3ax6xnjp…), not only hex.
+    _token("mailgun-api-key", "mailgun-key", r"(?:pub)?key-[0-9a-zA-Z]{32}", "key-"),
+    _near(
+        "mailgun-signing-key",
+        "mailgun-key",
+        r"mailgun",
+        r"[a-h0-9]{32}-[a-h0-9]{8}-[a-h0-9]{8}",
+        "mailgun",
+    ),
     *(
         _token(f"shopify-{name}", "shopify-token", rf"{prefix}_[a-fA-F0-9]{{32}}", prefix)
         for name, prefix in (
@@ -613,7 +933,13 @@ RULES: tuple[Rule, ...] = (
     _token("heroku-platform-key", "heroku-api-key", r"HRKU-[\w-]{60}", "hrku-"),
     _token("digitalocean-token", "digitalocean-token", r"do[opr]_v1_[a-f0-9]{64}", "_v1_"),
     _token("pulumi-token", "pulumi-token", r"pul-[a-f0-9]{40}", "pul-"),
-    _token("doppler-token", "doppler-token", r"dp\.(?:pt|st|sa|ct)\.[A-Za-z0-9]{40,44}", "dp."),
+    _token(
+        "doppler-token",
+        "doppler-token",
+        # A service token names its config: dp.st.prd.<40>.
+        r"dp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9_-]{2,35}\.)?[A-Za-z0-9]{40,44}",
+        "dp.",
+    ),
     _token("databricks-token", "databricks-token", r"dapi[a-f0-9]{32}(?:-\d)?", "dapi"),
     _token("supabase-token", "supabase-token", r"sbp_[a-f0-9]{40}", "sbp_"),
     _token(
@@ -645,9 +971,82 @@ RULES: tuple[Rule, ...] = (
     _token("figma-token", "figma-token", r"figd_[\w-]{40}", "figd_"),
     _token("mapbox-secret-token", "mapbox-token", r"sk\.eyJ[\w-]{20,}\.[\w-]{20,}", "sk.eyj"),
     _token("onepassword-service-account", "onepassword-token", r"ops_eyJ[\w+/=-]{100,}", "ops_eyj"),
-    _token("age-secret-key", "age-secret-key", r"AGE-SECRET-KEY-1[0-9A-Z]{58}", "age-secret-key-"),
+    # No filler check: bech32's zero is "q", so a run of Q is a key, not a placeholder.
+    Rule(
+        "age-secret-key",
+        re.compile(r"AGE-SECRET-KEY-1[0-9A-Z]{58}"),
+        ("age-secret-key-",),
+        name="age-secret-key",
+    ),
+    _token(
+        "cloudflare-origin-ca-key",
+        "cloudflare-key",
+        r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}",
+        "v1.0-",
+    ),
+    _token("maxmind-license-key", "maxmind-key", r"[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk", "_mmk"),
+    _token("artifactory-api-key", "artifactory-key", r"AKCp[A-Za-z0-9]{69}", "akcp"),
+    _token("dynatrace-token", "dynatrace-token", r"dt0c01\.[A-Z0-9]{24}\.[A-Z0-9]{64}", "dt0c01."),
+    _token("adafruit-key", "adafruit-key", r"aio_[A-Za-z0-9]{28}", "aio_"),
+    _token("airtable-pat", "airtable-token", r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}", "pat"),
+    _token("clojars-token", "clojars-token", r"CLOJARS_[a-z0-9]{60}", "clojars_"),
+    _token("dropbox-token", "dropbox-token", r"sl\.[\w-]{130,160}", "sl."),
+    _token("duffel-token", "duffel-token", r"duffel_(?:test|live)_[\w=-]{43}", "duffel_"),
+    _token("easypost-key", "easypost-key", r"EZ[AT]K[a-z0-9]{54}", "ezak", "eztk"),
+    _token("facebook-token", "facebook-token", r"EAA[MC][A-Za-z0-9]{100,}", "eaa"),
+    _token(
+        "flutterwave-key",
+        "flutterwave-key",
+        r"FLW(?:SECK|PUBK)_TEST-[a-h0-9]{32}-X|FLWSECK_TEST[a-h0-9]{12}",
+        "flw",
+    ),
+    _token("frameio-token", "frameio-token", r"fio-u-[\w=-]{64}", "fio-u-"),
+    _token(
+        "harness-token",
+        "harness-token",
+        r"(?:pat|sat)\.[\w-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}",
+        "pat.",
+        "sat.",
+    ),
+    _token("hubspot-pat", "hubspot-token", rf"pat-(?:na|eu)\d-{_UUID_RE}", "pat-"),
+    _token("infracost-key", "infracost-key", r"ico-[A-Za-z0-9]{32}", "ico-"),
+    _token("mailchimp-key", "mailchimp-key", r"[0-9a-f]{32}-us\d{1,2}", "-us"),
+    _token(
+        "newrelic-browser-key",
+        "newrelic-key",
+        r"NRJS-[a-f0-9]{19}|NRII-[\w-]{32}",
+        "nrjs-",
+        "nrii-",
+    ),
+    _token("prefect-key", "prefect-key", r"pnu_[A-Za-z0-9]{36}", "pnu_"),
+    _token("readme-key", "readme-key", r"rdme_[a-z0-9]{70}", "rdme_"),
+    _token("rubygems-key", "rubygems-key", r"rubygems_[a-f0-9]{48}", "rubygems_"),
+    _token("scalingo-token", "scalingo-token", r"tk-us-[\w-]{48}", "tk-us-"),
+    _token("sendinblue-key", "sendinblue-key", r"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}", "xkeysib-"),
+    _token("shippo-token", "shippo-token", r"shippo_(?:live|test)_[a-f0-9]{40}", "shippo_"),
+    _token("sonarqube-token", "sonarqube-token", r"sq[upa]_[a-f0-9]{40}", "squ_", "sqp_", "sqa_"),
+    _token("typeform-token", "typeform-token", r"tfp_[\w.=-]{59}", "tfp_"),
+    _token("alibaba-key-id", "alibaba-key", r"LTAI[A-Za-z0-9]{20}", "ltai"),
+    _token("adobe-client-secret", "adobe-secret", r"p8e-[A-Za-z0-9]{32}", "p8e-"),
+    _token("langsmith-key", "langsmith-key", r"lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}", "lsv2_"),
+    _near(
+        "license-key",
+        "license-key",
+        r"licen[cs]e|serial|product[ _-]?key",
+        r"(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9]{4,6}(?:-[A-Z0-9]{4,6}){3,7}",
+        "licen",
+        "serial",
+        "product",
+    ),
     # Generic structured secrets
-    _token("jwt", "jwt", r"eyJ[\w-]{8,}\.eyJ[\w-]{8,}\.[\w-]*", "eyj"),
+    _keyed(
+        "jwt",
+        "jwt",
+        # Not the sample jwt.io and RFC-quoting docs show (signed with the published
+        # "your-256-bit-secret"): like AWS's EXAMPLE keys it grants nothing.
+        rf"{_B}(?P<s>eyJ[\w-]{{8,}}\.eyJ[\w-]{{8,}}\.(?!{_JWT_IO_SIGNATURE})[\w-]*){_E}",
+        "eyj",
+    ),
     *(_private_key(name, label) for name, label in _PRIVATE_KEY_TYPES),
     _url_password(),
     _keyed(
@@ -712,12 +1111,31 @@ RULES: tuple[Rule, ...] = (
         _assignments,
     ),
     Rule(
+        "password",
+        None,
+        ("pass", "pwd", "pw", " / "),
+        0,
+        None,
+        "password-in-prose",
+        _prose_passwords,
+    ),
+    Rule(
         "high-entropy-secret",
         None,
-        ("key", "secret", "token", "pass", "auth", "bearer", "credential"),
+        ("key", "secret", "token", "pass", "auth", "bearer", "credential", "licen", "identity"),
         0,
         None,
         "high-entropy-near-keyword",
         _high_entropy,
     ),
+    Rule(
+        "high-entropy-secret",
+        None,
+        ("=", ":"),
+        0,
+        None,
+        "high-entropy-assigned",
+        _assigned_random,
+    ),
+    Rule("high-entropy-secret", None, (), 0, None, "high-entropy-token", _lone_random),
 )

@@ -18,7 +18,7 @@ Why our own patterns and not `detect-secrets` (or gitleaks/trufflehog):
   and it brings a dependency tree (PyYAML, requests) into the daemon for ~30 regular
   expressions. gitleaks and trufflehog are Go programs, not importable.
 - Redaction runs on every write, inside the daemon's request path; the rules here
-  are compiled once, skipped unless a keyword of theirs occurs, and cost ~0.15 ms
+  are compiled once, skipped unless a keyword of theirs occurs, and cost ~0.2 ms
   on a typical 500-character memory (scripts/eval_secrets prints the figures).
 The shapes were learnt from the providers' token documentation and those projects'
 public rule sets (see secret_rules.py); tests/data/secrets/ holds a corpus of fake
@@ -35,6 +35,9 @@ Decisions a reader may look for:
   redacting twice changes nothing.
 - Custom rules (config) run before the built-in ones; allow-listed values are kept
   verbatim wherever a rule finds them.
+- A line holding `pragma: allowlist secret` (detect-secrets' convention, as written
+  after fixtures in tests) is kept as it is, and so is the line after one holding
+  `pragma: allowlist nextline secret`: the writer has said these are not secrets.
 """
 
 from __future__ import annotations
@@ -62,6 +65,24 @@ __all__ = [
 ]
 
 PLACEHOLDER = re.compile(r"\[REDACTED:" + SECRET_KIND.pattern + r"\]")
+_PRAGMA = re.compile(r"pragma:\s*allowlist\s+(?P<next>nextline\s+)?secret", re.IGNORECASE)
+
+
+def allowed_lines(text: str) -> list[tuple[int, int]]:
+    """The spans of the lines a `pragma: allowlist secret` comment exempts."""
+    spans = []
+    for m in _PRAGMA.finditer(text):
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        end = len(text) if end < 0 else end
+        if m.group("next"):
+            if end == len(text):
+                continue
+            start = end + 1
+            end = text.find("\n", start)
+            end = len(text) if end < 0 else end
+        spans.append((start, end))
+    return spans
 
 
 def placeholder(kind: str) -> str:
@@ -98,6 +119,10 @@ class Redactor:
     def __init__(self, extra_rules: Iterable[Rule] = (), allow: Collection[str] = ()) -> None:
         self.rules: tuple[Rule, ...] = (*extra_rules, *RULES)
         self.allow = frozenset(allow)
+        # Each keyword looked for once per text, not once per rule naming it: with ~140
+        # rules the per-rule checks cost more than the rules that run (half the time of a
+        # note that names no credential).
+        self._keywords = frozenset(k for rule in self.rules for k in rule.keywords)
 
     def redact(self, text: str) -> Redaction:
         if not text:
@@ -106,9 +131,12 @@ class Redactor:
         # Placeholders already present are taken first, so nothing matches inside or
         # across them and a second pass is a no-op.
         taken: list[tuple[int, int]] = [m.span() for m in PLACEHOLDER.finditer(text)]
+        if "allowlist" in lowered:
+            taken.extend(allowed_lines(text))
         spans: list[tuple[int, int, str]] = []
+        present = {k for k in self._keywords if k in lowered}
         for rule in self.rules:
-            if not rule.applies(lowered):
+            if rule.keywords and present.isdisjoint(rule.keywords):
                 continue
             for start, end, kind in rule.find(text):
                 # Earlier rules win: a span that overlaps one already taken is skipped.

@@ -10,7 +10,7 @@ changes scope, so a row's group never changes either.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import get_args
 
 from enyal_protocol.wire import ContentType
@@ -48,6 +48,11 @@ class ScopeGroups:
     def known(self, scopes: Iterable[tuple[str, str | None]]) -> list[int]:
         """The groups of those scopes that hold (or held) an entry."""
         return [k for s in scopes if (k := self._keys.get(s)) is not None]
+
+    def matching(self, wanted: Callable[[str | None], bool]) -> list[int]:
+        """The groups whose path is wanted (a view's scopes: few, next to the rows)."""
+        with self._lock:
+            return [k for (_, path), k in self._keys.items() if wanted(path)]
 
     def at_path(self, path: str | None) -> list[int]:
         """The groups of every level at this path."""

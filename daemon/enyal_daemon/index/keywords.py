@@ -12,6 +12,10 @@ of the query's information an entry matches, in [0, 1], whatever the corpus size
 It is squared, so that matching half of a query is worth a quarter: one shared word
 ("code" in "which linter should I run on the code?") must not outweigh a clear match
 in meaning. Stopwords are dropped first.
+
+A run of Chinese, Japanese or Korean characters in the query is read as its bigrams,
+matched in the side index of CJK bigrams (store/cjk.py), so a word is found inside
+longer runs; they score with the other words the same way (BM25 over IDF).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import time
 
 import apsw
 
+from ..store import cjk
 from ..store.filters import EntryFilter
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -60,6 +65,36 @@ def quoted(term: str) -> str:
     return f'"{term}"'
 
 
+# A query word and the index it is matched in: (word, True) for a CJK run.
+Term = tuple[str, bool]
+_TABLES = {False: "context_fts", True: "context_cjk"}
+
+
+def split_cjk(words: list[str]) -> list[Term]:
+    """Each word's CJK runs apart from the rest ("api设计" is "api" and 设计), a run
+    of two or more characters as its bigrams: CJK has no spaces between words, so a
+    query run is often a phrase or a sentence ("数据库连接池的配置"), and its bigrams,
+    OR-ed and weighted by IDF like words, score the share of it an entry holds
+    (search engines' CJK analyzers do the same)."""
+    out: list[Term] = []
+    for w in words:
+        pos = 0
+        for m in cjk.CJK_RUN.finditer(w):
+            if m.start() > pos:
+                out.append((w[pos : m.start()], False))
+            run = m.group(0)
+            out.extend((b, True) for b in (cjk.bigrams(run)[:-1] or [run]))
+            pos = m.end()
+        if pos < len(w):
+            out.append((w[pos:], False))
+    return list(dict.fromkeys(out))[:MAX_TERMS]
+
+
+def match_query(term: Term) -> str:
+    word, is_cjk = term
+    return cjk.query(word) if is_cjk else quoted(word)
+
+
 def search(
     conn: apsw.Connection,
     counts: DocCounts,
@@ -70,17 +105,17 @@ def search(
     """(rid, keyword score in [0, 1]) for the k best BM25 matches, among the entries the
     filter allows if it restricts anything (else every entry, deprecated ones too: the
     caller drops those, which is cheaper than joining the entries table)."""
-    words = terms(text)
+    words = split_cjk(terms(text))
     if not words:
         return []
     n = _store_size(conn)
-    dfs = {w: counts.get(conn, w) for w in words}
+    dfs = {w: counts.get(conn, *w) for w in words}
     ideal = max(sum(_idf(n, df) for df in dfs.values()), 1e-6)
     # BM25 scores every entry holding any query word, so a word found in a large share of
     # a big store costs a scan of that share (a third of a million rows at 1M) while
     # adding little (its IDF is low). Such words still count in `ideal`; they just do not
     # pull candidates in. Meaning finds those entries anyway.
-    wanted: list[str] = []
+    wanted: list[Term] = []
     ranked = 0
     for w, df in sorted(dfs.items(), key=lambda item: item[1]):
         if df == 0:
@@ -91,27 +126,38 @@ def search(
         ranked += df
     if not wanted:
         return []
-    match = " OR ".join(quoted(w) for w in wanted)
-    if f is None or not f.restricts:
-        cur = conn.execute(
-            "SELECT rowid, bm25(context_fts) FROM context_fts WHERE context_fts MATCH ? "
-            "ORDER BY rank LIMIT ?",
-            (match, k),
-        )
-    else:
-        cur = conn.execute(
-            "SELECT f.rowid, bm25(context_fts) FROM context_fts f "
-            f"JOIN context_entries e ON e.rid = f.rowid WHERE context_fts MATCH ? AND {f.sql()} "
-            "ORDER BY rank LIMIT ?",
-            (match, *f.args, k),
-        )
-    scored = [(int(rid), -float(score)) for rid, score in cur]
+    totals: dict[int, float] = {}
+    for is_cjk, table in _TABLES.items():
+        match = " OR ".join(match_query(w) for w in wanted if w[1] == is_cjk)
+        if match:
+            for rid, score in _bm25(conn, table, match, k, f):
+                totals[rid] = totals.get(rid, 0.0) + score
+    scored = sorted(totals.items(), key=lambda item: item[1], reverse=True)[:k]
     # BM25 saturates a word's weight at (k1 + 1) x its IDF, so an entry that repeats the
     # query's words can score above `ideal`. Clipping at 1 tied all such entries (two or
     # more in the BM25 top ten of 42 of SciFact's 300 queries); scaling by the best score
     # instead keeps their order and leaves the usual case, best <= ideal, unchanged.
     scale = max(ideal, scored[0][1]) if scored else ideal  # rank order: best first
     return [(rid, (s / scale) ** 2) for rid, s in scored]
+
+
+def _bm25(
+    conn: apsw.Connection, table: str, match: str, k: int, f: EntryFilter | None
+) -> list[tuple[int, float]]:
+    """(rid, BM25 score, higher better) of the k best matches in one index."""
+    if f is None or not f.restricts:
+        cur = conn.execute(
+            f"SELECT rowid, bm25({table}) FROM {table} WHERE {table} MATCH ? ORDER BY rank LIMIT ?",
+            (match, k),
+        )
+    else:
+        cur = conn.execute(
+            f"SELECT f.rowid, bm25({table}) FROM {table} f "
+            f"JOIN context_entries e ON e.rid = f.rowid WHERE {table} MATCH ? AND {f.sql()} "
+            "ORDER BY rank LIMIT ?",
+            (match, *f.args, k),
+        )
+    return [(int(rid), -float(score)) for rid, score in cur]
 
 
 def _store_size(conn: apsw.Connection) -> int:
@@ -128,22 +174,24 @@ class DocCounts:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._counts: dict[str, tuple[int, float]] = {}
+        self._counts: dict[Term, tuple[int, float]] = {}
 
-    def get(self, conn: apsw.Connection, word: str) -> int:
+    def get(self, conn: apsw.Connection, word: str, is_cjk: bool = False) -> int:
         now = time.monotonic()
+        key = (word, is_cjk)
         with self._lock:
-            hit = self._counts.get(word)
+            hit = self._counts.get(key)
         if hit is not None and now - hit[1] < DOC_COUNT_TTL:
             return hit[0]
+        table = _TABLES[is_cjk]
         row = conn.execute(
-            "SELECT count(*) FROM context_fts WHERE context_fts MATCH ?", (quoted(word),)
+            f"SELECT count(*) FROM {table} WHERE {table} MATCH ?", (match_query(key),)
         ).fetchone()
         df = int(row[0]) if row else 0
         with self._lock:
             if len(self._counts) >= self.MAX_WORDS:
                 self._counts.clear()
-            self._counts[word] = (df, now)
+            self._counts[key] = (df, now)
         return df
 
 

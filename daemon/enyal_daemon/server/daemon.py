@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import fcntl
 import logging
 import os
 import signal
@@ -24,19 +23,17 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
 
-import msgspec
-
-from enyal_protocol import __version__, ownership
+from enyal_protocol import __version__
 from enyal_protocol import config as enyal_config
 from enyal_protocol import wire as p
 from enyal_protocol.config import Config
 from enyal_protocol.paths import Paths, ensure_private_dir
-from enyal_protocol.private import make_private_dirs
 
 from .. import heap
 from ..embedder import build8
 from ..embedder.model_files import locate
 from ..errors import AlreadyRunning, EnyalError, StartupError, TooLarge
+from ..locks import acquire_pidfile, lock_database, release_pidfile
 from ..service import backfill, consolidation, redaction
 from ..service.engine import Engine
 from ..service.verbs import bind
@@ -47,6 +44,7 @@ from .dispatch import Dispatcher, Handler, error_frame
 from .idle import IdleWatch
 from .limits import REFUSING, connection_cap
 from .peer import same_user
+from .periodic import DONE, Done, every
 from .session import Session
 
 log = logging.getLogger("enyal.daemon")
@@ -65,61 +63,6 @@ MAX_IN_FLIGHT_PER_CONNECTION = 64
 HANDSHAKE_SECONDS = 10.0
 # A connection over daemon.max_connections gets its refusal, and this long to read it.
 REFUSE_SECONDS = 2.0
-# How long a daemon waits for a predecessor that holds the pidfile but does not answer
-# yet (still loading its model, or exiting after idling) before it gives up.
-LOCK_WAIT_SECONDS = 30.0
-
-
-def lock_pidfile(path: Path) -> IO[str]:
-    """Hold an exclusive lock on the pidfile for the life of the process."""
-    ensure_private_dir(path.parent)
-    f = path.open("a+")
-    try:
-        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        f.seek(0)
-        other = f.read().strip() or "?"
-        f.close()
-        raise AlreadyRunning(
-            f"another enyal daemon (pid {other}) already serves {path.parent}"
-        ) from None
-    f.seek(0)
-    f.truncate()
-    f.write(f"{os.getpid()}\n")
-    f.flush()
-    return f
-
-
-def lock_database(paths: Paths) -> IO[bytes] | None:
-    """Hold the database's own lock (enyal_protocol/ownership.py) for the life of the
-    process: one daemon per database, whichever runtime folder it was started from.
-    In a read-only folder the lock is held if the file is there, and skipped if not:
-    a daemon that cannot write cannot corrupt what another one writes."""
-    path = ownership.lock_path(paths)
-    try:
-        make_private_dirs(path.parent)  # the database's folder (store/db.py)
-        f: IO[bytes] = path.open("a+b")
-    except OSError:
-        try:
-            f = path.open("rb")
-        except OSError:
-            log.warning("cannot create %s (read-only folder): serving without it", path)
-            return None
-    try:
-        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        f.close()
-        owner = ownership.current_owner(paths)
-        where = f"pid {owner.pid}, socket {owner.socket}" if owner else "starting up"
-        raise AlreadyRunning(
-            f"another enyal daemon ({where}) already serves the database {paths.db}"
-        ) from None
-    if f.writable():
-        f.seek(0)
-        f.truncate()
-        f.write(msgspec.json.encode(ownership.Owner(pid=os.getpid(), socket=str(paths.socket))))
-        f.flush()
-    return f
 
 
 def answers(path: Path) -> bool:
@@ -355,38 +298,30 @@ class Daemon:
         return used
 
     async def flush_bookkeeping_forever(self) -> None:
-        loop = asyncio.get_running_loop()
-        while not self.stop.is_set():
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self.stop.wait(), TOUCH_FLUSH_SECONDS)
-            with contextlib.suppress(EnyalError):
-                await loop.run_in_executor(None, self._flush_and_trim)
+        await every(TOUCH_FLUSH_SECONDS, self._flush_and_trim, self.stop, last=True)
 
     def _flush_and_trim(self) -> None:
         """Bookkeeping written, and what the requests since the last flush freed given back
         to the OS (glibc keeps it otherwise: ~25 MB after 1,500 recalls at 100k; a trim
         costs 0.1-1 ms)."""
-        if self.engine.flush_bookkeeping():
-            heap.trim()
+        with contextlib.suppress(EnyalError):
+            if self.engine.flush_bookkeeping():
+                heap.trim()
 
     async def backfill_passages(self) -> None:
         """Older long memories get their passages (service/backfill.py), a step at a time
         with a pause between steps, until none are left; then this ends."""
         if self.engine.read_only:
             return
-        loop = asyncio.get_running_loop()
-        while not self.stop.is_set():
-            try:
-                more = await loop.run_in_executor(None, backfill.step, self.engine)
-            except EnyalError as exc:  # a full disk, say: try again later
-                log.warning("could not give older memories their passages: %s", exc.message)
-                more, pause = True, BACKFILL_RETRY_SECONDS
-            else:
-                pause = BACKFILL_PAUSE_SECONDS
-            if not more:
-                return
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self.stop.wait(), pause)
+        await every(BACKFILL_PAUSE_SECONDS, self._backfill_step, self.stop, first=0)
+
+    def _backfill_step(self) -> float | Done | None:
+        try:
+            more = backfill.step(self.engine)
+        except EnyalError as exc:  # a full disk, say: try again later
+            log.warning("could not give older memories their passages: %s", exc.message)
+            return BACKFILL_RETRY_SECONDS
+        return None if more else DONE
 
     async def consolidate_forever(self, handlers: dict[str, Handler]) -> None:
         """Every `consolidate_every` seconds, once acknowledged writes have been quiet for
@@ -394,26 +329,17 @@ class Daemon:
         verb's own handler."""
         if self.consolidate_every <= 0:
             return
-        loop = asyncio.get_running_loop()
         quiet = min(QUIET_SECONDS, self.consolidate_every / 2)
-        wait = self.consolidate_every
-        while not self.stop.is_set():
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self.stop.wait(), wait)
-            if self.stop.is_set():
-                return
+
+        def consolidate() -> float | None:
             quiet_for = time.monotonic() - self.engine.writer.last_write
             if quiet_for < quiet:
-                wait = quiet - quiet_for
-                continue
-            wait = self.consolidate_every
+                return quiet - quiet_for  # not yet: again once it has been quiet so long
             try:
-                r = await loop.run_in_executor(
-                    None, handlers["consolidate"], consolidation.scheduled()
-                )
+                r = handlers["consolidate"](consolidation.scheduled())
             except EnyalError as exc:
                 log.warning("scheduled consolidation failed: %s", exc.message)
-                continue
+                return None
             log.info(
                 "consolidated: %d merged into %d survivors, %d edges moved, %d expired removed",
                 r.merged,
@@ -421,6 +347,9 @@ class Daemon:
                 r.edges_repointed,
                 r.expired_removed,
             )
+            return None
+
+        await every(self.consolidate_every, consolidate, self.stop)
 
     async def run(self, sock: socket.socket) -> None:
         loop = asyncio.get_running_loop()
@@ -493,37 +422,6 @@ def open_engine(paths: Paths, cfg: Config) -> Engine:
     return engine
 
 
-def _same_file(f: IO[str], path: Path) -> bool:
-    try:
-        a, b = os.fstat(f.fileno()), os.stat(path)
-    except FileNotFoundError:
-        return False
-    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
-
-
-def acquire_pidfile(paths: Paths, *, activated: bool, wait: float = LOCK_WAIT_SECONDS) -> IO[str]:
-    """lock_pidfile, patient with a predecessor that holds the lock but does not answer yet.
-
-    A daemon answering on the socket is alive: a second one exits at once. One that
-    does not answer is loading its model or exiting after idling; we wait for it. When
-    socket-activated the socket always "answers" (it is ours), and the service manager
-    starts one instance at a time, so we just wait."""
-    deadline = time.monotonic() + wait
-    while True:
-        try:
-            f = lock_pidfile(paths.pid_file)
-        except AlreadyRunning:
-            if (not activated and answers(paths.socket)) or time.monotonic() >= deadline:
-                raise
-            time.sleep(0.1)
-            continue
-        # The previous owner unlinks the pidfile as it exits: a lock won on the unlinked
-        # file would let a third daemon lock the new one. Only the file at the path counts.
-        if _same_file(f, paths.pid_file):
-            return f
-        f.close()
-
-
 def main(
     paths: Paths,
     idle_timeout: float | None = None,
@@ -546,7 +444,12 @@ def main(
     if idle_timeout is None:
         idle_timeout = cfg.idle_timeout if inherited is not None else 0.0
     owns_socket = inherited is None
-    pid_lock = acquire_pidfile(paths, activated=not owns_socket)
+    # A daemon answering on the socket holds the pidfile: we exit at once. When socket-
+    # activated the socket always "answers" (it is ours), and the service manager starts
+    # one instance at a time, so we just wait.
+    pid_lock = acquire_pidfile(
+        paths.pid_file, holder_alive=lambda: owns_socket and answers(paths.socket)
+    )
     db_lock: IO[bytes] | None = None
     try:
         db_lock = lock_database(paths)
@@ -584,9 +487,7 @@ def main(
         # database free once it has the pidfile.
         if db_lock is not None:
             db_lock.close()
-        with contextlib.suppress(OSError):
-            paths.pid_file.unlink()
-        pid_lock.close()
+        release_pidfile(paths.pid_file, pid_lock)
     return 0
 
 

@@ -102,7 +102,7 @@ def brief(engine: Engine, params: p.BriefParams) -> p.BriefResult:
             _changed(engine, chain, since) if since else [],
             None if since else "_First brief of this project._",
         ),
-        Section("review", "## To review", _review(engine, chain, now)),
+        Section("review", "## To review", _review(engine, project, chain, now)),
         Section("log", "## Log", _log(engine, project, now)),
     ]
     header = [
@@ -192,15 +192,23 @@ def _changed(engine: Engine, chain: list[tuple[str, str | None]], since: str) ->
     return out
 
 
-def _review(engine: Engine, chain: list[tuple[str, str | None]], now: datetime) -> list[str]:
+def _review(
+    engine: Engine, project: str, chain: list[tuple[str, str | None]], now: datetime
+) -> list[str]:
     cutoff = to_iso(now - timedelta(days=REVIEW_STALE_DAYS))
     scopes_ = set(chain)
     conn = engine.reader()
-    ids = graph_store.conflicting(conn, REVIEW_MAX * 10)
-    rows = entries.by_ids(conn, ids)
-    conflicted = [
-        rows[i] for i in ids if i in rows and rows[i].scope in scopes_ and not rows[i].is_deprecated
-    ]
+    pairs = graph_store.conflicting(conn, REVIEW_MAX * 10)
+    rows = entries.by_ids(conn, list({i: None for pair in pairs for i in pair}))
+    # A conflict with what this project does not see (another project's memory) is none here.
+    seen = scopes.view_from(project).sees
+    ids = {
+        i: None
+        for pair in pairs
+        if all(i in rows and seen(rows[i].scope_path) for i in pair)
+        for i in pair
+    }
+    conflicted = [rows[i] for i in ids if rows[i].scope in scopes_ and not rows[i].is_deprecated]
     f = EntryFilter(scopes=tuple(chain), checked_before=cutoff, exclude_types=("log", "task"))
     stale = _pool(engine, f, "updated", False, REVIEW_MAX)
     out = [_item(engine, f"conflicting ({r.content_type}) {r.content}", r.id) for r in conflicted]

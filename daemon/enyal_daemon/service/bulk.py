@@ -24,10 +24,8 @@ fsynced once at the end.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import IO
 
 import numpy as np
 import numpy.typing as npt
@@ -35,7 +33,8 @@ import numpy.typing as npt
 from enyal_protocol import wire as p
 
 from ..embedder.model_files import DIM, ModelFiles
-from ..errors import Conflict, InvalidValue
+from ..errors import AlreadyRunning, Conflict, InvalidValue
+from ..locks import lock_pidfile, release_pidfile
 from ..store import db, entries
 from .engine import bind_model
 
@@ -46,27 +45,21 @@ NORM_TOLERANCE = 1e-3
 
 @contextlib.contextmanager
 def _daemon_stopped(pid_file: Path | None) -> Iterator[None]:
-    """Hold the pidfile's lock, so no daemon starts (or is running) while we write."""
+    """Hold the pidfile's lock (locks.py), so no daemon starts (or is running) while we
+    write. A running one is a Conflict here: the caller's to stop, not a failed start."""
     if pid_file is None:
         yield
         return
-    pid_file.parent.mkdir(parents=True, exist_ok=True)
-    f: IO[str] = pid_file.open("a+")
     try:
-        try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise Conflict(
-                f"a daemon is running on {pid_file.parent}; stop it before a bulk load"
-            ) from None
-        try:
-            yield
-        finally:
-            if pid_file.stat().st_size == 0:  # ours, made for the lock: leave no trace
-                pid_file.unlink()
-            fcntl.flock(f, fcntl.LOCK_UN)
+        f = lock_pidfile(pid_file)
+    except AlreadyRunning:
+        raise Conflict(
+            f"a daemon is running on {pid_file.parent}; stop it before a bulk load"
+        ) from None
+    try:
+        yield
     finally:
-        f.close()
+        release_pidfile(pid_file, f)
 
 
 def _checked(vec: npt.NDArray[np.float32]) -> bytes:

@@ -20,7 +20,10 @@ Each statement is reduced to its content words, so wording alone is no differenc
   and the words that date or narrate a change rather than state a fact ("now", "last
   week", "was upgraded to", "switched"): "The service was upgraded to Node 20 last
   week" states what "The service uses Node 20" states. A capitalised word inside a
-  sentence is a name and never dropped ("written in Go").
+  sentence is a name and never dropped ("written in Go");
+- dropped too: a clause that only names where a practice comes from ("…, as gofmt
+  does", "…, like Prettier's default", "…, following ktlint"); a file name counts as
+  its words ("poetry.lock" = Poetry's lock file).
 
 Then three signals, the first that fires gives the reason:
 - negation: a clause that denies something ("never", "don't", "avoid", "not X",
@@ -37,7 +40,11 @@ Then three signals, the first that fires gives the reason:
   detail; one word in two forms ("bundled"/"bundler"); a number on one side against
   words on the other ("targets Java 17" / "is built with Gradle"); and differing
   words beside a number both state, which is a value they agree on ("expire after 30
-  minutes" / "are valid for 30 minutes"; a differing unit still counts). Denied
+  minutes" / "are valid for 30 minutes"; a differing unit still counts); a verb on each
+  side ("errors are reported to Sentry" / "we send our errors to Sentry"), which is
+  two ways to say one thing, or two things said of one subject; and lowercase words
+  that open both statements and qualify the same next word ("Database migrations use
+  Alembic" / "Schema migrations use Alembic"), which name a subject, not a value. Denied
   clauses take no part: prohibitions of different things coexist ("Never commit
   secrets" / "Never commit generated files").
 - a reversed preference: the same words on both sides of "over/than/instead/rather"
@@ -110,6 +117,7 @@ EQUIVALENT_PHRASES = {
     "merge requests": "pr",
     "semantic versioning": "semver",
     "semantic version": "semver",
+    "semantic versions": "semver",
 }
 EQUIVALENT_WORDS = {
     "repository": "repo",
@@ -146,6 +154,10 @@ UNITS = {
 }
 COMPARATIVES = frozenset("over than instead rather".split())
 
+# A clause that names where a practice comes from ("…, as gofmt does", "…, like
+# Prettier's default", "…, following ktlint") backs the statement up; it states no
+# value of its own, so it takes no part in the comparison.
+ASIDE_STARTS = frozenset("as like following per matching".split())
 _TOKEN = re.compile(r"[\w.'+#/-]+")
 _CLAUSE = re.compile(r"[,;:()!?]|\.(?:\s|$)|\s[-–—]\s")
 _CLAUSE_START = re.compile(r"^\s*[A-Z](?=[a-z]*\b)")
@@ -186,7 +198,9 @@ def _raw_words(clause: str) -> list[str]:
             unit = _NUMBER_UNIT.match(token.lower())
             words.extend(unit.groups() if unit else [token])
             continue
-        for part in _JOINS.split(token):
+        # A file name is its words ("poetry.lock" is Poetry's lock file); a dotted
+        # version has digits and was kept whole above.
+        for part in _JOINS.split(token.replace(".", "/")):
             if part[:1].islower():
                 words.extend(_CAMEL.split(part))
             elif part:
@@ -194,21 +208,42 @@ def _raw_words(clause: str) -> list[str]:
     return words
 
 
-class _Word:
-    __slots__ = ("key", "surface")
+# The statement's verb: a participle after a form of "be" ("errors are *reported*") or
+# a word after a pronoun ("we *send*"). Two statements whose own words are each a verb
+# say two things about one subject, or one thing in two words, not two values of one
+# slot; "the branch is *main*" has no participle and stays a value.
+BE = frozenset("is are was were be been being".split())
+PRONOUNS = frozenset("we they i you".split())
+_PARTICIPLE = re.compile(
+    r"[a-z]{3,}(?:ed|en)$|(?:reset|sent|shown|held|taken|given|seen|known|hidden|shut|split)$"
+)
 
-    def __init__(self, key: str, surface: str) -> None:
+
+class _Word:
+    __slots__ = ("key", "opens", "pos", "surface", "verb")
+
+    def __init__(
+        self, key: str, surface: str, verb: bool = False, opens: bool = False, pos: int = -1
+    ) -> None:
         self.key = key
         self.surface = surface
+        self.verb = verb
+        self.opens = opens  # the statement's first word: the head of its subject
+        self.pos = pos  # where it was in its clause's words
 
 
-def _content(words: list[str]) -> list[_Word]:
-    """The words that carry the statement, normalised (see the module's docstring)."""
+def _content(words: list[str], opening: bool = False) -> list[_Word]:
+    """The words that carry the statement, normalised (see the module's docstring).
+    `opening`: these are the statement's first words, so the first one is marked."""
     out: list[_Word] = []
+    first = next((j for j, w in enumerate(words) if w.lower() not in STOPWORDS), -1)
     i = 0
     while i < len(words):
         surface, lower = words[i], words[i].lower()
         phrase = f"{lower} {words[i + 1].lower()}" if i + 1 < len(words) else ""
+        before = words[i - 1].lower() if i > 0 else ""
+        verb = before in PRONOUNS or (before in BE and _PARTICIPLE.match(lower) is not None)
+        opens = opening and i == first
         i += 1
         if phrase in EQUIVALENT_PHRASES:
             out.append(_Word(EQUIVALENT_PHRASES[phrase], f"{surface} {words[i]}"))
@@ -226,7 +261,7 @@ def _content(words: list[str]) -> list[_Word]:
         key = _stem(unit or NUMBER_WORDS.get(lower) or EQUIVALENT_WORDS.get(lower) or lower)
         if key in detail or (not name and key in LIGHT_VERBS):
             continue
-        out.append(_Word(key, surface))
+        out.append(_Word(key, surface, verb and not name, opens, i - 1))
     return out
 
 
@@ -239,10 +274,12 @@ class _Statement:
         self.affirmed: list[_Word] = []
         self.denied: list[set[str]] = []
         self.words: list[str] = []
-        for clause in _CLAUSE.split(text):
+        for i, clause in enumerate(_CLAUSE.split(text)):
             words = _raw_words(clause)
+            if i > 0 and words and words[0].lower() in ASIDE_STARTS:
+                continue
+            content = _content(words, opening=not self.words)
             self.words.extend(words)
-            content = _content(words)
             # Whole tokens: "off" denies, "off-peak" and "sign-off" do not.
             if NEGATIONS.intersection(t.lower() for t in _TOKEN.findall(clause)):
                 self.denied.append({w.key for w in content})
@@ -323,6 +360,10 @@ def _choice(a: list[_Word], b: list[_Word]) -> tuple[list[str], list[str]] | Non
     if len(runs_a) != 1 or len(runs_b) != 1:
         return None
     own_a, own_b = runs_a[0], runs_b[0]
+    if any(w.verb for w in own_a) and any(w.verb for w in own_b):
+        return None  # other verbs, not other values (see BEFORE_VERB)
+    if _modifiers_of_one_head(a, own_a, b, own_b):
+        return None
     # The same number on both sides is a value they agree on ("expire after 30 minutes" /
     # "are valid for 30 minutes"), unless what differs is its unit ("5 minutes" / "5 hours").
     shared_numbers = {w.key for w in a if _is_number(w.key)} & {w.key for w in b}
@@ -337,6 +378,27 @@ def _choice(a: list[_Word], b: list[_Word]) -> tuple[list[str], list[str]] | Non
     if (all(numbers_a) and not any(numbers_b)) or (all(numbers_b) and not any(numbers_a)):
         return None
     return _surfaces(own_a), _surfaces(own_b)
+
+
+def _modifiers_of_one_head(
+    a: list[_Word], own_a: list[_Word], b: list[_Word], own_b: list[_Word]
+) -> bool:
+    """Whether the own words open both statements and qualify the same next word:
+    "*Database* migrations use Alembic" / "*Schema* migrations use Alembic" name the one
+    subject twice, and "*Unit* tests use pytest" / "*Integration* tests use pytest" two
+    subjects with one value; neither is a choice between values. Names are left out:
+    "*Jest* runs the frontend tests" / "*Vitest* runs…" is a choice."""
+    if not (own_a[0].opens and own_b[0].opens):
+        return False  # "Use *camel*Case…" / "Use *snake*_case…": a value after a verb
+    if any(w.surface != w.surface.lower() or _is_number(w.key) for w in (*own_a, *own_b)):
+        return False
+    # The shared word must follow at once ("database *migrations*"), not after a verb
+    # dropped as light ("Redis is used as the session cache").
+    for words, own in ((a, own_a), (b, own_b)):
+        n = len(own)
+        if n >= len(words) or words[n].pos != own[-1].pos + 1:
+            return False
+    return a[len(own_a)].key == b[len(own_b)].key
 
 
 def _follows(words: list[_Word], run: list[_Word], numbers: set[str]) -> bool:

@@ -43,6 +43,7 @@ from ..store.writer import Tx, Writer
 from . import changes, expiry, scoring
 from .bookkeeping import Bookkeeping
 from .clock import now_iso
+from .session_state import Sessions
 
 log = logging.getLogger(__name__)
 
@@ -107,6 +108,7 @@ class Engine:
         self.doc_counts = keywords.DocCounts()
         self.bookkeeping = Bookkeeping()
         self.changes = changes.Publisher()  # live change notifications (service/changes.py)
+        self.sessions = Sessions()  # what each client session was shown (session_seen)
         self._local = threading.local()
         self._readers: list[apsw.Connection] = []
         self._readers_lock = threading.Lock()

@@ -361,7 +361,7 @@ def _apply(
     add_vecs = vecs[: len(plan.add)] if vecs is not None else []
     update_vecs = vecs[len(plan.add) :] if vecs is not None else []
     for (chunk, content), vec in zip(plan.add, add_vecs, strict=True):
-        flags = suspicious(content)
+        flags = suspicious(content)  # rules only: see ARCHITECTURE, "Poisoned text"
         entry = p.Entry(
             id=str(uuid.uuid4()),
             content=content,
@@ -390,7 +390,7 @@ def _apply(
     for (r, chunk, content), vec in zip(plan.update, update_vecs, strict=True):
         if r.rid not in alive:
             continue
-        flags = suspicious(content)
+        flags = suspicious(content)  # rules only: see ARCHITECTURE, "Poisoned text"
         fields: dict[str, Any] = {
             "content": content,
             "content_hash": entries.content_hash(content),

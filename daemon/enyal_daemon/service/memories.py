@@ -19,7 +19,7 @@ from enyal_protocol import wire as p
 from ..embedder.onnx import Vectors
 from ..embedder.passages import Embedding
 from ..errors import Conflict, InvalidValue, NotFound
-from ..hygiene.injection import suspicious
+from ..hygiene.injection import judge
 from ..store import entries, versions
 from ..store import sources as source_rows
 from ..store.rows import EntryRow
@@ -92,7 +92,7 @@ def remember(
     vec = emb.whole
     now = now_iso()
     expires = expiry.expires_at(params.ttl) if params.ttl is not None else None
-    flags = suspicious(" ".join([params.content, *params.tags]))
+    flags = judge(" ".join([params.content, *params.tags]), emb.whole, emb.passages)
     entry = p.Entry(
         id=str(uuid.uuid4()),
         content=params.content,
@@ -175,7 +175,11 @@ def _contradictions(
 ) -> tuple[list[p.Related], list[p.Related]]:
     if not (params.detect_conflicts or params.suggest_supersedes):
         return [], []
-    hits = engine.index.search(vec, conflicts.CANDIDATES)
+    # Only what some place sees together with the new memory can contradict it: two
+    # projects' opposite conventions are each right in their own project.
+    view = scopes.view_of(params.scope, scope_path)
+    groups = None if view is None else engine.groups.matching(view.sees)
+    hits = engine.index.search(vec, conflicts.CANDIDATES, groups=groups)
     rows = entries.by_rids(tx.conn, [rid for rid, _ in hits])
     similar = [(rows[rid], sim) for rid, sim in hits if rid in rows]
     # Superseded entries are history; those this memory supersedes are being settled now.
@@ -281,7 +285,7 @@ def update(engine: Engine, params: p.UpdateParams) -> p.UpdateResult:
         emb = engine.embed_memory(params.content)
         fields["content"] = params.content
         fields["content_hash"] = entries.content_hash(params.content)
-        flags = suspicious(params.content)
+        flags = judge(params.content, emb.whole, emb.passages)
         if flags:  # new text is checked as new text is; a release is not undone otherwise
             fields["quarantined"] = 1
             fields["quarantine_reason"] = ", ".join(flags)

@@ -14,7 +14,6 @@ from datetime import datetime
 
 import msgspec
 import numpy as np
-import numpy.typing as npt
 
 from enyal_protocol import wire as p
 
@@ -26,7 +25,7 @@ from . import scoring
 # metadata is the costly part); the margin leaves room for validity to drop or re-rank.
 HIT_MARGIN = 3
 
-Floats = npt.NDArray[np.float64]
+Floats = scoring.Floats
 Weight = Callable[[str, str | None], float]
 
 
@@ -50,10 +49,12 @@ def _days_since(stamps: Sequence[str], now: datetime) -> Floats:
 class Floors:
     """What a result must reach to be returned at all: effective (decayed) confidence, and
     relevance, in meaning (cosine) or in words (the share of the query's information it
-    matches, which is the square root of the keyword part)."""
+    matches, which is the square root of the keyword part), both as such and as a share
+    of the best candidate's (`relative`: the list ends where relevance ends)."""
 
     confidence: float
     relevance: float
+    relative: float = 0.0
 
 
 def rank(
@@ -100,9 +101,12 @@ def rank(
     sem = np.maximum(sem, 0.0)
     base = scoring.W_SEMANTIC * sem + scoring.W_KEYWORD * kw + scoring.W_RECENCY * rec
     trust = scoring.TRUST_FLOOR + (1.0 - scoring.TRUST_FLOOR) * eff
-    score = base * trust * w * (1.0 + scoring.IMPORTANCE_STEP * (importance - 3))
-    relevant = (sem >= floors.relevance) | (np.sqrt(kw) >= floors.relevance)
-    eligible = np.flatnonzero((eff >= floors.confidence) & relevant)
+    score = base * trust * w * scoring.importance_factor(importance)
+    relevance = np.maximum(sem, np.sqrt(kw))
+    trusted = eff >= floors.confidence
+    best = float(relevance[trusted].max()) if trusted.any() else 0.0
+    relevant = relevance >= max(floors.relevance, floors.relative * best)
+    eligible = np.flatnonzero(trusted & relevant)
     order = eligible[np.argsort(-score[eligible], kind="stable")][:keep]
     hits = []
     for i in order.tolist():

@@ -85,12 +85,17 @@ def _asked_at(text: str) -> datetime:
 def _filter(
     params: p.RecallParams | p.RecallBatchParams, asked_at: datetime | None = None
 ) -> EntryFilter:
-    path, match_path = scopes.filter_path(params.scope, params.scope_path, params.cwd)
+    level = None if params.scope == "all" else params.scope
+    path, match_path = scopes.filter_path(level, params.scope_path, params.cwd)
     as_of = isinstance(params, p.RecallParams) and params.as_of is not None
+    # Asked for no scope, an agent sees what its cwd sees: another project's memories only
+    # with scope "all" (or without a cwd, as a bare client that names no place).
+    seen = params.scope is None and params.scope_path is None and params.cwd is not None
     return EntryFilter(
-        scope_level=params.scope,
+        scope_level=level,
         scope_path=path,
         match_path=match_path,
+        view=scopes.view_from(params.cwd) if seen and params.cwd is not None else None,
         # As-of recall checks type and tags against the version of then, not today's.
         content_type=None if as_of else params.content_type,
         tags=() if as_of else tuple(params.tags),
@@ -133,7 +138,7 @@ def recall_by_scope(engine: Engine, params: p.RecallByScopeParams) -> p.RecallBy
 
 
 def _floors(params: p.RecallParams | p.RecallByScopeParams | p.RecallBatchParams) -> Floors:
-    return Floors(params.min_confidence, params.min_relevance)
+    return Floors(params.min_confidence, params.min_relevance, params.min_relative)
 
 
 def _check_query(query: str) -> None:
@@ -246,6 +251,8 @@ def _index_mask(engine: Engine, f: EntryFilter) -> tuple[list[int] | None, list[
     if f.tags or f.min_importance > 1 or f.metadata or len(f.clauses) > _mask_clauses(f):
         return None
     kinds = None if f.content_type is None else [kind_code(f.content_type)]
+    if f.view is not None:
+        return engine.groups.matching(f.view.sees), kinds
     if f.scopes:
         return engine.groups.known(f.scopes), kinds
     if f.scope_level is not None:
@@ -257,6 +264,8 @@ def _index_mask(engine: Engine, f: EntryFilter) -> tuple[list[int] | None, list[
 
 def _mask_clauses(f: EntryFilter) -> int:
     """How many of the filter's clauses the index's masks stand for."""
+    if f.view is not None:  # a view comes alone: the other scope fields are unset then
+        return 1 + int(f.content_type is not None)
     scope = 1 if f.scopes else int(f.scope_level is not None) + int(f.match_path)
     return scope + int(f.content_type is not None)
 

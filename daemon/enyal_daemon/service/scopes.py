@@ -4,6 +4,10 @@ A project is the nearest ancestor holding a project marker (.git first, then
 pyproject.toml and the other build files); its workspace is the folder that
 holds it. A path with no project above it is its own project, so an agent in
 a scratch folder still gets memories scoped to that folder.
+
+What an agent sees from a folder (its view) is its project's memories (and its
+files'), its workspace's and global ones: never another project's unless it asks
+for all of them. Two memories can contradict each other only if some place sees both.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from pathlib import Path
 from enyal_protocol.wire import ScopeLevel
 
 from ..errors import InvalidValue
+from ..store.filters import View
 from .scoring import SCOPE_WEIGHTS
 
 PROJECT_MARKERS = (".git", "pyproject.toml", "package.json", "Cargo.toml", "go.mod", ".hg")
@@ -82,3 +87,21 @@ def chain(file_path: str, cwd: str | None) -> list[tuple[ScopeLevel, str | None,
         ("workspace", workspace_of(project), SCOPE_WEIGHTS["workspace"]),
         ("global", None, SCOPE_WEIGHTS["global"]),
     ]
+
+
+def view_from(cwd: str) -> View:
+    """What an agent working in `cwd` sees: its project, its workspace, global."""
+    project = project_root(absolute(cwd, None))
+    return View(project, (workspace_of(project),))
+
+
+def view_of(level: str, path: str | None) -> View | None:
+    """Every memory some place sees together with one stored at (level, path): a global
+    one is seen from everywhere (None: no limit); a workspace's from each project in it;
+    a project's or a file's from its project only."""
+    if path is None or level == "global":
+        return None
+    if level == "workspace":
+        return View(path)
+    project = path if level == "project" else project_root(path)
+    return View(project, (workspace_of(project),))

@@ -27,7 +27,7 @@ from enyal_protocol import wire as p
 from .. import heap
 from ..embedder.passages import Embedding
 from ..errors import EnyalError, InvalidValue
-from ..hygiene.injection import suspicious
+from ..hygiene.injection import judge
 from ..hygiene.secrets import Redactor, merge_found
 from ..store import entries, graph, versions
 from ..store.failures import STORAGE_FAILURES
@@ -81,7 +81,9 @@ def _header(line: str) -> p.ExportHeader:
 
 def _entry(
     line: str, redactor: Redactor | None
-) -> tuple[p.Entry, list[p.Version] | None, dict[str, int]]:
+) -> tuple[p.Entry, list[p.Version] | None, dict[str, int], bool]:
+    """The entry, its history, what was redacted, and whether its quarantine state is
+    kept as exported (else it is judged once its vectors are made)."""
     item: p.ImportEntry = _decode(_entry_decoder, line, "entry")
     check_content(item.content)
     check_metadata(item.metadata)
@@ -91,14 +93,12 @@ def _entry(
     if item.scope_level != "global" and item.scope_path is None:
         raise InvalidValue(f"{item.scope_level} scope needs scope_path")
     now = now_iso()
-    flags = suspicious(" ".join([item.content, *item.tags]))
     # An exported entry (it has an id) says whether it is quarantined, and keeps that: a
-    # released one stays released. A line written by hand is checked as remember checks.
-    if item.id is not None and item.quarantined is not None:
-        quarantined, reason = item.quarantined, item.quarantine_reason if item.quarantined else None
-    else:
-        quarantined = bool(item.quarantined) or bool(flags)
-        reason = item.quarantine_reason or (", ".join(flags) or None)
+    # released one stays released. A line written by hand is judged as remember judges,
+    # once its vectors are made (_store_entry).
+    kept = item.id is not None and item.quarantined is not None
+    quarantined = bool(item.quarantined)
+    reason = item.quarantine_reason if quarantined else None
     created = normalize_iso(item.created_at, "created_at") if item.created_at else now
     updated = normalize_iso(item.updated_at, "updated_at") if item.updated_at else created
     accessed = normalize_iso(item.accessed_at, "accessed_at") if item.accessed_at else None
@@ -141,7 +141,7 @@ def _entry(
             raise InvalidValue("versions must be numbered from 1, each once")
         for v in item.versions:
             normalize_iso(v.changed_at, "versions.changed_at")
-    return entry, item.versions, found
+    return entry, item.versions, found, kept
 
 
 def _scrubbed(
@@ -192,7 +192,7 @@ def _edge(line: str, redactor: Redactor | None) -> p.Edge:
 
 def import_lines(engine: Engine, params: p.ImportParams) -> p.ImportResult:
     results: list[p.ImportLine] = []
-    to_embed: list[tuple[int, p.Entry, list[p.Version] | None, dict[str, int]]] = []
+    to_embed: list[tuple[int, p.Entry, list[p.Version] | None, dict[str, int], bool]] = []
     edges: list[tuple[int, p.Edge]] = []
     for offset, line in enumerate(params.lines):
         number = params.first_line + offset
@@ -209,12 +209,12 @@ def import_lines(engine: Engine, params: p.ImportParams) -> p.ImportResult:
                 to_embed.append((number, *_entry(line, engine.redactor)))
         except EnyalError as exc:
             results.append(p.ImportLine(line=number, status="failed", error=exc.message, kind=kind))
-    vectors = engine.embed_memories([e.content for _, e, _, _ in to_embed])
+    vectors = engine.embed_memories([e.content for _, e, _, _, _ in to_embed])
 
     def job(tx: Tx) -> list[p.ImportLine]:
         out: list[p.ImportLine] = []
-        for (number, entry, history, found), vec in zip(to_embed, vectors, strict=True):
-            store = functools.partial(_store_entry, engine, tx, number, entry, history, vec)
+        for (number, entry, history, found, kept), vec in zip(to_embed, vectors, strict=True):
+            store = functools.partial(_store_entry, engine, tx, number, entry, history, vec, kept)
             done = _savepoint(tx, number, "entry", store)
             out.append(msgspec.structs.replace(done, redacted=found) if found else done)
         for number, edge in edges:
@@ -259,9 +259,17 @@ def _store_entry(
     entry: p.Entry,
     history: list[p.Version] | None,
     vec: Embedding,
+    kept: bool,
 ) -> p.ImportLine:
     if entries.get(tx.conn, entry.id) is not None:
         return p.ImportLine(line=number, status="existing", id=entry.id)
+    if not kept:
+        flags = judge(" ".join([entry.content, *entry.tags]), vec.whole, vec.passages)
+        entry = msgspec.structs.replace(
+            entry,
+            quarantined=entry.quarantined or bool(flags),
+            quarantine_reason=entry.quarantine_reason or (", ".join(flags) or None),
+        )
     if not entry.is_deprecated:
         same = entries.find_by_hash(
             tx.conn, entry.content_hash, entry.scope_level, entry.scope_path

@@ -23,6 +23,7 @@ from . import (
     memories,
     recall,
     scan,
+    sessions,
     stats,
     tasks,
     transfer,
@@ -69,6 +70,7 @@ VERBS: dict[str, Verb] = {
     "log_show": daylog.show,
     "brief": brief.brief,
     "index": indexing.index,
+    "session_seen": sessions.seen,
 }
 
 

@@ -19,6 +19,7 @@ import sqlite_vec
 from enyal_protocol.private import make_private_dirs
 
 from ..errors import StorageError
+from . import cjk
 from .migrations import migrate
 
 T = TypeVar("T")
@@ -48,10 +49,12 @@ def connect(path: Path, *, writer: bool) -> apsw.Connection:
             )
         conn = _open_read_only(path)
         _load_vec(conn)
+        cjk.register(conn)
         return conn
     conn = apsw.Connection(str(path))
     conn.set_busy_timeout(BUSY_TIMEOUT_MS)
     _load_vec(conn)
+    cjk.register(conn)
     conn.execute("PRAGMA foreign_keys=ON")
     # Pages cached per connection; there is one reader per request thread, so the total is
     # what the daemon's memory pays. Reads are served from the OS page cache anyway: 2 MB

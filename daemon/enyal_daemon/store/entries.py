@@ -375,3 +375,4 @@ def compact_text_index(conn: apsw.Connection) -> None:
     """Merge the FTS index into one segment: the terms of changed or deleted text stay in
     older segments until a merge, so this is what makes a removed word really gone."""
     conn.execute("INSERT INTO context_fts(context_fts) VALUES ('optimize')")
+    conn.execute("INSERT INTO context_cjk(context_cjk) VALUES ('optimize')")

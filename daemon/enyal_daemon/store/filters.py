@@ -18,11 +18,32 @@ from typing import Any
 
 
 @dataclass(frozen=True)
+class View:
+    """The entries seen from one place (a project, a workspace): global ones, those stored
+    at or under `root`, and those stored at exactly one of `also` (a project's workspace).
+    Never a sibling project's: its path is neither under the root nor one of `also`."""
+
+    root: str
+    also: tuple[str, ...] = ()
+
+    @property
+    def prefix(self) -> str:
+        """What the path of an entry under the root starts with."""
+        return self.root if self.root.endswith("/") else self.root + "/"
+
+    def sees(self, path: str | None) -> bool:
+        return (
+            path is None or path == self.root or path in self.also or path.startswith(self.prefix)
+        )
+
+
+@dataclass(frozen=True)
 class EntryFilter:
     scope_level: str | None = None
     scope_path: str | None = None  # with scope_level: that scope; alone: any level at this path
     match_path: bool = False  # scope_path applies (a global scope has none to match)
     scopes: tuple[tuple[str, str | None], ...] = ()  # any of these (level, path) pairs
+    view: View | None = None  # only what is seen from there
     content_type: str | None = None
     tags: tuple[str, ...] = ()
     min_importance: int = 1
@@ -64,6 +85,17 @@ class EntryFilter:
                 + " OR ".join("(e.scope_level = ? AND e.scope_path IS ?)" for _ in self.scopes)
                 + ")",
                 *[x for pair in self.scopes for x in pair],
+            )
+        if self.view is not None:
+            v = self.view
+            # Under the root as a range ('/' + 1 is '0'), which the scope index can serve.
+            add(
+                "(e.scope_path IS NULL OR e.scope_path = ? OR (e.scope_path >= ? AND "
+                f"e.scope_path < ?){' OR e.scope_path = ?' * len(v.also)})",
+                v.root,
+                v.prefix,
+                v.prefix[:-1] + "0",
+                *v.also,
             )
         if self.content_type is not None:
             add("e.content_type = ?", self.content_type)

@@ -271,18 +271,15 @@ def head_of(conn: apsw.Connection, entry_id: str, max_depth: int = 64) -> str:
     return head
 
 
-def conflicting(conn: apsw.Connection, limit: int) -> list[str]:
-    """Ids of the entries on a live conflicts_with edge, oldest edge first, each once: read
-    from the edges (few), not by probing every entry."""
-    out: dict[str, None] = {}
+def conflicting(conn: apsw.Connection, limit: int) -> list[tuple[str, str]]:
+    """The (source, target) ids of live conflicts_with edges, oldest edge first: read from
+    the edges (few), not by probing every entry."""
     cur = conn.execute(
         f"SELECT g.source_id, g.target_id FROM context_edges g WHERE {LIVE_CONFLICT} "
         "ORDER BY g.created_at, g.id LIMIT ?",
         (limit,),
     )
-    for a, b in cur:
-        out[a] = out[b] = None
-    return list(out)
+    return [(a, b) for a, b in cur]
 
 
 def conflicted(conn: apsw.Connection, ids: Sequence[str]) -> set[str]:

@@ -12,6 +12,8 @@ from collections.abc import Callable
 
 import apsw
 
+from . import cjk
+
 EMBED_DIM = 384
 
 
@@ -402,6 +404,40 @@ def m013_versions_release_importance(conn: apsw.Connection) -> None:
     conn.execute("ALTER TABLE context_versions ADD COLUMN importance INTEGER")
 
 
+def m014_cjk_bigrams(conn: apsw.Connection) -> None:
+    """A side keyword index of CJK text as bigrams (store/cjk.py says why), kept by
+    triggers that run only for content holding a CJK character. Contentless: the
+    bigrams are never read back, only matched; contentless_delete lets a trigger
+    delete a row by its rid alone."""
+    glob = cjk.CJK_GLOB.replace("'", "''")
+    fn = cjk.SQL_FUNCTION
+    conn.execute(
+        f"""
+        CREATE VIRTUAL TABLE context_cjk USING fts5(
+            bigrams, content='', contentless_delete=1, tokenize='unicode61'
+        );
+        CREATE TRIGGER context_cjk_insert AFTER INSERT ON context_entries
+            WHEN new.content GLOB '{glob}' BEGIN
+            INSERT INTO context_cjk(rowid, bigrams) VALUES (new.rid, {fn}(new.content));
+        END;
+        CREATE TRIGGER context_cjk_delete AFTER DELETE ON context_entries
+            WHEN old.content GLOB '{glob}' BEGIN
+            DELETE FROM context_cjk WHERE rowid = old.rid;
+        END;
+        CREATE TRIGGER context_cjk_update AFTER UPDATE OF content ON context_entries BEGIN
+            DELETE FROM context_cjk WHERE rowid = old.rid AND old.content GLOB '{glob}';
+            INSERT INTO context_cjk(rowid, bigrams)
+                SELECT new.rid, {fn}(new.content) WHERE new.content GLOB '{glob}';
+        END;
+        INSERT INTO context_cjk(rowid, bigrams)
+            SELECT rid, {fn}(content) FROM context_entries WHERE content GLOB '{glob}';
+        -- A deleted row's bigrams leave the index at once, as the main index's terms do
+        -- where secure-delete is on: a memory deleted for good leaves no text behind.
+        INSERT INTO context_cjk(context_cjk, rank) VALUES ('secure-delete', 1);
+        """
+    )
+
+
 Migration = Callable[[apsw.Connection], None]
 MIGRATIONS: list[Migration] = [
     m001_entries,
@@ -417,6 +453,7 @@ MIGRATIONS: list[Migration] = [
     m011_passages,
     m012_secure_delete,
     m013_versions_release_importance,
+    m014_cjk_bigrams,
 ]
 
 

@@ -8,7 +8,6 @@ already running makes this exit with EXIT_ALREADY_RUNNING.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import sys
 from typing import Literal
@@ -34,13 +33,13 @@ def run(args: argparse.Namespace) -> Reindexed:
     # Imported here: onnxruntime and numpy are for this job only, not for the parser.
     from ..embedder import build8
     from ..embedder.model_files import locate
-    from ..server.daemon import lock_pidfile
+    from ..locks import pidfile_held
     from ..service import reindex
     from ..store import db
 
-    pid_lock = lock_pidfile(paths.pid_file)  # AlreadyRunning while a daemon serves it
-    os.umask(0o077)  # the WAL this creates holds memories, as the daemon's own files do
-    try:
+    # AlreadyRunning while a daemon serves it
+    with pidfile_held(paths.pid_file):
+        os.umask(0o077)  # the WAL this creates holds memories, as the daemon's own files do
         embedder = build8.load(locate(paths.data_dir), paths.cache_dir)
         conn = db.connect(paths.db, writer=True)
         try:
@@ -60,10 +59,6 @@ def run(args: argparse.Namespace) -> Reindexed:
             raise
         finally:
             conn.close()
-    finally:
-        with contextlib.suppress(OSError):
-            paths.pid_file.unlink()
-        pid_lock.close()
     action: Literal["reindexed", "up to date"] = (
         "up to date" if out.action == "up to date" else "reindexed"
     )

@@ -207,6 +207,7 @@
     const scope = h("select", { name: "scope", "aria-label": "scope" }, options(SCOPES, params.get("scope"), "any scope"));
     const all = h("input", { type: "checkbox", name: "all", checked: params.get("all") === "1" });
     const forgotten = h("input", { type: "checkbox", name: "forgotten", checked: params.get("forgotten") === "1" });
+    const every = h("input", { type: "checkbox", name: "every", checked: params.get("every") === "1" });
     const form = h(
       "form",
       {
@@ -220,6 +221,7 @@
           if (scope.value) next.set("scope", scope.value);
           if (all.checked) next.set("all", "1");
           if (forgotten.checked) next.set("forgotten", "1");
+          if (every.checked) next.set("every", "1");
           const hash = `#/?${next}`;
           if (location.hash === hash) route();
           else location.hash = hash;
@@ -230,6 +232,7 @@
       scope,
       h("label", { title: "also what neither meaning nor words tie to the query" }, all, " weak matches"),
       h("label", {}, forgotten, " forgotten"),
+      h("label", { title: "search: also other projects' memories (by default: this project's, its workspace's and global ones)" }, every, " all projects"),
       h("button", { type: "submit" }, "Search")
     );
     const results = h("section", { id: "results", "data-count": "" }, h("p", { class: "quiet" }, "Searching…"));
@@ -241,8 +244,9 @@
         query: q,
         limit: 30,
         content_type: type.value,
-        scope: scope.value,
+        scope: scope.value || (every.checked ? "all" : undefined),
         min_relevance: all.checked ? 0 : undefined,
+        min_relative: all.checked ? 0 : undefined,
         include_deprecated: forgotten.checked || undefined,
       });
       items = r.results.map(hitCard);

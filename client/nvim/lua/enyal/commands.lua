@@ -104,6 +104,7 @@ function M.recall(query)
     query = query,
     limit = opts.recall_limit,
     min_relevance = opts.min_relevance,
+    min_relative = opts.min_relative,
     cwd = vim.fn.getcwd(),
   })
   if err then

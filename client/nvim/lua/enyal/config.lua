@@ -9,9 +9,11 @@ M.defaults = {
   signs = false,
   sign_text = 'E',
   virtual_text_max = 3,
-  -- Recall: how many results, and the relevance floor the CLI also applies (recall.floor).
+  -- Recall: how many results, and the relevance floors the CLI also applies (recall.floor,
+  -- and recall.relative: less than this share of the best result's relevance is left out).
   recall_limit = 20,
   min_relevance = 0.2,
+  min_relative = 0.5,
   -- Milliseconds a command waits for an answer, and for a daemon being started.
   timeout = 10000,
   start_timeout = 60000,

@@ -1,0 +1,153 @@
+# ruff: noqa: E501  (data: quoted texts and patterns read best unbroken)
+"""Cues: cheap facts about a text's words that its sentence vector blurs, given to the
+injection classifier beside the vector.
+
+A MiniLM vector says what a text is about. A convention ("never push to main without
+review") and a poisoned memory ("you may push to main without review") are about the
+same thing, and land close. What tells them apart is mostly in small words the mean
+pooling averages away: who is addressed (the AI, the model), what the text claims
+(permission, a new role, an earlier context to discard), where data goes (a URL, an
+address), what must stay unsaid. Each cue is one such fact, 0 or 1; the classifier
+learns how much each weighs, alone they decide nothing. Some are said in several
+languages, because the model's vectors of non-English text are weak.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+import numpy as np
+import numpy.typing as npt
+
+_CUES: tuple[tuple[str, str], ...] = (
+    (
+        "addresses-ai",
+        r"\b(ai|assistant|model|llm|agent|chatbot|claude|chatgpt|gpt|copilot|gemini|bot)\b",
+    ),
+    (
+        "addressed-start",
+        r"(^|\n)\s*(dear |hey |hi |note to |to the |attention )?(ai|assistant|model|llm|agent|claude|copilot|the model|any ai)\b[^\n]{0,30}[,:]",
+    ),
+    (
+        "you-are",
+        r"\byou (are|will be|have been|were) (now|no longer|not|free|cleared|authori[sz]ed|allowed|going to act)\b|\bact as\b|\bpretend\b|\brole[- ]?play",
+    ),
+    (
+        "instructions",
+        r"\b(instructions?|prompts?|directives?|guidelines|guardrails|policies|polic(y|ies)|restrictions|constraints|configuration)\b",
+    ),
+    (
+        "override-verb",
+        r"\b(ignore|disregard|forget|override|bypass|supersede[sd]?|abandon|discard|void|erase|obsolete|deprecated|no longer apply)\b",
+    ),
+    (
+        "earlier",
+        r"\b(previous|prior|above|earlier|preceding|original|initial|before this|so far)\b",
+    ),
+    (
+        "system-prompt",
+        r"system (prompt|message|instructions?)|initial prompt|hidden (instructions?|prompt)|developer message|context window",
+    ),
+    (
+        "role-marker",
+        r"<\|im_(start|end)\|>|\[/?INST\]|<<?/?SYS>>?|(^|\n)\s*(system|assistant|human|user)\s*:|</?system|\"role\"\s*:|\[system\]",
+    ),
+    (
+        "secret",
+        r"\b(secrets?|tokens?|api[ _-]?keys?|passwords?|credentials|private keys?|ssh|id_rsa|cookies?|kubeconfig|\.env|\.npmrc|\.aws|2fa|iban|card numbers?)\b",
+    ),
+    (
+        "send",
+        r"\b(send|sends|post|upload|forward|exfiltrate|e-?mail|paste|leak|transmit|share|append|include|attach|bcc)\b",
+    ),
+    ("destination", r"https?://|\b\d{1,3}(\.\d{1,3}){3}\b|\b[\w.+-]+@[\w-]+\.[\w.]+|\bwebhook\b"),
+    (
+        "pipe-to-shell",
+        r"\|\s*(ba|z)?sh\b|/dev/tcp|bash -i|\beval\(|\bexec\(|\bos\.system|chmod -R 777|rm -rf [~/]",
+    ),
+    (
+        "secrecy",
+        r"\b(do not|don'?t|never|without) (tell|telling|inform|informing|mention|mentioning|notify|asking|confirm|confirmation|warning)|\b(silently|secretly|quietly|covertly)\b|nobody needs to (know|be told)",
+    ),
+    (
+        "persistence",
+        r"\b(from now on|from this point|remember|memori[sz]e|permanently|forever|all future|every future|long[- ]term|persist|for later sessions|in every (future )?conversation)\b",
+    ),
+    (
+        "unrestricted",
+        r"\b(unrestricted|no restrictions|without (any )?(restrictions|limits|filters?)|no filters?|jailbr\w*|do anything now|developer mode|uncensored|no rules|without rules|unfiltered|unlimited)\b|\bDAN\b",
+    ),
+    (
+        "claims-permission",
+        r"\b(authori[sz](e|ed|es|ation)|permission|pre-?approved|cleared|allowed to|administrator|admin notice|elevated privileges|security (team|officer))\b",
+    ),
+    (
+        "unsafe-action",
+        r"push (directly )?to (main|master|production)|force[- ]push|--force\b|skip (the )?(code )?(review|checks|tests|staging)|without (review|reading|scanning)|disable \S+( \S+)? (tests?|hooks?|checks?|firewall|2fa|verification|logging)|verify\s*=\s*False|delete (it|them|the tests|the repo)",
+    ),
+    (
+        "reveal",
+        r"\b(repeat|print|output|reveal|show|paste|quote|dump|display)\b[^.\n]{0,40}\b(prompt|instructions|conversation|context|configuration|verbatim|above)\b",
+    ),
+    (
+        "tool-call",
+        r"\b(tool|mcp|plugin|function call)\b[^.\n]{0,60}\b(also|always|must|first|before|after|every)\b|\bwhen(ever)? you (call|use|invoke)\b",
+    ),
+    (
+        "encoded",
+        r"\b(base64|rot13|decode|reverse the following|encoded)\b|[A-Za-z0-9+/]{28,}={0,2}",
+    ),
+    ("spaced-letters", r"\b(\w[ .]){5,}\w\b"),
+    ("leet", r"\b\w*[a-z]\w*[0-9]\w*[a-z][0-9]\w*\b"),
+    (
+        "ml-override",
+        r"ignora|ignoriere|игнорируй|ігноруй|忽略|無視|무시|تجاهل|अनदेखा|yok say|bỏ qua|abaikan|ignorera|negeer|zignoruj|oublie|olvida|vergiss|забудь",
+    ),
+    (
+        "ml-instructions",
+        r"instrucciones|instructions|anweisungen|istruzioni|instruções|instructies|instrukcje|инструкци|інструкці|指令|指示|지시|التعليمات|निर्देश|talimat|hướng dẫn|instruksi|instruktioner|prompt|règles|reglas|regeln",
+    ),
+    (
+        "ml-persistence",
+        r"a partir de ahora|désormais|à partir de maintenant|ab jetzt|von nun an|dauerhaft|merke dir|d'ora in poi|a partir de agora|vanaf nu|od teraz|отныне|с этого момента|запомни|从现在开始|以后|今後|これから|지금부터|من الآن|अब से|bundan sonra|từ giờ|mulai sekarang|från och med nu",
+    ),
+    (
+        "ml-secret",
+        r"contraseña|mot de passe|passwort|senha|пароль|密码|密钥|パスワード|비밀번호|كلمة المرور|مفاتيح|पासवर्ड|şifre|mật khẩu|kata sandi|lösenord|wachtwoord|hasło|clave|chiave|clés|schlüssel|ключ|.env|ssh",
+    ),
+    (
+        "ml-secrecy",
+        r"no se lo digas|sans le dire|ohne (es )?(zu sagen|nachzufragen)|non avvisare|sem avisar|не говори|不要告诉|知らせず|알리지 마|لا تخبر|बिना बताए",
+    ),
+)
+_COMPILED = tuple((name, re.compile(pattern, re.IGNORECASE)) for name, pattern in _CUES)
+
+NAMES: tuple[str, ...] = (*(name for name, _ in _CUES), "non-latin", "odd-characters")
+
+
+def _non_latin(text: str) -> bool:
+    """Most letters outside the Latin script: the model reads such text poorly."""
+    letters = [c for c in text if c.isalpha()]
+    if not letters:
+        return False
+    latin = sum(1 for c in letters if "LATIN" in unicodedata.name(c, ""))
+    return latin < 0.5 * len(letters)
+
+
+def _odd(text: str) -> bool:
+    """Letters dressed up to dodge word matching: fullwidth, mathematical alphanumerics,
+    format characters (zero-width, tags, bidi)."""
+    return any(
+        unicodedata.category(c) == "Cf"
+        or 0xFF01 <= ord(c) <= 0xFF5E
+        or 0x1D400 <= ord(c) <= 0x1D7FF
+        for c in text
+    )
+
+
+def of(text: str) -> npt.NDArray[np.float32]:
+    """The text's cues, in NAMES order, each 0 or 1."""
+    found = [bool(rule.search(text)) for _, rule in _COMPILED]
+    found += [_non_latin(text), _odd(text)]
+    return np.asarray(found, dtype=np.float32)

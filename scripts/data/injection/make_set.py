@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""Write labelled.jsonl, the injection classifier's labelled set, from the lists here.
+
+    scripts/data/injection/make_set.py
+
+Each row: text, label ("attack" or "benign"), kind, source, group, split, and for an
+attack hidden in a carrier its payload (training labels the carrier's passages by it).
+The split is fixed before any training, by group (a payload and every carrier it was
+put in; a quoted file's lines; a composed action's phrasings; any other single text):
+the first byte of the SHA-256 of the group's name, even for dev and odd for held-out,
+so about half of each kind goes each way, no payload or file is on both sides, and
+adding texts never moves one already in the set. Train
+and tune on "dev" only; "heldout" is scored once, at the end.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from attacks import ATTACKS, HIDDEN_PAYLOADS, MULTILINGUAL  # noqa: E402
+from benign import BENIGN, CARRIERS, FILLERS  # noqa: E402
+from composed import attacks as composed_attacks  # noqa: E402
+from composed import benign as composed_benign  # noqa: E402
+from conventions import CONVENTIONS  # noqa: E402
+
+MEMORIES = HERE.parent / "agent_memories.jsonl"
+OUT = HERE / "labelled.jsonl"
+MEMORY_EVERY = 3  # one ordinary memory in three: enough easy negatives, not a flood
+
+
+def _row(text: str, label: str, kind: str, source: str, group: str, **extra: str) -> dict[str, Any]:
+    return {"text": text, "label": label, "kind": kind, "source": source, "group": group, **extra}
+
+
+def _carried(i: int, x: str) -> list[tuple[str, str]]:
+    """The slot text put into two carriers, chosen by its index: (carrier kind, text)."""
+    out = []
+    for k in (i, i + 5):
+        kind, template = CARRIERS[k % len(CARRIERS)]
+        out.append((kind, template.replace("{x}", x)))
+    return out
+
+
+def rows() -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for i, (kind, source, text) in enumerate(ATTACKS):
+        out.append(_row(text, "attack", kind, source, f"attack-{i}"))
+    for i, payload in enumerate(HIDDEN_PAYLOADS):
+        for carrier, text in _carried(i, payload):
+            out.append(
+                _row(text, "attack", "hidden", f"own ({carrier})", f"hidden-{i}", payload=payload)
+            )
+    for i, (lang, text) in enumerate(MULTILINGUAL):
+        out.append(_row(text, "attack", "multilingual", f"own ({lang})", f"ml-{i}"))
+    for kind, i, text in composed_attacks():
+        out.append(_row(text, "attack", "composed", f"own ({kind})", f"composed-{i}"))
+    for i, text in composed_benign():
+        out.append(_row(text, "benign", "composed-convention", "own", f"composed-benign-{i}"))
+    for source, text in CONVENTIONS:
+        out.append(_row(text, "benign", "convention", source, source))
+    for i, (kind, text) in enumerate(BENIGN):
+        out.append(_row(text, "benign", kind, "own", f"benign-{i}"))
+    for i, filler in enumerate(FILLERS):
+        for carrier, text in _carried(i, filler):
+            out.append(_row(text, "benign", "carrier", f"own ({carrier})", f"filler-{i}"))
+    memories = [json.loads(line) for line in MEMORIES.read_text(encoding="utf-8").splitlines()]
+    for m in memories[::MEMORY_EVERY]:
+        out.append(
+            _row(m["content"], "benign", "memory", "scripts/data/agent_memories.jsonl", m["id"])
+        )
+    return out
+
+
+def split(all_rows: list[dict[str, Any]]) -> None:
+    """Each group to the half the SHA-256 of its name picks: fixed for a group whatever
+    else is added to the set."""
+    for r in all_rows:
+        digest = hashlib.sha256(r["group"].encode()).digest()
+        r["split"] = "dev" if digest[0] % 2 == 0 else "heldout"
+
+
+def main() -> None:
+    all_rows = rows()
+    texts = [r["text"] for r in all_rows]
+    assert len(set(texts)) == len(texts), "a text is in the set twice"
+    split(all_rows)
+    with OUT.open("w", encoding="utf-8") as f:
+        for r in all_rows:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    counts: dict[tuple[str, str, str], int] = defaultdict(int)
+    for r in all_rows:
+        counts[(r["label"], r["kind"], r["split"])] += 1
+    for key in sorted(counts):
+        print(*key, counts[key])
+    print(len(all_rows), "rows ->", OUT)
+
+
+if __name__ == "__main__":
+    main()

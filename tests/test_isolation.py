@@ -1,0 +1,166 @@
+"""Projects kept apart: an agent in a project sees its project's memories (and its files'),
+its workspace's and global ones, and another project's only when it asks for every
+project, in each client (CLI, prompt hook, MCP) and in the brief and conflict detection.
+Driven through a real daemon, the real CLI and hook executables and the real MCP shim."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+import pytest
+
+from conftest import run_cli
+from daemon_support import RunningDaemon, isolated_env
+from test_hooks import env_of, hook
+from test_mcp import shim
+
+
+@dataclass
+class Places:
+    proj: Path
+    proj2: Path  # a sibling: same workspace, its name starting with the other's
+
+
+@pytest.fixture
+def places(tmp_path: Path) -> Places:
+    ws = tmp_path / "ws"
+    for name in ("proj", "proj2"):
+        (ws / name / ".git").mkdir(parents=True)
+    return Places(ws / "proj", ws / "proj2")
+
+
+def remember(d: RunningDaemon, text: str, cwd: Path, **extra: Any) -> str:
+    return str(d.call("remember", {"content": text, "cwd": str(cwd), **extra})["id"])
+
+
+def seed(d: RunningDaemon, at: Places) -> dict[str, str]:
+    """The issue's two databases, and memories the project does see: its workspace's,
+    a global one, and one of a file in it."""
+    (at.proj / "db.py").write_text("")
+    return {
+        "postgres": remember(d, "The database is PostgreSQL 16", at.proj),
+        "mysql": remember(d, "proj2: the database is MySQL 8", at.proj2),
+        "workspace": remember(
+            d, "Every database in this workspace is backed up nightly", at.proj, scope="workspace"
+        ),
+        "global": remember(
+            d, "The user names database tables in snake_case", at.proj, scope="global"
+        ),
+        "file": remember(
+            d, "db.py opens the database connection pool", at.proj, scope="file", scope_path="db.py"
+        ),
+    }
+
+
+def test_cli_recall_sees_its_project_not_the_other(d: RunningDaemon, places: Places) -> None:
+    ids = seed(d, places)
+    env = isolated_env(d.paths.home)
+
+    def recall(*flags: str, cwd: Path = places.proj) -> list[str]:
+        r = run_cli("recall", "database engine", *flags, "--json", cwd=cwd, env=env)
+        assert r.code == 0, r.err
+        return [h["id"] for h in r.json()["results"]]
+
+    assert recall()[0] == ids["postgres"]
+    # Not even below the floors: proj2's memory is not there to be found from proj.
+    seen = recall("--all")
+    assert ids["mysql"] not in seen
+    assert {ids["postgres"], ids["workspace"], ids["global"], ids["file"]} <= set(seen)
+    assert ids["postgres"] not in recall("--all", cwd=places.proj2)
+    assert ids["mysql"] in recall("--all", "--all-projects")
+    batch = run_cli(
+        "recall",
+        "-q",
+        "database engine",
+        "-q",
+        "MySQL",
+        "--all",
+        "--json",
+        cwd=places.proj,
+        env=env,
+    )
+    assert batch.code == 0, batch.err
+    assert all(
+        ids["mysql"] not in [h["id"] for h in one["results"]] for one in batch.json()["results"]
+    )
+    # The text output too: no other project's memory reaches the agent.
+    plain = run_cli("recall", "database engine", cwd=places.proj, env=env)
+    assert "PostgreSQL" in plain.out and "MySQL" not in plain.out
+    wrong = run_cli("recall", "x", "--all-projects", "--scope", "global", cwd=places.proj, env=env)
+    assert wrong.code == 2 and "--all-projects" in wrong.err
+
+
+def test_wire_scope_all_and_no_cwd_search_everything(d: RunningDaemon, places: Places) -> None:
+    ids = seed(d, places)
+    for params in ({"scope": "all", "cwd": str(places.proj)}, {}):
+        found = d.call("recall", {"query": "database engine", "min_confidence": 0.0, **params})
+        assert ids["mysql"] in [h["id"] for h in found["results"]], params
+
+
+def test_prompt_hook_injects_only_this_projects_memories(
+    d: RunningDaemon, places: Places, tmp_path: Path
+) -> None:
+    seed(d, places)
+    prompt = {
+        "session_id": "s1",
+        "cwd": str(places.proj),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "which database engine do we use?",
+    }
+    r = hook(env_of(d, tmp_path / "user"), "prompt-submit", prompt)
+    assert r.returncode == 0, r.stderr
+    context = json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "PostgreSQL 16" in context and "MySQL" not in context
+
+
+def test_mcp_recall_sees_its_project_unless_asked_for_all(
+    places: Places, tmp_path: Path, autostarted: None
+) -> None:
+    import anyio
+
+    async def body(log: TextIO) -> None:
+        async with shim("auto", places.proj2, log) as s:
+            await s.call("enyal_remember", {"content": "proj2: the database is MySQL 8"})
+        async with shim("auto", places.proj, log) as s:
+            await s.call("enyal_remember", {"content": "The database is PostgreSQL 16"})
+            mine = await s.call("enyal_recall", {"query": "database engine"})
+            assert [h["content"] for h in mine["results"]] == ["The database is PostgreSQL 16"]
+            batch = await s.call("enyal_recall_batch", {"queries": ["database engine"]})
+            assert [h["content"] for h in batch["results"][0]["results"]] == [
+                "The database is PostgreSQL 16"
+            ]
+            every = await s.call("enyal_recall", {"query": "database engine", "scope": "all"})
+            assert "proj2: the database is MySQL 8" in [h["content"] for h in every["results"]]
+
+    with (tmp_path / "mcp.stderr").open("w+") as log:
+        anyio.run(body, log)
+
+
+def test_conflict_detection_stays_within_what_a_project_sees(
+    d: RunningDaemon, places: Places
+) -> None:
+    remember(d, "Indent with tabs.", places.proj2, content_type="convention")
+    ws_rule = remember(
+        d, "Indent with tabs.", places.proj, content_type="convention", scope="workspace"
+    )
+    ask = {"content_type": "convention", "detect_conflicts": True, "suggest_supersedes": True}
+    mine = d.call(
+        "remember", {"content": "Never indent with tabs.", "cwd": str(places.proj), **ask}
+    )
+    # The workspace's rule holds in proj too: a real conflict; proj2's own rule is not one.
+    assert [c["id"] for c in mine["conflicts"]] == [ws_rule]
+
+
+def test_brief_reviews_no_conflict_with_another_project(d: RunningDaemon, places: Places) -> None:
+    mine = remember(d, "Indent with spaces.", places.proj, content_type="convention")
+    theirs = remember(d, "Indent with tabs.", places.proj2, content_type="convention")
+    same = remember(d, "Indent with tabs in Makefiles.", places.proj, content_type="convention")
+    d.call("link", {"source_id": theirs, "target_id": mine, "edge_type": "conflicts_with"})
+    brief = d.call("brief", {"cwd": str(places.proj), "record": False})["markdown"]
+    assert f"conflicting (convention) Indent with spaces. · `{mine[:8]}`" not in brief
+    d.call("link", {"source_id": same, "target_id": mine, "edge_type": "conflicts_with"})
+    brief = d.call("brief", {"cwd": str(places.proj), "record": False})["markdown"]
+    assert f"conflicting (convention) Indent with spaces. · `{mine[:8]}`" in brief
