@@ -53,6 +53,11 @@ def _hints(struct: type[Any]) -> dict[str, Any]:
     return _HINTS[struct]
 
 
+def parts(struct: type[Any], field: str) -> Iterator[Any]:
+    """The types and Metas a field's annotation is made of (outermost Meta first)."""
+    return _parts(_hints(struct)[field])
+
+
 def choices(struct: type[Any], field: str) -> tuple[str, ...]:
     """The values a Literal-typed field allows, in the protocol's order."""
     out: list[str] = []

@@ -14,7 +14,8 @@ from enyal_protocol import wire as p
 
 from ..transport import Connection
 from . import contract as ct
-from .base import Args, Registry, Result, UsageError, drop_none, json_object, on_daemon
+from . import struct_flags as sf
+from .base import Args, Registry, Result, UsageError, drop_none, on_daemon
 from .hygiene import redacted_line
 
 # How much of a memory the human recall output shows; --json and `get` show all of it.
@@ -30,6 +31,10 @@ FLAGS = {
     "dedup_threshold": "--threshold",
     "file_path": "--path",
 }
+
+# RememberParams fields `enyal remember` has no flag for: who writes and from where the
+# CLI fills in itself; the auto-link threshold stays at the daemon's default.
+REMEMBER_UNOFFERED = ("written_by", "cwd", "auto_link_threshold")
 
 
 def where_pair(text: str) -> tuple[str, object]:
@@ -179,31 +184,8 @@ REMEMBERED = {
 
 
 def cmd_remember(c: Connection, a: Args) -> Result:
-    params = drop_none(
-        {
-            "content": a.content,
-            "content_type": a.type,
-            "scope": a.scope,
-            "scope_path": a.scope_path,
-            "tags": a.tag or None,
-            "source_type": a.source_type,
-            "source_ref": a.source_ref,
-            "metadata": a.metadata,
-            "confidence": a.confidence,
-            "importance": a.importance,
-            "ttl": a.ttl,
-            "dedup": a.dedup,
-            "dedup_threshold": a.threshold,
-            "relates_to": a.relates_to,
-            "supersedes": a.supersedes,
-            "depends_on": a.depends_on,
-            "auto_link": a.auto_link or None,
-            "detect_conflicts": a.detect_conflicts or None,
-            "suggest_supersedes": a.suggest_supersedes or None,
-            "written_by": "user",
-            "cwd": os.getcwd(),
-        }
-    )
+    params = sf.params_of(a, p.RememberParams, REMEMBER_UNOFFERED)
+    params.update(written_by="user", cwd=os.getcwd())
     r = ct.call(c, "remember", params, p.RememberResult, FLAGS)
     sim = f" (similarity {r.similarity:.3f})" if r.similarity is not None else ""
     lines = [f"{REMEMBERED[r.action]} {r.id}{sim}"]
@@ -351,18 +333,7 @@ def cmd_get(c: Connection, a: Args) -> Result:
 
 
 def cmd_update(c: Connection, a: Args) -> Result:
-    params = drop_none(
-        {
-            "id": a.id,
-            "content": a.content,
-            "content_type": a.type,
-            "confidence": a.confidence,
-            "tags": a.tag,
-            "metadata": a.metadata,
-            "importance": a.importance,
-            "ttl": a.ttl,
-        }
-    )
+    params = sf.params_of(a, p.UpdateParams)
     r = ct.call(c, "update", params, p.UpdateResult, FLAGS)
     text = entry_text(r)
     return r, f"{redacted_line(r.redacted)}\n{text}" if r.redacted else text
@@ -424,30 +395,7 @@ def _built(m: p.ModelInfo) -> bool:
 def register(reg: Registry) -> None:
     R, Q, U = p.RememberParams, p.RecallParams, p.UpdateParams
     r = reg.verb("remember", "store a memory", on_daemon(cmd_remember))
-    r.add_argument("content")
-    r.add_argument("--type", choices=ct.choices(R, "content_type"), help="default: fact")
-    r.add_argument(
-        "--scope", choices=ct.choices(R, "scope"), help="default: project (from the cwd)"
-    )
-    r.add_argument("--scope-path", help="the file or folder the scope refers to")
-    r.add_argument("--tag", action="append", help="a tag (repeat for more)")
-    r.add_argument("--source-type", choices=ct.choices(R, "source_type"))
-    r.add_argument("--source-ref")
-    r.add_argument("--metadata", type=json_object, help="a JSON object")
-    r.add_argument("--confidence", type=ct.number(R, "confidence", float))
-    r.add_argument("--importance", type=ct.number(R, "importance"), help="1-5 (default 3)")
-    r.add_argument("--ttl", help="time to live: 30m, 12h, 7d, 2w (the memory expires then)")
-    r.add_argument("--dedup", choices=ct.choices(R, "dedup"))
-    r.add_argument(
-        "--threshold",
-        type=ct.number(R, "dedup_threshold", float),
-        help="similarity for --dedup (default 0.85)",
-    )
-    for edge in ("relates-to", "supersedes", "depends-on"):
-        r.add_argument(f"--{edge}", action="append", metavar="ID", help=f"{edge} ID (repeatable)")
-    r.add_argument("--auto-link", action="store_true", help="link to similar entries")
-    r.add_argument("--detect-conflicts", action="store_true", help="report contradictions")
-    r.add_argument("--suggest-supersedes", action="store_true", help="report replaceable entries")
+    sf.add_flags(r, R, FLAGS, REMEMBER_UNOFFERED)
 
     q = reg.verb("recall", "search memories (meaning + words + recency)", on_daemon(cmd_recall))
     q.add_argument("query", nargs="?")
@@ -528,15 +476,7 @@ def register(reg: Registry) -> None:
         "id"
     )
 
-    u = reg.verb("update", "change an entry", on_daemon(cmd_update))
-    u.add_argument("id")
-    u.add_argument("--content")
-    u.add_argument("--type", choices=ct.choices(U, "content_type"))
-    u.add_argument("--confidence", type=ct.number(U, "confidence", float))
-    u.add_argument("--tag", action="append", help="replaces the tags (repeatable)")
-    u.add_argument("--metadata", type=json_object, help="replaces the metadata (a JSON object)")
-    u.add_argument("--importance", type=ct.number(U, "importance"), help="1-5")
-    u.add_argument("--ttl", help="a new time to live from now (30m, 12h, 7d, 2w; never clears)")
+    sf.add_flags(reg.verb("update", "change an entry", on_daemon(cmd_update)), U, FLAGS)
 
     cf = reg.verb(
         "confirm", "the memory was checked and still holds (decay restarts)", on_daemon(cmd_confirm)

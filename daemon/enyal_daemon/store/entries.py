@@ -13,15 +13,12 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import apsw
-import msgspec
 
 from enyal_protocol.wire import Entry
 
 from .db import in_lists
 from .filters import EntryFilter
-from .rows import COLUMNS, E_COLUMNS, EntryRow, entry_row
-
-_json_encode = msgspec.json.encode
+from .rows import COLUMNS, E_COLUMNS, INSERT_COLUMNS, EntryRow, entry_row, insert_values
 
 
 def content_hash(content: str) -> str:
@@ -32,38 +29,9 @@ def insert(conn: apsw.Connection, entry: Entry, vector: bytes, passages: Sequenc
     """Entry, vector, passage vectors (embedder/passages.py; none for most entries) and
     (by trigger) FTS row, on the caller's transaction. Returns rid."""
     conn.execute(
-        "INSERT INTO context_entries (id, content, content_hash, content_type, scope_level, "
-        "scope_path, confidence, created_at, updated_at, accessed_at, access_count, "
-        "source_type, source_ref, tags, metadata, is_deprecated, importance, expires_at, "
-        "confirmed_at, confirm_count, written_by, quarantined, quarantine_reason, status, due) "
-        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        (
-            entry.id,
-            entry.content,
-            entry.content_hash,
-            entry.content_type,
-            entry.scope_level,
-            entry.scope_path,
-            entry.confidence,
-            entry.created_at,
-            entry.updated_at,
-            entry.accessed_at,
-            entry.access_count,
-            entry.source_type,
-            entry.source_ref,
-            _json_encode(entry.tags).decode(),
-            _json_encode(entry.metadata).decode(),
-            int(entry.is_deprecated),
-            entry.importance,
-            entry.expires_at,
-            entry.confirmed_at,
-            entry.confirm_count,
-            entry.written_by,
-            int(entry.quarantined),
-            entry.quarantine_reason,
-            entry.status,
-            entry.due,
-        ),
+        f"INSERT INTO context_entries ({', '.join(INSERT_COLUMNS)}) "
+        f"VALUES ({', '.join('?' * len(INSERT_COLUMNS))})",
+        tuple(insert_values(entry)),
     )
     rid = conn.last_insert_rowid()
     conn.execute("INSERT INTO context_vectors(rowid, embedding) VALUES (?, ?)", (rid, vector))

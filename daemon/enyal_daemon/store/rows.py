@@ -5,13 +5,21 @@ holds it (tags and metadata still JSON text, is_deprecated 0/1) plus its rid, th
 integer key the vector index and FTS share; `entry()` decodes it for the wire.
 Decoding is left until a row is worth it: recall ranks a few hundred rows and
 turns only the best into wire entries.
+
+The columns are declared once, as EntryRow's fields: each field's encoded name
+(msgspec's `name=` where the Python name differs) is its column, and the SELECT
+list, the INSERT and entry() are derived from them, so a new column is one new
+field here and on wire.Entry (tests/test_rows.py holds the two and the table to
+the same set).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import msgspec
+from msgspec.structs import fields
 
 from enyal_protocol.wire import (
     ContentType,
@@ -23,6 +31,7 @@ from enyal_protocol.wire import (
 )
 
 _decode = msgspec.json.decode
+_encode = msgspec.json.encode
 
 
 class EntryRow(msgspec.Struct, frozen=True):
@@ -39,9 +48,9 @@ class EntryRow(msgspec.Struct, frozen=True):
     access_count: int
     source_type: SourceType | None
     source_ref: str | None
-    tags_json: str
-    metadata_json: str
-    deprecated: int  # 0 or 1, as SQLite stores it
+    tags_json: str = msgspec.field(name="tags")  # JSON text
+    metadata_json: str = msgspec.field(name="metadata")  # JSON text
+    deprecated: int = msgspec.field(name="is_deprecated")  # 0 or 1, as SQLite stores it
     content_hash: str
     importance: int
     expires_at: str | None
@@ -77,44 +86,56 @@ class EntryRow(msgspec.Struct, frozen=True):
         return metadata
 
     def entry(self) -> Entry:
-        return Entry(
-            id=self.id,
-            content=self.content,
-            content_type=self.content_type,
-            scope_level=self.scope_level,
-            scope_path=self.scope_path,
-            confidence=self.confidence,
-            created_at=self.created_at,
-            updated_at=self.updated_at,
-            accessed_at=self.accessed_at,
-            access_count=self.access_count,
-            source_type=self.source_type,
-            source_ref=self.source_ref,
-            tags=self.tags(),
-            metadata=self.metadata(),
-            is_deprecated=self.is_deprecated,
-            content_hash=self.content_hash,
-            importance=self.importance,
-            expires_at=self.expires_at,
-            confirmed_at=self.confirmed_at,
-            confirm_count=self.confirm_count,
-            written_by=self.written_by,
-            quarantined=bool(self.quarantined),
-            quarantine_reason=self.quarantine_reason,
-            status=self.status,
-            due=self.due,
-        )
+        return _to_entry(self)
 
 
-COLUMNS = (
-    "rid, id, content, content_type, scope_level, scope_path, confidence, created_at, "
-    "updated_at, accessed_at, access_count, source_type, source_ref, tags, metadata, "
-    "is_deprecated, content_hash, importance, expires_at, confirmed_at, confirm_count, "
-    "written_by, quarantined, quarantine_reason, status, due"
-)
+# (attribute, column) of each EntryRow field: the one list every statement is built from.
+_FIELDS = tuple((f.name, f.encode_name) for f in fields(EntryRow))
+# Entry's fields that are columns: all but rid (the store's own key).
+_ENTRY_FIELDS = tuple((attr, name) for attr, name in _FIELDS if name != "rid")
+COLUMN_NAMES = tuple(name for _, name in _FIELDS)
+COLUMNS = ", ".join(COLUMN_NAMES)
 # The same columns of the entries table aliased e, for queries that join it.
-E_COLUMNS = ", ".join("e." + c for c in COLUMNS.split(", "))
+E_COLUMNS = ", ".join("e." + c for c in COLUMN_NAMES)
+# The columns an insert writes: every one but rid, which SQLite assigns.
+INSERT_COLUMNS = tuple(name for _, name in _ENTRY_FIELDS)
+# The columns SQLite keeps in another form (JSON text, 0/1), which entry() decodes.
+_DECODED = {
+    "tags": "row.tags()",
+    "metadata": "row.metadata()",
+    "is_deprecated": "row.is_deprecated",
+    "quarantined": "bool(row.quarantined)",
+}
+
+
+def _entry_builder() -> Callable[[EntryRow], Entry]:
+    """EntryRow -> Entry, written out from the fields once at import, as dataclasses writes
+    __init__: every column but rid under its own name. Built generically per call (a dict
+    of the fields, then Entry(**it)) it cost entry() half again its time."""
+    args = ", ".join(f"{name}={_DECODED.get(name, 'row.' + attr)}" for attr, name in _ENTRY_FIELDS)
+    namespace: dict[str, Any] = {"Entry": Entry}
+    exec(f"def to_entry(row):\n    return Entry({args})\n", namespace)
+    to_entry: Callable[[EntryRow], Entry] = namespace["to_entry"]
+    return to_entry
+
+
+_to_entry = _entry_builder()
+
+
+def insert_values(entry: Entry) -> Iterator[Any]:
+    """The entry's values in INSERT_COLUMNS order, in the form SQLite keeps them."""
+    for name in INSERT_COLUMNS:
+        value = getattr(entry, name)
+        if isinstance(value, bool):
+            yield int(value)
+        elif isinstance(value, list | dict):
+            yield _encode(value).decode()
+        else:
+            yield value
 
 
 def entry_row(row: Any) -> EntryRow:
+    # The SELECT lists COLUMNS, derived from EntryRow's fields in order, so position here
+    # is the declaration's own order, not a second hand-kept one (and it is the fastest
+    # way msgspec builds a Struct).
     return EntryRow(*row)
