@@ -100,12 +100,24 @@ def test_keyword_scores_keep_the_order_of_strong_matches(memory: Any) -> None:
 
 def test_score_parts_are_reported_and_combine(memory: Any, corpus: dict[str, str]) -> None:
     hit = recall(memory, "which linter should I run on the code?", limit=1)[0]
-    expected = scoring.combine(
-        hit.semantic, hit.keyword, hit.recency, hit.effective_confidence, hit.scope_weight
-    )
-    assert hit.score == pytest.approx(expected)
+    assert hit.score == pytest.approx(scoring.score_of(hit))
     assert 0 < hit.semantic <= 1 and 0 <= hit.keyword < 1
     assert hit.recency == pytest.approx(1.0, abs=1e-3)
+
+
+def test_score_is_one_formula_at_every_importance(memory: Any) -> None:
+    """A returned hit re-scored from the parts it reports gives its score, whatever its
+    importance (the tests' formula once left importance out: right only at 3)."""
+    for importance in (1, 3, 5):
+        remember(
+            memory, f"Run ruff before every commit (note {importance}).", importance=importance
+        )
+    hits = recall(memory, "which linter runs before a commit?", limit=3)
+    assert sorted(h.importance for h in hits) == [1, 3, 5]
+    for h in hits:
+        assert h.score == pytest.approx(scoring.score_of(h))
+    top = next(h for h in hits if h.importance == 5)
+    assert 0 < top.score <= 1
 
 
 def test_age_orders_like_memories_but_never_buries_a_relevant_one(memory: Any) -> None:
@@ -130,8 +142,7 @@ def test_age_orders_like_memories_but_never_buries_a_relevant_one(memory: Any) -
     assert [h.id for h in hits] == [newer, aged, fresh.id]
     assert hits[1].effective_confidence < 0.01 < hits[0].effective_confidence < 0.1
     for h in hits:
-        parts = (h.semantic, h.keyword, h.recency, h.effective_confidence, h.scope_weight)
-        assert h.score == pytest.approx(scoring.combine(*parts))
+        assert h.score == pytest.approx(scoring.score_of(h))
 
 
 def test_fts_operators_in_queries_are_literal(memory: Any, corpus: dict[str, str]) -> None:

@@ -95,13 +95,10 @@ def rank(
         sem[i] = c.semantic
         kw[i] = c.keyword
     age = _days_since(stamps, now)
-    fresh = np.power(0.5, age * rate / scoring.HALF_LIFE_DAYS)
-    eff = np.minimum(1.0, confidence * fresh + np.minimum(0.2, np.log1p(uses) * 0.05))
-    rec = np.power(0.5, age / scoring.RECENCY_HALF_LIFE_DAYS)
+    fresh, eff = scoring.trust_now(confidence, rate, age, uses)
+    rec = scoring.recency(age)
     sem = np.maximum(sem, 0.0)
-    base = scoring.W_SEMANTIC * sem + scoring.W_KEYWORD * kw + scoring.W_RECENCY * rec
-    trust = scoring.TRUST_FLOOR + (1.0 - scoring.TRUST_FLOOR) * eff
-    score = base * trust * w * scoring.importance_factor(importance)
+    score = scoring.combine(sem, kw, rec, eff, w, importance)
     relevance = np.maximum(sem, np.sqrt(kw))
     trusted = eff >= floors.confidence
     best = float(relevance[trusted].max()) if trusted.any() else 0.0

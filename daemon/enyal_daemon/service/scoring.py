@@ -19,8 +19,8 @@ and never lets age alone bury a relevant memory (docs/PROTOCOL.md says what that
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -57,6 +57,18 @@ def decay_rates(half_lives: Mapping[str, float] | None = None) -> dict[str, floa
 SCOPE_WEIGHTS: dict[str, float] = {"file": 1.0, "project": 0.9, "workspace": 0.8, "global": 0.7}
 
 
+def trust_now(
+    confidence: npt.ArrayLike, rate: npt.ArrayLike, age_days: npt.ArrayLike, uses: npt.ArrayLike
+) -> tuple[Floats, Floats]:
+    """(freshness, effective confidence) of entries, elementwise: the stored confidence decayed
+    by `rate` over `age_days` since the last update, plus up to 0.2 for `uses`. The one copy of
+    the decay formula: ranking applies it to whole arrays, brief and consolidation to one row."""
+    age, per_day = np.asarray(age_days, dtype=np.float64), np.asarray(rate, dtype=np.float64)
+    fresh = np.power(0.5, age * per_day / HALF_LIFE_DAYS)
+    boost = np.minimum(0.2, np.log1p(np.asarray(uses, dtype=np.float64)) * 0.05)
+    return fresh, np.minimum(1.0, np.asarray(confidence, dtype=np.float64) * fresh + boost)
+
+
 def effective_confidence(
     confidence: float,
     content_type: str,
@@ -65,20 +77,19 @@ def effective_confidence(
     rates: Mapping[str, float] = DECAY_RATES,
 ) -> float:
     """`age_days`: days since the entry was last updated."""
-    decay = freshness(content_type, age_days, rates)
-    boost = min(0.2, math.log1p(access_count) * 0.05)
-    return min(1.0, confidence * decay + boost)
+    rate = rates.get(content_type, 1.0)
+    return float(trust_now(confidence, rate, age_days, access_count)[1])
 
 
 def freshness(
     content_type: str, age_days: float, rates: Mapping[str, float] = DECAY_RATES
 ) -> float:
     """The type-aware decay alone: 0.5 every 90 days for a fact, 450 for a convention."""
-    return math.pow(0.5, age_days * rates.get(content_type, 1.0) / HALF_LIFE_DAYS)
+    return float(trust_now(1.0, rates.get(content_type, 1.0), age_days, 0)[0])
 
 
-def recency(age_days: float) -> float:
-    return math.pow(0.5, age_days / RECENCY_HALF_LIFE_DAYS)
+def recency(age_days: npt.ArrayLike) -> Floats:
+    return np.power(0.5, np.asarray(age_days, dtype=np.float64) / RECENCY_HALF_LIFE_DAYS)
 
 
 def importance_factor(importance: Floats | int) -> Floats | float:
@@ -88,13 +99,36 @@ def importance_factor(importance: Floats | int) -> Floats | float:
 
 
 def combine(
-    semantic: float,
-    keyword: float,
-    recent: float,
-    eff_conf: float,
-    weight: float,
-    importance: int = 3,
-) -> float:
-    base = W_SEMANTIC * max(0.0, semantic) + W_KEYWORD * keyword + W_RECENCY * recent
-    trust = TRUST_FLOOR + (1.0 - TRUST_FLOOR) * eff_conf
-    return base * trust * weight * float(importance_factor(importance))
+    semantic: npt.ArrayLike,
+    keyword: npt.ArrayLike,
+    recent: npt.ArrayLike,
+    eff_conf: npt.ArrayLike,
+    weight: npt.ArrayLike,
+    importance: npt.ArrayLike,
+) -> Floats:
+    """A hit's score from its parts, elementwise: the formula above, and its only copy.
+    Ranking scores whole arrays with it; a test re-scores a returned hit from the parts the
+    hit reports (importance included: there is no default, so no caller can leave it out)."""
+    sem = np.maximum(0.0, np.asarray(semantic, dtype=np.float64))
+    base = W_SEMANTIC * sem + W_KEYWORD * np.asarray(keyword, dtype=np.float64)
+    base = base + W_RECENCY * np.asarray(recent, dtype=np.float64)
+    trust = TRUST_FLOOR + (1.0 - TRUST_FLOOR) * np.asarray(eff_conf, dtype=np.float64)
+    factor = importance_factor(np.asarray(importance, dtype=np.float64))
+    return np.asarray(base * trust * np.asarray(weight, dtype=np.float64) * factor)
+
+
+class Scored(Protocol):
+    """What a hit reports of its score (wire.Hit has these fields)."""
+
+    semantic: float
+    keyword: float
+    recency: float
+    effective_confidence: float
+    scope_weight: float
+    importance: int
+
+
+def score_of(hit: Scored) -> float:
+    """The score `combine` gives a hit's reported parts: what recall returned, re-derived."""
+    parts = (hit.semantic, hit.keyword, hit.recency, hit.effective_confidence, hit.scope_weight)
+    return float(combine(*parts, hit.importance))
