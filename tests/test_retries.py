@@ -6,8 +6,7 @@ passing on the first reply to a chosen method."""
 from __future__ import annotations
 
 import contextlib
-import socket
-import threading
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,51 +15,9 @@ from enyal_client import transport
 from enyal_client.mcp.daemon_link import DaemonLink
 from enyal_protocol import wire as p
 
-
-class DroppingProxy:
-    """Listens on `path`, forwards each connection to the daemon's socket; the first reply
-    to a request for `method` is swallowed and both ends are closed, as a crash of the
-    path between them would."""
-
-    def __init__(self, path: Path, upstream: Path, method: str) -> None:
-        self.path, self.upstream, self.method = path, upstream, method
-        self.dropped = 0
-        self._server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self._server.bind(str(path))
-        self._server.listen()
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                client, _ = self._server.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._pipe, args=(client,), daemon=True).start()
-
-    def _pipe(self, client: socket.socket) -> None:
-        daemon = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        daemon.connect(str(self.upstream))
-        requests, replies = client.makefile("rb"), daemon.makefile("rb")
-        with contextlib.ExitStack() as stack:
-            for closable in (client, daemon, requests, replies):
-                stack.callback(closable.close)
-            while line := requests.readline():
-                daemon.sendall(line)
-                reply = replies.readline()
-                if self.dropped == 0 and f'"method":"{self.method}"'.encode() in line:
-                    self.dropped += 1
-                    client.shutdown(socket.SHUT_RDWR)  # the write committed; its answer is lost
-                    return
-                client.sendall(reply)
-
-    def connect(self) -> socket.socket:
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.connect(str(self.path))
-        return sock
-
-    def close(self) -> None:
-        self._server.close()
+# The proxy scripts/torture drops replies with: one proxy for both.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+from torturelib.requests import DroppingProxy
 
 
 @contextlib.contextmanager
