@@ -1354,69 +1354,156 @@ class Method(Struct, frozen=True):
     # Safe to run twice: a client may resend it as it is when a reply is lost. Any other
     # request carries an `enyal_key`, which makes a resend answer the first run's result.
     idempotent: bool = False
+    # Changes what is stored (or the daemon's state); a method without it only reads.
+    writes: bool = True
+    # May remove or overwrite what was stored (MCP's destructiveHint).
+    destructive: bool = False
+    # A second identical call changes nothing more (MCP's idempotentHint). Weaker than
+    # `idempotent`, which also promises the same reply, so a resend needs no key.
+    repeat_changes_nothing: bool = False
+    # Deletes what has expired itself, inside its own transaction (and counts it), so the
+    # daemon does not sweep before running it.
+    sweeps_expiry: bool = False
+    # Its result carries stored memories back, which an agent must read as data.
+    returns_memories: bool = False
 
 
 METHODS: dict[str, Method] = {
     "remember": Method(RememberParams, RememberResult, "Store a memory."),
-    "recall": Method(RecallParams, RecallResult, "Hybrid search over memories.", idempotent=True),
+    "recall": Method(
+        RecallParams,
+        RecallResult,
+        "Hybrid search over memories.",
+        idempotent=True,
+        writes=False,
+        returns_memories=True,
+    ),
     "recall_by_scope": Method(
         RecallByScopeParams,
         RecallByScopeResult,
         "Search file -> project -> workspace -> global.",
         idempotent=True,
+        writes=False,
+        returns_memories=True,
     ),
     "recall_batch": Method(
         RecallBatchParams,
         RecallBatchResult,
         "Several queries at once, one model batch.",
         idempotent=True,
+        writes=False,
+        returns_memories=True,
     ),
     "list": Method(
-        ListParams, ListResult, "Entries by filter and order, a page at a time.", idempotent=True
+        ListParams,
+        ListResult,
+        "Entries by filter and order, a page at a time.",
+        idempotent=True,
+        writes=False,
+        returns_memories=True,
     ),
-    "get": Method(GetParams, Entry, "One entry by id.", idempotent=True),
-    "update": Method(UpdateParams, UpdateResult, "Change an entry."),
-    "forget": Method(ForgetParams, ForgetResult, "Deprecate (or hard-delete) an entry."),
-    "restore": Method(RestoreParams, RestoreResult, "Bring back a forgotten entry."),
+    "get": Method(
+        GetParams, Entry, "One entry by id.", idempotent=True, writes=False, returns_memories=True
+    ),
+    "update": Method(
+        UpdateParams,
+        UpdateResult,
+        "Change an entry.",
+        destructive=True,
+        repeat_changes_nothing=True,
+    ),
+    "forget": Method(
+        ForgetParams,
+        ForgetResult,
+        "Deprecate (or hard-delete) an entry.",
+        destructive=True,
+        repeat_changes_nothing=True,
+    ),
+    "restore": Method(
+        RestoreParams, RestoreResult, "Bring back a forgotten entry.", destructive=True
+    ),
     "confirm": Method(
         ConfirmParams, Entry, "Checked and still true: reset the decay clock, count it."
     ),
     "release": Method(ReleaseParams, Entry, "Let a quarantined entry back into recall."),
     "consolidate": Method(
-        ConsolidateParams, ConsolidateResult, "Merge near-duplicates, remove expired entries."
+        ConsolidateParams,
+        ConsolidateResult,
+        "Merge near-duplicates, remove expired entries.",
+        destructive=True,
+        sweeps_expiry=True,
     ),
-    "stats": Method(StatsParams, Stats, "Counts and sizes.", idempotent=True),
+    "stats": Method(StatsParams, Stats, "Counts and sizes.", idempotent=True, writes=False),
     "import": Method(ImportParams, ImportResult, "Store a batch of JSONL lines."),
-    "export": Method(ExportParams, ExportResult, "Page through every entry.", idempotent=True),
-    "backup": Method(BackupParams, BackupResult, "A consistent copy of the database, online."),
-    "scan": Method(ScanParams, ScanResult, "Find (and with fix, redact) secrets already stored."),
-    "link": Method(LinkParams, Edge, "Create an edge between two entries."),
-    "unlink": Method(UnlinkParams, Edge, "Remove an edge."),
-    "edges": Method(EdgesParams, EdgesResult, "An entry's edges.", idempotent=True),
-    "traverse": Method(
-        TraverseParams, TraverseResult, "Walk the graph from an entry.", idempotent=True
+    "export": Method(
+        ExportParams, ExportResult, "Page through every entry.", idempotent=True, writes=False
     ),
-    "impact": Method(ImpactParams, ImpactResult, "What depends on an entry.", idempotent=True),
+    "backup": Method(BackupParams, BackupResult, "A consistent copy of the database, online."),
+    "scan": Method(
+        ScanParams,
+        ScanResult,
+        "Find (and with fix, redact) secrets already stored.",
+        destructive=True,  # with fix it overwrites the secret in the stored text
+    ),
+    "link": Method(LinkParams, Edge, "Create an edge between two entries."),
+    "unlink": Method(UnlinkParams, Edge, "Remove an edge.", destructive=True),
+    "edges": Method(EdgesParams, EdgesResult, "An entry's edges.", idempotent=True, writes=False),
+    "traverse": Method(
+        TraverseParams,
+        TraverseResult,
+        "Walk the graph from an entry.",
+        idempotent=True,
+        writes=False,
+    ),
+    "impact": Method(
+        ImpactParams, ImpactResult, "What depends on an entry.", idempotent=True, writes=False
+    ),
     "history": Method(
-        HistoryParams, HistoryResult, "Versions and supersession chain.", idempotent=True
+        HistoryParams,
+        HistoryResult,
+        "Versions and supersession chain.",
+        idempotent=True,
+        writes=False,
     ),
     "health": Method(
-        HealthParams, Health, "Graph health metrics and issue lists.", idempotent=True
+        HealthParams, Health, "Graph health metrics and issue lists.", idempotent=True, writes=False
     ),
-    "review": Method(ReviewParams, ReviewResult, "Entries that need a look.", idempotent=True),
+    "review": Method(
+        ReviewParams, ReviewResult, "Entries that need a look.", idempotent=True, writes=False
+    ),
     "analytics": Method(
-        AnalyticsParams, AnalyticsResult, "Usage events and summaries.", idempotent=True
+        AnalyticsParams,
+        AnalyticsResult,
+        "Usage events and summaries.",
+        idempotent=True,
+        writes=False,
     ),
     "task_add": Method(TaskAddParams, RememberResult, "Add a task (status open)."),
     "task_list": Method(
-        TaskListParams, TaskListResult, "Tasks by status, priority, due date.", idempotent=True
+        TaskListParams,
+        TaskListResult,
+        "Tasks by status, priority, due date.",
+        idempotent=True,
+        writes=False,
+        returns_memories=True,
     ),
-    "task_update": Method(TaskUpdateParams, TaskUpdateResult, "Change a task's status."),
+    "task_update": Method(
+        TaskUpdateParams, TaskUpdateResult, "Change a task's status.", repeat_changes_nothing=True
+    ),
     "log_append": Method(LogAppendParams, LogAppendResult, "Append a line to today's log."),
     "log_show": Method(
-        LogShowParams, LogShowResult, "A day's log lines for the project.", idempotent=True
+        LogShowParams,
+        LogShowResult,
+        "A day's log lines for the project.",
+        idempotent=True,
+        writes=False,
     ),
-    "brief": Method(BriefParams, BriefResult, "What an agent should know starting here."),
+    "brief": Method(
+        BriefParams,
+        BriefResult,
+        "What an agent should know starting here.",
+        repeat_changes_nothing=True,
+    ),
     "session_seen": Method(
         SessionSeenParams, SessionSeenResult, "What a client session was not shown yet."
     ),
@@ -1424,9 +1511,15 @@ METHODS: dict[str, Method] = {
         SubscribeParams, SubscribeResult, "Be sent `changed` notifications on this connection."
     ),
     "unsubscribe": Method(UnsubscribeParams, UnsubscribeResult, "Stop a subscription."),
-    "index": Method(IndexParams, IndexResult, "Mirror Markdown files as memories."),
+    "index": Method(
+        IndexParams, IndexResult, "Mirror Markdown files as memories.", repeat_changes_nothing=True
+    ),
     "status": Method(
-        StatusParams, Status, "The daemon's version, paths and model.", idempotent=True
+        StatusParams,
+        Status,
+        "The daemon's version, paths and model.",
+        idempotent=True,
+        writes=False,
     ),
     "shutdown": Method(ShutdownParams, ShutdownResult, "Stop the daemon gracefully."),
 }
