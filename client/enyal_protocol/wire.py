@@ -1420,7 +1420,10 @@ METHODS: dict[str, Method] = {
         repeat_changes_nothing=True,
     ),
     "restore": Method(
-        RestoreParams, RestoreResult, "Bring back a forgotten entry.", destructive=True
+        RestoreParams,
+        RestoreResult,
+        "Bring back a forgotten entry.",
+        destructive=True,  # with `version` it replaces the content, as update does
     ),
     "confirm": Method(
         ConfirmParams, Entry, "Checked and still true: reset the decay clock, count it."
@@ -1502,6 +1505,7 @@ METHODS: dict[str, Method] = {
         BriefParams,
         BriefResult,
         "What an agent should know starting here.",
+        writes=True,  # it records that this brief was made
         repeat_changes_nothing=True,
     ),
     "session_seen": Method(

@@ -42,9 +42,6 @@ class ToolSpec:
     method: str  # a key of protocol.METHODS
     title: str
     description: str
-    read_only: bool = False
-    destructive: bool = False
-    idempotent: bool = False
     # A result field the text block shows instead of the JSON (the brief's Markdown: what
     # an agent should read); structuredContent still carries the whole result.
     text_field: str | None = None
@@ -52,6 +49,20 @@ class ToolSpec:
     @property
     def params_type(self) -> type[p.Params]:
         return p.METHODS[self.method].params
+
+    # The MCP hints are the method's facts (wire.Method), never restated per tool.
+    @property
+    def read_only(self) -> bool:
+        return not p.METHODS[self.method].writes
+
+    @property
+    def destructive(self) -> bool:
+        return p.METHODS[self.method].destructive
+
+    @property
+    def idempotent(self) -> bool:
+        method = p.METHODS[self.method]
+        return method.idempotent or method.repeat_changes_nothing
 
     @property
     def filled(self) -> frozenset[str]:
@@ -87,8 +98,6 @@ TOOLS: tuple[ToolSpec, ...] = (
         "keyword and recency parts). An empty list means nothing relevant is stored. Pass "
         "budget_tokens to bound what comes back: the best results are packed into it, the "
         "last may be cut (enyal_get its id for all of it) and `budget` lists what was left out.",
-        read_only=True,
-        idempotent=True,
     ),
     ToolSpec(
         "enyal_recall_by_scope",
@@ -98,8 +107,6 @@ TOOLS: tuple[ToolSpec, ...] = (
         "workspace's and global ones, weighted in that order. Use it when you are about to "
         "read or change a specific file. Returns memories best first and the chain of scopes "
         "that was searched.",
-        read_only=True,
-        idempotent=True,
     ),
     ToolSpec(
         "enyal_get",
@@ -107,8 +114,6 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Get a memory",
         "Fetch one memory by its id (ids come from remember and recall results). Returns the "
         "full entry, forgotten ones included. An unknown id is reported as an error result.",
-        read_only=True,
-        idempotent=True,
     ),
     ToolSpec(
         "enyal_update",
@@ -118,8 +123,6 @@ TOOLS: tuple[ToolSpec, ...] = (
         "confidence, tags (replaced) or metadata (replaced). Use it when a remembered fact has "
         "changed or was wrong, instead of storing a second, contradicting memory. Returns the "
         "updated entry.",
-        destructive=True,
-        idempotent=True,
     ),
     ToolSpec(
         "enyal_forget",
@@ -128,8 +131,6 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Forget a memory that is wrong or obsolete. By default it is deprecated: hidden from "
         "recall but kept, and `enyal restore <id>` brings it back. hard=true deletes it for "
         "good. Returns the id and what was done.",
-        destructive=True,
-        idempotent=True,
     ),
     ToolSpec(
         "enyal_restore",
@@ -140,7 +141,6 @@ TOOLS: tuple[ToolSpec, ...] = (
         "back that earlier version's content and fields instead, as a new version: history "
         "is added to, never rewritten. Returns the entry, and changed=false when it was not "
         "forgotten and no version was given (nothing was done).",
-        destructive=True,  # with `version` it replaces the content, as enyal_update does
     ),
     ToolSpec(
         "enyal_recall_batch",
@@ -149,8 +149,6 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Answer several questions at once under the same filters, e.g. at the start of a task "
         "('test conventions', 'how we deploy', 'open decisions about the API'). Cheaper than "
         "calling enyal_recall for each. Returns one result list per query, in order.",
-        read_only=True,
-        idempotent=True,
     ),
     ToolSpec(
         "enyal_list",
@@ -159,8 +157,6 @@ TOOLS: tuple[ToolSpec, ...] = (
         "List stored memories by filter (type, scope, tags, metadata key = value, importance, "
         "created/updated dates) in a chosen order, a page at a time: not a search, so use it "
         "to browse or audit what is stored. Pass `next` back as `cursor` for the next page.",
-        read_only=True,
-        idempotent=True,
     ),
     ToolSpec(
         "enyal_confirm",
@@ -170,7 +166,6 @@ TOOLS: tuple[ToolSpec, ...] = (
         "code or the user confirmed it). Its confidence stops decaying from its old date and "
         "recall prefers it as recently confirmed. Returns the entry with confirmed_at and "
         "confirm_count.",
-        idempotent=False,
     ),
     ToolSpec(
         "enyal_consolidate",
@@ -182,7 +177,6 @@ TOOLS: tuple[ToolSpec, ...] = (
         "dry_run=false only when the user asked to clean up: each cluster is then merged "
         "into its best memory (tags, metadata and links combined), the others are forgotten "
         "but restorable, and expired memories are deleted.",
-        destructive=True,
     ),
     ToolSpec(
         "enyal_index",
@@ -196,7 +190,6 @@ TOOLS: tuple[ToolSpec, ...] = (
         "read-only (edit the file instead). Returns counts of files and chunks, and what was "
         "skipped (links out of the path, special files). forget=true instead stops watching "
         "the paths and forgets their chunks (restorable).",
-        idempotent=True,
     ),
     ToolSpec(
         "enyal_stats",
@@ -205,8 +198,6 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Count the stored memories: total, active and forgotten, by content type, by scope "
         "level and by confidence band, with the database size and the oldest and newest "
         "dates. Use it to see whether anything is stored yet or to report on the store.",
-        read_only=True,
-        idempotent=True,
     ),
     ToolSpec(
         "enyal_link",
@@ -224,7 +215,6 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Unlink two memories",
         "Remove a relationship created by enyal_link (same source, target and type). "
         "Returns the removed edge.",
-        destructive=True,
     ),
     ToolSpec(
         "enyal_edges",
@@ -232,8 +222,6 @@ TOOLS: tuple[ToolSpec, ...] = (
         "A memory's links",
         "List the relationships of one memory: outgoing, incoming or both, optionally of one "
         "type. Returns the edges with their types and confidence.",
-        read_only=True,
-        idempotent=True,
     ),
     ToolSpec(
         "enyal_traverse",
@@ -242,8 +230,6 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Follow relationships from a memory (by id, or the best match of a query) up to 4 hops, "
         "to gather connected context: e.g. everything a decision relates to or depends on. "
         "Each memory appears once, at its shortest distance, with the edge that reached it.",
-        read_only=True,
-        idempotent=True,
     ),
     ToolSpec(
         "enyal_impact",
@@ -252,8 +238,6 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Before changing or forgetting a memory, list what would be affected: the memories "
         "that depend on it directly and transitively (depends_on edges), and the ones strongly "
         "related to it.",
-        read_only=True,
-        idempotent=True,
     ),
     ToolSpec(
         "enyal_history",
@@ -262,8 +246,6 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Show how a memory changed: every version (created, updated, forgotten, restored, "
         "reverted) with its content then, and the chain of memories it superseded and that "
         "superseded it. Use it to see what was believed before and why it changed.",
-        read_only=True,
-        idempotent=True,
     ),
     ToolSpec(
         "enyal_health",
@@ -271,8 +253,6 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Memory health",
         "Check the store's health: how many memories are superseded, in conflict, stale (not "
         "updated for stale_days) or unlinked, with a 0-1 health score and the ids involved.",
-        read_only=True,
-        idempotent=True,
     ),
     ToolSpec(
         "enyal_review",
@@ -280,8 +260,6 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Memories to review",
         "List the memories that need a look: stale ones, unlinked ones and conflicting ones, "
         "oldest first. Use it for housekeeping: update, supersede, link or forget them.",
-        read_only=True,
-        idempotent=True,
     ),
     ToolSpec(
         "enyal_analytics",
@@ -289,8 +267,6 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Memory usage",
         "Report how memories are used: recall events (with the query and rank), updates, "
         "links and impact checks over the last `days`, summarised by type and by memory.",
-        read_only=True,
-        idempotent=True,
     ),
 )
 
@@ -310,8 +286,6 @@ TOOLS += (
         "List tasks",
         "List tasks: by default every one that is not done, in progress first, then blocked, "
         "then open, each by priority and due date. Filter by status, scope or tags.",
-        read_only=True,
-        idempotent=True,
     ),
     ToolSpec(
         "enyal_task_update",
@@ -320,7 +294,6 @@ TOOLS += (
         "Move a task to in_progress when you start it, blocked when it waits on something, "
         "done when it is finished, or open to reopen it. Each change is kept in the task's "
         "history. Returns the task with its previous status.",
-        idempotent=True,
     ),
     ToolSpec(
         "enyal_brief",
@@ -330,8 +303,6 @@ TOOLS += (
         "sessions left you — open tasks, the project's conventions and decisions, what changed "
         "since the last brief, memories to review (conflicting or stale), and yesterday's and "
         "today's log — within budget_tokens (default 1500). Ids let you enyal_get more.",
-        read_only=False,  # it records that this brief was made
-        idempotent=True,
         text_field="markdown",
     ),
 )

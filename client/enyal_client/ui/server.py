@@ -63,27 +63,30 @@ SECURITY_HEADERS = {
     "Cross-Origin-Resource-Policy": "same-origin",
 }
 
-READS = frozenset(
-    (
-        "recall",
-        "list",
-        "get",
-        "history",
-        "edges",
-        "traverse",
-        "impact",
-        "health",
-        "review",
-        "stats",
-        "task_list",
-    )
-)
-# The writes the page offers and the only params it may send with each.
-WRITES: dict[str, frozenset[str]] = {
+# The only params the page may send with each write it offers.
+WRITE_PARAMS: dict[str, frozenset[str]] = {
     "forget": frozenset({"id"}),
     "restore": frozenset({"id", "version"}),
     "confirm": frozenset({"id"}),
 }
+# The methods the page offers. Whether each only reads (GET) or writes (POST) is the
+# method table's fact (wire.Method.writes), not restated here.
+OFFERED = WRITE_PARAMS.keys() | {
+    "recall",
+    "list",
+    "get",
+    "history",
+    "edges",
+    "traverse",
+    "impact",
+    "health",
+    "review",
+    "stats",
+    "task_list",
+}
+READS = frozenset(name for name in OFFERED if not p.METHODS[name].writes)
+# A write offered without its params fails here, at import, rather than open a door.
+WRITES = {name: WRITE_PARAMS[name] for name in OFFERED if p.METHODS[name].writes}
 MAX_BODY = 16 * 1024
 
 STATIC = {

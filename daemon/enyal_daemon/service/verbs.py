@@ -10,6 +10,8 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+from enyal_protocol import wire as p
+
 from . import (
     analytics,
     backup,
@@ -33,8 +35,7 @@ from .engine import Engine
 
 Verb = Callable[[Engine, Any], Any]
 
-# Verbs that delete what has expired themselves, inside their own transaction (and count it).
-SWEEP_THEMSELVES = frozenset({"consolidate"})
+SWEEP_THEMSELVES = frozenset(name for name, method in p.METHODS.items() if method.sweeps_expiry)
 
 VERBS: dict[str, Verb] = {
     "remember": memories.remember,
