@@ -32,7 +32,6 @@ import socket
 import sys
 import threading
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -109,7 +108,7 @@ def request_key(method: str) -> str | None:
     """A fresh key for a request that is not safe to run twice (wire.Method.idempotent),
     sent with each try of it; None for one that is. Unknown methods get one: harmless."""
     known = p.METHODS.get(method)
-    return None if known is not None and known.idempotent else uuid.uuid4().hex
+    return None if known is not None and known.idempotent else os.urandom(16).hex()
 
 
 class Connection:
