@@ -92,24 +92,32 @@ def test_a_full_disk_fails_writes_clearly_and_recovers_by_itself(tmp_path: Path)
         census(home / "enyal.db").assert_consistent()
 
 
+def _stored_then_read_only(tmp_path: Path, disk: Path) -> tuple[dict[str, str], str]:
+    """The environment of a home whose data lives on `disk`, one memory stored there by a
+    daemon since stopped, and `disk` then remounted read-only: (env, the memory's id)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ENYAL_", "XDG_"))}
+    runtime = tmp_path / "runtime"
+    runtime.mkdir(mode=0o700)
+    env.update(
+        ENYAL_SOCKET=str(runtime / "enyal.sock"),
+        ENYAL_CACHE_DIR=os.environ["ENYAL_CACHE_DIR"],
+        XDG_RUNTIME_DIR=str(runtime),
+        XDG_DATA_HOME=str(disk / "data"),
+        XDG_STATE_HOME=str(tmp_path / "state"),
+        XDG_CONFIG_HOME=str(tmp_path / "config"),
+    )
+    d = start_daemon(env=env)
+    kept = remember(d, "Logs are written as JSON lines.")
+    assert d.stop() == 0
+    if d.proc.stderr:
+        d.proc.stderr.close()
+    subprocess.run(["mount", "-o", "remount,ro", str(disk)], check=True)
+    return env, kept
+
+
 def test_a_read_only_database_serves_reads_and_refuses_writes(tmp_path: Path) -> None:
     with tmpfs(tmp_path / "disk", "16m") as disk:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("ENYAL_", "XDG_"))}
-        runtime = tmp_path / "runtime"
-        runtime.mkdir(mode=0o700)
-        env.update(
-            ENYAL_SOCKET=str(runtime / "enyal.sock"),
-            XDG_RUNTIME_DIR=str(runtime),
-            XDG_DATA_HOME=str(disk / "data"),
-            XDG_STATE_HOME=str(tmp_path / "state"),
-            XDG_CONFIG_HOME=str(tmp_path / "config"),
-        )
-        d = start_daemon(env=env)
-        kept = remember(d, "Logs are written as JSON lines.")
-        assert d.stop() == 0
-        if d.proc.stderr:
-            d.proc.stderr.close()
-        subprocess.run(["mount", "-o", "remount,ro", str(disk)], check=True)
+        env, kept = _stored_then_read_only(tmp_path, disk)
         d = start_daemon(env=env)
         try:
             hits = d.call("recall", {"query": "log format", "min_confidence": 0})
@@ -142,23 +150,7 @@ def test_writes_come_back_once_read_only_storage_is_writable_again(tmp_path: Pat
     """Started on a read-only file system, the daemon serves reads; once it is remounted
     read-write, writes work again without a restart, and reads see them."""
     with tmpfs(tmp_path / "disk", "16m") as disk:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("ENYAL_", "XDG_"))}
-        runtime = tmp_path / "runtime"
-        runtime.mkdir(mode=0o700)
-        env.update(
-            ENYAL_SOCKET=str(runtime / "enyal.sock"),
-            ENYAL_CACHE_DIR=os.environ["ENYAL_CACHE_DIR"],
-            XDG_RUNTIME_DIR=str(runtime),
-            XDG_DATA_HOME=str(disk / "data"),
-            XDG_STATE_HOME=str(tmp_path / "state"),
-            XDG_CONFIG_HOME=str(tmp_path / "config"),
-        )
-        d = start_daemon(env=env)
-        kept = remember(d, "Logs are written as JSON lines.")
-        assert d.stop() == 0
-        if d.proc.stderr:
-            d.proc.stderr.close()
-        subprocess.run(["mount", "-o", "remount,ro", str(disk)], check=True)
+        env, kept = _stored_then_read_only(tmp_path, disk)
         d = start_daemon(env=env)
         try:
             err = storage_error(lambda: remember(d, "Metrics go to Prometheus."))
