@@ -36,6 +36,17 @@ EVENT = {
 FAILURE_EVENT = "PostToolUseFailure"
 INSTRUCTION_FILES = frozenset({"CLAUDE.md", "CLAUDE.local.md", "AGENTS.md"})
 
+# What each event reads of Claude Code's input besides session_id, cwd and
+# hook_event_name: the fields an mcp_tool hook passes as `${field}` (it cannot pass the
+# whole input; commands/hooks.py writes them, the MCP shim's enyal_hook takes them).
+FIELDS = {
+    "prompt-submit": ("prompt",),
+    "pre-tool-use": ("tool_name", "tool_input"),
+    "post-tool-use": ("tool_name", "tool_input", "tool_response", "error"),
+    "subagent-start": ("agent_id", "agent_type"),
+}
+COMMON_FIELDS = ("session_id", "cwd", "hook_event_name")
+
 Run = Callable[[Caller, dict[str, Any], str, str, int | None], str]
 
 
