@@ -17,7 +17,7 @@ from typing import Any
 from enyal_protocol import config
 from enyal_protocol import wire as p
 
-from . import capture, inject
+from . import inject
 from .caller import Caller
 
 # Enyal's name of each event (`enyal hook EVENT`) -> Claude Code's.
@@ -66,6 +66,10 @@ def _event_name(event: str, data: dict[str, Any]) -> str:
 
 def _capture(c: Caller, data: dict[str, Any], session: str, cwd: str, _: int | None) -> str:
     if session:  # without a session id a digest could not be kept from repeating
+        # Imported here: the transcript reader is only for these background events, and
+        # every `enyal hook prompt-submit` process would pay for it.
+        from . import capture
+
         capture.capture(c, data, session, cwd)
     return ""
 
