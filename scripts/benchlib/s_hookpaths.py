@@ -35,7 +35,11 @@ RECORDED = "/home/user/proj"
 PROJECT = PROJECTS[0]
 GOAL_MS = {"command": 50.0, "mcp": 15.0, "http": 15.0}
 # Fixture -> `enyal hook` verb; session-start is command only (see commands/hooks.py).
+# "path only" is a PreToolUse of a tool that touches no file: answered `{}` before any
+# daemon method, so it is what the path itself costs, without the daemon's work.
+PATH_ONLY = "pre-tool-use (path only)"
 EVENTS = {
+    PATH_ONLY: "pre-tool-use",
     "prompt-submit": "prompt-submit",
     "pre-tool-use": "pre-tool-use",
     "post-tool-use-failure": "post-tool-use",
@@ -60,9 +64,11 @@ def enable_http(home: Path) -> int:
 
 
 def _input(name: str, session: str) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(
-        (DATA / f"{name}.json").read_text().replace(RECORDED, PROJECT)
-    )
+    fixture = "pre-tool-use" if name == PATH_ONLY else name
+    text = (DATA / f"{fixture}.json").read_text().replace(RECORDED, PROJECT)
+    data: dict[str, Any] = json.loads(text)
+    if name == PATH_ONLY:
+        data["tool_name"] = "Glob"
     return {**data, "session_id": session}
 
 
@@ -160,7 +166,7 @@ def run(ctx: Ctx, daemon: Daemon, n: int, port: int) -> None:
                     paths[way](verb, data)
                     walls[way].append((time.perf_counter() - t0) * 1e3)
             for way, wall in walls.items():
-                _rows(ctx, n, verb if name != "post-tool-use-failure" else name, way, wall)
+                _rows(ctx, n, name, way, wall)
     finally:
         shim.close()
 
