@@ -271,3 +271,39 @@ def test_only_the_events_with_their_fields_go_without_a_process() -> None:
     assert entry["url"].startswith("http://127.0.0.1:") and entry["url"].endswith(
         "/hook/prompt-submit"
     )
+
+
+def cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(BIN / "enyal"), *args], capture_output=True, text=True, env=env, timeout=120
+    )
+
+
+def test_the_cli_writes_each_path_and_prints_the_token(served: Served, tmp_path: Path) -> None:
+    env = served.env | {"HOME": str(tmp_path / "user")}
+    r = cli(env, "hooks", "token", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["token"] == served.token, "the daemon's token"
+    assert cli(env, "hooks", "install").returncode == 2, "install needs --client"
+
+    def printed(*flags: str) -> dict[str, Any]:
+        args = ("hooks", "install", "--client", "claude-code", "--prompt-recall", "--print")
+        r = cli(env, *args, *flags, "--json")
+        assert r.returncode == 0, r.stderr
+        hooks: dict[str, Any] = json.loads(r.stdout)
+        return {e: g[0]["hooks"][0] for e, g in hooks["config"]["hooks"].items()}
+
+    # auto: commands until Claude Code has the MCP server, then mcp_tool where it may.
+    assert {h["type"] for h in printed().values()} == {"command"}
+    (tmp_path / "user").mkdir(exist_ok=True)
+    (tmp_path / "user" / ".claude.json").write_text('{"mcpServers": {"enyal": {}}}')
+    auto = printed()
+    assert auto["UserPromptSubmit"]["type"] == "mcp_tool"
+    assert auto["UserPromptSubmit"]["server"] == "enyal"
+    assert auto["SessionStart"]["type"] == "command"
+    http_hooks = printed("--via", "http")
+    url = http_hooks["PreToolUse"]["url"]
+    assert url == f"http://127.0.0.1:{served.port}/hook/pre-tool-use", "the configured port"
+    # What it wrote is what the daemon answers, given the token Claude Code would send.
+    data = fixture("pre-tool-use", served.project, tool_name="Glob", session_id="cli")
+    assert served.post(url.split(str(served.port))[1], json.dumps(data).encode()) == (200, {})
