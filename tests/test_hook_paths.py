@@ -219,6 +219,8 @@ def test_the_endpoint_refuses_and_changes_nothing(served: Served) -> None:
         got, out = served.post(path, body, headers, method)
         assert got == status and out["error"], (path, headers, got, out)
     assert served.post("/hook/prompt-submit", b"{not json")[0] == 400
+    assert served.post("/hook/prompt-submit", body, {"X-Pad": "a" * 20_000})[0] == 400
+    assert served.post("/hook/prompt-submit", body, {"Content-Length": "999999999"})[0] == 413
     assert served.post("/hook/prompt-submit", b"[]")[0] == 400
     no_cwd = {k: v for k, v in data.items() if k != "cwd"}
     assert served.post("/hook/prompt-submit", json.dumps(no_cwd).encode())[0] == 400
@@ -307,3 +309,18 @@ def test_the_cli_writes_each_path_and_prints_the_token(served: Served, tmp_path:
     # What it wrote is what the daemon answers, given the token Claude Code would send.
     data = fixture("pre-tool-use", served.project, tool_name="Glob", session_id="cli")
     assert served.post(url.split(str(served.port))[1], json.dumps(data).encode()) == (200, {})
+
+
+def test_an_event_turned_off_is_off_on_every_path(served: Served) -> None:
+    """config.toml's [hooks] switch, read at each event, holds for the shim and the
+    daemon's endpoint as for `enyal hook`."""
+    assert served.d.paths.home is not None
+    toml = served.d.paths.config_file
+    data = fixture("prompt-submit", served.project, session_id="off")
+    toml.write_text("[hooks]\nprompt_submit = false\n")
+    try:
+        for path in ("command", "mcp", "http"):
+            assert getattr(served, path)("prompt-submit", data) == {}, path
+    finally:
+        toml.unlink()
+    assert served.http("prompt-submit", data) != {}, "nothing was recorded while off"

@@ -49,6 +49,7 @@ R = TypeVar("R")
 PATH = "/hook/"
 MAX_HEAD = 16 * 1024
 READ_SECONDS = 10.0
+CALL_SECONDS = 120.0  # one method; a cold index or a loaded machine fits
 # Hooks run beside the request pool, never on it: a hook waits on the methods it calls,
 # which need a worker of that pool.
 HOOK_THREADS = 2
@@ -75,7 +76,8 @@ class InProcess:
     def call(self, method: str, params: dict[str, Any], result: type[R]) -> R:
         request = {"jsonrpc": "2.0", "id": next(_ids), "method": method, "params": params}
         handled = self._dispatcher.handle(_encoder.encode(request))
-        frame = asyncio.run_coroutine_threadsafe(handled, self._loop).result()
+        # Bounded: a daemon stopping mid-hook must not leave this thread waiting forever.
+        frame = asyncio.run_coroutine_threadsafe(handled, self._loop).result(CALL_SECONDS)
         assert frame is not None  # a request with an id is always answered
         reply = _response.decode(frame)
         if not isinstance(reply.error, msgspec.UnsetType):
@@ -107,12 +109,13 @@ class HookEndpoint:
         watch)."""
         status, body = 200, b""
         try:
-            verb, data = await asyncio.wait_for(self._read(reader), READ_SECONDS)
+            try:
+                verb, data = await asyncio.wait_for(self._read(reader), READ_SECONDS)
+            except (TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
+                raise Refused(400, "an incomplete, slow or oversized request") from None
             body = await self._answer(verb, data)
         except Refused as exc:
             status, body = exc.status, json.dumps({"error": str(exc)}).encode()
-        except (TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
-            status, body = 400, b'{"error": "an incomplete or oversized request"}'
         except ConnectionError:
             return True
         except Exception as exc:  # the daemon never dies on a request
