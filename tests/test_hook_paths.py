@@ -222,6 +222,11 @@ def test_the_endpoint_refuses_and_changes_nothing(served: Served) -> None:
     assert served.post("/hook/prompt-submit", body, {"X-Pad": "a" * 20_000})[0] == 400
     assert served.post("/hook/prompt-submit", body, {"Content-Length": "999999999"})[0] == 413
     assert served.post("/hook/prompt-submit", b"[]")[0] == 400
+    for raw in (b"GARBAGE\r\n\r\n", b"\xff\xfe\r\n\r\n", b"POST /hook/stop"):
+        with socket.create_connection(("127.0.0.1", served.port), timeout=30) as s:
+            s.sendall(raw)
+            s.shutdown(socket.SHUT_WR)  # an incomplete request, then nothing more
+            assert s.recv(100).startswith(b"HTTP/1.1 4"), raw
     no_cwd = {k: v for k, v in data.items() if k != "cwd"}
     assert served.post("/hook/prompt-submit", json.dumps(no_cwd).encode())[0] == 400
     # Nothing was recorded for the refused session: its first real ask still shows.
