@@ -117,7 +117,9 @@ def mcp_input(verb: str) -> dict[str, str]:
     return {"event": verb, **{f: f"${{{f}}}" for f in (*COMMON_FIELDS, *FIELDS[verb])}}
 
 
-def group(event: str, command: str, via: str = "command", server: str = PLUGIN_SERVER) -> Any:
+def group(
+    event: str, command: str, via: str = "command", server: str = PLUGIN_SERVER
+) -> dict[str, Any]:
     hook = HOOKS[event]
     entry: dict[str, Any]
     if via == "mcp" and hook.verb in FIELDS:
@@ -144,7 +146,9 @@ def mcp_server_installed(name: str) -> bool:
     return isinstance(servers, dict) and name in servers
 
 
-def wanted(prompt_recall: bool, via: str = "command", server: str = "enyal") -> Any:
+def wanted(
+    prompt_recall: bool, via: str = "command", server: str = "enyal"
+) -> dict[str, dict[str, Any]]:
     return {
         event: group(event, hook_command(hook.verb), via, server)
         for event, hook in HOOKS.items()
