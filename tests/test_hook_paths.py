@@ -329,3 +329,26 @@ def test_an_event_turned_off_is_off_on_every_path(served: Served) -> None:
     finally:
         toml.unlink()
     assert served.http("prompt-submit", data) != {}, "nothing was recorded while off"
+
+
+def test_claude_code_sends_its_http_hook_with_the_token(served: Served, tmp_path: Path) -> None:
+    """The real Claude Code (tests/test_plugin.py's) runs the http hooks `enyal hooks
+    install --via http` wrote: UserPromptSubmit fires before the login check of
+    `claude -p`, and its POST carries the token from ENYAL_HOOK_TOKEN (allowedEnvVars)
+    and a Host the endpoint takes: answered 200."""
+    from test_plugin import CLAUDE, claude
+
+    if not CLAUDE.exists():
+        pytest.skip(f"Claude Code's CLI is not at {CLAUDE}")
+    home, work = tmp_path / "user", tmp_path / "work"
+    work.mkdir()
+    env = served.env | {"HOME": str(home)}
+    r = cli(env, "hooks", "install", "--client", "claude-code", "--via", "http", "--prompt-recall")
+    assert r.returncode == 0, r.stderr
+    log = tmp_path / "debug.log"
+    debug = ("--debug", "hooks", "--debug-file", str(log))
+    more = {"ENYAL_HOOK_TOKEN": served.token, "ENYAL_HOME": served.env["ENYAL_HOME"]}
+    claude(home, "-p", "how do we lint here?", *debug, cwd=work, **more)
+    text = log.read_text()
+    assert f"HTTP hook POST to http://127.0.0.1:{served.port}/hook/prompt-submit" in text, text
+    assert "HTTP hook response status 200" in text, text
