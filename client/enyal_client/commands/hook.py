@@ -8,6 +8,10 @@ digest into the day's log; InstructionsLoaded and FileChanged re-index an instru
 file). A hook must never stand in the user's way: nothing here exits 2 (which would
 block); a failure is exit 1, a non-blocking error Claude Code notes and moves past.
 Nothing to say prints `{}`, as does an event config.toml's [hooks] turned off.
+
+`--client cursor`: Cursor's JSON instead (its session id is `conversation_id`, its
+folder the first of `workspace_roots`, and the context goes in `additional_context`).
+Codex sends and reads Claude Code's, so it needs no flag.
 """
 
 from __future__ import annotations
@@ -55,11 +59,26 @@ def _input() -> dict[str, Any]:
     return data
 
 
-def _output(event: str, context: str) -> Result:
+def _output(event: str, context: str, client: str = "claude-code") -> Result:
     if not context:
         return {}, "{}"
-    out = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}}
+    out: dict[str, Any] = {
+        "hookSpecificOutput": {"hookEventName": event, "additionalContext": context}
+    }
+    if client == "cursor":
+        out = {"additional_context": context}
     return out, json.dumps(out, ensure_ascii=False)
+
+
+def from_cursor(data: dict[str, Any]) -> dict[str, Any]:
+    """Cursor's hook input with the names Claude Code gives the same things."""
+    roots = data.get("workspace_roots")
+    first = roots[0] if isinstance(roots, list) and roots else None
+    return {
+        **data,
+        "session_id": data.get("session_id") or data.get("conversation_id"),
+        "cwd": data.get("cwd") or first,
+    }
 
 
 def _event_name(event: str, data: dict[str, Any]) -> str:
@@ -107,13 +126,15 @@ RUN: dict[str, Run] = {
 def cmd_hook(ctx: Context, a: Args) -> Result:
     try:
         data = _input()
+        if a.client == "cursor":
+            data = from_cursor(data)
         cwd = inject.text_field(data, "cwd")
         if not config.load().hook_enabled(a.event):  # off: not even a daemon is started
             return {}, "{}"
         session = data.get("session_id")
         session = session if isinstance(session, str) and 0 < len(session) <= 256 else ""
         context = RUN[a.event](ctx.connection(), data, session, cwd, a.budget_tokens)
-        return _output(_event_name(a.event, data), context)
+        return _output(_event_name(a.event, data), context, a.client)
     except (UsageError, RpcError, config.ConfigError) as exc:  # exit 1, never 2: never block
         raise ClientError(str(exc)) from None
 
@@ -125,6 +146,12 @@ def register(reg: Registry) -> None:
         cmd_hook,
     )
     h.add_argument("event", choices=tuple(EVENT))
+    h.add_argument(
+        "--client",
+        choices=("claude-code", "cursor"),
+        default="claude-code",
+        help="whose hook JSON to read and print (Codex's is Claude Code's)",
+    )
     h.add_argument(
         "--budget-tokens",
         type=ct.number(p.BriefParams, "budget_tokens"),
