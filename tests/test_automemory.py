@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from conftest import DaemonProc, run_cli, start_daemon
+from conftest import DaemonProc, run_cli, start_daemon, wait_for
 from daemon_support import isolated_env
 from enyal_client.commands import claude_memory
 from enyal_client.commands.automemory import memory_dir, project_of
@@ -275,3 +275,32 @@ def test_export_claude_memory_keeps_their_lines_and_the_limits(env: dict[str, st
     # Usage: the format and --to go together.
     bad = run_cli("export", "--format", "claude-memory", cwd=root, env=env)
     assert bad.code == 2 and "--to" in bad.err
+
+
+def test_the_watcher_reads_a_new_topic_file_as_auto_memory(tmp_path: Path) -> None:
+    """The root keeps its project (m015): the watcher, not only `import`, reads the
+    folder as Claude Code's auto memory."""
+    e = isolated_env(tmp_path / "enyal")
+    e.update(HOME=str(tmp_path / "user"), ENYAL_INDEX_WATCH="true", ENYAL_INDEX_DEBOUNCE="0.2")
+    root = tmp_path / "app"
+    (root / ".git").mkdir(parents=True)
+    folder = tmp_path / "memory"
+    folder.mkdir()
+    (folder / "MEMORY.md").write_text("- [Role](user_role.md) — who the user is\n")
+    d = start_daemon(env=e)
+    try:
+        cli(e, "automemory", "import", "--dir", str(folder), cwd=root)
+        (folder / "user_role.md").write_text(USER)
+        ref = f"{folder / 'user_role.md'}"
+
+        def seen() -> dict[str, Any]:
+            return {k: v for k, v in mirrored(e, root).items() if k.startswith(ref)}
+
+        wait_for(lambda: bool(seen()), timeout=60, what="the watcher's import")
+        (entry,) = seen().values()
+        assert entry["content_type"] == "preference" and entry["scope_path"] == str(root)
+        assert entry["metadata"]["auto_memory"]["name"] == "user-role"
+    finally:
+        d.stop()
+        if d.proc.stderr:
+            d.proc.stderr.close()
