@@ -304,3 +304,44 @@ def test_the_watcher_reads_a_new_topic_file_as_auto_memory(tmp_path: Path) -> No
         d.stop()
         if d.proc.stderr:
             d.proc.stderr.close()
+
+
+def test_a_topic_file_fills_the_limits_and_stops_there() -> None:
+    """Without a daemon: as many memories as fit, to the line or byte, and no more."""
+    from enyal_protocol import wire as p
+
+    def entries(n: int, chars: int) -> list[p.Entry]:
+        return [
+            p.Entry(
+                id=uuid.uuid4().hex,
+                content=f"{i} " + "x" * chars,
+                content_type="convention",
+                scope_level="project",
+                scope_path="/r",
+                confidence=1.0,
+                created_at="2026-01-01",
+                updated_at="2026-01-01",
+                accessed_at=None,
+                access_count=0,
+                source_type=None,
+                source_ref=None,
+                tags=[],
+                metadata={},
+                is_deprecated=False,
+                content_hash="",
+            )
+            for i in range(n)
+        ]
+
+    export = claude_memory.render(entries(300, 20), "/r", (200, 25_000))
+    (text,) = export.files.values()
+    assert len(text.splitlines()) == claude_memory.MAX_LINES  # the line limit, exactly
+    assert export.exported + export.left_out == 300 and text.rstrip().endswith(
+        "(the enyal_recall tool)."
+    )
+    export = claude_memory.render(entries(300, 390), "/r", (200, 25_000))
+    (text,) = export.files.values()
+    size = len(text.encode())
+    assert claude_memory.MAX_BYTES - 400 < size <= claude_memory.MAX_BYTES  # no room for one more
+    assert export.index_block and len(export.index_block) == 1
+    assert not claude_memory.render(entries(3, 20), "/r", (2, 25_000)).index_block  # no room

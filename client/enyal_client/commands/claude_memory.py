@@ -118,12 +118,22 @@ def _topic(kind: p.ContentType, group: list[p.Entry], project: str) -> tuple[str
         f"# {title} (from Enyal)",
         "",
     ]
-    items = [f"- {_cut(e.content, ITEM_CHARS)} (`{e.id[:8]}`)" for e in group]
+    # One pass, adding items while the file with its "N more" line still fits; that
+    # line is at most as long as for the whole group, so its room is kept for it.
+    used = size(head)[1] + 1  # each element a line, the last one's newline included
+    more = len(_more(len(group)).encode()) + 2  # its newline before and the file's last
+    room = (MAX_LINES - len(head) - 2, MAX_BYTES - used - more)
+    items: list[str] = []
+    for e in group:
+        item = f"- {_cut(e.content, ITEM_CHARS)} (`{e.id[:8]}`)"
+        cost = len(item.encode("utf-8")) + 1  # and its newline
+        if len(items) + 1 > room[0] or cost > room[1]:
+            break
+        items.append(item)
+        room = (room[0], room[1] - cost)
     n = len(items)
-    while n and not fits([*head, *items[:n], _more(len(group) - n)]):
-        n -= 1
     tail = [_more(len(group) - n)] if n < len(group) else []
-    return "\n".join([*head, *items[:n], *tail]) + "\n", n
+    return "\n".join([*head, *items, *tail]) + "\n", n
 
 
 def _more(n: int) -> str:
