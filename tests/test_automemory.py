@@ -345,3 +345,32 @@ def test_a_topic_file_fills_the_limits_and_stops_there() -> None:
     assert claude_memory.MAX_BYTES - 400 < size <= claude_memory.MAX_BYTES  # no room for one more
     assert export.index_block and len(export.index_block) == 1
     assert not claude_memory.render(entries(3, 20), "/r", (2, 25_000)).index_block  # no room
+
+
+def test_the_instructions_hook_follows_the_auto_memory(env: dict[str, str]) -> None:
+    """With the plugin nothing needs running: InstructionsLoaded (in the background, as a
+    session starts) imports the project's auto memory again, when Claude keeps one."""
+    root = repo(env, "hooked")
+    (root / "CLAUDE.md").write_text("# Notes\n\nUse the staging cluster for load tests.\n")
+    payload = {
+        "session_id": "s-hooked",
+        "cwd": str(root),
+        "hook_event_name": "InstructionsLoaded",
+        "file_path": str(root / "CLAUDE.md"),
+        "memory_type": "Project",
+        "load_reason": "session_start",
+    }
+    # No auto memory yet: the hook indexes CLAUDE.md and nothing else.
+    r = run_cli("hook", "instructions-loaded", input=json.dumps(payload), cwd=root, env=env)
+    assert (r.code, r.out.strip()) == (0, "{}"), r.err
+    assert mirrored(env, root) == {}
+    folder = Path(cli(env, "automemory", "path", cwd=root)["folder"])
+    folder.mkdir(parents=True)
+    (folder / "project_load.md").write_text(
+        "---\nname: load-tests\ndescription: load tests run on staging\ntype: project\n---\n\n"
+        "Never against production.\n"
+    )
+    r = run_cli("hook", "instructions-loaded", input=json.dumps(payload), cwd=root, env=env)
+    assert r.code == 0, r.err
+    (entry,) = mirrored(env, root).values()
+    assert entry["content_type"] == "fact" and "Never against production." in entry["content"]

@@ -98,16 +98,34 @@ def cmd_automemory(ctx: Context, a: Args) -> Result:
     return _import(ctx.connection(), a, project, folder)
 
 
+def _params(folder: Path, project: Path, cwd: str) -> dict[str, object]:
+    # Every .md of the folder: MEMORY.md and the topic files. A file naming no type
+    # (MEMORY.md's own notes) is a fact.
+    return {
+        "paths": [str(folder)],
+        "globs": ["*.md"],
+        "content_type": "fact",
+        "auto_memory_of": str(project),
+        "cwd": cwd,
+    }
+
+
 def _import(c: Connection, a: Args, project: Path, folder: Path) -> Result:
-    params: dict[str, object] = {"paths": [str(folder)], "cwd": os.getcwd()}
+    params = _params(folder, project, os.getcwd())
     if a.forget:
-        params["forget"] = True
-    else:
-        # Every .md of the folder: MEMORY.md and the topic files. A file naming no type
-        # (MEMORY.md's own notes) is a fact.
-        params.update(globs=["*.md"], content_type="fact", auto_memory_of=str(project))
+        params = {"paths": [str(folder)], "cwd": os.getcwd(), "forget": True}
     r = ct.call(c, "index", params, p.IndexResult, {**FLAGS, "auto_memory_of": "--project"})
     return r, f"Claude Code's auto memory of {project} ({folder})\n" + index_text(r, a.forget)
+
+
+def follow(c: Connection, cwd: str) -> None:
+    """Import again the auto memory Claude Code keeps for `cwd`'s project, if it keeps
+    one: what the InstructionsLoaded hook does as a session starts (in the background),
+    so the plugin follows Claude's notes without a command. Unchanged files cost a stat."""
+    project = project_of(cwd)
+    folder = memory_dir(project)
+    if folder.is_dir():
+        ct.call(c, "index", _params(folder, project, cwd), p.IndexResult)
 
 
 def register(reg: Registry) -> None:

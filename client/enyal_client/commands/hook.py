@@ -5,8 +5,9 @@ events that can take context (SessionStart, UserPromptSubmit, PreToolUse, PostTo
 and PostToolUseFailure, SubagentStart) put it in `hookSpecificOutput.additionalContext`;
 the others act and print `{}` (PreCompact, Stop and SessionEnd write the session's
 digest into the day's log; InstructionsLoaded and FileChanged re-index an instructions
-file). A hook must never stand in the user's way: nothing here exits 2 (which would
-block); a failure is exit 1, a non-blocking error Claude Code notes and moves past.
+file, and InstructionsLoaded imports Claude Code's auto memory of the project again).
+A hook must never stand in the user's way: nothing here exits 2 (which would block); a
+failure is exit 1, a non-blocking error Claude Code notes and moves past.
 Nothing to say prints `{}`, as does an event config.toml's [hooks] turned off.
 
 `--client cursor`: Cursor's JSON instead (its session id is `conversation_id`, its
@@ -109,6 +110,18 @@ def _reindex(c: Connection, data: dict[str, Any], session: str, cwd: str, _: int
     return ""
 
 
+def _instructions_loaded(
+    c: Connection, data: dict[str, Any], session: str, cwd: str, budget: int | None
+) -> str:
+    """An instructions file re-indexed, and Claude Code's auto memory of the project
+    imported again (commands/automemory.py): both load as a session starts."""
+    from .automemory import follow
+
+    _reindex(c, data, session, cwd, budget)
+    follow(c, cwd)
+    return ""
+
+
 RUN: dict[str, Run] = {
     "session-start": inject.session_start,
     "prompt-submit": inject.prompt_submit,
@@ -118,7 +131,7 @@ RUN: dict[str, Run] = {
     "pre-compact": _capture,
     "stop": _capture,
     "session-end": _capture,
-    "instructions-loaded": _reindex,
+    "instructions-loaded": _instructions_loaded,
     "file-changed": _reindex,
 }
 
