@@ -168,6 +168,11 @@ def test_import_follows_the_folder_and_never_writes_it(env: dict[str, str]) -> N
     after = {f.name: (f.read_bytes(), f.stat().st_mtime_ns) for f in folder.iterdir()}
     assert after == before
 
+    # --forget: no longer mirrored, its memories forgotten (restorable), files untouched.
+    r = cli(env, "automemory", "import", "--forget", cwd=root)
+    assert r["chunks_forgotten"] == 3 and mirrored(env, root) == {}
+    assert {f.name: (f.read_bytes(), f.stat().st_mtime_ns) for f in folder.iterdir()} == before
+
 
 def test_import_refuses_what_is_not_a_project_folder(env: dict[str, str]) -> None:
     root = repo(env, "nowhere")
@@ -374,3 +379,18 @@ def test_the_instructions_hook_follows_the_auto_memory(env: dict[str, str]) -> N
     assert r.code == 0, r.err
     (entry,) = mirrored(env, root).values()
     assert entry["content_type"] == "fact" and "Never against production." in entry["content"]
+
+
+def test_m015_keeps_the_roots_an_older_store_had(tmp_path: Path) -> None:
+    from conftest import raw_db
+    from enyal_daemon.store import cjk, migrations
+    from enyal_daemon.store import sources as store
+
+    conn = raw_db(tmp_path / "old.db")
+    cjk.register(conn)  # m014's function, as the daemon's connections have it
+    migrations.migrate(conn, upto=migrations.MIGRATIONS.index(migrations.m015_auto_memory_roots))
+    conn.execute("INSERT INTO context_index_roots VALUES ('/p/docs', '[\"*.md\"]', 'fact', 't')")
+    migrations.migrate(conn)
+    assert store.roots(conn) == [store.Root("/p/docs", ("*.md",), "fact", None)]
+    store.add_root(conn, "/m", ["*.md"], "fact", "t2", auto_memory_of="/p")
+    assert store.roots(conn)[-1].auto_memory_of == "/p"
