@@ -394,3 +394,18 @@ def test_m015_keeps_the_roots_an_older_store_had(tmp_path: Path) -> None:
     assert store.roots(conn) == [store.Root("/p/docs", ("*.md",), "fact", None)]
     store.add_root(conn, "/m", ["*.md"], "fact", "t2", auto_memory_of="/p")
     assert store.roots(conn)[-1].auto_memory_of == "/p"
+
+
+def test_a_folder_indexed_before_moves_to_the_project_it_is_the_memory_of(
+    env: dict[str, str],
+) -> None:
+    root = repo(env, "moved")
+    folder = Path(env["HOME"]).parent / "plain-memory"
+    folder.mkdir()
+    (folder / "user_role.md").write_text(USER)
+    call(env, "index", {"paths": [str(folder)]})  # as any Markdown: its own folder's scope
+    cli(env, "automemory", "import", "--dir", str(folder), cwd=root)
+    (entry,) = mirrored(env, root).values()
+    assert entry["content_type"] == "preference" and entry["scope_path"] == str(root)
+    found = call(env, "recall", {"query": "Go developer new to Python", "cwd": str(root)})
+    assert entry["id"] in [h["id"] for h in found["results"]]  # indexed under its new scope

@@ -25,6 +25,7 @@ through `_file`.
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import functools
 import logging
@@ -147,13 +148,16 @@ def index(engine: Engine, params: p.IndexParams) -> p.IndexResult:
             )
 
     with _ONE_RUN:
+        before = {r.path: r.auto_memory_of for r in store.roots(engine.reader())}
         engine.write(remember_roots)
         tally = _Tally()
         for path in missing:  # still watched, if it was: it may come back
             n = _forget_files(engine, store.mirrored_files_under(engine.reader(), path), tally)
             tally.gone.append(p.IndexGone(path=path, chunks_forgotten=n))
         for walked in found:
-            _run(engine, walked, source, tally)
+            # A folder now read as auto memory, or no longer: its unchanged files too.
+            moved = walked.root in before and before[walked.root] != source.auto_memory_of
+            _run(engine, walked, dataclasses.replace(source, reread=moved), tally)
     return tally.result()
 
 
@@ -164,6 +168,7 @@ class Source:
 
     content_type: p.ContentType
     auto_memory_of: str | None = None
+    reread: bool = False  # read even the files that did not change since the last run
 
 
 def _auto_memory_project(params: p.IndexParams) -> str | None:
@@ -319,12 +324,13 @@ class _Plan:
 def _file(engine: Engine, path: str, walked: Walked, source: Source, tally: _Tally) -> None:
     st = os.stat(path)
     known = store.mirrors_of(engine.reader(), path)
-    if known and all((r.mtime_ns, r.size) == (st.st_mtime_ns, st.st_size) for r in known):
+    same = known and not source.reread
+    if same and all((r.mtime_ns, r.size) == (st.st_mtime_ns, st.st_size) for r in known):
         tally.files_skipped += 1
         return
     data, st = confined.read(path, walked.bound, walked.shown, MAX_FILE_BYTES)
     fp = sources.fingerprint_bytes(path, data, st)
-    if known and all(r.hash == fp.hash for r in known):  # touched, not changed
+    if same and all(r.hash == fp.hash for r in known):  # touched, not changed
         tally.files_skipped += 1
         return
     text = data.decode("utf-8")
@@ -439,14 +445,16 @@ def _apply(
             "quarantine_reason": ", ".join(flags) or None,
             "updated_at": now,
         }
-        if extra:  # an auto memory's type is in its file: a new one changes its kind
-            fields["content_type"] = kind
+        if extra:  # an auto memory's type and project are its file's and root's to say
+            fields.update(content_type=kind, scope_level=scope[0], scope_path=scope[1])
         entries.update_fields(tx.conn, r.rid, fields)
         entries.replace_vector(tx.conn, r.rid, *vec.blobs())
         versions.record(tx.conn, r.id, "updated", now)
         row = rows.get(r.rid)
-        kept_kind = row.content_type if row and not extra else kind
-        engine.index_after_commit(tx, r.rid, vec, row.scope if row else scope, kept_kind)
+        kept: tuple[p.ContentType, tuple[str, str | None]] = (kind, scope)
+        if row and not extra:
+            kept = (row.content_type, row.scope)
+        engine.index_after_commit(tx, r.rid, vec, kept[1], kept[0])
     for r in plan.forget:
         if r.rid in alive:
             _forget(engine, tx, r, now)
