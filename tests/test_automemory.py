@@ -277,9 +277,13 @@ def test_export_claude_memory_keeps_their_lines_and_the_limits(env: dict[str, st
     assert index[:196] == theirs and len(index) <= claude_memory.MAX_LINES
     assert r["index_pointers"] == 2 and sum(x == claude_memory.BEGIN for x in index) == 1
 
-    # Usage: the format and --to go together.
-    bad = run_cli("export", "--format", "claude-memory", cwd=root, env=env)
+    # Usage: the format and --to go together; said before any daemon is asked or started.
+    nowhere = {**env, "ENYAL_HOME": str(out / "no-enyal-here")}
+    bad = run_cli("export", "--format", "claude-memory", cwd=root, env=nowhere)
     assert bad.code == 2 and "--to" in bad.err
+    bad = run_cli("export", "x.md", "--format", "claude-memory", "--to", str(out), env=nowhere)
+    assert bad.code == 2 and "not FILE" in bad.err
+    assert not (out / "no-enyal-here").exists()
 
 
 def test_the_watcher_reads_a_new_topic_file_as_auto_memory(tmp_path: Path) -> None:

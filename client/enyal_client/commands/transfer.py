@@ -19,7 +19,7 @@ from enyal_protocol.private import open_private
 from ..transport import ClientError, Connection
 from . import claude_memory, markdown
 from . import contract as ct
-from .base import Args, Registry, Result, UsageError, on_daemon
+from .base import Args, Context, Registry, Result, UsageError, on_daemon
 from .hygiene import redacted_line
 
 IMPORT_BATCH = 200
@@ -210,15 +210,20 @@ def _replace(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def cmd_export(c: Connection, a: Args) -> Result:
+def check_export(ctx: Context, a: Args) -> Result:
+    """The flags checked before a daemon is asked for (or started)."""
     if (a.format == "claude-memory") != (a.to is not None):
         raise UsageError("--format claude-memory and --to DIR go together")
-    if a.format == "claude-memory":
-        if a.file is not None:
-            raise UsageError("--format claude-memory writes into --to DIR, not FILE")
-        return _write_claude_memory(c, a)
-    if a.project is not None and a.format != "markdown":
+    if a.format == "claude-memory" and a.file is not None:
+        raise UsageError("--format claude-memory writes into --to DIR, not FILE")
+    if a.project is not None and a.format not in ("markdown", "claude-memory"):
         raise UsageError("--project goes with --format markdown (JSONL exports everything)")
+    return cmd_export(ctx.connection(), a)
+
+
+def cmd_export(c: Connection, a: Args) -> Result:
+    if a.format == "claude-memory":
+        return _write_claude_memory(c, a)
     to_stdout = a.file in (None, "-")
     out: IO[bytes]
     try:
@@ -263,7 +268,7 @@ def register(reg: Registry) -> None:
     ex = reg.verb(
         "export",
         "export everything as lossless JSONL (entries, histories, links), or as Markdown",
-        on_daemon(cmd_export),
+        check_export,
     )
     ex.add_argument("file", nargs="?", help="default: stdout")
     ex.add_argument("--format", choices=("jsonl", "markdown", "claude-memory"), default="jsonl")
