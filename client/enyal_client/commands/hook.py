@@ -5,6 +5,10 @@ What each event does is enyal_protocol/hooks (answer.py), shared with the MCP sh
 enyal_hook tool and the daemon's HTTP endpoint; this is only the process around it.
 A hook must never stand in the user's way: nothing here exits 2 (which would block); a
 failure is exit 1, a non-blocking error Claude Code notes and moves past.
+
+`--client cursor`: Cursor's JSON instead (its session id is `conversation_id`, its
+folder the first of `workspace_roots`, and the context goes in `additional_context`).
+Codex sends and reads Claude Code's, so it needs no flag.
 """
 
 from __future__ import annotations
@@ -51,11 +55,33 @@ def _input() -> dict[str, Any]:
     return data
 
 
+def from_cursor(data: dict[str, Any]) -> dict[str, Any]:
+    """Cursor's hook input with the names Claude Code gives the same things."""
+    roots = data.get("workspace_roots")
+    first = roots[0] if isinstance(roots, list) and roots else None
+    return {
+        **data,
+        "session_id": data.get("session_id") or data.get("conversation_id"),
+        "cwd": data.get("cwd") or first,
+    }
+
+
+def to_cursor(out: dict[str, Any]) -> dict[str, Any]:
+    """Claude Code's hook output as Cursor reads it: the context alone."""
+    context = out.get("hookSpecificOutput", {}).get("additionalContext")
+    return {"additional_context": context} if context else {}
+
+
 def cmd_hook(ctx: Context, a: Args) -> Result:
     try:
-        out = answer(_Daemon(ctx), a.event, _input(), a.budget_tokens)
+        data = _input()
+        if a.client == "cursor":
+            data = from_cursor(data)
+        out = answer(_Daemon(ctx), a.event, data, a.budget_tokens)
     except (UsageError, RpcError, HookInputError, config.ConfigError) as exc:
         raise ClientError(str(exc)) from None  # exit 1, never 2: never block
+    if a.client == "cursor":
+        out = to_cursor(out)
     return out, json.dumps(out, ensure_ascii=False) if out else "{}"
 
 
@@ -66,6 +92,12 @@ def register(reg: Registry) -> None:
         cmd_hook,
     )
     h.add_argument("event", choices=tuple(EVENT))
+    h.add_argument(
+        "--client",
+        choices=("claude-code", "cursor"),
+        default="claude-code",
+        help="whose hook JSON to read and print (Codex's is Claude Code's)",
+    )
     h.add_argument(
         "--budget-tokens",
         type=ct.number(p.BriefParams, "budget_tokens"),
