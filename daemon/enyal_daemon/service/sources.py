@@ -63,11 +63,21 @@ def resolve_ref(source_type: str | None, source_ref: str | None, cwd: str | None
     return scopes.absolute(path, cwd) + suffix
 
 
+def stored_ref(source_type: str | None, ref: str | None) -> str | None:
+    """A file source_ref (after resolve_ref) as the entry keeps it: its file's place
+    (scopes.place: the project's key and the path from its root), so it names the same
+    file in every checkout. Other refs as they are."""
+    if source_type != "file" or ref is None or "://" in ref:
+        return ref
+    path, suffix = split_ref(ref)
+    return scopes.place(path) + suffix if os.path.isabs(path) else ref
+
+
 def cited_path(
     source_type: str | None, source_ref: str | None, scope_level: str, scope_path: str | None
 ) -> str | None:
     """The file an entry cites, if any (after resolve_ref): its source_ref, else its file
-    scope."""
+    scope (`scope_path`: the file's path on this machine)."""
     if source_type == "file" and source_ref and "://" not in source_ref:
         path = split_ref(source_ref)[0]
         if os.path.isabs(path):
