@@ -56,11 +56,17 @@ class Project:
         return self.key + "/" + rel
 
 
+def _exists(path: Path) -> bool:
+    # os.path.exists, not Path.exists: it says False for a name too long or holding a NUL
+    # (a path from an old store or an import), where Path.exists raises.
+    return os.path.exists(path)
+
+
 def project_root(path: str) -> str:
     start = Path(path)
-    here = start if start.is_dir() else start.parent
+    here = start if os.path.isdir(start) else start.parent
     for d in (here, *here.parents):
-        if any((d / marker).exists() for marker in PROJECT_MARKERS):
+        if any(_exists(d / marker) for marker in PROJECT_MARKERS):
             return str(d)
     return str(here)
 
@@ -83,7 +89,7 @@ def _repository_top(root: str) -> str | None:
     """The working tree's top at or above `root`: the nearest folder holding `.git`."""
     here = Path(root)
     for d in (here, *here.parents):
-        if (d / ".git").exists():
+        if _exists(d / ".git"):
             return str(d)
     return None
 
@@ -223,3 +229,28 @@ def _tidy(host: str, path: str) -> str:
         parts[-1] = parts[-1][: -len(".git")]
     parts = [p for p in parts if p]
     return host + "/" + "/".join(parts)
+
+
+# What may follow the path in a file source_ref: a line (src/app.py:12, :12:4) or an
+# anchor (README.md#install, app.py#L12). Kept in the stored ref, left out of the path.
+_SUFFIX = re.compile(r"(#[^/]*|:\d+(?::\d+)?)$")
+
+
+def split_ref(ref: str) -> tuple[str, str]:
+    """(path, suffix) of a file source_ref."""
+    m = _SUFFIX.search(ref)
+    if m is None or m.start() == 0:
+        return ref, ""
+    return ref[: m.start()], ref[m.start() :]
+
+
+def place(path: str) -> str:
+    """How an absolute path is stored: its project's key and its path from the root."""
+    return project_of(path).place(path)
+
+
+def place_ref(ref: str) -> str:
+    """A file source_ref whose path is absolute, as stored: its path's place, the line or
+    anchor after it kept. Any other ref as it is."""
+    path, suffix = split_ref(ref)
+    return place(path) + suffix if os.path.isabs(path) else ref

@@ -22,11 +22,11 @@ import os
 from enyal_protocol.wire import ScopeLevel
 
 from ..errors import BadPath, InvalidValue
-from ..projects import GIT_PREFIX, Project, project_of, project_root
+from ..projects import GIT_PREFIX, Project, place, project_of, project_root
 from ..store.filters import View
 from .scoring import SCOPE_WEIGHTS
 
-__all__ = ["Project", "project_of", "project_root"]  # the resolver, for other services
+__all__ = ["Project", "place", "project_of", "project_root"]  # the resolver, for other services
 
 
 def absolute(path: str, cwd: str | None) -> str:
@@ -68,11 +68,6 @@ def workspace_of(project: str) -> str:
 def is_place(scope_path: str) -> bool:
     """Whether a scope_path is a stored place already, not a path to resolve."""
     return scope_path.startswith(GIT_PREFIX)
-
-
-def place(path: str) -> str:
-    """How an absolute path is stored: its project's key and its path from the root."""
-    return project_of(path).place(path)
 
 
 def _stored(level: ScopeLevel, scope_path: str, cwd: str | None) -> str:
