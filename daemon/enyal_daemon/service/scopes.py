@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import os
 
+from enyal_protocol.projects import GIT_PREFIX, Project, place, project_of, project_root
 from enyal_protocol.wire import ScopeLevel
 
 from ..errors import BadPath, InvalidValue
-from ..projects import GIT_PREFIX, Project, place, project_of, project_root
 from ..store.filters import View
 from .scoring import SCOPE_WEIGHTS
 
@@ -70,6 +70,12 @@ def is_place(scope_path: str) -> bool:
     return scope_path.startswith(GIT_PREFIX)
 
 
+def placed(path: str, cwd: str | None) -> str:
+    """A folder or file a client names, as entries at it and under it are stored: its
+    place (a place sent as such is kept)."""
+    return _stored("project", path, cwd)
+
+
 def _stored(level: ScopeLevel, scope_path: str, cwd: str | None) -> str:
     if is_place(scope_path):
         if "\x00" in scope_path:
@@ -96,7 +102,7 @@ def filter_path(
     if level is not None:
         return resolve_scope_path(level, scope_path, cwd), level != "global"
     if scope_path is not None:
-        return _stored("project", scope_path, cwd), True
+        return placed(scope_path, cwd), True
     return None, False
 
 

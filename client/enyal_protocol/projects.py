@@ -18,8 +18,10 @@ worktree's `commondir`), never by running git: this runs on every request that n
 folder. The remote is cached per config file and read again only when its mtime or size
 moves.
 
-A base module (no daemon part below it): the schema migration that turns stored absolute
-paths into places (store/migrations.py m015) resolves them with it, as the service does.
+Shared (standard library only): the daemon places paths with it (service/scopes.py, and
+the migration that turned stored absolute paths into places, m015), and a client that
+selects one project's memories (`enyal export --format markdown --project`) places its
+folder the same way.
 """
 
 from __future__ import annotations
