@@ -41,6 +41,7 @@ class Project:
     key: str  # git:<host>/<path>[/<nested>] or the root's absolute path
     root: str  # the root's absolute path on this machine
     remote: str | None = None  # the URL the key came from, as configured
+    top: str | None = None  # the git working tree's top holding the root, if any
 
     @property
     def workspace(self) -> str:
@@ -81,10 +82,10 @@ def project_of(path: str) -> Project:
         return Project(root, root)
     url = remote_url(top)
     if url is None:
-        return Project(root, root)
+        return Project(root, root, top=top)
     key = GIT_PREFIX + normal_url(url, top)
     rel = os.path.relpath(root, top)
-    return Project(key if rel == "." else key + "/" + rel, root, url)
+    return Project(key if rel == "." else key + "/" + rel, root, url, top)
 
 
 def _repository_top(root: str) -> str | None:

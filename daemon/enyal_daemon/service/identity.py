@@ -59,8 +59,8 @@ def follow(engine: Engine, cwd: str | None) -> None:
         return  # the verb says what is wrong with the cwd
     seen = _roots(engine)
     was = seen.get(project.root)
-    if was == project.key:
-        return
+    if was == project.key or (was is None and project.top is None):
+        return  # known as it is; or outside git, where no remote can change its key
     others = [r for r, k in list(seen.items()) if k == was and r != project.root]
     moves = was is not None and not any(_still_keyed(r, was) for r in others)
 
