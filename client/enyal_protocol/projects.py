@@ -46,7 +46,7 @@ class Project:
     @property
     def workspace(self) -> str:
         """The folder holding the project: a place on this machine, kept as a path."""
-        return str(Path(self.root).parent)
+        return os.path.dirname(self.root.rstrip("/")) or "/"
 
     def place(self, path: str) -> str:
         """How `path` (absolute, at or under the root) is stored: the key, then its path

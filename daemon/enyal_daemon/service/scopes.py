@@ -61,7 +61,7 @@ def fits(path: str) -> str:
 
 
 def workspace_of(project: str) -> str:
-    """The workspace of a project whose root is `project` (a path on this machine)."""
+    """The workspace of a project whose root is `project` (Project.workspace says it)."""
     return os.path.dirname(project.rstrip("/")) or "/"
 
 
