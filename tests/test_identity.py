@@ -18,8 +18,10 @@ from typing import Any
 import pytest
 
 from conftest import run_cli
-from daemon_support import RunningDaemon, isolated_env, open_db, running
+from daemon_support import RunningDaemon, export_all, isolated_env, open_db, running
+from enyal_client.transport import RpcError
 from enyal_protocol import projects
+from enyal_protocol.wire import INVALID_VALUE
 
 
 def git(*args: str, cwd: Path | None = None) -> str:
@@ -210,6 +212,23 @@ def test_a_checkout_at_another_path_and_a_worktree_see_the_projects_memories(
     )
     assert r.code == 0, r.err
     assert ids <= {h["id"] for h in r.json()["results"]}
+
+
+def test_a_place_is_taken_as_sent_and_a_bad_one_refused(d: RunningDaemon, world: World) -> None:
+    """A client may name a scope by the place an answer showed it (no folder needed); one
+    with a NUL is refused as a path is, and changes nothing."""
+    tag = uuid.uuid4().hex[:8]
+    key = key_of(world.origin)
+    stored = remember(d, f"memory {tag}: named by its place", world.lone, scope_path=key)
+    assert stored["scope_path"] == key
+    listed = d.call("list", {"scope_path": key, "limit": 1000})["entries"]
+    assert stored["id"] in {e["id"] for e in listed}
+    before = len(export_all(d.call))
+    with pytest.raises(RpcError) as info:
+        d.call("remember", {"content": f"memory {tag}: bad", "scope_path": key + "/a\x00b"})
+    assert info.value.code == INVALID_VALUE
+    assert len(export_all(d.call)) == before
+    assert d.proc.alive()
 
 
 def test_a_moved_checkout_keeps_its_memories(d: RunningDaemon, world: World) -> None:

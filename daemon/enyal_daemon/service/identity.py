@@ -44,6 +44,13 @@ def _roots(engine: Engine) -> dict[str, str]:
         return found
 
 
+def _snapshot(engine: Engine) -> list[tuple[str, str]]:
+    """(root, key) pairs, oldest served first, read while no request reorders them."""
+    seen = _roots(engine)
+    with _lock:
+        return list(seen.items())
+
+
 def _still_keyed(root: str, key: str) -> bool:
     return os.path.isdir(root) and scopes.project_of(root).key == key
 
@@ -59,9 +66,14 @@ def follow(engine: Engine, cwd: str | None) -> None:
         return  # the verb says what is wrong with the cwd
     seen = _roots(engine)
     was = seen.get(project.root)
-    if was == project.key or (was is None and project.top is None):
-        return  # known as it is; or outside git, where no remote can change its key
-    others = [r for r, k in list(seen.items()) if k == was and r != project.root]
+    if was == project.key:
+        with _lock:  # the root served last comes last (local_path prefers it)
+            seen.pop(project.root, None)
+            seen[project.root] = project.key
+        return
+    if was is None and project.top is None:
+        return  # outside git, where no remote can change its key
+    others = [r for r, k in _snapshot(engine) if k == was and r != project.root]
     moves = was is not None and not any(_still_keyed(r, was) for r in others)
 
     def job(tx: Tx) -> None:
@@ -87,12 +99,13 @@ def follow(engine: Engine, cwd: str | None) -> None:
 def local_path(engine: Engine, place: str) -> str | None:
     """Where a place (`git:...`, a key and a path from its root) is on this machine: in
     a checkout of its project this daemon has seen and that is still there (the one of
-    the longest key, for a nested project's); None if none is."""
+    the longest key, for a nested project's; of several checkouts, the one served last,
+    which is the requester's when it sent its cwd); None if none is."""
     if not scopes.is_place(place):
         return None
     best: tuple[int, str] | None = None
-    for root, key in list(_roots(engine).items()):
+    for root, key in _snapshot(engine):
         holds = place == key or place.startswith(key + "/")
-        if holds and (best is None or len(key) > best[0]) and os.path.isdir(root):
+        if holds and (best is None or len(key) >= best[0]) and os.path.isdir(root):
             best = (len(key), root + place[len(key) :])
     return best[1] if best is not None else None
