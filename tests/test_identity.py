@@ -22,6 +22,7 @@ from daemon_support import RunningDaemon, export_all, isolated_env, open_db, run
 from enyal_client.transport import RpcError
 from enyal_protocol import projects
 from enyal_protocol.wire import INVALID_VALUE
+from test_nvim import run_nvim
 
 
 def git(*args: str, cwd: Path | None = None) -> str:
@@ -387,6 +388,51 @@ def test_a_markdown_export_of_one_checkout_holds_the_projects_memories(
     assert f"memory {tag}: the project's own" in text
     assert f"memory {tag}: the file's own" in text
     assert f"memory {tag}: another project's" not in text
+
+
+def test_neovim_refreshes_a_files_memories_named_by_their_place(
+    d: RunningDaemon, world: World, tmp_path: Path
+) -> None:
+    """The plugin's live refresh finds the buffer of a change's file by the place the
+    file's memories showed it (tests/nvim/live_refresh.lua, as test_nvim runs it)."""
+    clone = world.clone(f"nvim-{uuid.uuid4().hex[:6]}")
+    file = str(clone / "src" / "app.py")
+    remember(d, "app.py must stay import-light", clone, scope="file", scope_path=file)
+    r = run_nvim(
+        "live_refresh", tmp_path, cwd=clone, ENYAL_TEST_FILE=file, ENYAL_HOME=str(d.paths.home)
+    )
+    assert r["out"]["listening"] is True, r["out"]
+    assert r["out"]["cli_status"] == 0, r["out"]["cli"]
+    assert r["out"]["buffer_events"] == 0
+    assert r["out"]["virt_after"] == [
+        "  enyal [fact] Another client says: keep this file free of globals",
+        "  enyal [fact] app.py must stay import-light",
+    ]
+
+
+def test_neovims_enyal_file_marks_stale_memories_named_by_their_place(
+    d: RunningDaemon, world: World, tmp_path: Path
+) -> None:
+    """:EnyalFile marks the file's stale memories (review's, matched by the file's place),
+    as tests/nvim/file_memories.lua runs it in test_nvim."""
+    clone = world.clone(f"nvimfile-{uuid.uuid4().hex[:6]}")
+    file = str(clone / "src" / "app.py")
+    remember(d, "app.py must stay import-light", clone, scope="file", scope_path=file)
+    old = {
+        "content": "Old note: this module used to call the v1 API",
+        "scope_level": "file",
+        "scope_path": file,
+        "created_at": "2020-01-02T00:00:00Z",
+        "updated_at": "2020-01-02T00:00:00Z",
+    }
+    assert d.call("import", {"lines": [json.dumps(old)]})["stored"] == 1
+    r = run_nvim(
+        "file_memories", tmp_path, cwd=clone, ENYAL_TEST_FILE=file, ENYAL_HOME=str(d.paths.home)
+    )
+    labels = r["selects"][0]["labels"]
+    assert len(labels) == 3  # the file's three
+    stale = [x for x in labels if x.endswith(" stale")]
+    assert len(stale) == 1 and stale[0].startswith("Old note: this module used to call"), labels
 
 
 def test_the_migration_places_a_stores_absolute_paths(world: World, tmp_path: Path) -> None:
