@@ -299,8 +299,10 @@ def test_when_the_remote_changes_the_memories_follow(d: RunningDaemon, world: Wo
     other = remember(
         d, f"memory {tag}: app.py is the entry point", clone, scope="file", scope_path="src/app.py"
     )
+    assert d.call("brief", {"cwd": str(clone)})["since"] is None
     git("remote", "set-url", "origin", f"https://example.org/team/renamed-{tag}", cwd=clone)
     assert {stored["id"], other["id"]} <= seen_from(d, clone, f"memory {tag}")
+    assert d.call("brief", {"cwd": str(clone)})["since"] is not None  # briefed before
     now = {e["id"]: e for e in d.call("list", {"cwd": str(clone), "scope": "project"})["entries"]}
     assert now[stored["id"]]["scope_path"] == f"git:example.org/team/renamed-{tag}"
     got = d.call("get", {"id": other["id"]})
@@ -461,6 +463,7 @@ def test_the_migration_places_a_stores_absolute_paths(world: World, tmp_path: Pa
                 "id"
             ],
         }
+        daemon.call("brief", {"cwd": str(world.a)})
         db = daemon.paths.db
     # Back to what m014 stored: absolute paths, no roots table, schema 14.
     conn = open_db(db)
@@ -478,6 +481,10 @@ def test_the_migration_places_a_stores_absolute_paths(world: World, tmp_path: Pa
         conn.execute(
             "UPDATE context_entries SET scope_path = ? WHERE id = ?", (str(gone), ids["gone"])
         )
+        conn.execute(
+            "UPDATE enyal_meta SET key = ? WHERE key = ?",
+            ("last_brief:" + a, "last_brief:" + key_of(world.origin)),
+        )
         conn.execute("DROP TABLE context_project_roots")
         conn.execute("DELETE FROM schema_version WHERE version > 14")
     before = conn.execute("SELECT id, content, scope_level FROM context_entries").fetchall()
@@ -490,6 +497,7 @@ def test_the_migration_places_a_stores_absolute_paths(world: World, tmp_path: Pa
         }
         after = conn.execute("SELECT id, content, scope_level FROM context_entries").fetchall()
         known = dict(conn.execute("SELECT root, key FROM context_project_roots").fetchall())
+        briefed = [k for (k,) in conn.execute("SELECT key FROM enyal_meta") if "brief" in k]
         conn.close()
         key = key_of(world.origin)
         assert sorted(after) == sorted(before)
@@ -499,6 +507,7 @@ def test_the_migration_places_a_stores_absolute_paths(world: World, tmp_path: Pa
         assert rows[ids["lone"]][0] == str(world.lone)
         assert rows[ids["gone"]][0] == str(gone)
         assert known[a] == key  # root + path from it gives the absolute path back
+        assert briefed == ["last_brief:" + key]
         seen = seen_from(daemon, world.b, "memory")
         assert {ids["project"], ids["file"]} <= seen
         assert "Traceback" not in daemon.log.text(), daemon.log.text()
