@@ -120,6 +120,7 @@ def test_every_way_of_writing_a_remote_names_one_repository() -> None:
     forms = [
         "https://github.com/Org/Repo.git",
         "https://user@GitHub.COM/Org/Repo",
+        "https://user:ghp_secret@github.com/Org/Repo.git",  # a token never reaches the key
         "http://github.com:443/Org/Repo.git/",
         "git@github.com:Org/Repo.git",
         "github.com:Org/Repo",
