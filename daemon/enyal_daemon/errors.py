@@ -15,6 +15,8 @@
     ├── StorageError                -32009  disk full, read-only or failing storage
     ├── BadPath                     -32010  a path the file system cannot hold or reach
     ├── Busy                        -32011  another process holds the write lock; retry
+    ├── HttpRefused                 -32602  never on the wire: the hook endpoint's HTTP
+    │                                       refusal (server/hook_http.py), by its status
     └── StartupError                -32007  the daemon cannot start; never on the wire, the
         ├── AlreadyRunning                  process exits (AlreadyRunning with 75, so that
         └── ActivationError                 a client that spawned it just connects)
@@ -92,6 +94,17 @@ class BadPath(EnyalError):
 
 class Busy(EnyalError):
     code = protocol.BUSY
+
+
+class HttpRefused(EnyalError):
+    """A request to the loopback hook endpoint refused before any method runs: answered
+    with an HTTP status, not a JSON-RPC error (the code is the nearest one, were it)."""
+
+    code = protocol.INVALID_PARAMS
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 class StartupError(EnyalError):

@@ -42,6 +42,7 @@ from enyal_protocol import wire as p
 from enyal_protocol.hooks.answer import FIELDS, answer
 from enyal_protocol.hooks.caller import HookInputError
 
+from ..errors import HttpRefused
 from .dispatch import Dispatcher
 
 log = logging.getLogger(__name__)
@@ -60,12 +61,6 @@ REASONS = {200: "OK", 400: "Bad Request", 403: "Forbidden", 404: "Not Found"}
 REASONS |= {405: "Method Not Allowed", 413: "Content Too Large", 502: "Bad Gateway"}
 
 
-class Refused(Exception):
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-
-
 class InProcess:
     """The hook logic's Caller: each call a JSON-RPC frame through the Dispatcher."""
 
@@ -81,7 +76,7 @@ class InProcess:
         assert frame is not None  # a request with an id is always answered
         reply = _response.decode(frame)
         if not isinstance(reply.error, msgspec.UnsetType):
-            raise Refused(502, f"{method}: {reply.error.message}")
+            raise HttpRefused(502, f"{method}: {reply.error.message}")
         assert not isinstance(reply.result, msgspec.UnsetType)
         return msgspec.json.decode(reply.result, type=result)
 
@@ -112,9 +107,9 @@ class HookEndpoint:
             try:
                 verb, data = await asyncio.wait_for(self._read(reader), READ_SECONDS)
             except (TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
-                raise Refused(400, "an incomplete, slow or oversized request") from None
+                raise HttpRefused(400, "an incomplete, slow or oversized request") from None
             body = await self._answer(verb, data)
-        except Refused as exc:
+        except HttpRefused as exc:
             status, body = exc.status, json.dumps({"error": str(exc)}).encode()
         except ConnectionError:
             return True
@@ -140,7 +135,7 @@ class HookEndpoint:
         line, *fields = head.split("\r\n")
         parts = line.split(" ")
         if len(parts) != 3:
-            raise Refused(400, "not an HTTP request")
+            raise HttpRefused(400, "not an HTTP request")
         method, target, _ = parts
         headers: dict[str, list[str]] = {}
         for field in fields:
@@ -149,30 +144,30 @@ class HookEndpoint:
                 headers.setdefault(name.strip().lower(), []).append(value.strip())
         hosts = headers.get("host", [])
         if len(hosts) != 1 or hosts[0] not in self._hosts:
-            raise Refused(403, "wrong Host: ask 127.0.0.1 or localhost on this port")
+            raise HttpRefused(403, "wrong Host: ask 127.0.0.1 or localhost on this port")
         if "origin" in headers:
-            raise Refused(403, "a request with an Origin (a web page) is refused")
+            raise HttpRefused(403, "a request with an Origin (a web page) is refused")
         auth = headers.get("authorization", [""])
         given = auth[0].removeprefix("Bearer ").encode() if len(auth) == 1 else b""
         if not hmac.compare_digest(given, self._token):
-            raise Refused(403, "no valid token: Authorization: Bearer $ENYAL_HOOK_TOKEN")
+            raise HttpRefused(403, "no valid token: Authorization: Bearer $ENYAL_HOOK_TOKEN")
         if method != "POST":
-            raise Refused(405, "hooks are POSTed")
+            raise HttpRefused(405, "hooks are POSTed")
         verb = target.removeprefix(PATH)
         if not target.startswith(PATH) or verb not in FIELDS:
-            raise Refused(404, f"no such hook; the hooks are {PATH}{{{','.join(FIELDS)}}}")
+            raise HttpRefused(404, f"no such hook; the hooks are {PATH}{{{','.join(FIELDS)}}}")
         try:
             size = int(headers.get("content-length", ["0"])[0])
         except ValueError:
-            raise Refused(400, "Content-Length is not a number") from None
+            raise HttpRefused(400, "Content-Length is not a number") from None
         if not 0 <= size <= p.MAX_FRAME_BYTES:
-            raise Refused(413, f"a hook's input is at most {p.MAX_FRAME_BYTES} bytes")
+            raise HttpRefused(413, f"a hook's input is at most {p.MAX_FRAME_BYTES} bytes")
         try:
             data = json.loads(await reader.readexactly(size))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise Refused(400, f"the hook input is not JSON: {exc}") from None
+            raise HttpRefused(400, f"the hook input is not JSON: {exc}") from None
         if not isinstance(data, dict):
-            raise Refused(400, "the hook input is not a JSON object")
+            raise HttpRefused(400, "the hook input is not a JSON object")
         return verb, data
 
     async def _answer(self, verb: str, data: dict[str, Any]) -> bytes:
@@ -182,7 +177,7 @@ class HookEndpoint:
             try:
                 return answer(caller, verb, data)
             except (HookInputError, config.ConfigError) as exc:
-                raise Refused(400, str(exc)) from None
+                raise HttpRefused(400, str(exc)) from None
 
         out = await asyncio.get_running_loop().run_in_executor(self._pool, run)
         return json.dumps(out, ensure_ascii=False).encode()

@@ -181,7 +181,7 @@ def _auto_memory_project(params: p.IndexParams) -> str | None:
             {"auto_memory_of": folder},
         )
     # The project as remember resolves it, so these memories sit with the others.
-    return scopes.project_root(folder)
+    return scopes.project_of(folder).key
 
 
 def _was_indexed(engine: Engine, path: str) -> bool:
@@ -335,7 +335,7 @@ def _file(engine: Engine, path: str, walked: Walked, source: Source, tally: _Tal
         return
     text = data.decode("utf-8")
     kind = source.content_type
-    scope: tuple[p.ScopeLevel, str] = ("project", scopes.project_root(path))
+    scope: tuple[p.ScopeLevel, str] = ("project", scopes.project_of(path).key)
     extra: dict[str, Any] = {}
     if source.auto_memory_of is not None:
         note = automemory.read(path, text, kind)

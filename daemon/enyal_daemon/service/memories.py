@@ -61,10 +61,11 @@ def remember(
         source_ref=clean.source_ref,
     )
     scope_path = scopes.resolve_scope_path(params.scope, params.scope_path, params.cwd)
-    params = msgspec.structs.replace(
-        params, source_ref=sources.resolve_ref(params.source_type, params.source_ref, params.cwd)
-    )
-    cited = sources.cited_path(params.source_type, params.source_ref, params.scope, scope_path)
+    # The file cited is read where it is on this machine; the entry keeps its place.
+    ref = sources.resolve_ref(params.source_type, params.source_ref, params.cwd)
+    local_file = scopes.local_file(params.scope, params.scope_path, params.cwd)
+    cited = sources.cited_path(params.source_type, ref, params.scope, local_file)
+    params = msgspec.structs.replace(params, source_ref=sources.stored_ref(params.source_type, ref))
     # Hashed before the writer job: reading a file must not hold every other write up. A
     # file that does not exist (yet) has nothing to compare with later: not tracked.
     cited_as = sources.fingerprint(cited) if cited is not None else None
@@ -177,7 +178,7 @@ def _contradictions(
         return [], []
     # Only what some place sees together with the new memory can contradict it: two
     # projects' opposite conventions are each right in their own project.
-    view = scopes.view_of(params.scope, scope_path)
+    view = scopes.view_around(params.scope, params.scope_path, params.cwd)
     groups = None if view is None else engine.groups.matching(view.sees)
     hits = engine.index.search(vec, conflicts.CANDIDATES, groups=groups)
     rows = entries.by_rids(tx.conn, [rid for rid, _ in hits])
