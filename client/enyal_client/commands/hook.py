@@ -21,6 +21,7 @@ from typing import Any
 from enyal_protocol import config
 from enyal_protocol import wire as p
 
+from ..params import call
 from ..session_hooks import capture, inject
 from ..transport import ClientError, Connection, RpcError
 from . import contract as ct
@@ -86,7 +87,7 @@ def is_instructions(path: Path) -> bool:
 def _reindex(c: Connection, data: dict[str, Any], session: str, cwd: str, _: int | None) -> str:
     path = Path(cwd, inject.text_field(data, "file_path"))
     if is_instructions(path) and path.is_file():
-        ct.call(c, "index", {"paths": [str(path)], "cwd": cwd}, p.IndexResult)
+        call(c, "index", {"paths": [str(path)], "cwd": cwd}, p.IndexResult)
     return ""
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from enyal_protocol import wire as p
 
-from ..commands import contract as ct
+from ..params import call
 from ..transport import ClientError, Connection
 from . import transcript
 
@@ -50,12 +50,12 @@ def capture(c: Connection, data: dict[str, Any], session: str, cwd: str) -> int:
         return 0
     keys = {f"log:{item}": item for item in items}
     ask = {"session_id": session, "keys": list(keys), "record": False}
-    new = [keys[k] for k in ct.call(c, "session_seen", ask, p.SessionSeenResult).new]
+    new = [keys[k] for k in call(c, "session_seen", ask, p.SessionSeenResult).new]
     if not new:
         return 0
     text, held = line(session, new)
-    ct.call(c, "log_append", {"text": text, "cwd": cwd}, p.LogAppendResult)
+    call(c, "log_append", {"text": text, "cwd": cwd}, p.LogAppendResult)
     # Recorded only once written: a failed append is tried again at the next event.
     done = {"session_id": session, "keys": [f"log:{item}" for item in held]}
-    ct.call(c, "session_seen", done, p.SessionSeenResult)
+    call(c, "session_seen", done, p.SessionSeenResult)
     return len(held)

@@ -14,7 +14,7 @@ import msgspec
 from enyal_protocol import config
 from enyal_protocol import wire as p
 
-from ..commands import contract as ct
+from ..params import call
 from ..transport import ClientError, Connection
 from .transcript import EDIT_TOOLS, EXIT_CODE
 
@@ -56,7 +56,7 @@ def fresh(c: Connection, session: str, hits: list[p.Hit]) -> list[p.Hit]:
     if not hits:
         return []
     ask = {"session_id": session, "keys": [key(h.id) for h in hits]}
-    new = set(ct.call(c, "session_seen", ask, p.SessionSeenResult).new)
+    new = set(call(c, "session_seen", ask, p.SessionSeenResult).new)
     return [h for h in hits if key(h.id) in new]
 
 
@@ -93,13 +93,13 @@ def session_start(
     params: dict[str, Any] = {"path": cwd, "cwd": cwd}
     if budget is not None:
         params["budget_tokens"] = budget
-    markdown = ct.call(c, "brief", params, p.BriefResult).markdown
+    markdown = call(c, "brief", params, p.BriefResult).markdown
     if session:  # what the brief shows is not shown again beside a prompt or a file;
         # after a compaction or /clear the context no longer holds the rest: forgotten
         reset = data.get("source") in ("compact", "clear")
         shown = BRIEF_ID.findall(markdown)
         ask = {"session_id": session, "keys": shown, "reset": reset}
-        ct.call(c, "session_seen", ask, p.SessionSeenResult)
+        call(c, "session_seen", ask, p.SessionSeenResult)
     return markdown
 
 
@@ -126,7 +126,7 @@ def prompt_submit(
         **_floors(),
         "cwd": cwd,
     }
-    hits = ct.call(c, "recall", params, p.RecallResult).results
+    hits = call(c, "recall", params, p.RecallResult).results
     return render("memories related to this prompt", fresh(c, session, hits) if session else hits)
 
 
@@ -140,7 +140,7 @@ def pre_tool_use(
     full = str(Path(cwd, path))  # an absolute file_path stays as it is
     if session:  # once per file per session
         ask = {"session_id": session, "keys": [f"file:{full}"]}
-        if not ct.call(c, "session_seen", ask, p.SessionSeenResult).new:
+        if not call(c, "session_seen", ask, p.SessionSeenResult).new:
             return ""
     where = Path(full)
     try:
@@ -155,7 +155,7 @@ def pre_tool_use(
         **_floors(),
         "cwd": cwd,
     }
-    hits = ct.call(c, "recall_by_scope", params, p.RecallByScopeResult).results
+    hits = call(c, "recall_by_scope", params, p.RecallByScopeResult).results
     hits = about(hits, {shown.lower(), where.name.lower()})
     return render(f"what is known about {shown}", fresh(c, session, hits) if session else hits)
 
@@ -215,7 +215,7 @@ def post_tool_use(
         "cwd": cwd,
     }
     words = {w for w in _words(error) if len(w) > 3}  # "in", "the", "1": not the error
-    hits = about(ct.call(c, "recall", params, p.RecallResult).results, words)
+    hits = about(call(c, "recall", params, p.RecallResult).results, words)
     return render(
         "seen before: memories about this error", fresh(c, session, hits) if session else hits
     )
@@ -227,10 +227,10 @@ def subagent_start(
     agent = data.get("agent_id")
     if session and isinstance(agent, str) and agent:  # one brief per subagent
         ask = {"session_id": session, "keys": [f"subagent:{agent}"]}
-        if not ct.call(c, "session_seen", ask, p.SessionSeenResult).new:
+        if not call(c, "session_seen", ask, p.SessionSeenResult).new:
             return ""
     params = {"path": cwd, "budget_tokens": budget or SUBAGENT_BUDGET, "record": False, "cwd": cwd}
-    markdown = ct.call(c, "brief", params, p.BriefResult).markdown
+    markdown = call(c, "brief", params, p.BriefResult).markdown
     kind = data.get("agent_type")
     if isinstance(kind, str) and kind and markdown:
         markdown = f"_For the {kind} subagent: the project's brief, bounded._\n\n{markdown}"
