@@ -160,10 +160,11 @@ class ParamsRefused(RpcError):
         self.reason = reason
 
 
-def checked(method: str, params: Any) -> Any:
-    """`params` as the method's Struct; ParamsRefused if the daemon would refuse them."""
+def checked(method: str, params: Any, strict: bool = True) -> Any:
+    """`params` as the method's Struct; ParamsRefused if the daemon would refuse them.
+    `strict=False`: text may stand for a number or a boolean (a query string's values)."""
     try:
-        return msgspec.convert(params, p.METHODS[method].params)
+        return msgspec.convert(params, p.METHODS[method].params, strict=strict)
     except msgspec.ValidationError as exc:
         raise ParamsRefused(method, str(exc)) from None
 

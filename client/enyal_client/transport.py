@@ -9,8 +9,9 @@ A connection opens at its first request, not when it is made: params refused bef
 that request (params.py) never reach, or start, a daemon. If nobody answers, the client
 starts the daemon itself: under an exclusive lock on spawn.lock it tries once more
 (another client may have just started one), and only then spawns `python -m enyal_daemon`
-in a new session, logging to the log dir, and waits for the socket. Many clients starting at once make one daemon.
-A daemon started this way exits after daemon.idle_timeout without a connection.
+in a new session, logging to the log dir, and waits for the socket. Many clients starting
+at once make one daemon. A daemon started this way exits after daemon.idle_timeout without
+a connection.
 
 Every new connection checks the daemon's version against the client's: its first
 request carries the release it expects (`enyal_expect`), and a daemon of another one

@@ -47,7 +47,7 @@ from enyal_protocol import wire as p
 from enyal_protocol.config import ConfigError, load
 from enyal_protocol.paths import Paths, ensure_private_dir, resolve
 
-from ..params import plain
+from ..params import ParamsRefused, checked, plain
 from ..pool import Pool
 from ..transport import ClientError, RpcError, connect
 
@@ -141,12 +141,12 @@ def _is_list(tp: Any) -> bool:
 
 def _checked(method: str, raw: dict[str, Any], strict: bool) -> Any:
     """The method's params Struct, or a 400 in the words the CLI would use."""
-    struct = p.METHODS[method].params
     try:
-        return msgspec.convert(raw, struct, strict=strict)
-    except msgspec.ValidationError as exc:
+        return checked(method, raw, strict)
+    except ParamsRefused as exc:
+        struct = p.METHODS[method].params
         names = {f: f for f in struct.__struct_fields__}
-        raise Refused(400, plain(struct, str(exc), names), p.INVALID_PARAMS) from None
+        raise Refused(400, plain(struct, exc.reason, names), exc.code) from None
 
 
 def query_params(method: str, query: str) -> dict[str, Any]:
