@@ -24,6 +24,14 @@ def remember(text: str, *extra: str) -> str:
     return str(r.json()["id"])
 
 
+def nothing_started(home: Path) -> list[str]:
+    """What a command left in ENYAL_HOME: a refused one must leave nothing (no socket, no
+    pid file, no database, no log: no daemon was started to refuse it)."""
+    return sorted(str(f.relative_to(home)) for f in home.rglob("*")) if home.exists() else []
+
+
+# Refused by the client itself, from the protocol's types or the verb's own rules: before
+# any daemon is reached, so none is started just to say no (issue 26.4).
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
@@ -33,18 +41,33 @@ def remember(text: str, *extra: str) -> str:
         (["recall", "x", "--limit", "101"], "--limit: must be 1–100"),
         (["remember", "x", "--confidence", "2"], "--confidence: must be 0–1"),
         (["recall", ""], "query must not be empty"),
+        (["recall", "", "--json"], "query must not be empty"),
         (["history", "x" * 65], "ID is too long (at most 64 characters)"),
         (["review", "--limit", "0"], "--limit: must be 1–100"),
         (["remember", "x", "--ttl", "soon"], "--ttl is not in the expected form: Time to live"),
         (["remember", "x", "--importance", "6"], "--importance: must be 1–5"),
-        (["remember", "x", "--ttl", "999999w"], "ttl 999999w is longer than 36500 days"),
+        (["recall"], "give a query"),
+        (["recall", "x", "--path", "/a.py", "--tag", "t"], "--path"),
+        (["export", "--project", "/tmp"], "--project goes with --format markdown"),
+        (["log", "note", "--show"], "not both"),
+        (["index", "a.md", "--forget", "--glob", "*.md"], "--forget takes only paths"),
     ],
 )
-def test_bad_values_get_plain_messages_and_exit_2(argv: list[str], message: str) -> None:
+def test_bad_values_get_plain_messages_and_exit_2_without_a_daemon(
+    argv: list[str], message: str, home: Path
+) -> None:
     r = run_cli(*argv)
     assert r.code == 2, r
     assert message in r.err, r.err
     assert "Expected" not in r.err and "$." not in r.err  # no wire jargon
+    assert nothing_started(home) == []  # nothing was stored: there was no daemon to store it
+
+
+def test_a_value_only_the_daemon_refuses_gets_a_plain_message_and_exit_2() -> None:
+    r = run_cli("remember", "x", "--ttl", "999999w")
+    assert r.code == 2, r
+    assert "ttl 999999w is longer than 36500 days" in r.err, r.err
+    assert "Expected" not in r.err and "$." not in r.err
     assert run_cli("stats", "--json").json()["total"] == 0  # nothing was stored
 
 

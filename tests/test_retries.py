@@ -12,7 +12,7 @@ from pathlib import Path
 
 from conftest import DaemonProc
 from enyal_client import transport
-from enyal_client.mcp.daemon_link import DaemonLink
+from enyal_client.pool import Pool
 from enyal_protocol import wire as p
 
 # The proxy scripts/torture drops replies with: one proxy for both.
@@ -47,9 +47,9 @@ def test_a_resent_log_append_lands_once(daemon: DaemonProc, project: Path, tmp_p
 
 def test_the_mcp_shims_resend_lands_once(daemon: DaemonProc, project: Path, tmp_path: Path) -> None:
     with proxy(daemon, tmp_path, "log_append") as px:
-        link = DaemonLink(lambda: transport.Connection(px.connect()))
+        link = Pool(lambda: transport.Connection(px.connect()))
         try:
-            link.call("log_append", p.LogAppendParams(text="Merged the fix", cwd=str(project)))
+            link.call_raw("log_append", p.LogAppendParams(text="Merged the fix", cwd=str(project)))
         finally:
             link.close()
     assert px.dropped == 1

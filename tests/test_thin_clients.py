@@ -39,3 +39,16 @@ def test_cli_help_builds_every_verb_without_heavy_imports() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_only_the_cli_imports_the_clis_commands() -> None:
+    """The web view and the shim (with its enyal_hook tool) share the connection layer
+    (transport, params, pool), not the CLI's verb package (issue 26.4); the hook logic
+    (enyal_protocol/hooks) is handed a Caller. One interpreter for all: any of them
+    importing it shows."""
+    modules = "enyal_client.ui.server, enyal_client.mcp.shim, enyal_client.mcp.hook_tool"
+    code = f"import sys, {modules}, enyal_protocol.hooks.answer\n" + (
+        "print(sorted(m for m in sys.modules if '.commands' in m))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -20,14 +20,10 @@ from typing import Any, NoReturn
 import msgspec
 
 from enyal_protocol import __version__
-from enyal_protocol import wire as p
 
 from .commands.base import Context, Registry, UsageError
 from .commands.daemon import DaemonExit
 from .transport import ClientError, RpcError
-
-# Daemon errors that mean "you asked for something that cannot be": argparse's exit 2.
-USAGE_CODES = (p.INVALID_PARAMS, p.INVALID_VALUE, p.BAD_PATH)
 
 # The module of each verb. A run imports only its verb's module (the others cost tens of
 # milliseconds the user waits for); `enyal --help` and a mistyped verb import them all.
@@ -180,7 +176,7 @@ def _main(argv: list[str] | None) -> int:
         return 2
     except RpcError as exc:
         _fail(args, exc.code, exc.message)
-        return 2 if exc.code in USAGE_CODES else 1
+        return 2 if exc.usage else 1  # "you asked for what cannot be": exit 2
     except BrokenPipeError:
         raise
     except (ClientError, OSError) as exc:

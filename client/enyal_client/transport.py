@@ -1,10 +1,17 @@
-"""Talking to the daemon: one Unix socket, newline-delimited JSON-RPC 2.0.
+"""Talking to the daemon: one Unix socket, newline-delimited JSON-RPC 2.0. Every client
+(the CLI, the hooks, the MCP shim, the web view) goes through Connection: the framing,
+each response matched to its request, the notifications a subscription brings in between,
+the reconnect, and the one mapping from a daemon's error object to what a client raises
+(error_of). Calls that check their params first go through params.call; clients with
+several calls in flight borrow connections from pool.Pool.
 
-If nobody answers, the client starts the daemon itself: under an exclusive lock
-on spawn.lock it tries once more (another client may have just started one),
-and only then spawns `python -m enyal_daemon` in a new session, logging to the
-log dir, and waits for the socket. Many clients starting at once make one daemon.
-A daemon started this way exits after daemon.idle_timeout without a connection.
+A connection opens at its first request, not when it is made: params refused before
+that request (params.py) never reach, or start, a daemon. If nobody answers, the client
+starts the daemon itself: under an exclusive lock on spawn.lock it tries once more
+(another client may have just started one), and only then spawns `python -m enyal_daemon`
+in a new session, logging to the log dir, and waits for the socket. Many clients starting
+at once make one daemon. A daemon started this way exits after daemon.idle_timeout without
+a connection.
 
 Every new connection checks the daemon's version against the client's: its first
 request carries the release it expects (`enyal_expect`), and a daemon of another one
@@ -78,11 +85,32 @@ class RpcError(ClientError):
     def __str__(self) -> str:
         return self.message
 
+    @property
+    def usage(self) -> bool:
+        """Whether the caller asked for something that cannot be (bad params, a value or a
+        path the daemon refuses): the CLI's exit 2, not an error of Enyal's."""
+        return self.code in USAGE_CODES
+
+
+# Daemon errors that mean "you asked for something that cannot be" (RpcError.usage).
+USAGE_CODES = frozenset({p.INVALID_PARAMS, p.INVALID_VALUE, p.BAD_PATH})
+
+
+class _Envelope(msgspec.Struct):
+    """A line from the daemon: a response (id, result or error) or a notification (method,
+    params, no id)."""
+
+    id: p.RequestId | msgspec.UnsetType = msgspec.UNSET
+    method: str | msgspec.UnsetType = msgspec.UNSET
+    params: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
+    result: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
+    error: p.ErrorObject | msgspec.UnsetType = msgspec.UNSET
+
 
 _encoder = msgspec.json.Encoder()
-_response_decoder = msgspec.json.Decoder(p.Response)
-_notification_decoder = msgspec.json.Decoder(p.Request)  # a notification: a request, no id
-
+_decode_line = msgspec.json.Decoder(_Envelope).decode
+# A response may carry a whole export page; a notification is one frame.
+MAX_LINE = p.MAX_FRAME_BYTES * 64
 
 _EXPECT = p.Expect(version=__version__, protocol=p.PROTOCOL_VERSION)
 
@@ -111,42 +139,100 @@ def request_key(method: str) -> str | None:
     return None if known is not None and known.idempotent else os.urandom(16).hex()
 
 
-class Connection:
-    """One socket to the daemon; calls are sequential on it.
+def error_of(error: p.ErrorObject, expect: p.Expect | None) -> ClientError:
+    """The one mapping from a daemon's error object to what a client raises. `expect`:
+    what this request asked the daemon to be (its first request), for a refusal of it to
+    say which release or database differs."""
+    if error.code == p.VERSION_MISMATCH and expect is not None:
+        return _mismatch(error.data, expect)
+    return RpcError(error.code, error.message, error.data)
 
-    `check`: the first request carries this client's release, for the daemon to refuse
-    if it runs another. `reopen`: how to reach a daemon again when this one closes the
-    connection without answering (the request is then sent once more)."""
+
+Opener = Callable[[], socket.socket]
+
+
+class Connection:
+    """One connection to the daemon: requests one at a time, answered in order, and the
+    notifications its subscriptions bring in between.
+
+    The socket opens at the first request (or `open()`), so params a client refuses cost
+    no daemon. `check`: the first request carries this client's release (and `db`, the
+    database it resolved) for a daemon of another one to refuse it (VersionMismatch).
+    `reopen`: how to reach the daemon; with `retry`, a request the daemon hung up on
+    before answering is sent once more on a connection it opens again."""
 
     def __init__(
         self,
-        sock: socket.socket,
+        sock: socket.socket | None = None,
         *,
         check: bool = False,
-        reopen: Callable[[], socket.socket] | None = None,
+        reopen: Opener | None = None,
         db: str | None = None,
+        retry: bool = True,
     ) -> None:
-        """`db`: the database this client resolved; with `check`, a daemon serving
-        another one refuses the first request (VersionMismatch)."""
+        if sock is None and reopen is None:
+            raise ValueError("a Connection needs a socket or a way to open one")
         self._sock = sock
-        self._file = sock.makefile("rb")
+        self._file = sock.makefile("rb") if sock is not None else None
         self._ids = itertools.count(1)
         self._expect = check
         self._expectation = _EXPECT if db is None else msgspec.structs.replace(_EXPECT, db=db)
         self._reopen = reopen
+        self._retry = retry and reopen is not None
+        # Notifications read while waiting for a response: handed to this callback if set,
+        # else kept for notifications() to yield first.
+        self.on_notification: Callable[[str, bytes], None] | None = None
+        self._early: list[tuple[str, bytes]] = []
+
+    def open(self) -> None:
+        """Reach the daemon now (starting it if the opener does) rather than at the first
+        request. Raises DaemonUnavailable, UntrustedSocket or OSError."""
+        if self._sock is None:
+            assert self._reopen is not None
+            self._sock = self._reopen()
+            self._file = self._sock.makefile("rb")
 
     def close(self) -> None:
-        self._file.close()
-        self._sock.close()
+        """Also from another thread: a reader blocked on this connection sees it end."""
+        sock, file = self._sock, self._file
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+        if file is not None:
+            file.close()
+        if sock is not None:
+            sock.close()
+
+    def _line(self) -> bytes:
+        assert self._file is not None
+        return self._file.readline(MAX_LINE)
 
     def _send(self, method: str, body: msgspec.Raw, key: str | None) -> bytes:
-        req = p.Request(jsonrpc="2.0", method=method, params=body, id=next(self._ids))
+        self.open()
+        assert self._sock is not None
+        req_id = next(self._ids)
+        req = p.Request(jsonrpc="2.0", method=method, params=body, id=req_id)
         if self._expect:
             req.enyal_expect = self._expectation
         if key is not None:
             req.enyal_key = key
         self._sock.sendall(_encoder.encode(req) + b"\n")
-        return self._file.readline(p.MAX_FRAME_BYTES * 64)
+        while line := self._line():
+            msg = _decode_line(line)
+            if isinstance(msg.id, msgspec.UnsetType) and isinstance(msg.method, str):
+                self._heard(msg)
+                continue
+            return line
+        return b""
+
+    def _heard(self, msg: _Envelope) -> None:
+        if isinstance(msg.params, msgspec.UnsetType) or not isinstance(msg.method, str):
+            return
+        note = (msg.method, bytes(msg.params))
+        if self.on_notification is not None:
+            self.on_notification(*note)
+        else:
+            self._early.append(note)
 
     def call_raw(self, method: str, params: Any, key: str | None = None) -> bytes:
         """Send one request, return the result's raw JSON; raise RpcError on an error object.
@@ -158,19 +244,16 @@ class Connection:
             line = self._send(method, body, key)
         except (BrokenPipeError, ConnectionResetError):
             line = b""
-        if not line and self._reopen is not None:
+        if not line and self._retry:
             self.close()
-            self._sock = self._reopen()
-            self._file = self._sock.makefile("rb")
-            self._reopen = None  # once: a daemon that keeps hanging up is a real failure
+            self._sock = self._file = None
+            self._retry = False  # once: a daemon that keeps hanging up is a real failure
             line = self._send(method, body, key)
         if not line:
             raise DaemonUnavailable("the daemon closed the connection")
-        resp = _response_decoder.decode(line)
+        resp = _decode_line(line)
         if not isinstance(resp.error, msgspec.UnsetType):
-            if resp.error.code == p.VERSION_MISMATCH and self._expect:
-                raise _mismatch(resp.error.data, self._expectation)
-            raise RpcError(resp.error.code, resp.error.message, resp.error.data)
+            raise error_of(resp.error, self._expectation if self._expect else None)
         self._expect = False  # one answered request proves the release
         if isinstance(resp.result, msgspec.UnsetType):
             raise ClientError("the daemon sent a response with neither result nor error")
@@ -179,13 +262,24 @@ class Connection:
     def call(self, method: str, params: Any, result_type: Any = Any) -> Any:
         return msgspec.json.decode(self.call_raw(method, params), type=result_type)
 
-    def notifications(self) -> Iterator[tuple[str, bytes]]:
+    def notifications(
+        self, garbled: Callable[[bytes], None] | None = None
+    ) -> Iterator[tuple[str, bytes]]:
         """After a `subscribe` on this connection: each notification the daemon sends, as
-        (method, raw params), until it hangs up."""
-        while line := self._file.readline(p.MAX_FRAME_BYTES + 1):
-            note = _notification_decoder.decode(line)
-            if not isinstance(note.params, msgspec.UnsetType):
-                yield note.method, bytes(note.params)
+        (method, raw params), until it hangs up (or close() is called). A line that is not
+        JSON goes to `garbled` if given (and is skipped), else raises DecodeError."""
+        while self._early:
+            yield self._early.pop(0)
+        while line := self._line():
+            try:
+                msg = _decode_line(line)
+            except msgspec.DecodeError:
+                if garbled is None:
+                    raise
+                garbled(line)
+                continue
+            if isinstance(msg.method, str) and not isinstance(msg.params, msgspec.UnsetType):
+                yield msg.method, bytes(msg.params)
 
 
 def try_connect(path: os.PathLike[str] | str, timeout: float | None = None) -> socket.socket | None:
@@ -294,13 +388,13 @@ def connect(
     check: bool = True,
     retry: bool = True,
 ) -> Connection:
-    """`check`: the first request on the connection checks the daemon's release. `retry`:
-    a request the daemon hung up on is sent once more to a daemon reached again (the MCP
-    shim turns this off: it pools connections and retries itself)."""
+    """A connection to the daemon serving `paths`, opened (and the daemon started, with
+    `autostart`) at its first request. `check`: that request checks the daemon's release.
+    `retry`: a request the daemon hung up on is sent once more to a daemon reached again
+    (the pool turns this off: it retries itself, on another connection)."""
     paths = paths or resolve()
-    sock = open_socket(paths, autostart)
-    reopen = functools.partial(open_socket, paths, autostart) if retry else None
-    return Connection(sock, check=check, reopen=reopen, db=str(paths.db))
+    opener = functools.partial(open_socket, paths, autostart)
+    return Connection(None, check=check, reopen=opener, db=str(paths.db), retry=retry)
 
 
 def _why_it_exited(paths: Paths, offset: int) -> str:

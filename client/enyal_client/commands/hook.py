@@ -22,7 +22,8 @@ from enyal_protocol import wire as p
 from enyal_protocol.hooks.answer import EVENT, answer, is_instructions
 from enyal_protocol.hooks.caller import HookInputError
 
-from ..transport import ClientError, Connection, RpcError
+from ..params import call
+from ..transport import ClientError, RpcError
 from . import contract as ct
 from .base import Args, Context, Registry, Result, UsageError
 
@@ -32,17 +33,16 @@ R = TypeVar("R")
 
 
 class _Daemon:
-    """The hook logic's Caller over this process's connection, opened at the first call:
-    an event turned off, or one with nothing to ask, starts no daemon."""
+    """The hook logic's Caller over this process's connection, through the call helper
+    every client shares. The connection opens at its first request (transport.connect),
+    after the params are checked: an event turned off, one with nothing to ask, or one
+    whose params would be refused starts no daemon."""
 
     def __init__(self, ctx: Context) -> None:
         self._ctx = ctx
-        self._c: Connection | None = None
 
     def call(self, method: str, params: dict[str, Any], result: type[R]) -> R:
-        if self._c is None:
-            self._c = self._ctx.connection()
-        return ct.call(self._c, method, params, result)
+        return call(self._ctx.connection(), method, params, result)
 
 
 def _input() -> dict[str, Any]:

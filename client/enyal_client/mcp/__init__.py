@@ -8,5 +8,5 @@ messages     the MCP results, as msgspec Structs
 tools        the tool table; schemas and argument checks come from enyal_protocol.wire
 schemas      protocol Struct -> self-contained JSON Schema
 calls        one tool call against the daemon, shaped as a tool result
-daemon_link  pooled daemon connections that reconnect once
+(the pool of daemon connections is enyal_client/pool.py, shared with the web view)
 """

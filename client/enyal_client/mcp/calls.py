@@ -13,8 +13,8 @@ import msgspec
 
 from enyal_protocol import wire as p
 
+from ..pool import Pool
 from ..transport import ClientError, RpcError
-from .daemon_link import DaemonLink
 from .messages import CallToolResult, TextContent
 from .tools import ToolSpec
 
@@ -30,9 +30,9 @@ DATA_NOTE = (
 )
 
 
-def run(link: DaemonLink, spec: ToolSpec, params: p.Params, structured: bool) -> CallToolResult:
+def run(link: Pool, spec: ToolSpec, params: p.Params, structured: bool) -> CallToolResult:
     try:
-        raw = link.call(spec.method, params)
+        raw = link.call_raw(spec.method, params)
     except RpcError as exc:
         kind = p.ERROR_NAMES.get(exc.code, f"error {exc.code}")
         return failed(f"{spec.name} failed ({kind}): {exc.message}")

@@ -18,15 +18,13 @@ import json
 import logging
 from typing import Any, TypeVar
 
-import msgspec
-
 from enyal_protocol import config
-from enyal_protocol import wire as p
 from enyal_protocol.hooks.answer import COMMON_FIELDS, EVENT, FIELDS, answer
 from enyal_protocol.hooks.caller import HookInputError
 
+from ..params import call
+from ..pool import Pool
 from ..transport import ClientError, RpcError
-from .daemon_link import DaemonLink
 from .messages import CallToolResult, TextContent
 
 log = logging.getLogger(__name__)
@@ -38,14 +36,14 @@ ARGS = sorted({*COMMON_FIELDS, *(f for fields in FIELDS.values() for f in fields
 
 
 class _Linked:
-    """The hook logic's Caller over the shim's DaemonLink (the connection kept open)."""
+    """The hook logic's Caller over the shim's pool (its connections kept open), through
+    the call helper every client shares (params checked before they are sent)."""
 
-    def __init__(self, link: DaemonLink) -> None:
+    def __init__(self, link: Pool) -> None:
         self._link = link
 
     def call(self, method: str, params: dict[str, Any], result: type[R]) -> R:
-        bound = msgspec.convert(params, p.METHODS[method].params)
-        return msgspec.json.decode(self._link.call(method, bound), type=result)
+        return call(self._link, method, params, result)
 
 
 class InvalidArguments(Exception):
@@ -73,7 +71,7 @@ def hook_input(arguments: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     return str(event), data
 
 
-def run(link: DaemonLink, event: str, data: dict[str, Any]) -> CallToolResult:
+def run(link: Pool, event: str, data: dict[str, Any]) -> CallToolResult:
     try:
         out = answer(_Linked(link), event, data)
     except (RpcError, HookInputError, config.ConfigError) as exc:

@@ -10,20 +10,18 @@ reports a resync: changes made meanwhile were not heard.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
-import socket
 import threading
 import time
 from collections.abc import Callable
-from typing import IO, Literal
+from typing import Literal
 
 import msgspec
 
-from enyal_protocol import __version__
 from enyal_protocol import wire as p
-from enyal_protocol.paths import resolve
 
-from ..transport import ClientError, DaemonUnavailable, RpcError, open_socket
+from ..transport import ClientError, Connection, connect
 
 log = logging.getLogger(__name__)
 
@@ -31,21 +29,7 @@ log = logging.getLogger(__name__)
 OnChange = Callable[[p.Change, bool], None]
 RECONNECT_MAX_SECONDS = 5.0
 
-
-class _Envelope(msgspec.Struct):
-    """A line from the daemon: a response (id) or a notification (method)."""
-
-    id: p.RequestId | msgspec.UnsetType = msgspec.UNSET
-    method: str | msgspec.UnsetType = msgspec.UNSET
-    params: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
-    result: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
-    error: p.ErrorObject | msgspec.UnsetType = msgspec.UNSET
-
-
-_decode_line = msgspec.json.Decoder(_Envelope).decode
 _decode_change = msgspec.json.Decoder(p.Change).decode
-_decode_subscribed = msgspec.json.Decoder(p.SubscribeResult).decode
-_encoder = msgspec.json.Encoder()
 
 
 class DaemonWatch:
@@ -54,14 +38,15 @@ class DaemonWatch:
         on_change: OnChange,
         on_resync: Callable[[], None],
         cwd: str,
-        opener: Callable[[], socket.socket] | None = None,
+        opener: Callable[[], Connection] | None = None,
     ) -> None:
         self._on_change = on_change
         self._on_resync = on_resync
         self._cwd = cwd
-        self._open = opener or (lambda: open_socket(resolve(), autostart=True))
+        # Its own connection, not the pool's: it stays subscribed; the thread reconnects.
+        self._open = opener or functools.partial(connect, retry=False)
         self._lock = threading.Lock()
-        self._sock: socket.socket | None = None
+        self._conn: Connection | None = None
         self._project = ""  # the project subscription's id on the current connection
         self._thread: threading.Thread | None = None
         self._closed = False
@@ -72,67 +57,43 @@ class DaemonWatch:
         with self._lock:
             if self._thread is not None:
                 return
-            sock, lines = self._subscribe()
+            conn = self._subscribe()
             self._thread = threading.Thread(
-                target=self._run, args=(sock, lines), name="enyal-mcp-watch", daemon=True
+                target=self._run, args=(conn,), name="enyal-mcp-watch", daemon=True
             )
             self._thread.start()
 
     def close(self) -> None:
         with self._lock:
             self._closed = True
-            sock = self._sock
-        if sock is not None:
-            with contextlib.suppress(OSError):  # wakes the thread blocked reading it
-                sock.shutdown(socket.SHUT_RDWR)
-            sock.close()
+            conn = self._conn
+        if conn is not None:
+            conn.close()  # wakes the thread blocked reading it
 
     # --- the connection ------------------------------------------------------------------
 
-    def _subscribe(self) -> tuple[socket.socket, IO[bytes]]:
-        sock = self._open()
-        lines = sock.makefile("rb")
+    def _subscribe(self) -> Connection:
+        conn = self._open()
+        # A change between the two subscriptions is heard while waiting for the second.
+        conn.on_notification = self._dispatch
         try:
             first = p.SubscribeParams(scope="project", cwd=self._cwd)
-            self._project = self._request(sock, lines, 1, first).subscription
-            self._request(sock, lines, 2, p.SubscribeParams())
+            self._project = conn.call("subscribe", first, p.SubscribeResult).subscription
+            conn.call("subscribe", p.SubscribeParams(), p.SubscribeResult)
         except BaseException:
-            lines.close()
-            sock.close()
+            conn.close()
             raise
-        self._sock = sock
-        return sock, lines
+        self._conn = conn
+        return conn
 
-    def _request(
-        self, sock: socket.socket, lines: IO[bytes], req_id: int, params: p.SubscribeParams
-    ) -> p.SubscribeResult:
-        body = msgspec.Raw(_encoder.encode(params))
-        req = p.Request(jsonrpc="2.0", method="subscribe", params=body, id=req_id)
-        if req_id == 1:  # a daemon of another release refuses it instead of running it
-            req.enyal_expect = p.Expect(version=__version__, protocol=p.PROTOCOL_VERSION)
-        sock.sendall(_encoder.encode(req) + b"\n")
-        while True:
-            line = lines.readline(p.MAX_FRAME_BYTES + 1)
-            if not line:
-                raise DaemonUnavailable("the daemon closed the connection")
-            msg = _decode_line(line)
-            if msg.id == req_id:
-                if not isinstance(msg.error, msgspec.UnsetType):
-                    raise RpcError(msg.error.code, msg.error.message, msg.error.data)
-                assert not isinstance(msg.result, msgspec.UnsetType)
-                return _decode_subscribed(msg.result)
-            self._dispatch(msg)
-
-    def _dispatch(self, msg: _Envelope) -> None:
-        if isinstance(msg.params, msgspec.UnsetType):
-            return
-        if msg.method == p.CHANGED:
-            change = _decode_change(msg.params)
+    def _dispatch(self, method: str, params: bytes) -> None:
+        if method == p.CHANGED:
+            change = _decode_change(params)
             self._on_change(change, change.subscription == self._project)
-        elif msg.method == p.RESYNC:
+        elif method == p.RESYNC:
             self._on_resync()
 
-    def _again(self) -> tuple[socket.socket, IO[bytes]] | Literal[False] | None:
+    def _again(self) -> Connection | Literal[False] | None:
         """Subscribed anew; False once closed; None when no daemon answers yet."""
         with self._lock:
             if self._closed:
@@ -143,27 +104,31 @@ class DaemonWatch:
                 log.info("no daemon to hear changes from (%s); retrying", exc)
                 return None
 
-    def _listen(self, lines: IO[bytes]) -> None:
-        """Until the daemon hangs up (or close() shuts the socket)."""
-        while line := lines.readline(p.MAX_FRAME_BYTES + 1):
+    def _listen(self, conn: Connection) -> None:
+        """Until the daemon hangs up (or close() ends the connection)."""
+        for method, params in conn.notifications(garbled=_ignore):
             try:
-                self._dispatch(_decode_line(line))
+                self._dispatch(method, params)
             except msgspec.DecodeError:
-                log.warning("ignoring a garbled line from the daemon")
+                _ignore(params)
 
-    def _run(self, sock: socket.socket, lines: IO[bytes]) -> None:
+    def _run(self, conn: Connection) -> None:
         wait = 0.2
         while True:
-            with contextlib.suppress(OSError):
-                self._listen(lines)
-            lines.close()
-            sock.close()
+            # ValueError: read after close() from another thread closed the file.
+            with contextlib.suppress(OSError, ValueError):
+                self._listen(conn)
+            conn.close()
             while (again := self._again()) is None:
                 time.sleep(wait)
                 wait = min(wait * 2, RECONNECT_MAX_SECONDS)
             if again is False:
                 return
-            sock, lines = again
+            conn = again
             wait = 0.2
             log.info("listening to the daemon again; changes meanwhile were missed")
             self._on_resync()
+
+
+def _ignore(line: bytes) -> None:
+    log.warning("ignoring a garbled line from the daemon")

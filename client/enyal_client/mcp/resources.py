@@ -23,7 +23,7 @@ import msgspec
 
 from enyal_protocol import wire as p
 
-from .daemon_link import DaemonLink
+from ..pool import Pool
 from .messages import (
     Resource,
     ResourceAnnotations,
@@ -53,7 +53,7 @@ class Fixed:
     title: str
     description: str
     mime_type: str
-    read: Callable[[DaemonLink, str], str]  # (link, the shim's cwd) -> its text
+    read: Callable[[Pool, str], str]  # (link, the shim's cwd) -> its text
     touched_by: Callable[[p.Change], bool]  # a change to one of the project's memories
     # Whether it also shows workspace and global memories (the brief's conventions do), so
     # that changes to those bear on it too.
@@ -72,15 +72,15 @@ class Fixed:
 TASK_MARKS = {"open": "[ ]", "in_progress": "[~]", "blocked": "[!]", "done": "[x]"}
 
 
-def _brief(link: DaemonLink, cwd: str) -> str:
+def _brief(link: Pool, cwd: str) -> str:
     # Reading a resource is not a session start: the brief is not recorded, so "changed
     # since the last brief" still counts from the last one an agent was given.
-    raw = link.call("brief", p.BriefParams(record=False, cwd=cwd))
+    raw = link.call_raw("brief", p.BriefParams(record=False, cwd=cwd))
     return msgspec.json.decode(raw, type=p.BriefResult).markdown
 
 
-def _tasks(link: DaemonLink, cwd: str) -> str:
-    raw = link.call("task_list", p.TaskListParams(scope="project", cwd=cwd))
+def _tasks(link: Pool, cwd: str) -> str:
+    raw = link.call_raw("task_list", p.TaskListParams(scope="project", cwd=cwd))
     tasks = msgspec.json.decode(raw, type=p.TaskListResult).tasks
     lines = ["# Open tasks", ""]
     for t in tasks:
@@ -157,15 +157,17 @@ def known(uri: str) -> bool:
     return uri in BY_URI or memory_id(uri) is not None
 
 
-def page(link: DaemonLink, cursor: str | None) -> tuple[list[Resource], str | None]:
+def page(link: Pool, cursor: str | None) -> tuple[list[Resource], str | None]:
     """A page of resources: the fixed ones first, then the project's memories."""
     first = [f.listing() for f in FIXED] if cursor is None else []
-    raw = link.call("list", p.ListParams(scope="project", limit=PAGE, cursor=cursor, cwd=_cwd()))
+    raw = link.call_raw(
+        "list", p.ListParams(scope="project", limit=PAGE, cursor=cursor, cwd=_cwd())
+    )
     listed = msgspec.json.decode(raw, type=p.ListResult)
     return first + [_listing(e) for e in listed.entries], listed.next
 
 
-def read(link: DaemonLink, uri: str) -> list[TextResourceContents]:
+def read(link: Pool, uri: str) -> list[TextResourceContents]:
     fixed = BY_URI.get(uri)
     if fixed is not None:
         text = fixed.read(link, _cwd())
@@ -173,7 +175,7 @@ def read(link: DaemonLink, uri: str) -> list[TextResourceContents]:
     entry_id = memory_id(uri)
     if entry_id is None:
         raise NoSuchResource(uri)
-    raw = link.call("get", p.GetParams(id=entry_id))
+    raw = link.call_raw("get", p.GetParams(id=entry_id))
     entry = msgspec.json.decode(raw, type=p.Entry)
     return [
         TextResourceContents(uri=uri, mime_type=MARKDOWN, text=markdown(entry)),
@@ -181,7 +183,7 @@ def read(link: DaemonLink, uri: str) -> list[TextResourceContents]:
     ]
 
 
-def exists(link: DaemonLink, uri: str) -> bool:
+def exists(link: Pool, uri: str) -> bool:
     """Whether the URI names a resource, checked without counting as a use of the memory
     (`history` reads it; `get` would count an access)."""
     if uri in BY_URI:
@@ -189,7 +191,7 @@ def exists(link: DaemonLink, uri: str) -> bool:
     entry_id = memory_id(uri)
     if entry_id is None:
         return False
-    link.call("history", p.HistoryParams(id=entry_id, limit=1))
+    link.call_raw("history", p.HistoryParams(id=entry_id, limit=1))
     return True
 
 

@@ -32,9 +32,9 @@ from msgspec import UnsetType
 from enyal_protocol import __version__
 from enyal_protocol import wire as p
 
+from ..pool import Pool
 from ..transport import ClientError, RpcError
 from . import calls, hook_tool, resources, tools, versions
-from .daemon_link import DaemonLink
 from .live import DaemonWatch
 from .messages import (
     DiscoverResult,
@@ -136,7 +136,7 @@ Handler = Callable[[RequestId, Era, dict[str, Any]], Result | None]
 
 
 class Server:
-    def __init__(self, writer: Writer, link: DaemonLink, workers: int = CALL_WORKERS) -> None:
+    def __init__(self, writer: Writer, link: Pool, workers: int = CALL_WORKERS) -> None:
         self._writer = writer
         self._link = link
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="enyal-mcp-call")
@@ -389,7 +389,7 @@ class Server:
 
     def _run_prompt(self, req_id: RequestId, era: Era, params: p.BriefParams) -> None:
         try:
-            raw = self._link.call("brief", params)
+            raw = self._link.call_raw("brief", params)
             markdown = msgspec.json.decode(raw, type=p.BriefResult).markdown
         except RpcError as exc:
             self._writer.error(req_id, INVALID_PARAMS, f"brief failed: {exc.message}")

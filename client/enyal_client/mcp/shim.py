@@ -15,7 +15,7 @@ import sys
 
 from enyal_protocol import wire as p
 
-from .daemon_link import DaemonLink
+from ..pool import Pool
 from .server import Server
 from .wire import Oversized, Writer, lines
 
@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     # stdout is the MCP stream: a stray print anywhere must land on stderr instead.
     sys.stdout = sys.stderr
     writer = Writer(out)
-    server = Server(writer, DaemonLink())
+    server = Server(writer, Pool())
     try:
         for line in lines(sys.stdin.buffer):
             if isinstance(line, Oversized):  # answered under its id, so the client stops waiting

@@ -18,6 +18,7 @@ import msgspec
 
 from enyal_protocol import wire as p
 
+from ..params import ParamsRefused, checked
 from . import versions
 from .messages import ToolAnnotations, ToolDefinition
 from .schemas import object_schema
@@ -320,9 +321,9 @@ def bind(spec: ToolSpec, arguments: dict[str, Any]) -> p.Params:
     if refused:
         raise InvalidArguments(f"unknown argument(s): {', '.join(refused)}")
     try:
-        params = msgspec.convert(arguments, spec.params_type)
-    except msgspec.ValidationError as exc:
-        raise InvalidArguments(str(exc)) from None
+        params: p.Params = checked(spec.method, arguments)  # the check every client makes
+    except ParamsRefused as exc:
+        raise InvalidArguments(exc.reason) from None
     fills = {name: SHIM_FILLED[name]() for name in spec.filled}
     return msgspec.structs.replace(params, **fills) if fills else params
 

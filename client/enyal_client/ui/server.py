@@ -26,6 +26,7 @@ daemon's reply is passed on as it came. It sees nothing the daemon's user could 
 
 from __future__ import annotations
 
+import functools
 import hmac
 import http.server
 import importlib.resources
@@ -46,8 +47,9 @@ from enyal_protocol import wire as p
 from enyal_protocol.config import ConfigError, load
 from enyal_protocol.paths import Paths, ensure_private_dir, resolve
 
-from ..commands import contract as ct
-from ..transport import ClientError, Connection, RpcError, connect
+from ..params import ParamsRefused, checked, plain
+from ..pool import Pool
+from ..transport import ClientError, RpcError, connect
 
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -125,50 +127,6 @@ class Refused(Exception):
         self.code = code
 
 
-# --- the daemon -----------------------------------------------------------------------
-
-
-class Daemon:
-    """Connections to the daemon: a Connection is sequential, so each request in flight
-    takes one and gives it back; one that failed is dropped."""
-
-    KEEP = 4
-
-    def __init__(self, paths: Paths | None = None) -> None:
-        self._paths = paths
-        self._idle: list[Connection] = []
-        self._lock = threading.Lock()
-
-    def call_raw(self, method: str, params: Any) -> bytes:
-        with self._lock:
-            conn = self._idle.pop() if self._idle else None
-        if conn is None:
-            conn = connect(self._paths)
-        try:
-            out = conn.call_raw(method, params)
-        except RpcError:
-            self._give_back(conn)
-            raise
-        except BaseException:
-            conn.close()
-            raise
-        self._give_back(conn)
-        return out
-
-    def _give_back(self, conn: Connection) -> None:
-        with self._lock:
-            if len(self._idle) < self.KEEP:
-                self._idle.append(conn)
-                return
-        conn.close()
-
-    def close(self) -> None:
-        with self._lock:
-            idle, self._idle = self._idle, []
-        for conn in idle:
-            conn.close()
-
-
 # --- params ----------------------------------------------------------------------------
 
 
@@ -183,12 +141,12 @@ def _is_list(tp: Any) -> bool:
 
 def _checked(method: str, raw: dict[str, Any], strict: bool) -> Any:
     """The method's params Struct, or a 400 in the words the CLI would use."""
-    struct = p.METHODS[method].params
     try:
-        return msgspec.convert(raw, struct, strict=strict)
-    except msgspec.ValidationError as exc:
+        return checked(method, raw, strict)
+    except ParamsRefused as exc:
+        struct = p.METHODS[method].params
         names = {f: f for f in struct.__struct_fields__}
-        raise Refused(400, ct.plain(struct, str(exc), names), p.INVALID_PARAMS) from None
+        raise Refused(400, plain(struct, exc.reason, names), exc.code) from None
 
 
 def query_params(method: str, query: str) -> dict[str, Any]:
@@ -232,7 +190,7 @@ def _static(name: str) -> bytes:
 class UiServer(http.server.ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, port: int, daemon: Daemon, defaults: dict[str, dict[str, Any]]) -> None:
+    def __init__(self, port: int, daemon: Pool, defaults: dict[str, dict[str, Any]]) -> None:
         # Loopback only, never a wildcard: nothing off this machine can connect.
         super().__init__(("127.0.0.1", port), Handler)
         self.port: int = self.server_address[1]
@@ -406,7 +364,7 @@ def run(
         settings = load(paths)
     except ConfigError as exc:
         raise ClientError(str(exc)) from None
-    daemon = Daemon(paths)
+    daemon = Pool(functools.partial(connect, paths, retry=False))
     try:
         # Before a URL is printed: the daemon answers (started if need be), of this release.
         daemon.call_raw("status", {})

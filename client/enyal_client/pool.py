@@ -1,10 +1,12 @@
-"""The shim's connections to the daemon: one per call in flight, kept for reuse.
+"""Connections to the daemon for a client with several calls in flight (the MCP shim,
+the web view): a Connection carries one call at a time, so each call borrows one, and
+gives it back when it is still sound. At most KEEP wait idle; more are closed.
 
-A Connection carries one call at a time, so concurrent tool calls each borrow
-their own. When a borrowed connection turns out dead (the daemon restarted or
-is stopping) the call reconnects, starting a daemon if none answers, and is
-sent once more, under the key it was first sent with (transport.request_key): a
-daemon that already ran it answers with that run's result instead of running it again.
+When a borrowed connection turns out dead (the daemon restarted, or is stopping and
+said so) the call reconnects, starting a daemon if none answers, and is sent once more
+under the key it was first sent with (transport.request_key): a daemon that already ran
+it answers with that run's result instead of running it again. A daemon that cannot be
+reached at all is reported at once, not tried twice.
 """
 
 from __future__ import annotations
@@ -13,14 +15,17 @@ import functools
 import logging
 import threading
 from collections.abc import Callable
+from typing import Any
 
 import msgspec
 
 from enyal_protocol import wire as p
 
-from ..transport import Connection, DaemonUnavailable, RpcError, connect, request_key
+from .transport import Connection, DaemonUnavailable, RpcError, connect, request_key
 
 log = logging.getLogger(__name__)
+
+KEEP = 4
 
 # What a connection to a daemon that went away raises: EOF, a reset or broken pipe,
 # or a response cut off mid-line.
@@ -33,13 +38,16 @@ class _Retry(Exception):
         self.cause = cause
 
 
-class DaemonLink:
+class Pool:
+    """`connector`: a new Connection (by default transport.connect without its own
+    retry: this pool retries, on a fresh connection)."""
+
     def __init__(self, connector: Callable[[], Connection] | None = None) -> None:
         self._connect = connector or functools.partial(connect, retry=False)
         self._idle: list[Connection] = []
         self._lock = threading.Lock()
 
-    def call(self, method: str, params: p.Params) -> bytes:
+    def call_raw(self, method: str, params: Any) -> bytes:
         """The raw JSON result. Raises RpcError for the daemon's own errors, and
         ClientError or OSError when no daemon can be reached."""
         key = request_key(method)
@@ -60,7 +68,7 @@ class DaemonLink:
         for conn in idle:
             conn.close()
 
-    def _call_on(self, conn: Connection, method: str, params: p.Params, key: str | None) -> bytes:
+    def _call_on(self, conn: Connection, method: str, params: Any, key: str | None) -> bytes:
         """One attempt; the connection goes back to the pool only if it is still sound."""
         try:
             result = conn.call_raw(method, params, key)
@@ -86,10 +94,15 @@ class DaemonLink:
         return self._open()
 
     def _open(self) -> Connection:
+        """Reached now, so that no daemon to reach is an error of its own, not a retry."""
         conn = self._connect()
+        conn.open()
         log.info("connected to the daemon")
         return conn
 
     def _give_back(self, conn: Connection) -> None:
         with self._lock:
-            self._idle.append(conn)
+            if len(self._idle) < KEEP:
+                self._idle.append(conn)
+                return
+        conn.close()
