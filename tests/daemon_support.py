@@ -7,7 +7,6 @@ Not a test module: the daemon tests import it by name (pytest puts tests/ on sys
 from __future__ import annotations
 
 import json
-import os
 import signal
 import socket
 import threading
@@ -21,19 +20,12 @@ import apsw
 import sqlite_vec
 
 from conftest import DaemonProc, start_daemon
+from harnesslib.clockfile import MovedClock
+from harnesslib.daemons import home_env as isolated_env
 
 # Comparable snapshots leave these out: a recall bumps them (batched, a few seconds
 # later), so they change under a read-only request by design.
 ACCESS_FIELDS = ("accessed_at", "access_count")
-
-
-def isolated_env(home: Path) -> dict[str, str]:
-    """An environment for a daemon of its own: this home, the default socket under it."""
-    env = dict(os.environ)
-    env["ENYAL_HOME"] = str(home)
-    env.pop("ENYAL_SOCKET", None)
-    env.pop("ENYAL_MODEL_DIR", None)
-    return env
 
 
 class StderrDrain:
@@ -70,6 +62,12 @@ class RunningDaemon:
     def paths(self) -> Any:
         return self.proc.paths
 
+    @property
+    def clock(self) -> MovedClock:
+        """Its time, to move past an expiry instead of sleeping (launched clocked)."""
+        assert self.proc.clock is not None, "launch(home, clocked=True) gives a clock"
+        return self.proc.clock
+
     def call(self, method: str, params: dict[str, Any] | None = None) -> Any:
         return self.proc.call(method, params)
 
@@ -82,14 +80,14 @@ class RunningDaemon:
         return code
 
 
-def launch(home: Path) -> RunningDaemon:
-    d = start_daemon(env=isolated_env(home))
+def launch(home: Path, clocked: bool = False) -> RunningDaemon:
+    d = start_daemon(env=isolated_env(home), clocked=clocked)
     return RunningDaemon(d, StderrDrain(d))
 
 
 @contextmanager
-def running(home: Path) -> Iterator[RunningDaemon]:
-    d = launch(home)
+def running(home: Path, clocked: bool = False) -> Iterator[RunningDaemon]:
+    d = launch(home, clocked)
     try:
         yield d
     finally:

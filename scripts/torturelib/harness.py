@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import signal
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +20,8 @@ import sqlite_vec
 
 from enyal_client import transport
 from enyal_protocol import paths as enyal_paths
+from harnesslib import daemons
+from harnesslib.daemons import home_env as home_env  # the torture cases import it from here
 
 # A recall bumps these (batched, seconds later): snapshots compared around read-only
 # traffic leave them out.
@@ -161,15 +161,6 @@ def kill_leftovers() -> None:
                 proc.wait(10)
 
 
-def home_env(home: Path) -> dict[str, str]:
-    """An environment for a daemon of its own: this home, the default socket under it."""
-    env = dict(os.environ)
-    env["ENYAL_HOME"] = str(home)
-    env.pop("ENYAL_SOCKET", None)
-    env.pop("ENYAL_MODEL_DIR", None)
-    return env
-
-
 def connect(paths: enyal_paths.Paths, timeout: float = CALL_TIMEOUT) -> transport.Connection:
     """A client connection whose every read gives up after `timeout` (TimeoutError)."""
     sock = transport.try_connect(paths.socket, timeout=timeout)
@@ -199,31 +190,9 @@ class Daemon:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         self._log_offset = self.log_path.stat().st_size if self.log_path.exists() else 0
         with self.log_path.open("ab") as out:
-            self.proc = track(
-                subprocess.Popen(
-                    [sys.executable, "-m", "enyal_daemon"],
-                    env=self.env,
-                    stdin=subprocess.DEVNULL,
-                    stdout=out,
-                    stderr=out,
-                    preexec_fn=self.preexec,
-                )
-            )
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            sock = transport.try_connect(self.paths.socket)
-            if sock is not None:
-                sock.close()
-                return self
-            if self.proc.poll() is not None:
-                raise RuntimeError(
-                    f"the daemon exited with {self.proc.returncode} while starting: "
-                    f"{self.log_tail()}"
-                )
-            time.sleep(0.02)
-        self.proc.kill()
-        self.proc.wait()
-        raise TimeoutError(f"the daemon did not open {self.paths.socket} in {timeout:.0f} s")
+            self.proc = track(daemons.spawn(self.env, stdout=out, stderr=out, preexec=self.preexec))
+        daemons.wait_until_answering(self.proc, self.paths, timeout, self.log_tail)
+        return self
 
     @property
     def pid(self) -> int:
@@ -244,13 +213,9 @@ class Daemon:
         """SIGTERM and wait; None if it would not stop (it is then killed)."""
         if self.proc is None:
             return None
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
         try:
-            return self.proc.wait(STOP_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+            return daemons.stop(self.proc, signal.SIGTERM, STOP_TIMEOUT)
+        except subprocess.TimeoutExpired:  # killed
             return None
 
     def connect(self, timeout: float = CALL_TIMEOUT) -> transport.Connection:
