@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import json
 import signal
-import socket
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -16,12 +15,17 @@ from pathlib import Path
 from typing import Any
 
 import apsw
-import sqlite_vec
 
 from enyal_client import transport
 from enyal_protocol import paths as enyal_paths
 from harnesslib import daemons
-from harnesslib.daemons import home_env as home_env  # the torture cases import it from here
+
+# The torture cases import these from here; they are the harness's, shared with tests/.
+from harnesslib.daemons import home_env as home_env
+from harnesslib.raw import RawConn as RawConn
+from harnesslib.store import Call, open_db
+from harnesslib.store import export_edges as export_edges
+from harnesslib.store import export_entries as export_entries
 
 # A recall bumps these (batched, seconds later): snapshots compared around read-only
 # traffic leave them out.
@@ -262,44 +266,7 @@ def logged_faults(text: str) -> list[str]:
     return list(seen.values())
 
 
-class RawConn:
-    """A Unix socket spoken to byte by byte, for frames no well-behaved client sends."""
-
-    def __init__(self, path: Path, timeout: float = 30) -> None:
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.settimeout(timeout)
-        self.sock.connect(str(path))
-        self._buf = b""
-
-    def close(self) -> None:
-        self.sock.close()
-
-    def send(self, data: bytes) -> None:
-        self.sock.sendall(data)
-
-    def read_line(self) -> bytes | None:
-        """One newline-terminated line, or None at end of stream (or a reset)."""
-        while b"\n" not in self._buf:
-            try:
-                chunk = self.sock.recv(65536)
-            except ConnectionResetError:
-                return None
-            if not chunk:
-                return None
-            self._buf += chunk
-        line, _, self._buf = self._buf.partition(b"\n")
-        return line
-
-
 # --- inside the database file ------------------------------------------------------------
-
-
-def open_db(path: Path) -> apsw.Connection:
-    conn = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READWRITE)  # never creates one
-    conn.set_busy_timeout(10_000)
-    conn.enable_load_extension(True)
-    conn.load_extension(sqlite_vec.loadable_path())
-    return conn
 
 
 @dataclass
@@ -348,30 +315,6 @@ def check_db(db: Path) -> DbCheck:
 
 
 # --- exports -----------------------------------------------------------------------------
-
-Call = Callable[[str, dict[str, Any]], Any]
-
-
-def export_entries(call: Call, versions: bool = False) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    after = 0
-    while True:
-        page = call("export", {"after": after, "limit": 1000, "versions": versions})
-        out.extend(page["entries"])
-        if page["next"] is None:
-            return out
-        after = page["next"]
-
-
-def export_edges(call: Call) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    after = 0
-    while True:
-        page = call("export", {"after": after, "limit": 1000, "kind": "edges"})
-        out.extend(page["edges"])
-        if page["next"] is None:
-            return out
-        after = page["next"]
 
 
 def canonical(obj: Any) -> str:
