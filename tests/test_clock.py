@@ -34,13 +34,16 @@ START = datetime(2031, 3, 4, 12, 0, tzinfo=UTC)
 
 
 def calendar_reads(path: Path) -> list[str]:
+    text = path.read_text()
+    if not any(f".{attr}(" in text for _, attr in CALENDAR):
+        return []  # nothing to parse for: most modules (parsing them all takes a second)
     found = []
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    for node in ast.walk(ast.parse(text, str(path))):
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
-            and isinstance(node.func.value, ast.Name)
-            and (node.func.value.id, node.func.attr) in CALENDAR
+            # datetime.now() and datetime.datetime.now() alike
+            and (ast.unparse(node.func.value).rsplit(".", 1)[-1], node.func.attr) in CALENDAR
         ):
             found.append(f"{path.relative_to(DAEMON)}:{node.lineno} {ast.unparse(node.func)}()")
     return found
