@@ -146,3 +146,18 @@ def test_the_day_log_takes_its_day_from_the_clock(
     clock.advance(timedelta(days=1))
     assert call("log_show", p.LogShowParams(cwd=str(project))).date != day
     assert call("log_show", p.LogShowParams(cwd=str(project), date=day)).lines == [first.line]
+
+
+def test_a_harness_daemons_clock_runs_ahead_by_what_the_test_moved(tmp_path: Path) -> None:
+    """What clocked=True daemons run on (scripts/harnesslib): the system's time, plus
+    every advance so far; the daemon side reads the file the test side writes."""
+    from harnesslib.clocked_daemon import FileClock
+    from harnesslib.clockfile import MovedClock
+
+    clock, moved = FileClock(tmp_path / "clock"), MovedClock(tmp_path / "clock")
+    before = datetime.now(UTC)
+    assert before <= clock.now() <= datetime.now(UTC)  # not moved yet: no file, no offset
+    moved.advance(3600)
+    moved.advance(60)
+    ahead = clock.now() - datetime.now(UTC)
+    assert timedelta(seconds=3659) < ahead <= timedelta(seconds=3660)
