@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import queue
 import signal
 import subprocess
 import sys
@@ -137,15 +138,30 @@ def test_logs_shows_and_follows_the_background_daemons_log(home: Path) -> None:
         [ENYAL, "logs", "-f", "-n", "0"], env=env_for(home), stdout=subprocess.PIPE, text=True
     )
     try:
-        time.sleep(0.5)
-        with enyal_paths.resolve().log_file.open("a") as f:
-            f.write("a line appended after -f started\n")
+        # The follower seeks to the end once it has started, at a moment this test cannot
+        # see: a line appended before that is skipped (-n 0). So append one line every
+        # half second until one comes through, reading in a thread so a quiet log never
+        # blocks the deadline.
         assert follower.stdout is not None
-        deadline = time.monotonic() + 10
-        line = ""
-        while "appended" not in line and time.monotonic() < deadline:
-            line = follower.stdout.readline()
-        assert "a line appended after -f started" in line
+        lines: queue.Queue[str] = queue.Queue()
+        out = follower.stdout
+
+        def read() -> None:
+            for x in out:
+                lines.put(x)
+
+        threading.Thread(target=read, daemon=True).start()
+        deadline = time.monotonic() + 30
+        seen = ""
+        while "appended" not in seen and time.monotonic() < deadline:
+            with enyal_paths.resolve().log_file.open("a") as f:
+                f.write("a line appended after -f started\n")
+            try:
+                while "appended" not in seen:
+                    seen = lines.get(timeout=0.5)
+            except queue.Empty:
+                pass
+        assert "a line appended after -f started" in seen
     finally:
         follower.send_signal(signal.SIGINT)
         follower.wait(10)

@@ -82,8 +82,8 @@ def cli_methods() -> set[str]:
     session hooks count: they run as `enyal hook`."""
     sent: set[str] = set()
     sources = [ROOT / "client/enyal_client/cli.py"]
-    for package in ("commands", "session_hooks"):
-        sources += sorted((ROOT / "client/enyal_client" / package).glob("*.py"))
+    sources += sorted((ROOT / "client/enyal_client/commands").glob("*.py"))
+    sources += sorted((ROOT / "client/enyal_protocol/hooks").glob("*.py"))
     for path in sources:
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
             if not isinstance(node, ast.Call):

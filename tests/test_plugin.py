@@ -72,6 +72,15 @@ def test_claude_validates_the_marketplace_and_the_plugin(tmp_path: Path) -> None
     (bad / "hooks" / "hooks.json").write_text(json.dumps(hooks))
     r = claude(tmp_path / "home", "plugin", "validate", str(bad / ".claude-plugin" / "plugin.json"))
     assert r.returncode == 1 and "NoSuchEvent" in r.stdout + r.stderr
+    # And the shape of an mcp_tool hook (the plugin's no-process path): one without its
+    # server fails.
+    del hooks["hooks"]["NoSuchEvent"]
+    (tool,) = hooks["hooks"]["UserPromptSubmit"][0]["hooks"]
+    assert tool["type"] == "mcp_tool"
+    del tool["server"]
+    (bad / "hooks" / "hooks.json").write_text(json.dumps(hooks))
+    r = claude(tmp_path / "home", "plugin", "validate", str(bad / ".claude-plugin" / "plugin.json"))
+    assert r.returncode == 1 and "UserPromptSubmit.0.hooks.0.server" in r.stdout + r.stderr
 
 
 @needs_claude

@@ -15,8 +15,8 @@ import pytest
 from conftest import BIN
 from daemon_support import RunningDaemon, isolated_env
 from enyal_client.commands.hook import EVENT, is_instructions
-from enyal_client.session_hooks import capture, transcript
 from enyal_protocol import config
+from enyal_protocol.hooks import capture, transcript
 
 DATA = Path(__file__).parent / "data" / "hooks"
 RECORDED = "/home/user/proj"  # the cwd the fixtures were recorded in

@@ -8,6 +8,7 @@ import os
 import stat
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -106,8 +107,10 @@ def test_a_fallback_folder_another_user_made_first_is_passed_over(tmp_path: Path
     client and the daemon use ~/.local/state/enyal/run instead, and work."""
     _other_user()
     deep = tmp_path / ("d" * 60) / ("e" * 60) / "home"
-    state = tmp_path / "state"
-    with hostile.shared_temp_dir() as shared:
+    # The fallback socket must fit AF_UNIX's 108 bytes: a state folder short whatever
+    # tmp_path is (pytest-xdist's workers add a level to it).
+    with tempfile.TemporaryDirectory(prefix="st") as short, hostile.shared_temp_dir() as shared:
+        state = Path(short)
         env = env_for(deep, TMPDIR=str(shared), XDG_RUNTIME_DIR=None, XDG_STATE_HOME=str(state))
         taken = shared / f"enyal-{os.getuid()}"
         import hashlib

@@ -141,6 +141,15 @@ def _count(raw: Any) -> int:
     return value
 
 
+def _port(raw: Any) -> int:
+    if isinstance(raw, bool) or not isinstance(raw, int | str) or not str(raw).isdigit():
+        raise ValueError("must be a TCP port, 1024 to 65535")
+    value = int(raw)
+    if not 1024 <= value <= 65535:
+        raise ValueError("must be a TCP port, 1024 to 65535")
+    return value
+
+
 def _level(raw: Any) -> str:
     if not isinstance(raw, str) or raw.upper() not in LOG_LEVELS:
         raise ValueError(f"must be one of {', '.join(LOG_LEVELS)}")
@@ -331,6 +340,21 @@ KEYS: tuple[Key, ...] = (
         )
         for event in HOOK_EVENTS
     ),
+    Key(
+        "hooks.http",
+        "ENYAL_HOOKS_HTTP",
+        False,
+        _flag,
+        "the daemon answers Claude Code's http hooks on 127.0.0.1:[hooks] http_port "
+        "(a bearer token from `enyal hooks token`); off: no port is opened",
+    ),
+    Key(
+        "hooks.http_port",
+        "ENYAL_HOOKS_HTTP_PORT",
+        47390,
+        _port,
+        "the loopback port of the daemon's hook endpoint ([hooks] http = true)",
+    ),
 )
 
 
@@ -415,6 +439,14 @@ class Config:
     @property
     def index_debounce(self) -> float:
         return float(self.get("index.debounce"))
+
+    @property
+    def hook_http(self) -> bool:
+        return bool(self.get("hooks.http"))
+
+    @property
+    def hook_http_port(self) -> int:
+        return int(self.get("hooks.http_port"))
 
     def hook_enabled(self, event: str) -> bool:
         """Whether `enyal hook EVENT` (kebab case, one of HOOK_EVENTS) is on."""

@@ -18,6 +18,7 @@ from benchlib import (
     s_cli,
     s_cold,
     s_filters,
+    s_hookpaths,
     s_hooks,
     s_import,
     s_knn,
@@ -37,6 +38,7 @@ SECTIONS = (
     "cold",
     "cli",
     "hooks",
+    "hookpaths",
     "writes",
     "import",
     "agents",
@@ -114,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     engine = Engine.load()
     client_bin = BIN
-    if only & {"cli", "hooks", "cold"}:
+    if only & {"cli", "hooks", "hookpaths", "cold"}:
         client_bin, how = clients.client_bin(args.cache, log)
         report.notes.append(f"Client processes (sections 2, 3, 3b) are timed on {how}.")
     corpus_ = make_corpus(engine, cfg.base_texts, args.cache, log)
@@ -140,6 +142,7 @@ def main(argv: list[str] | None = None) -> int:
                 s_memory.storage(ctx, store, n)
             home = work / f"home-{size(n)}"
             install(store, home)
+            hook_port = s_hookpaths.enable_http(home) if "hookpaths" in only else 0
             daemon = Daemon.start(home)
             ctx.log(f"daemon on {n:,} memories up in {daemon.start_seconds:.2f} s")
             report.extra.setdefault("daemon_start_seconds", {})[str(n)] = daemon.start_seconds
@@ -161,6 +164,9 @@ def main(argv: list[str] | None = None) -> int:
                 if "hooks" in only:
                     s_hooks.run(ctx, daemon, n)
                     ctx.log(f"hooks at {n:,} done")
+                if "hookpaths" in only:
+                    s_hookpaths.run(ctx, daemon, n, hook_port)
+                    ctx.log(f"hook paths at {n:,} done")
                 if "cold" in only and n <= COLD_MAX:
                     s_cold.run(ctx, daemon, n)
                     ctx.log(f"cold start at {n:,} done")

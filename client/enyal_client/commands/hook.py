@@ -1,48 +1,48 @@
-"""`enyal hook EVENT`: what Claude Code runs for Enyal's hooks, one EVENT per hook event.
+"""`enyal hook EVENT`: what Claude Code runs for Enyal's command hooks, one EVENT per
+hook event: the hook's JSON on stdin, the hook JSON Claude Code reads on stdout.
 
-Each reads the hook's JSON from stdin and prints the hook JSON Claude Code reads: the
-events that can take context (SessionStart, UserPromptSubmit, PreToolUse, PostToolUse
-and PostToolUseFailure, SubagentStart) put it in `hookSpecificOutput.additionalContext`;
-the others act and print `{}` (PreCompact, Stop and SessionEnd write the session's
-digest into the day's log; InstructionsLoaded and FileChanged re-index an instructions
-file). A hook must never stand in the user's way: nothing here exits 2 (which would
-block); a failure is exit 1, a non-blocking error Claude Code notes and moves past.
-Nothing to say prints `{}`, as does an event config.toml's [hooks] turned off.
+What each event does is enyal_protocol/hooks (answer.py), shared with the MCP shim's
+enyal_hook tool and the daemon's HTTP endpoint; this is only the process around it.
+A hook must never stand in the user's way: nothing here exits 2 (which would block); a
+failure is exit 1, a non-blocking error Claude Code notes and moves past.
+
+`--client cursor`: Cursor's JSON instead (its session id is `conversation_id`, its
+folder the first of `workspace_roots`, and the context goes in `additional_context`).
+Codex sends and reads Claude Code's, so it needs no flag.
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
-from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from enyal_protocol import config
 from enyal_protocol import wire as p
+from enyal_protocol.hooks.answer import EVENT, answer, is_instructions
+from enyal_protocol.hooks.caller import HookInputError
 
-from ..session_hooks import capture, inject
 from ..transport import ClientError, Connection, RpcError
 from . import contract as ct
 from .base import Args, Context, Registry, Result, UsageError
 
-# Claude Code's name of each event; the ones it takes additionalContext on.
-EVENT = {
-    "session-start": "SessionStart",
-    "prompt-submit": "UserPromptSubmit",
-    "pre-tool-use": "PreToolUse",
-    "post-tool-use": "PostToolUse",
-    "subagent-start": "SubagentStart",
-    "pre-compact": "PreCompact",
-    "stop": "Stop",
-    "session-end": "SessionEnd",
-    "instructions-loaded": "InstructionsLoaded",
-    "file-changed": "FileChanged",
-}
-FAILURE_EVENT = "PostToolUseFailure"
-INSTRUCTION_FILES = frozenset({"CLAUDE.md", "CLAUDE.local.md", "AGENTS.md"})
+__all__ = ["EVENT", "is_instructions", "register"]
 
-Run = Callable[[Connection, dict[str, Any], str, str, int | None], str]
+R = TypeVar("R")
+
+
+class _Daemon:
+    """The hook logic's Caller over this process's connection, opened at the first call:
+    an event turned off, or one with nothing to ask, starts no daemon."""
+
+    def __init__(self, ctx: Context) -> None:
+        self._ctx = ctx
+        self._c: Connection | None = None
+
+    def call(self, method: str, params: dict[str, Any], result: type[R]) -> R:
+        if self._c is None:
+            self._c = self._ctx.connection()
+        return ct.call(self._c, method, params, result)
 
 
 def _input() -> dict[str, Any]:
@@ -55,67 +55,34 @@ def _input() -> dict[str, Any]:
     return data
 
 
-def _output(event: str, context: str) -> Result:
-    if not context:
-        return {}, "{}"
-    out = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}}
-    return out, json.dumps(out, ensure_ascii=False)
+def from_cursor(data: dict[str, Any]) -> dict[str, Any]:
+    """Cursor's hook input with the names Claude Code gives the same things."""
+    roots = data.get("workspace_roots")
+    first = roots[0] if isinstance(roots, list) and roots else None
+    return {
+        **data,
+        "session_id": data.get("session_id") or data.get("conversation_id"),
+        "cwd": data.get("cwd") or first,
+    }
 
 
-def _event_name(event: str, data: dict[str, Any]) -> str:
-    """The event the output answers: post-tool-use serves a failed command's
-    PostToolUseFailure too (Claude Code's event for a command that exits non-zero)."""
-    if event == "post-tool-use" and data.get("hook_event_name") == FAILURE_EVENT:
-        return FAILURE_EVENT
-    return EVENT[event]
-
-
-def _capture(c: Connection, data: dict[str, Any], session: str, cwd: str, _: int | None) -> str:
-    if session:  # without a session id a digest could not be kept from repeating
-        capture.capture(c, data, session, cwd)
-    return ""
-
-
-def is_instructions(path: Path) -> bool:
-    """CLAUDE.md, AGENTS.md, or a rule under .claude/rules/."""
-    parts = path.parts
-    in_rules = any(parts[i : i + 2] == (".claude", "rules") for i in range(len(parts) - 1))
-    return path.name in INSTRUCTION_FILES or (in_rules and path.suffix in (".md", ".mdc"))
-
-
-def _reindex(c: Connection, data: dict[str, Any], session: str, cwd: str, _: int | None) -> str:
-    path = Path(cwd, inject.text_field(data, "file_path"))
-    if is_instructions(path) and path.is_file():
-        ct.call(c, "index", {"paths": [str(path)], "cwd": cwd}, p.IndexResult)
-    return ""
-
-
-RUN: dict[str, Run] = {
-    "session-start": inject.session_start,
-    "prompt-submit": inject.prompt_submit,
-    "pre-tool-use": inject.pre_tool_use,
-    "post-tool-use": inject.post_tool_use,
-    "subagent-start": inject.subagent_start,
-    "pre-compact": _capture,
-    "stop": _capture,
-    "session-end": _capture,
-    "instructions-loaded": _reindex,
-    "file-changed": _reindex,
-}
+def to_cursor(out: dict[str, Any]) -> dict[str, Any]:
+    """Claude Code's hook output as Cursor reads it: the context alone."""
+    context = out.get("hookSpecificOutput", {}).get("additionalContext")
+    return {"additional_context": context} if context else {}
 
 
 def cmd_hook(ctx: Context, a: Args) -> Result:
     try:
         data = _input()
-        cwd = inject.text_field(data, "cwd")
-        if not config.load().hook_enabled(a.event):  # off: not even a daemon is started
-            return {}, "{}"
-        session = data.get("session_id")
-        session = session if isinstance(session, str) and 0 < len(session) <= 256 else ""
-        context = RUN[a.event](ctx.connection(), data, session, cwd, a.budget_tokens)
-        return _output(_event_name(a.event, data), context)
-    except (UsageError, RpcError, config.ConfigError) as exc:  # exit 1, never 2: never block
-        raise ClientError(str(exc)) from None
+        if a.client == "cursor":
+            data = from_cursor(data)
+        out = answer(_Daemon(ctx), a.event, data, a.budget_tokens)
+    except (UsageError, RpcError, HookInputError, config.ConfigError) as exc:
+        raise ClientError(str(exc)) from None  # exit 1, never 2: never block
+    if a.client == "cursor":
+        out = to_cursor(out)
+    return out, json.dumps(out, ensure_ascii=False) if out else "{}"
 
 
 def register(reg: Registry) -> None:
@@ -125,6 +92,12 @@ def register(reg: Registry) -> None:
         cmd_hook,
     )
     h.add_argument("event", choices=tuple(EVENT))
+    h.add_argument(
+        "--client",
+        choices=("claude-code", "cursor"),
+        default="claude-code",
+        help="whose hook JSON to read and print (Codex's is Claude Code's)",
+    )
     h.add_argument(
         "--budget-tokens",
         type=ct.number(p.BriefParams, "budget_tokens"),

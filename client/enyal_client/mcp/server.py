@@ -33,7 +33,7 @@ from enyal_protocol import __version__
 from enyal_protocol import wire as p
 
 from ..transport import ClientError, RpcError
-from . import calls, resources, tools, versions
+from . import calls, hook_tool, resources, tools, versions
 from .daemon_link import DaemonLink
 from .live import DaemonWatch
 from .messages import (
@@ -285,7 +285,7 @@ class Server:
         if not isinstance(name, str):
             raise Fault(INVALID_PARAMS, "tools/call needs name, a string")
         spec = tools.BY_NAME.get(name)
-        if spec is None:
+        if spec is None and name != hook_tool.NAME:
             known = ", ".join(t.name for t in tools.TOOLS)
             raise Fault(INVALID_PARAMS, f"unknown tool {name!r} (the tools are {known})")
         arguments = params.get("arguments")
@@ -293,6 +293,13 @@ class Server:
             arguments = {}
         if not isinstance(arguments, dict):
             raise Fault(INVALID_PARAMS, f"arguments of {name} must be an object")
+        if spec is None:  # a hook event: its logic is enyal_protocol/hooks, not a method
+            try:
+                event, data = hook_tool.hook_input(arguments)
+            except hook_tool.InvalidArguments as exc:
+                raise Fault(INVALID_PARAMS, f"invalid arguments for {name}: {exc}") from None
+            self._submit(req_id, era, name, lambda _: hook_tool.run(self._link, event, data))
+            return None
         try:
             bound = tools.bind(spec, arguments)
         except tools.InvalidArguments as exc:

@@ -27,6 +27,7 @@ from enyal_protocol import __version__
 from enyal_protocol import config as enyal_config
 from enyal_protocol import wire as p
 from enyal_protocol.config import Config
+from enyal_protocol.hooks.token import hook_token
 from enyal_protocol.paths import Paths, ensure_private_dir
 
 from .. import heap
@@ -42,6 +43,7 @@ from ..service.watching import Watcher
 from ..store import db
 from .activation import inherited_socket, notify
 from .dispatch import Dispatcher, Handler, error_frame
+from .hook_http import HookEndpoint
 from .idle import IdleWatch
 from .limits import REFUSING, connection_cap
 from .peer import same_user
@@ -135,6 +137,8 @@ class Daemon:
     _tasks: set[asyncio.Task[Any]] = field(default_factory=set)
     _connections: set[asyncio.Task[Any]] = field(default_factory=set)
     max_connections: int = 256  # served at once; limits.connection_cap of the config's
+    # The hook endpoint's port and token ([hooks] http = true); None: no port is opened.
+    hook_http: tuple[int, str] | None = None
     _open: int = 0
     _refusing: int = 0
 
@@ -298,6 +302,23 @@ class Daemon:
                 self._connections.discard(me)
         return used
 
+    async def _open_hook_endpoint(
+        self, dispatcher: Dispatcher
+    ) -> tuple[asyncio.base_events.Server, HookEndpoint] | None:
+        """The loopback endpoint for Claude Code's http hooks, when configured. A port
+        taken by another program is logged, not fatal: the socket still serves."""
+        if self.hook_http is None:
+            return None
+        endpoint = HookEndpoint(*self.hook_http, dispatcher)
+        try:
+            server = await endpoint.start(self.idle.track)
+        except OSError as exc:
+            log.error("the hook endpoint cannot listen on 127.0.0.1:%d: %s", endpoint.port, exc)
+            endpoint.close()
+            return None
+        log.info("answering http hooks on 127.0.0.1:%d", endpoint.port)
+        return server, endpoint
+
     async def flush_bookkeeping_forever(self) -> None:
         await every(TOUCH_FLUSH_SECONDS, self._flush_and_trim, self.stop, last=True)
 
@@ -371,6 +392,7 @@ class Daemon:
                 # service manager's socket must outlive us.
                 **_keep_socket_file(),
             )
+            hooks = await self._open_hook_endpoint(dispatcher)
             flusher = asyncio.create_task(self.flush_bookkeeping_forever())
             consolidator = asyncio.create_task(self.consolidate_forever(handlers))
             backfiller = asyncio.create_task(self.backfill_passages())
@@ -385,6 +407,9 @@ class Daemon:
                 "stopping: no new connections; finishing %d in-flight requests", len(self._tasks)
             )
             server.close()
+            if hooks is not None:
+                hooks[0].close()
+                hooks[1].close()
             # Each connection stops reading, answers what it has taken, and closes; a
             # request is never left half done (committed, but its answer cancelled).
             busy = self._connections | self._tasks
@@ -481,6 +506,7 @@ def main(
                 consolidate_every=every,
                 watch_debounce=debounce,
                 max_connections=connection_cap(cfg.max_connections),
+                hook_http=(cfg.hook_http_port, hook_token(paths)) if cfg.hook_http else None,
             )
             asyncio.run(daemon.run(sock))
         finally:

@@ -14,9 +14,8 @@ from typing import Any
 
 from enyal_protocol import wire as p
 
-from ..commands import contract as ct
-from ..transport import ClientError, Connection
 from . import transcript
+from .caller import Caller, HookInputError
 
 SEP = " · "
 MAX_LINE = 4000  # log_append takes 4096 characters; the redaction placeholders may grow it
@@ -36,26 +35,26 @@ def line(session: str, items: list[str]) -> tuple[str, list[str]]:
     return head + SEP.join(held), held
 
 
-def capture(c: Connection, data: dict[str, Any], session: str, cwd: str) -> int:
+def capture(c: Caller, data: dict[str, Any], session: str, cwd: str) -> int:
     """Append what the session's digest holds that this session did not write yet, as
     one log line; how many items it held."""
     path = data.get("transcript_path")
     if not isinstance(path, str) or not path:
-        raise ClientError("the hook input has no transcript_path")
+        raise HookInputError("the hook input has no transcript_path")
     try:
         items = transcript.digest(Path(path), cwd).items()
     except OSError as exc:
-        raise ClientError(f"cannot read the transcript {path}: {exc.strerror}") from None
+        raise HookInputError(f"cannot read the transcript {path}: {exc.strerror}") from None
     if not items:
         return 0
     keys = {f"log:{item}": item for item in items}
     ask = {"session_id": session, "keys": list(keys), "record": False}
-    new = [keys[k] for k in ct.call(c, "session_seen", ask, p.SessionSeenResult).new]
+    new = [keys[k] for k in c.call("session_seen", ask, p.SessionSeenResult).new]
     if not new:
         return 0
     text, held = line(session, new)
-    ct.call(c, "log_append", {"text": text, "cwd": cwd}, p.LogAppendResult)
+    c.call("log_append", {"text": text, "cwd": cwd}, p.LogAppendResult)
     # Recorded only once written: a failed append is tried again at the next event.
     done = {"session_id": session, "keys": [f"log:{item}" for item in held]}
-    ct.call(c, "session_seen", done, p.SessionSeenResult)
+    c.call("session_seen", done, p.SessionSeenResult)
     return len(held)

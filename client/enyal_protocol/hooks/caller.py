@@ -1,0 +1,23 @@
+"""What the hook logic needs from whoever runs it: a way to call the daemon, and the
+error it raises for hook input it cannot use.
+
+The same logic runs in three places (docs/ARCHITECTURE.md, "Hooks and what they cost"):
+`enyal hook EVENT` over a fresh socket connection, the MCP shim's enyal_hook tool over
+its warm one, and the daemon's loopback HTTP endpoint in process. Each hands it a Caller;
+the logic never knows which."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, TypeVar
+
+R = TypeVar("R")
+
+
+class Caller(Protocol):
+    def call(self, method: str, params: dict[str, Any], result: type[R]) -> R:
+        """Run a daemon method; its result decoded into `result`. Raises on a refusal."""
+        ...
+
+
+class HookInputError(ValueError):
+    """The hook's JSON lacks what the event needs (no cwd, no prompt, …)."""

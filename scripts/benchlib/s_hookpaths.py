@@ -1,0 +1,202 @@
+"""3c. No process per hook event (issue 29): each hook event answered by each path, warm
+daemon, the recorded inputs of tests/data/hooks with a fresh session id per call (so the
+daemon does the whole work, nothing is cut short as already shown):
+
+    command  `enyal hook EVENT`, process start to exit (what a `type: "command"` hook costs)
+    mcp      a tools/call of enyal_hook on one running enyal-mcp, over its pipes, as
+             Claude Code's `type: "mcp_tool"` hook sends it
+    http     a POST to the daemon's loopback endpoint, a new connection each, as Claude
+             Code's `type: "http"` hook sends it
+
+Goals (issue 29): p50 <= 15 ms through MCP or HTTP, <= 50 ms for the command hook, and
+p99 <= 2x p50 on every path. main.py turns the endpoint on in the home's config.toml
+before the daemon starts when this section runs."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+from benchlib.config import Ctx
+from benchlib.procs import Daemon, env_for
+from benchlib.report import Row, Target, size
+from benchlib.stats import Pooled
+from benchlib.vocab import PROJECTS
+from enyal_client.commands.hooks import mcp_input
+from enyal_protocol.hooks.token import hook_token
+
+DATA = Path(__file__).resolve().parents[2] / "tests" / "data" / "hooks"
+RECORDED = "/home/user/proj"
+PROJECT = PROJECTS[0]
+GOAL_MS = {"command": 50.0, "mcp": 15.0, "http": 15.0}
+# Fixture -> `enyal hook` verb; session-start is command only (see commands/hooks.py).
+# "path only" is a PreToolUse of a tool that touches no file: answered `{}` before any
+# daemon method, so it is what the path itself costs, without the daemon's work.
+PATH_ONLY = "pre-tool-use (path only)"
+EVENTS = {
+    PATH_ONLY: "pre-tool-use",
+    "prompt-submit": "prompt-submit",
+    "pre-tool-use": "pre-tool-use",
+    "post-tool-use-failure": "post-tool-use",
+    "subagent-start": "subagent-start",
+    "session-start": "session-start",
+}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def enable_http(home: Path) -> int:
+    """Turn the hook endpoint on for the daemon about to start in `home`; its port."""
+    port = free_port()
+    home.mkdir(parents=True, exist_ok=True)
+    with (home / "config.toml").open("a") as f:
+        f.write(f"\n[hooks]\nhttp = true\nhttp_port = {port}\n")
+    return port
+
+
+def _input(name: str, session: str) -> dict[str, Any]:
+    fixture = "pre-tool-use" if name == PATH_ONLY else name
+    text = (DATA / f"{fixture}.json").read_text().replace(RECORDED, PROJECT)
+    data: dict[str, Any] = json.loads(text)
+    if name == PATH_ONLY:
+        data["tool_name"] = "Glob"
+    return {**data, "session_id": session}
+
+
+def _substituted(template: dict[str, str], data: dict[str, Any]) -> dict[str, str]:
+    """Claude Code's `${field}` filling: an object as JSON text, a missing field as ""."""
+    out = {}
+    for key, value in template.items():
+        if value.startswith("${"):
+            got = data.get(value[2:-1])
+            value = json.dumps(got) if isinstance(got, dict) else "" if got is None else str(got)
+        out[key] = value
+    return out
+
+
+class _Shim:
+    def __init__(self, ctx: Ctx, env: dict[str, str]) -> None:
+        self.proc = subprocess.Popen(
+            [str(ctx.client_bin / "enyal-mcp")],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            cwd=PROJECT if Path(PROJECT).is_dir() else None,
+        )
+        self.ids = 0
+        hello = {"capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}
+        self.ask("initialize", {**hello, "protocolVersion": "2025-06-18"})
+        self._send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def _send(self, msg: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(msg).encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def ask(self, method: str, params: dict[str, Any]) -> Any:
+        self.ids += 1
+        self._send({"jsonrpc": "2.0", "id": self.ids, "method": method, "params": params})
+        assert self.proc.stdout is not None
+        while True:
+            reply = json.loads(self.proc.stdout.readline())
+            if reply.get("id") == self.ids:
+                return reply
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait(30)
+
+
+def run(ctx: Ctx, daemon: Daemon, n: int, port: int) -> None:
+    reps = max(ctx.cfg.cli_reps, 20)
+    env = env_for(daemon.home)
+    token = hook_token(daemon.paths)
+    shim = _Shim(ctx, env)
+    calls = iter(range(1_000_000))
+
+    def command(verb: str, data: dict[str, Any]) -> None:
+        proc = subprocess.run(
+            [str(ctx.client_bin / "enyal"), "hook", verb],
+            input=json.dumps(data).encode(),
+            env=env,
+            capture_output=True,
+        )
+        if proc.returncode != 0:
+            raise RuntimeError(f"enyal hook {verb}: {proc.stderr[-300:]!r}")
+        json.loads(proc.stdout)
+
+    def mcp(verb: str, data: dict[str, Any]) -> None:
+        args = _substituted(mcp_input(verb), data)
+        reply = shim.ask("tools/call", {"name": "enyal_hook", "arguments": args})
+        if reply["result"].get("isError"):
+            raise RuntimeError(f"enyal_hook {verb}: {reply['result']}")
+
+    def post(verb: str, data: dict[str, Any]) -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+        conn.request("POST", f"/hook/{verb}", body=json.dumps(data).encode(), headers=headers)
+        reply = conn.getresponse()
+        body = reply.read()
+        conn.close()
+        if reply.status != 200:
+            raise RuntimeError(f"POST /hook/{verb}: {reply.status} {body[-300:]!r}")
+
+    paths = {"command": command, "mcp": mcp, "http": post}
+    try:
+        for name, verb in EVENTS.items():
+            ways = ["command"] if verb == "session-start" else list(paths)
+            walls: dict[str, list[float]] = {way: [] for way in ways}
+            for way in ways:  # warm-up: bytecode, page cache, the shim's connection
+                paths[way](verb, _input(name, f"warm-{way}-{next(calls)}"))
+            for _ in range(reps):  # interleaved, so load drifts hit every path alike
+                for way in ways:
+                    data = _input(name, f"bench-{next(calls)}")
+                    t0 = time.perf_counter()
+                    paths[way](verb, data)
+                    walls[way].append((time.perf_counter() - t0) * 1e3)
+            for way, wall in walls.items():
+                _rows(ctx, n, name, way, wall)
+    finally:
+        shim.close()
+
+
+def _rows(ctx: Ctx, n: int, event: str, way: str, wall: list[float]) -> None:
+    pooled = Pooled()
+    pooled.add_run(wall)
+    p50 = pooled.pct(50)
+    note = f"{len(wall)} calls, fresh session each"
+    ctx.report.add(
+        Row(
+            "3c",
+            f"hook {event} via {way}, p50",
+            size(n),
+            pooled.per_run(50),
+            "ms",
+            Target("<=", GOAL_MS[way]),
+            note,
+            p50,
+        )
+    )
+    ctx.report.add(
+        Row(
+            "3c",
+            f"hook {event} via {way}, p99 (goal 2x p50)",
+            size(n),
+            pooled.per_run(99),
+            "ms",
+            Target("<=", 2 * p50),
+            "",
+            pooled.pct(99),
+        )
+    )

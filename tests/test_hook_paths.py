@@ -1,0 +1,354 @@
+"""The three ways a hook event reaches Enyal (issue 29) answer alike: `enyal hook EVENT`
+(a process), the enyal_hook tool of a running enyal-mcp (Claude Code's mcp_tool hook)
+and the daemon's loopback endpoint (Claude Code's http hook) give the same hook JSON for
+the same recorded input. The endpoint is off by default, and refuses a wrong token, a
+wrong Host and a browser's Origin while changing nothing. One daemon and one shim for
+the module."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import re
+import socket
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import BIN, start_daemon
+from daemon_support import RunningDaemon, StderrDrain, isolated_env
+from enyal_client.commands.hooks import mcp_input
+from enyal_protocol import config
+from enyal_protocol.hooks.answer import FIELDS
+from enyal_protocol.hooks.token import hook_token
+from enyal_protocol.paths import resolve
+from test_session_hooks import FAILURE, fixture
+
+# The recorded inputs of the events that may come over MCP or HTTP, by `enyal hook` verb.
+CASES = {
+    "prompt-submit": "prompt-submit",
+    "pre-tool-use": "pre-tool-use",
+    "post-tool-use": "post-tool-use",
+    FAILURE: "post-tool-use",
+    "subagent-start": "subagent-start",
+}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def substituted(template: dict[str, str], data: dict[str, Any]) -> dict[str, str]:
+    """What Claude Code (2.1.197) passes an mcp_tool hook: each `${path}` of a string
+    filled from the hook input, an object as JSON text, a missing one as ""."""
+
+    def fill(m: re.Match[str]) -> str:
+        value: Any = data
+        for part in m.group(1).split("."):
+            value = value.get(part) if isinstance(value, dict) else None
+        if value is None:
+            return ""
+        return json.dumps(value, separators=(",", ":")) if isinstance(value, dict) else str(value)
+
+    return {k: re.sub(r"\$\{([a-zA-Z_][a-zA-Z0-9_.]*)\}", fill, v) for k, v in template.items()}
+
+
+class Shim:
+    """enyal-mcp over pipes, initialized: tools/call in, the result out."""
+
+    def __init__(self, env: dict[str, str], cwd: Path) -> None:
+        self.proc = subprocess.Popen(
+            [str(BIN / "enyal-mcp")],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            cwd=cwd,
+        )
+        self.ids = 0
+        hello = {"capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}
+        self.ask("initialize", {**hello, "protocolVersion": "2025-06-18"})
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, message: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(message).encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def ask(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        self.ids += 1
+        self.send({"jsonrpc": "2.0", "id": self.ids, "method": method, "params": params})
+        assert self.proc.stdout is not None
+        while True:
+            reply: dict[str, Any] = json.loads(self.proc.stdout.readline())
+            if reply.get("id") == self.ids:
+                return reply
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait(30)
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+
+
+@dataclass
+class Served:
+    d: RunningDaemon
+    env: dict[str, str]
+    project: Path
+    port: int
+    token: str
+    shim: Shim
+
+    def command(self, verb: str, data: dict[str, Any]) -> Any:
+        r = subprocess.run(
+            [str(BIN / "enyal"), "hook", verb],
+            input=json.dumps(data),
+            capture_output=True,
+            text=True,
+            env=self.env,
+            timeout=120,
+        )
+        assert r.returncode == 0, r.stderr
+        return json.loads(r.stdout)
+
+    def mcp(self, verb: str, data: dict[str, Any]) -> Any:
+        args = substituted(mcp_input(verb), data)
+        reply = self.shim.ask("tools/call", {"name": "enyal_hook", "arguments": args})
+        result = reply["result"]
+        assert not result.get("isError"), result
+        (block,) = result["content"]
+        return json.loads(block["text"])
+
+    def post(
+        self, path: str, body: bytes, headers: dict[str, str] | None = None, method: str = "POST"
+    ) -> tuple[int, Any]:
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        sent = {"Authorization": f"Bearer {self.token}", "Content-Type": "application/json"}
+        conn.request(method, path, body=body, headers={**sent, **(headers or {})})
+        reply = conn.getresponse()
+        text = reply.read()
+        conn.close()
+        return reply.status, json.loads(text) if text else None
+
+    def http(self, verb: str, data: dict[str, Any]) -> Any:
+        status, out = self.post(f"/hook/{verb}", json.dumps(data).encode())
+        assert status == 200, out
+        return out
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    root = tmp_path_factory.mktemp("hookpaths")
+    project = root / "proj"
+    (project / ".git").mkdir(parents=True)
+    (project / "src").mkdir()
+    port = free_port()
+    env = isolated_env(root / "home")
+    env |= {"HOME": str(root / "user"), "ENYAL_HOOKS_HTTP": "1"}
+    env["ENYAL_HOOKS_HTTP_PORT"] = str(port)
+    proc = start_daemon(env)
+    d = RunningDaemon(proc, StderrDrain(proc))
+    shim = Shim(env, project)
+    try:
+        assert d.paths.home is not None
+        yield Served(d, env, project, port, hook_token(d.paths), shim)
+    finally:
+        shim.close()
+        d.stop()
+    assert "Traceback" not in d.log.text(), d.log.text()
+
+
+def test_each_path_gives_the_same_answer(served: Served) -> None:
+    cwd = str(served.project)
+    (served.project / "src" / "billing.py").write_text("def invoice(): ...\n")
+    for text, kind in (
+        ("Lint with ruff, line length 100.", "convention"),
+        (
+            "sqlite3.OperationalError database is locked in the billing tests: a leftover "
+            "pytest process holds the file; kill it.",
+            "pattern",
+        ),
+    ):
+        served.d.call("remember", {"content": text, "content_type": kind, "cwd": cwd})
+    billing = str(served.project / "src" / "billing.py")
+    served.d.call(
+        "remember",
+        {
+            "content": "billing.py rounds invoice totals half-even, as the tax office requires.",
+            "scope": "file",
+            "scope_path": billing,
+            "cwd": cwd,
+        },
+    )
+    served.d.call("log_append", {"text": "billing.py: split invoice() in two", "cwd": cwd})
+    for name, verb in CASES.items():
+        answers = {}
+        for path in ("command", "mcp", "http"):
+            # A session of its own per path: what one was shown is not shown it again.
+            data = fixture(name, served.project, session_id=f"{path}-{name}")
+            answers[path] = getattr(served, path)(verb, data)
+        assert answers["command"], f"{name}: the fixture should bring something back"
+        assert answers["mcp"] == answers["command"] == answers["http"], name
+        # And the session state is the same one: asked again, nothing is repeated.
+        again = fixture(name, served.project, session_id=f"command-{name}")
+        assert served.mcp(verb, again) == served.http(verb, again) == {}, name
+
+
+def test_the_endpoint_refuses_and_changes_nothing(served: Served) -> None:
+    data = fixture("prompt-submit", served.project, session_id="refused")
+    body = json.dumps(data).encode()
+    host = f"127.0.0.1:{served.port}"
+    refusals = [
+        ("/hook/prompt-submit", {"Authorization": "Bearer " + "x" * 43}, "POST", 403),
+        ("/hook/prompt-submit", {"Authorization": ""}, "POST", 403),
+        ("/hook/prompt-submit", {"Host": "attacker.example"}, "POST", 403),
+        ("/hook/prompt-submit", {"Host": f"evil.example:{served.port}"}, "POST", 403),
+        ("/hook/prompt-submit", {"Origin": f"http://{host}"}, "POST", 403),
+        ("/hook/session-start", {}, "POST", 404),
+        ("/hook/prompt-submit", {}, "GET", 405),
+    ]
+    for path, headers, method, status in refusals:
+        got, out = served.post(path, body, headers, method)
+        assert got == status and out["error"], (path, headers, got, out)
+    assert served.post("/hook/prompt-submit", b"{not json")[0] == 400
+    assert served.post("/hook/prompt-submit", body, {"X-Pad": "a" * 20_000})[0] == 400
+    assert served.post("/hook/prompt-submit", body, {"Content-Length": "999999999"})[0] == 413
+    assert served.post("/hook/prompt-submit", b"[]")[0] == 400
+    for raw in (b"GARBAGE\r\n\r\n", b"\xff\xfe\r\n\r\n", b"POST /hook/stop"):
+        with socket.create_connection(("127.0.0.1", served.port), timeout=30) as s:
+            s.sendall(raw)
+            s.shutdown(socket.SHUT_WR)  # an incomplete request, then nothing more
+            assert s.recv(100).startswith(b"HTTP/1.1 4"), raw
+    no_cwd = {k: v for k, v in data.items() if k != "cwd"}
+    assert served.post("/hook/prompt-submit", json.dumps(no_cwd).encode())[0] == 400
+    # Nothing was recorded for the refused session: its first real ask still shows.
+    assert served.http("prompt-submit", data) != {}
+    assert served.d.call("status")["pid"] == served.d.proc.proc.pid
+
+
+def test_the_shim_refuses_bad_hook_arguments(served: Served) -> None:
+    bad = [{"event": "session-start", "cwd": "/"}, {"event": "prompt-submit", "cwd": 3}]
+    bad += [{"event": "prompt-submit", "cwd": "/", "command": "x"}]
+    for args in bad:
+        reply = served.shim.ask("tools/call", {"name": "enyal_hook", "arguments": args})
+        assert reply["error"]["code"] == -32602, reply
+    # Input the event cannot use is a tool error (Claude Code: a non-blocking error).
+    args = {"event": "prompt-submit", "cwd": str(served.project)}
+    result = served.shim.ask("tools/call", {"name": "enyal_hook", "arguments": args})["result"]
+    assert result["isError"] and "no prompt" in result["content"][0]["text"]
+    listed = served.shim.ask("tools/list", {})["result"]["tools"]
+    assert "enyal_hook" not in {t["name"] for t in listed}, "not offered to the agent"
+
+
+def test_the_endpoint_is_off_by_default(tmp_path: Path) -> None:
+    home = {"ENYAL_HOME": str(tmp_path / "home")}
+    assert config.load(resolve(home), environ=home).hook_http is False
+    port = free_port()
+    env = isolated_env(tmp_path / "home") | {"ENYAL_HOOKS_HTTP_PORT": str(port)}
+    proc = start_daemon(env)
+    d = RunningDaemon(proc, StderrDrain(proc))
+    try:
+        with pytest.raises(ConnectionRefusedError):
+            socket.create_connection(("127.0.0.1", port), timeout=5).close()
+    finally:
+        d.stop()
+
+
+def test_only_the_events_with_their_fields_go_without_a_process() -> None:
+    from enyal_client.commands.hooks import HOOKS, group, plugin_hooks
+
+    hooks = plugin_hooks()["hooks"]
+    for event, hook in HOOKS.items():
+        (entry,) = hooks[event][0]["hooks"]
+        assert entry["type"] == ("mcp_tool" if hook.verb in FIELDS else "command"), event
+    for via, kind in (("mcp", "mcp_tool"), ("http", "http")):
+        (entry,) = group("UserPromptSubmit", "enyal hook prompt-submit", via)["hooks"]
+        assert entry["type"] == kind
+    (entry,) = group("UserPromptSubmit", "x", "http")["hooks"]
+    assert entry["headers"] == {"Authorization": "Bearer $ENYAL_HOOK_TOKEN"}
+    assert entry["allowedEnvVars"] == ["ENYAL_HOOK_TOKEN"]
+    assert entry["url"].startswith("http://127.0.0.1:") and entry["url"].endswith(
+        "/hook/prompt-submit"
+    )
+
+
+def cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(BIN / "enyal"), *args], capture_output=True, text=True, env=env, timeout=120
+    )
+
+
+def test_the_cli_writes_each_path_and_prints_the_token(served: Served, tmp_path: Path) -> None:
+    env = served.env | {"HOME": str(tmp_path / "user")}
+    r = cli(env, "hooks", "token", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["token"] == served.token, "the daemon's token"
+    assert cli(env, "hooks", "install").returncode == 2, "install needs --client"
+
+    def printed(*flags: str) -> dict[str, Any]:
+        args = ("hooks", "install", "--client", "claude-code", "--prompt-recall", "--print")
+        r = cli(env, *args, *flags, "--json")
+        assert r.returncode == 0, r.stderr
+        hooks: dict[str, Any] = json.loads(r.stdout)
+        return {e: g[0]["hooks"][0] for e, g in hooks["config"]["hooks"].items()}
+
+    # auto: commands until Claude Code has the MCP server, then mcp_tool where it may.
+    assert {h["type"] for h in printed().values()} == {"command"}
+    (tmp_path / "user").mkdir(exist_ok=True)
+    (tmp_path / "user" / ".claude.json").write_text('{"mcpServers": {"enyal": {}}}')
+    auto = printed()
+    assert auto["UserPromptSubmit"]["type"] == "mcp_tool"
+    assert auto["UserPromptSubmit"]["server"] == "enyal"
+    assert auto["SessionStart"]["type"] == "command"
+    http_hooks = printed("--via", "http")
+    url = http_hooks["PreToolUse"]["url"]
+    assert url == f"http://127.0.0.1:{served.port}/hook/pre-tool-use", "the configured port"
+    # What it wrote is what the daemon answers, given the token Claude Code would send.
+    data = fixture("pre-tool-use", served.project, tool_name="Glob", session_id="cli")
+    assert served.post(url.split(str(served.port))[1], json.dumps(data).encode()) == (200, {})
+
+
+def test_an_event_turned_off_is_off_on_every_path(served: Served) -> None:
+    """config.toml's [hooks] switch, read at each event, holds for the shim and the
+    daemon's endpoint as for `enyal hook`."""
+    assert served.d.paths.home is not None
+    toml = served.d.paths.config_file
+    data = fixture("prompt-submit", served.project, session_id="off")
+    toml.write_text("[hooks]\nprompt_submit = false\n")
+    try:
+        for path in ("command", "mcp", "http"):
+            assert getattr(served, path)("prompt-submit", data) == {}, path
+    finally:
+        toml.unlink()
+    assert served.http("prompt-submit", data) != {}, "nothing was recorded while off"
+
+
+def test_claude_code_sends_its_http_hook_with_the_token(served: Served, tmp_path: Path) -> None:
+    """The real Claude Code (tests/test_plugin.py's) runs the http hooks `enyal hooks
+    install --via http` wrote: UserPromptSubmit fires before the login check of
+    `claude -p`, and its POST carries the token from ENYAL_HOOK_TOKEN (allowedEnvVars)
+    and a Host the endpoint takes: answered 200."""
+    from test_plugin import CLAUDE, claude
+
+    if not CLAUDE.exists():
+        pytest.skip(f"Claude Code's CLI is not at {CLAUDE}")
+    home, work = tmp_path / "user", tmp_path / "work"
+    work.mkdir()
+    env = served.env | {"HOME": str(home)}
+    r = cli(env, "hooks", "install", "--client", "claude-code", "--via", "http", "--prompt-recall")
+    assert r.returncode == 0, r.stderr
+    log = tmp_path / "debug.log"
+    debug = ("--debug", "hooks", "--debug-file", str(log))
+    more = {"ENYAL_HOOK_TOKEN": served.token, "ENYAL_HOME": served.env["ENYAL_HOME"]}
+    claude(home, "-p", "how do we lint here?", *debug, cwd=work, **more)
+    text = log.read_text()
+    assert f"HTTP hook POST to http://127.0.0.1:{served.port}/hook/prompt-submit" in text, text
+    assert "HTTP hook response status 200" in text, text
