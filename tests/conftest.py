@@ -25,6 +25,12 @@ from enyal_client import transport
 from enyal_protocol import paths as enyal_paths
 
 BIN = Path(sys.executable).parent
+# The daemon harness (scripts/harnesslib) is shared with scripts/torture, which runs
+# without pytest: it lives in scripts/, and the tests reach it from here.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+
+from harnesslib import daemons  # noqa: E402
+from harnesslib.clockfile import MovedClock  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -70,6 +76,7 @@ def memory(home: Path, embedder: Any) -> Iterator[Any]:
 class DaemonProc:
     proc: subprocess.Popen[bytes]
     paths: enyal_paths.Paths
+    clock: MovedClock | None = None  # started with clocked=True: its time, to move
 
     def connect(self) -> transport.Connection:
         return transport.connect(self.paths, autostart=False)
@@ -85,44 +92,49 @@ class DaemonProc:
         return self.proc.poll() is None
 
     def stop(self, sig: int = signal.SIGTERM, timeout: float = 30) -> int:
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-        return self.proc.wait(timeout)
+        return daemons.stop(self.proc, sig, timeout)
 
 
-def start_daemon(env: dict[str, str] | None = None, timeout: float = 60) -> DaemonProc:
+def start_daemon(
+    env: dict[str, str] | None = None, timeout: float = 60, clocked: bool = False
+) -> DaemonProc:
+    """A daemon on `env` (this process's by default), its stderr piped. clocked: on a
+    clock the test moves (DaemonProc.clock) instead of sleeping; its file sits beside
+    the home."""
     environ = dict(os.environ if env is None else env)
     paths = enyal_paths.resolve(environ)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "enyal_daemon"],
-        env=environ,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        sock = transport.try_connect(paths.socket)
-        if sock is not None:
-            sock.close()
-            return DaemonProc(proc, paths)
-        if proc.poll() is not None:
-            err = proc.stderr.read().decode() if proc.stderr else ""
-            if proc.stderr:
-                proc.stderr.close()
-            raise RuntimeError(f"daemon exited with {proc.returncode}: {err}")
-        time.sleep(0.02)
-    proc.kill()
-    raise TimeoutError("daemon did not start")
+    beside = paths.data_dir.with_name(f"{paths.data_dir.name}.clock")  # not in the home
+    clock = MovedClock(beside) if clocked else None
+    proc = daemons.spawn(environ, stderr=subprocess.PIPE, clock=clock and clock.path)
+
+    def why() -> str:
+        err = proc.stderr.read().decode() if proc.stderr else ""
+        if proc.stderr:
+            proc.stderr.close()
+        return err
+
+    daemons.wait_until_answering(proc, paths, timeout, why)
+    return DaemonProc(proc, paths, clock)
 
 
-@pytest.fixture
-def daemon(home: Path) -> Iterator[DaemonProc]:
-    d = start_daemon()
+def _daemon(clocked: bool) -> Iterator[DaemonProc]:
+    d = start_daemon(clocked=clocked)
     yield d
     if d.alive():
         d.stop()
     if d.proc.stderr:
         d.proc.stderr.close()
+
+
+@pytest.fixture
+def daemon(home: Path) -> Iterator[DaemonProc]:
+    yield from _daemon(clocked=False)
+
+
+@pytest.fixture
+def clocked_daemon(home: Path) -> Iterator[DaemonProc]:
+    """As `daemon`, on a clock the test moves (its .clock) instead of sleeping."""
+    yield from _daemon(clocked=True)
 
 
 @dataclass
@@ -203,6 +215,16 @@ def d(tmp_path: Path) -> Iterator[Any]:
     from daemon_support import running  # it imports this module: import it late
 
     with running(tmp_path / "home") as daemon:
+        yield daemon
+        assert "Traceback" not in daemon.log.text(), daemon.log.text()
+
+
+@pytest.fixture
+def clocked_d(tmp_path: Path) -> Iterator[Any]:
+    """As `d`, on a clock the test moves (its .clock) instead of sleeping."""
+    from daemon_support import running
+
+    with running(tmp_path / "home", clocked=True) as daemon:
         yield daemon
         assert "Traceback" not in daemon.log.text(), daemon.log.text()
 

@@ -1,5 +1,7 @@
 """Helpers shared by the test_daemon_* modules: a raw socket client, a look inside the
-database file, and a drain for the daemon's stderr.
+database file, and a drain for the daemon's stderr. What the torture suite needs too (the
+daemon's start and stop, the raw client, the file opened, the export read) is
+scripts/harnesslib's, imported here.
 
 Not a test module: the daemon tests import it by name (pytest puts tests/ on sys.path).
 """
@@ -7,9 +9,7 @@ Not a test module: the daemon tests import it by name (pytest puts tests/ on sys
 from __future__ import annotations
 
 import json
-import os
 import signal
-import socket
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -17,23 +17,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import apsw
-import sqlite_vec
-
 from conftest import DaemonProc, start_daemon
+from harnesslib.clockfile import MovedClock
+from harnesslib.daemons import home_env as isolated_env
+from harnesslib.raw import RawConn as RawConn
+from harnesslib.raw import frame as frame
+from harnesslib.store import export_entries as export_all
+from harnesslib.store import open_db
 
 # Comparable snapshots leave these out: a recall bumps them (batched, a few seconds
 # later), so they change under a read-only request by design.
 ACCESS_FIELDS = ("accessed_at", "access_count")
-
-
-def isolated_env(home: Path) -> dict[str, str]:
-    """An environment for a daemon of its own: this home, the default socket under it."""
-    env = dict(os.environ)
-    env["ENYAL_HOME"] = str(home)
-    env.pop("ENYAL_SOCKET", None)
-    env.pop("ENYAL_MODEL_DIR", None)
-    return env
 
 
 class StderrDrain:
@@ -70,6 +64,12 @@ class RunningDaemon:
     def paths(self) -> Any:
         return self.proc.paths
 
+    @property
+    def clock(self) -> MovedClock:
+        """Its time, to move past an expiry instead of sleeping (launched clocked)."""
+        assert self.proc.clock is not None, "launch(home, clocked=True) gives a clock"
+        return self.proc.clock
+
     def call(self, method: str, params: dict[str, Any] | None = None) -> Any:
         return self.proc.call(method, params)
 
@@ -82,14 +82,14 @@ class RunningDaemon:
         return code
 
 
-def launch(home: Path) -> RunningDaemon:
-    d = start_daemon(env=isolated_env(home))
+def launch(home: Path, clocked: bool = False) -> RunningDaemon:
+    d = start_daemon(env=isolated_env(home), clocked=clocked)
     return RunningDaemon(d, StderrDrain(d))
 
 
 @contextmanager
-def running(home: Path) -> Iterator[RunningDaemon]:
-    d = launch(home)
+def running(home: Path, clocked: bool = False) -> Iterator[RunningDaemon]:
+    d = launch(home, clocked)
     try:
         yield d
     finally:
@@ -99,67 +99,11 @@ def running(home: Path) -> Iterator[RunningDaemon]:
 # --- raw frames --------------------------------------------------------------------------
 
 
-def frame(method: str, params: Any = None, req_id: Any = 1, **extra: Any) -> bytes:
-    msg: dict[str, Any] = {"jsonrpc": "2.0", "method": method, "id": req_id, **extra}
-    if params is not None:
-        msg["params"] = params
-    return json.dumps(msg).encode() + b"\n"
-
-
 def notification(method: str, params: Any = None) -> bytes:
     msg: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
     if params is not None:
         msg["params"] = params
     return json.dumps(msg).encode() + b"\n"
-
-
-class RawConn:
-    """A Unix socket spoken to byte by byte, for frames no well-behaved client sends."""
-
-    def __init__(self, path: Path, timeout: float = 20) -> None:
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.settimeout(timeout)
-        self.sock.connect(str(path))
-        self._buf = b""
-
-    def __enter__(self) -> RawConn:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        self.sock.close()
-
-    def send(self, data: bytes) -> None:
-        self.sock.sendall(data)
-
-    def read_line(self) -> bytes | None:
-        """One newline-terminated line, or None at end of stream."""
-        while b"\n" not in self._buf:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                return None
-            self._buf += chunk
-        line, _, self._buf = self._buf.partition(b"\n")
-        return line
-
-    def read(self) -> dict[str, Any]:
-        line = self.read_line()
-        assert line is not None, "the daemon closed the connection instead of answering"
-        msg: dict[str, Any] = json.loads(line)
-        return msg
-
-    def request(self, method: str, params: Any = None, req_id: Any = 1) -> dict[str, Any]:
-        self.send(frame(method, params, req_id))
-        return self.read()
-
-    def at_eof(self) -> bool:
-        """True once the daemon has closed its end (a reset counts as closed)."""
-        try:
-            return self.read_line() is None
-        except ConnectionResetError:
-            return True
 
 
 def error_of(resp: dict[str, Any]) -> dict[str, Any]:
@@ -175,14 +119,6 @@ def result_of(resp: dict[str, Any]) -> Any:
 
 
 # --- inside the database file ------------------------------------------------------------
-
-
-def open_db(path: Path) -> apsw.Connection:
-    conn = apsw.Connection(str(path))
-    conn.set_busy_timeout(10_000)
-    conn.enable_load_extension(True)
-    conn.load_extension(sqlite_vec.loadable_path())
-    return conn
 
 
 @dataclass
@@ -231,17 +167,6 @@ def integrity(db: Path) -> list[str]:
 
 
 # --- snapshots ---------------------------------------------------------------------------
-
-
-def export_all(call: Callable[[str, dict[str, Any]], Any]) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    after = 0
-    while True:
-        page = call("export", {"after": after, "limit": 1000})
-        out.extend(page["entries"])
-        if page["next"] is None:
-            return out
-        after = page["next"]
 
 
 def snapshot(call: Callable[[str, dict[str, Any]], Any]) -> list[dict[str, Any]]:

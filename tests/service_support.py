@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harnesslib.daemons import home_env
+
 BIN = Path(sys.executable).parent
 ENYAL = str(BIN / "enyal")
 
@@ -31,9 +33,8 @@ class Run:
 def env_for(home: Path, **extra: str | None) -> dict[str, str]:
     """This process's environment with ENYAL_HOME=home and the extra variables
     (None removes one)."""
-    env = dict(os.environ)
-    env["ENYAL_HOME"] = str(home)
-    for k in ("ENYAL_SOCKET", "ENYAL_MODEL_DIR", "ENYAL_IDLE_TIMEOUT", "ENYAL_MODEL_URL"):
+    env = home_env(home)
+    for k in ("ENYAL_IDLE_TIMEOUT", "ENYAL_MODEL_URL"):
         env.pop(k, None)
     for k, v in extra.items():
         if v is None:

@@ -141,13 +141,16 @@ def test_filters_and_threshold_bounds(daemon: DaemonProc, tmp_path: Path) -> Non
     assert "merged 0 entries" in run_cli("consolidate").out
 
 
-def test_expired_entries_are_counted_then_removed(daemon: DaemonProc) -> None:
+def test_expired_entries_are_counted_then_removed(clocked_daemon: DaemonProc) -> None:
+    daemon = clocked_daemon
     daemon.call("remember", {"content": "Scratch: the build is red.", "scope": "global"})
     kept = daemon.call("remember", {"content": "The CI runs nightly.", "scope": "global"})["id"]
     daemon.call(
-        "remember", {"content": "Scratch: retry the flaky job.", "scope": "global", "ttl": "1s"}
+        "remember", {"content": "Scratch: retry the flaky job.", "scope": "global", "ttl": "1h"}
     )
-    time.sleep(1.2)
+    assert daemon.call("consolidate", {})["expired_removed"] == 0
+    assert daemon.clock is not None
+    daemon.clock.advance(3601)  # past the hour, without waiting for it
     dry = daemon.call("consolidate", {})  # the first verb after the expiry: nothing swept yet
     assert (dry["expired_removed"], dry["dry_run"]) == (1, True)
     assert daemon.call("consolidate", {"dry_run": False})["expired_removed"] == 1

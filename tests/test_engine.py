@@ -14,7 +14,7 @@ from enyal_daemon.errors import InvalidValue, NotFound, TooLarge
 from enyal_daemon.service import memories, scoring, transfer
 from enyal_daemon.service import recall as recall_verb
 from enyal_daemon.service import stats as stats_verb
-from enyal_daemon.service.clock import now_iso
+from enyal_daemon.service.clock import SYSTEM
 from enyal_daemon.store import entries
 from enyal_protocol import wire as p
 
@@ -415,7 +415,7 @@ def test_reopen_rebuilds_index(home: Path, embedder: Any) -> None:
 
 
 def test_timestamps_are_utc_iso() -> None:
-    assert now_iso().endswith("Z")
+    assert SYSTEM.now_iso().endswith("Z")
 
 
 def test_recall_and_get_count_accesses(memory: Any) -> None:

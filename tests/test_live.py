@@ -15,14 +15,13 @@ from typing import Any
 
 import pytest
 
-from conftest import wait_for
 from daemon_support import RawConn, RunningDaemon, error_of, frame, result_of, running
 from enyal_protocol import wire as p
 
 
 @pytest.fixture(scope="module")
 def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningDaemon]:
-    with running(tmp_path_factory.mktemp("live") / "home") as d:
+    with running(tmp_path_factory.mktemp("live") / "home", clocked=True) as d:
         yield d
         assert "Traceback" not in d.log.text(), d.log.text()
 
@@ -277,7 +276,7 @@ def test_an_expired_entry_unlinks_the_other_end_of_its_edges(shared: RunningDaem
     kept = call("remember", {"content": "Deploys happen on Tuesdays, always.", "scope": "global"})
     soon = call(
         "remember",
-        {"content": "The deploy freeze lasts until noon today.", "scope": "global", "ttl": "1s"},
+        {"content": "The deploy freeze lasts until noon today.", "scope": "global", "ttl": "1h"},
     )
     call("link", {"source_id": kept["id"], "target_id": soon["id"], "edge_type": "relates_to"})
     got = [sub.next() for _ in range(4)]
@@ -288,8 +287,9 @@ def test_an_expired_entry_unlinks_the_other_end_of_its_edges(shared: RunningDaem
         ("linked", soon["id"]),
     ]
     total = call("stats")["total"]
-    # The sweep runs before any request is answered, once the second has passed.
-    wait_for(lambda: call("stats")["total"] == total - 1, timeout=10, what="expiry")
+    # The sweep runs before any request is answered, once the hour has passed.
+    shared.clock.advance(3601)  # without waiting for it
+    assert call("stats")["total"] == total - 1
     got = [sub.next() for _ in range(2)]
     assert kinds(got) == [("unlinked", kept["id"]), ("deleted", soon["id"])]
     assert got[0]["params"]["edge_type"] == "relates_to"

@@ -9,7 +9,6 @@ reply. The text index keeps words lowercased, so the files are searched lowercas
 from __future__ import annotations
 
 import os
-import time
 import uuid
 from pathlib import Path
 
@@ -61,14 +60,14 @@ def test_a_hard_forget_leaves_no_byte_of_the_text(d: RunningDaemon) -> None:
     assert holding(db, word) == []
 
 
-def test_an_expiry_leaves_no_byte_of_the_text(d: RunningDaemon) -> None:
+def test_an_expiry_leaves_no_byte_of_the_text(clocked_d: RunningDaemon) -> None:
+    d = clocked_d
     word = marker()
-    remember_marked(d, word, ttl="2s")
+    remember_marked(d, word, ttl="1h")
     db = d.paths.db
     assert holding(db, word)
-    stored = d.call("list", {})["entries"]
-    deadline = max(e["expires_at"] for e in stored if e["expires_at"])
-    wait_for(lambda: time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) > deadline[:19])
+    assert d.call("list", {})["entries"] != []
+    d.clock.advance(3601)  # past the hour, without waiting for it
     assert d.call("list", {})["entries"] == []  # the sweep ran before this reply
     assert holding(db, word) == []
 

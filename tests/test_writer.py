@@ -11,7 +11,6 @@ import pytest
 
 from enyal_daemon.service import bookkeeping as bookkeeping_module
 from enyal_daemon.service import memories
-from enyal_daemon.service.clock import now_iso
 from enyal_daemon.store import analytics, db
 from enyal_daemon.store.writer import Tx, Writer
 from enyal_protocol import wire as p
@@ -99,7 +98,7 @@ def test_bookkeeping_is_written_in_small_transactions(
 
     monkeypatch.setattr(memory.writer, "run", counting)
     memory.bookkeeping.touch(ids)
-    memory.bookkeeping.events((i, "recall", now_iso(), "q", 1) for i in ids)
+    memory.bookkeeping.events((i, "recall", memory.clock.now_iso(), "q", 1) for i in ids)
     memory.flush_bookkeeping()
     assert jobs.count(False) >= 3 + 2  # 5 counts by 2, 5 events by 3 (and pruning)
     for entry_id in ids:

@@ -8,6 +8,7 @@ import argparse
 import logging
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from enyal_protocol import config as enyal_config
 from enyal_protocol import paths as enyal_paths
@@ -16,6 +17,9 @@ from enyal_protocol.tools import TOOLS
 
 from . import heap
 from .errors import EnyalError
+
+if TYPE_CHECKING:
+    from .service.clock import Clock
 
 
 def _seconds(text: str) -> float:
@@ -37,7 +41,10 @@ def main(argv: list[str] | None = None) -> int:
     return run_daemon(args_in)
 
 
-def run_daemon(argv: list[str]) -> int:
+def run_daemon(argv: list[str], clock: Clock | None = None) -> int:
+    """clock: None, the system's. No argument, variable or file of a user's sets another:
+    only a program that calls this function does (the tests' harness, scripts/harnesslib),
+    so a daemon a user runs can never be told the wrong time by accident."""
     parser = argparse.ArgumentParser(
         prog="enyal daemon",
         description="Run the Enyal daemon.",
@@ -74,9 +81,10 @@ def run_daemon(argv: list[str]) -> int:
             handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
     from .errors import AlreadyRunning
     from .server.daemon import main as run
+    from .service.clock import SYSTEM
 
     try:
-        return run(paths, idle_timeout=args.idle_timeout, cfg=cfg)
+        return run(paths, idle_timeout=args.idle_timeout, cfg=cfg, clock=clock or SYSTEM)
     except EnyalError as exc:
         logging.getLogger("enyal.daemon").error("%s", exc.message)
         if args.log_file:  # the log went to a file; the person at the terminal still hears why

@@ -6,22 +6,26 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import signal
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import apsw
-import sqlite_vec
 
 from enyal_client import transport
 from enyal_protocol import paths as enyal_paths
+from harnesslib import daemons
+
+# The torture cases import these from here; they are the harness's, shared with tests/.
+from harnesslib.daemons import home_env as home_env
+from harnesslib.raw import RawConn as RawConn
+from harnesslib.store import Call, open_db
+from harnesslib.store import export_edges as export_edges
+from harnesslib.store import export_entries as export_entries
 
 # A recall bumps these (batched, seconds later): snapshots compared around read-only
 # traffic leave them out.
@@ -161,15 +165,6 @@ def kill_leftovers() -> None:
                 proc.wait(10)
 
 
-def home_env(home: Path) -> dict[str, str]:
-    """An environment for a daemon of its own: this home, the default socket under it."""
-    env = dict(os.environ)
-    env["ENYAL_HOME"] = str(home)
-    env.pop("ENYAL_SOCKET", None)
-    env.pop("ENYAL_MODEL_DIR", None)
-    return env
-
-
 def connect(paths: enyal_paths.Paths, timeout: float = CALL_TIMEOUT) -> transport.Connection:
     """A client connection whose every read gives up after `timeout` (TimeoutError)."""
     sock = transport.try_connect(paths.socket, timeout=timeout)
@@ -199,31 +194,9 @@ class Daemon:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         self._log_offset = self.log_path.stat().st_size if self.log_path.exists() else 0
         with self.log_path.open("ab") as out:
-            self.proc = track(
-                subprocess.Popen(
-                    [sys.executable, "-m", "enyal_daemon"],
-                    env=self.env,
-                    stdin=subprocess.DEVNULL,
-                    stdout=out,
-                    stderr=out,
-                    preexec_fn=self.preexec,
-                )
-            )
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            sock = transport.try_connect(self.paths.socket)
-            if sock is not None:
-                sock.close()
-                return self
-            if self.proc.poll() is not None:
-                raise RuntimeError(
-                    f"the daemon exited with {self.proc.returncode} while starting: "
-                    f"{self.log_tail()}"
-                )
-            time.sleep(0.02)
-        self.proc.kill()
-        self.proc.wait()
-        raise TimeoutError(f"the daemon did not open {self.paths.socket} in {timeout:.0f} s")
+            self.proc = track(daemons.spawn(self.env, stdout=out, stderr=out, preexec=self.preexec))
+        daemons.wait_until_answering(self.proc, self.paths, timeout, self.log_tail)
+        return self
 
     @property
     def pid(self) -> int:
@@ -244,13 +217,9 @@ class Daemon:
         """SIGTERM and wait; None if it would not stop (it is then killed)."""
         if self.proc is None:
             return None
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
         try:
-            return self.proc.wait(STOP_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+            return daemons.stop(self.proc, signal.SIGTERM, STOP_TIMEOUT)
+        except subprocess.TimeoutExpired:  # killed
             return None
 
     def connect(self, timeout: float = CALL_TIMEOUT) -> transport.Connection:
@@ -297,44 +266,7 @@ def logged_faults(text: str) -> list[str]:
     return list(seen.values())
 
 
-class RawConn:
-    """A Unix socket spoken to byte by byte, for frames no well-behaved client sends."""
-
-    def __init__(self, path: Path, timeout: float = 30) -> None:
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.settimeout(timeout)
-        self.sock.connect(str(path))
-        self._buf = b""
-
-    def close(self) -> None:
-        self.sock.close()
-
-    def send(self, data: bytes) -> None:
-        self.sock.sendall(data)
-
-    def read_line(self) -> bytes | None:
-        """One newline-terminated line, or None at end of stream (or a reset)."""
-        while b"\n" not in self._buf:
-            try:
-                chunk = self.sock.recv(65536)
-            except ConnectionResetError:
-                return None
-            if not chunk:
-                return None
-            self._buf += chunk
-        line, _, self._buf = self._buf.partition(b"\n")
-        return line
-
-
 # --- inside the database file ------------------------------------------------------------
-
-
-def open_db(path: Path) -> apsw.Connection:
-    conn = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READWRITE)  # never creates one
-    conn.set_busy_timeout(10_000)
-    conn.enable_load_extension(True)
-    conn.load_extension(sqlite_vec.loadable_path())
-    return conn
 
 
 @dataclass
@@ -383,30 +315,6 @@ def check_db(db: Path) -> DbCheck:
 
 
 # --- exports -----------------------------------------------------------------------------
-
-Call = Callable[[str, dict[str, Any]], Any]
-
-
-def export_entries(call: Call, versions: bool = False) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    after = 0
-    while True:
-        page = call("export", {"after": after, "limit": 1000, "versions": versions})
-        out.extend(page["entries"])
-        if page["next"] is None:
-            return out
-        after = page["next"]
-
-
-def export_edges(call: Call) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    after = 0
-    while True:
-        page = call("export", {"after": after, "limit": 1000, "kind": "edges"})
-        out.extend(page["edges"])
-        if page["next"] is None:
-            return out
-        after = page["next"]
 
 
 def canonical(obj: Any) -> str:

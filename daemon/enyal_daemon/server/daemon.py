@@ -36,6 +36,7 @@ from ..embedder.model_files import locate
 from ..errors import AlreadyRunning, EnyalError, StartupError, TooLarge
 from ..locks import acquire_pidfile, lock_database, release_pidfile
 from ..service import backfill, consolidation, redaction
+from ..service.clock import SYSTEM, Clock
 from ..service.engine import Engine
 from ..service.verbs import bind
 from ..service.watching import Watcher
@@ -424,7 +425,7 @@ class Daemon:
         log.info("stopped cleanly")
 
 
-def open_engine(paths: Paths, cfg: Config) -> Engine:
+def open_engine(paths: Paths, cfg: Config, clock: Clock = SYSTEM) -> Engine:
     files = locate(paths.data_dir)
     embedder = build8.load(files, paths.cache_dir)
     log.info(
@@ -442,6 +443,7 @@ def open_engine(paths: Paths, cfg: Config) -> Engine:
         half_lives=cfg.half_lives,
         secrets=redaction.rules_from(cfg),
         redact=cfg.redact_secrets,
+        clock=clock,
     )
     heap.trim()  # loading the index leaves ~50 MB of freed heap at 100k
     return engine
@@ -451,10 +453,12 @@ def main(
     paths: Paths,
     idle_timeout: float | None = None,
     cfg: Config | None = None,
+    clock: Clock = SYSTEM,
 ) -> int:
     """Run until stopped. idle_timeout: seconds without a connection before exiting (0 never);
     None means the config's daemon.idle_timeout when a service manager started us, else
-    never. cfg: the configuration (loaded from the home when not given)."""
+    never. cfg: the configuration (loaded from the home when not given). clock: the
+    engine's (service/clock.py); only the test harness gives another."""
     inherited = inherited_socket()  # first: it clears LISTEN_* before anything can inherit them
     if inherited is not None and inherited.path is not None and inherited.path != paths.socket:
         log.warning(
@@ -478,7 +482,7 @@ def main(
     db_lock: IO[bytes] | None = None
     try:
         db_lock = lock_database(paths)
-        engine = open_engine(paths, cfg)
+        engine = open_engine(paths, cfg, clock)
         engine.embed("warm up")  # the first inference builds onnxruntime's kernels
         sock = (
             bind_socket(paths.socket, ours=paths.socket_dir_is_ours)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 from enyal_protocol import wire as p
 
@@ -13,7 +13,7 @@ from .engine import Engine
 
 def analytics(engine: Engine, params: p.AnalyticsParams) -> p.AnalyticsResult:
     engine.flush_bookkeeping()  # so that what was just done is counted
-    since = to_iso(datetime.now(UTC) - timedelta(days=params.days))
+    since = to_iso(engine.clock.now() - timedelta(days=params.days))
     conn = engine.reader()
     events = queries.events(conn, since, params.entry_id, params.event_type, params.limit)
     by_type, by_entry = queries.counts(conn, since, params.entry_id, params.event_type)

@@ -20,12 +20,12 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 from ..store import analytics, entries
 from ..store.analytics import EventRow
 from ..store.writer import Tx
-from .clock import now_iso, to_iso
+from .clock import Clock, to_iso
 
 RETENTION_DAYS = 90
 MAX_EVENTS = 200_000
@@ -39,11 +39,11 @@ PRUNE_CHUNK = 2000  # events one transaction deletes
 class Batch:
     accessed: dict[str, tuple[int, str]] = field(default_factory=dict)  # id -> (times, last)
     events: list[EventRow] = field(default_factory=list)
-    prune: bool = False
+    prune_before: str | None = None  # events older than this go
 
     @property
     def empty(self) -> bool:
-        return not self.accessed and not self.events and not self.prune
+        return not self.accessed and not self.events and self.prune_before is None
 
     def chunks(self) -> Iterator[Callable[[Tx], bool]]:
         """The writes, in order, as writer jobs of bounded size. A job returns whether it
@@ -54,10 +54,8 @@ class Batch:
             yield functools.partial(_touch, touched[start : start + TOUCH_CHUNK])
         for start in range(0, len(self.events), EVENT_CHUNK):
             yield functools.partial(_insert, self.events[start : start + EVENT_CHUNK])
-        if self.prune:
-            yield functools.partial(
-                _prune, to_iso(datetime.now(UTC) - timedelta(days=RETENTION_DAYS))
-            )
+        if self.prune_before is not None:
+            yield functools.partial(_prune, self.prune_before)
 
 
 def _touch(accessed: list[tuple[str, int, str]], tx: Tx) -> bool:
@@ -75,7 +73,8 @@ def _prune(cutoff: str, tx: Tx) -> bool:
 
 
 class Bookkeeping:
-    def __init__(self) -> None:
+    def __init__(self, clock: Clock) -> None:
+        self.clock = clock
         self._lock = threading.Lock()
         self._pending = Batch()
         self._pruned_at = 0.0
@@ -83,7 +82,7 @@ class Bookkeeping:
     def touch(self, ids: Iterable[str]) -> None:
         """Keyed by entry id, not rid: a rid freed by a hard delete can be handed to the
         next insert."""
-        now = now_iso()
+        now = self.clock.now_iso()
         with self._lock:
             accessed = self._pending.accessed
             for entry_id in ids:
@@ -94,7 +93,7 @@ class Bookkeeping:
         self, entry_id: str, event_type: str, query: str | None = None, rank: int | None = None
     ) -> None:
         with self._lock:
-            self._pending.events.append((entry_id, event_type, now_iso(), query, rank))
+            self._pending.events.append((entry_id, event_type, self.clock.now_iso(), query, rank))
 
     def events(self, rows: Iterable[EventRow]) -> None:
         with self._lock:
@@ -107,5 +106,5 @@ class Bookkeeping:
         now = time.monotonic()
         if now - self._pruned_at >= PRUNE_EVERY_SECONDS:
             self._pruned_at = now
-            batch.prune = True
+            batch.prune_before = to_iso(self.clock.now() - timedelta(days=RETENTION_DAYS))
         return batch

@@ -27,7 +27,7 @@ from ..store import entries
 from ..store import graph as edge_rows
 from ..store.writer import Tx
 from . import scopes
-from .clock import now_iso
+from .clock import Clock
 
 QUEUE = 256  # changes held for one subscription that lags
 BATCH = 64  # changes handed to a connection at a time
@@ -133,7 +133,8 @@ class Subscription:
 
 
 class Publisher:
-    def __init__(self, queue: int = QUEUE) -> None:
+    def __init__(self, clock: Clock, queue: int = QUEUE) -> None:
+        self.clock = clock  # a change's `at`
         self.queue = queue
         self._subs: dict[str, Subscription] = {}
         self._lock = threading.Lock()
@@ -174,7 +175,7 @@ class Publisher:
             scope_level=subject.scope_level,
             scope_path=subject.scope_path,
             content_type=subject.content_type,
-            at=now_iso(),
+            at=self.clock.now_iso(),
             edge_type=edge_type,
             previous_type=previous_type if previous_type != subject.content_type else None,
         )

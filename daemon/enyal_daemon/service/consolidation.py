@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 import apsw
@@ -35,7 +34,7 @@ from ..store.filters import EntryFilter
 from ..store.rows import EntryRow
 from ..store.writer import Tx
 from . import scopes
-from .clock import days_between, now_iso
+from .clock import days_between
 from .dedup import neighbours_in_scope
 from .engine import Engine
 from .limits import MAX_METADATA_BYTES
@@ -75,7 +74,7 @@ def consolidate(engine: Engine, params: p.ConsolidateParams) -> p.ConsolidateRes
         # one day's log is not another's: neither is merged or forgotten as stale.
         exclude_types=("task", "log"),
     )
-    now = now_iso()
+    now = engine.clock.now_iso()
     plans = find(engine, engine.reader(), f, params.threshold, params.limit, now)
     stale = _stale(engine, engine.reader(), f, params.stale_below, params.stale_days)
 
@@ -146,7 +145,7 @@ def _stale(
     updated) for `days`: what a person would clear out of their notes."""
     if floor <= 0:
         return []
-    now = datetime.now(UTC)
+    now = engine.clock.now()
     out = []
     mirrors = sources.mirror_rids(conn)  # there while their section is: the file decides
     for row in entries.filtered(conn, f):

@@ -20,7 +20,7 @@ runs as the user, on their machine.
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import date
 
 import apsw
 
@@ -33,7 +33,6 @@ from ..store.filters import EntryFilter
 from ..store.rows import EntryRow
 from ..store.writer import Tx
 from . import memories, redaction, scopes
-from .clock import now_iso
 from .engine import Engine
 from .limits import check_content
 
@@ -41,10 +40,6 @@ DATE_KEY = "log_date"  # the metadata key naming a log's day (indexed: m008)
 ATTEMPTS = 8  # appends racing on one day's entry retry this often before giving up
 HEADER = "Log {day}"
 PART_BYTES = 4096  # a part takes lines until its text passes this, then the next begins
-
-
-def today() -> str:
-    return datetime.now().astimezone().date().isoformat()
 
 
 def day_rows(
@@ -88,7 +83,7 @@ def append(engine: Engine, params: p.LogAppendParams) -> p.LogAppendResult:
     clean = redaction.scrub(engine.redactor, content=text)
     project = scopes.resolve_scope_path("project", None, params.cwd)
     assert project is not None  # a project scope always resolves to a path
-    now = datetime.now().astimezone()
+    now = engine.clock.local()
     day = now.date().isoformat()
     line = f"- {now:%H:%M} {clean.content}"
     held = bool(suspicious(line))  # then a part of its own, quarantined by remember
@@ -142,7 +137,7 @@ def _extend(engine: Engine, row: EntryRow, line: str) -> str | None:
         fields: dict[str, object] = {
             "content": content,
             "content_hash": digest,
-            "updated_at": now_iso(),
+            "updated_at": engine.clock.now_iso(),
         }
         entries.update_fields(tx.conn, row.rid, fields)
         entries.replace_vector(tx.conn, row.rid, *emb.blobs())
@@ -156,7 +151,7 @@ def _extend(engine: Engine, row: EntryRow, line: str) -> str | None:
 
 
 def show(engine: Engine, params: p.LogShowParams) -> p.LogShowResult:
-    day = params.date or today()
+    day = params.date or engine.clock.local().date().isoformat()
     try:
         date.fromisoformat(day)
     except ValueError:

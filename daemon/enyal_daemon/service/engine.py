@@ -42,7 +42,7 @@ from ..store.rows import EntryRow
 from ..store.writer import Tx, Writer
 from . import changes, expiry, scoring
 from .bookkeeping import Bookkeeping
-from .clock import now_iso
+from .clock import SYSTEM, Clock
 from .session_state import Sessions
 
 log = logging.getLogger(__name__)
@@ -97,8 +97,10 @@ class Engine:
         half_lives: Mapping[str, float] | None = None,
         secrets: Redactor = BUILT_IN,
         redact: bool = True,
+        clock: Clock = SYSTEM,
     ) -> None:
         self.db_path = db_path
+        self.clock = clock  # the verbs' "now" (service/clock.py): a test's can be moved
         self.embedder = embedder
         self.decay_rates = scoring.decay_rates(half_lives)  # config.toml's [decay]
         self.secrets = secrets  # the rules in force: built-in ones and config.toml's
@@ -106,8 +108,8 @@ class Engine:
         self.index = EntryIndex(embedder.dim)
         self.groups = ScopeGroups()
         self.doc_counts = keywords.DocCounts()
-        self.bookkeeping = Bookkeeping()
-        self.changes = changes.Publisher()  # live change notifications (service/changes.py)
+        self.bookkeeping = Bookkeeping(clock)
+        self.changes = changes.Publisher(clock)  # live change notifications (service/changes.py)
         self.sessions = Sessions()  # what each client session was shown (session_seen)
         self._local = threading.local()
         self._readers: list[apsw.Connection] = []
@@ -216,7 +218,7 @@ class Engine:
 
     def sweep_expired(self) -> None:
         """Delete what has expired, if anything has (service/expiry.py)."""
-        now = now_iso()
+        now = self.clock.now_iso()
         if self.read_only or not self.expiry.due(now):
             return
 

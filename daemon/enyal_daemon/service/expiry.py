@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 from ..errors import InvalidValue
 from ..store import entries
@@ -23,7 +23,7 @@ UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 MAX_TTL_DAYS = 36_500  # a century: past that, a TTL is a typo (and 999999w overflows dates)
 
 
-def expires_at(ttl: str, now: datetime | None = None) -> str | None:
+def expires_at(ttl: str, now: datetime) -> str | None:
     """The instant a TTL ("30m", "7d", "never") ends; None for never. The wire type has
     already checked the shape."""
     if ttl == "never":
@@ -33,8 +33,7 @@ def expires_at(ttl: str, now: datetime | None = None) -> str | None:
         raise InvalidValue(f"ttl {ttl} is no time at all: give at least 1s (or never)")
     if seconds > MAX_TTL_DAYS * 86400:
         raise InvalidValue(f"ttl {ttl} is longer than {MAX_TTL_DAYS} days; use never")
-    start = now or datetime.now(UTC)
-    return to_iso(start + timedelta(seconds=seconds))
+    return to_iso(now + timedelta(seconds=seconds))
 
 
 class Expiry:

@@ -20,7 +20,6 @@ from ..errors import Conflict, InvalidValue, NotFound
 from ..store import entries, graph
 from ..store.writer import Tx
 from . import redaction
-from .clock import now_iso
 from .engine import Engine, require_entry
 from .limits import check_metadata
 
@@ -48,9 +47,8 @@ def link_in_tx(
         raise Conflict(f"a {edge_type} edge from {source} to {target} already exists")
     if edge_type == "supersedes":
         _check_not_superseded(tx, target)
-    edge = graph.insert(
-        tx.conn, source, target, edge_type, confidence, metadata or {}, when or now_iso()
-    )
+    when = when or engine.clock.now_iso()
+    edge = graph.insert(tx.conn, source, target, edge_type, confidence, metadata or {}, when)
     engine.changes.note_edge(tx, "linked", src, dst, edge.edge_type)
     return edge
 

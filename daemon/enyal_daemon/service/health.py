@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 from enyal_protocol import wire as p
 
@@ -23,14 +23,14 @@ def health_score(active: int, superseded: int, conflicts: int, stale: int, orpha
     return max(0.0, 1.0 - penalty / active)
 
 
-def _stale_before(stale_days: int) -> str:
-    return to_iso(datetime.now(UTC) - timedelta(days=stale_days))
+def _stale_before(engine: Engine, stale_days: int) -> str:
+    return to_iso(engine.clock.now() - timedelta(days=stale_days))
 
 
 def health(engine: Engine, params: p.HealthParams) -> p.Health:
     conn = engine.reader()
     total, active, _, _ = entries.totals(conn)
-    cutoff = _stale_before(params.stale_days)
+    cutoff = _stale_before(engine, params.stale_days)
     superseded = queries.ids(conn, "superseded", cutoff)
     conflicted = queries.ids(conn, "conflicted", cutoff)
     stale = queries.ids(conn, "stale", cutoff)
@@ -56,7 +56,7 @@ def health(engine: Engine, params: p.HealthParams) -> p.Health:
 
 def review(engine: Engine, params: p.ReviewParams) -> p.ReviewResult:
     conn = engine.reader()
-    cutoff = _stale_before(params.stale_days)
+    cutoff = _stale_before(engine, params.stale_days)
     want = (
         {params.kind} if params.kind != "all" else {"stale", "orphan", "conflicted", "quarantined"}
     )

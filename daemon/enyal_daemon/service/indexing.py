@@ -49,7 +49,6 @@ from ..store.rows import EntryRow
 from ..store.sources import Fingerprint, SourceRow
 from ..store.writer import Tx
 from . import automemory, chunks, confined, redaction, scopes, sources
-from .clock import now_iso
 from .engine import Engine
 from .limits import MAX_CONTENT_BYTES
 
@@ -139,7 +138,7 @@ def index(engine: Engine, params: p.IndexParams) -> p.IndexResult:
             f"{total} files match under {', '.join(paths)}; at most {MAX_FILES} are indexed at "
             "once: name narrower folders or globs"
         )
-    now = now_iso()
+    now = engine.clock.now_iso()
 
     def remember_roots(tx: Tx) -> None:
         for walked in found:
@@ -397,7 +396,7 @@ def _apply(
     vecs: list[Embedding] | None,
     rows: dict[int, EntryRow],
 ) -> None:
-    now = now_iso()
+    now = engine.clock.now_iso()
     # An entry deleted for good (forget --hard) since the plan was made is left deleted.
     alive = entries.by_rids(
         tx.conn, [r.rid for r, _, _ in plan.update] + [r.rid for r in plan.forget]
@@ -479,7 +478,7 @@ def _forget_files(
     def job(tx: Tx) -> None:
         if also is not None:
             also(tx)
-        now = now_iso()
+        now = engine.clock.now_iso()
         alive = entries.by_rids(tx.conn, [r.rid for r in gone])
         for r in gone:
             if r.rid in alive:

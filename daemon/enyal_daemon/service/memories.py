@@ -26,7 +26,7 @@ from ..store.rows import EntryRow
 from ..store.sources import SourceRow
 from ..store.writer import Tx
 from . import conflicts, consolidation, expiry, graph, redaction, scopes, sources
-from .clock import now_iso
+from .clock import to_iso
 from .dedup import nearest_in_scope
 from .engine import Engine
 from .limits import check_content, check_metadata
@@ -91,8 +91,9 @@ def remember(
         )
     emb = engine.embed_memory(params.content)
     vec = emb.whole
-    now = now_iso()
-    expires = expiry.expires_at(params.ttl) if params.ttl is not None else None
+    at = engine.clock.now()
+    now = to_iso(at)
+    expires = expiry.expires_at(params.ttl, at) if params.ttl is not None else None
     flags = judge(" ".join([params.content, *params.tags]), emb.whole, emb.passages)
     entry = p.Entry(
         id=str(uuid.uuid4()),
@@ -229,7 +230,8 @@ def release(engine: Engine, params: p.ReleaseParams) -> p.Entry:
             return row.entry()
         fields = {"quarantined": 0, "quarantine_reason": None}
         entries.update_fields(tx.conn, row.rid, fields)
-        versions.record(tx.conn, row.id, "released", now_iso())  # who vouched, and when
+        when = engine.clock.now_iso()
+        versions.record(tx.conn, row.id, "released", when)  # who vouched, and when
         engine.changes.note(tx, "updated", row)
         return engine.require(row.id, tx.conn).entry()
 
@@ -247,7 +249,7 @@ def confirm(engine: Engine, params: p.ConfirmParams) -> p.Entry:
 
     def job(tx: Tx) -> p.Entry:
         row = engine.require(entry_id, tx.conn)
-        now = now_iso()
+        now = engine.clock.now_iso()
         fields: dict[str, Any] = {"confirmed_at": now, "confirm_count": row.confirm_count + 1}
         if params.confidence is not None:
             fields["confidence"] = params.confidence
@@ -301,7 +303,7 @@ def update(engine: Engine, params: p.UpdateParams) -> p.UpdateResult:
     if params.importance is not None:
         fields["importance"] = params.importance
     if params.ttl is not None:
-        fields["expires_at"] = expiry.expires_at(params.ttl)
+        fields["expires_at"] = expiry.expires_at(params.ttl, engine.clock.now())
     if not fields:
         raise InvalidValue(
             "nothing to update: give content, content_type, confidence, tags, metadata, "
@@ -310,7 +312,7 @@ def update(engine: Engine, params: p.UpdateParams) -> p.UpdateResult:
     entry_id = engine.require(params.id).id
     source = _writable(engine, entry_id)
     cited = sources.fingerprint(source.path) if source is not None else None
-    fields["updated_at"] = now_iso()
+    fields["updated_at"] = engine.clock.now_iso()
 
     def job(tx: Tx) -> p.Entry:
         row = engine.require(entry_id, tx.conn)
@@ -349,7 +351,7 @@ def forget(engine: Engine, params: p.ForgetParams) -> p.ForgetResult:
     def job(tx: Tx) -> p.ForgetResult:
         row = engine.require(params.id, tx.conn)
         if params.hard or not row.is_deprecated:  # a forgotten entry's chain is closed already
-            engine.close_chain(tx, row.id, now_iso())
+            engine.close_chain(tx, row.id, engine.clock.now_iso())
         if params.hard:
             engine.changes.note_deleted(tx, row)
             entries.delete(tx.conn, row.rid)  # edges, versions, events go by ON DELETE CASCADE
@@ -359,7 +361,7 @@ def forget(engine: Engine, params: p.ForgetParams) -> p.ForgetResult:
         if row.is_deprecated:  # already forgotten: nothing changes, no version is added
             return p.ForgetResult(id=row.id, action="deprecated", changed=False)
         entries.update_fields(tx.conn, row.rid, {"is_deprecated": 1})
-        versions.record(tx.conn, row.id, "forgotten", now_iso())
+        versions.record(tx.conn, row.id, "forgotten", engine.clock.now_iso())
         tx.after_commit.append(lambda: engine.index.set_active(row.rid, False))
         engine.changes.note(tx, "forgotten", row)
         return p.ForgetResult(id=row.id, action="deprecated")
@@ -395,7 +397,7 @@ def restore(engine: Engine, params: p.RestoreParams) -> p.RestoreResult:
 
     def job(tx: Tx) -> p.RestoreResult:
         row = engine.require(entry_id, tx.conn)
-        now = now_iso()
+        now = engine.clock.now_iso()
         changed = True
         if target is None:
             changed = row.is_deprecated

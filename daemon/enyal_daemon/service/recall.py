@@ -8,7 +8,7 @@ validity.annotate drops or re-ranks the superseded and the conflicting.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 import apsw
 
@@ -21,7 +21,7 @@ from ..index.groups import kind_code
 from ..store import entries, versions
 from ..store.filters import EntryFilter
 from . import budget, redaction, scopes, sources, validity
-from .clock import now_iso, parse_iso, to_iso
+from .clock import parse_iso, to_iso
 from .engine import Engine
 from .ranking import HIT_MARGIN, Candidate, Floors, Weight, rank
 
@@ -187,7 +187,7 @@ def _search(
         and (f.include_done or row.status != "done")
     ]
     hits = rank(
-        candidates, at or datetime.now(UTC), floors, weight, limit * HIT_MARGIN, engine.decay_rates
+        candidates, at or engine.clock.now(), floors, weight, limit * HIT_MARGIN, engine.decay_rates
     )
     hits = validity.annotate(engine, hits, v, as_of=None if at is None else to_iso(at))[:limit]
     sources.annotate(engine, hits)
@@ -200,7 +200,7 @@ def _used(engine: Engine, query: str, hits: list[p.Hit], asked_at: datetime | No
     must not lift what it found (the use bonus) for the questions replayed after it."""
     if asked_at is not None:
         return
-    now = now_iso()
+    now = engine.clock.now_iso()
     engine.bookkeeping.touch(h.id for h in hits)
     if hits:  # a query can hold a secret too: the analytics log keeps it redacted
         logged = redaction.text(engine.redactor, query)

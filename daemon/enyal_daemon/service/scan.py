@@ -28,7 +28,6 @@ from ..store import analytics, db, entries, versions
 from ..store.rows import EntryRow
 from ..store.writer import Tx
 from . import redaction
-from .clock import now_iso
 from .engine import Engine
 
 log = logging.getLogger(__name__)
@@ -131,7 +130,7 @@ def _fix(engine: Engine, found: dict[str, _Finding], queries: list[tuple[int, st
 def _fix_chunk(
     engine: Engine, chunk: list[_Finding], vector_of: dict[int, Embedding], tx: Tx
 ) -> int:
-    now = now_iso()
+    now = engine.clock.now_iso()
     fixed = 0
     for f in chunk:
         for row_id, old in f.history:

@@ -22,7 +22,6 @@ from ..store import entries, versions
 from ..store.filters import EntryFilter
 from ..store.writer import Tx
 from . import memories, scopes
-from .clock import now_iso
 from .engine import Engine
 
 # The order a task list reads in: what is being done, what is stuck, what waits, what is over.
@@ -94,7 +93,7 @@ def update(engine: Engine, params: p.TaskUpdateParams) -> p.TaskUpdateResult:
             return p.TaskUpdateResult(
                 **msgspec.structs.asdict(entry), previous=row.status, changed=False
             )
-        now = now_iso()
+        now = engine.clock.now_iso()
         entries.update_fields(tx.conn, row.rid, {"status": params.status, "updated_at": now})
         versions.record(tx.conn, row.id, "status", now)
         entry = engine.require(row.id, tx.conn).entry()

@@ -35,7 +35,7 @@ from ..store import entries, graph, versions
 from ..store.failures import STORAGE_FAILURES
 from ..store.writer import Tx
 from . import redaction, scopes
-from .clock import normalize_iso, now_iso
+from .clock import Clock, normalize_iso
 from .engine import Engine, require_entry
 from .limits import check_content, check_metadata
 
@@ -82,7 +82,7 @@ def _header(line: str) -> p.ExportHeader:
 
 
 def _entry(
-    line: str, redactor: Redactor | None
+    line: str, redactor: Redactor | None, clock: Clock
 ) -> tuple[p.Entry, list[p.Version] | None, dict[str, int], bool]:
     """The entry, its history, what was redacted, and whether its quarantine state is
     kept as exported (else it is judged once its vectors are made)."""
@@ -95,7 +95,7 @@ def _entry(
     if item.scope_level != "global" and item.scope_path is None:
         raise InvalidValue(f"{item.scope_level} scope needs scope_path")
     item = _placed(item)
-    now = now_iso()
+    now = clock.now_iso()
     # An exported entry (it has an id) says whether it is quarantined, and keeps that: a
     # released one stays released. A line written by hand is judged as remember judges,
     # once its vectors are made (_store_entry).
@@ -221,7 +221,7 @@ def import_lines(engine: Engine, params: p.ImportParams) -> p.ImportResult:
             elif kind == "edge":
                 edges.append((number, _edge(line, engine.redactor)))
             else:
-                to_embed.append((number, *_entry(line, engine.redactor)))
+                to_embed.append((number, *_entry(line, engine.redactor, engine.clock)))
         except EnyalError as exc:
             results.append(p.ImportLine(line=number, status="failed", error=exc.message, kind=kind))
     vectors = engine.embed_memories([e.content for _, e, _, _, _ in to_embed])
