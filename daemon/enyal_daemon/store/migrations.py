@@ -438,6 +438,49 @@ def m014_cjk_bigrams(conn: apsw.Connection) -> None:
     )
 
 
+def m015_shared(conn: apsw.Connection) -> None:
+    """Issue 27: a project's shared memories, written to `.enyal/` in its repository.
+    context_shared marks an entry shared: the repository folder its file is written to,
+    the sha256 of the file as last written or read (null: not written yet, so a start
+    writes it) and the entry's version then (a newer one: the file is behind), and why a
+    person should look at it (edited on two branches), if so. context_shared_roots are
+    the repositories whose `.enyal/` the daemon reads, each with its rule (the types
+    shared as they are remembered); context_shared_problems the files there it could
+    not read, each with the reason, until the file changes. A memory read from there
+    was written by the repository (written_by 'repository')."""
+    _widen_check(
+        conn,
+        "context_entries",
+        r"'import', 'file'\)",
+        "'import', 'file', 'repository')",
+    )
+    conn.execute(
+        """
+        CREATE TABLE context_shared (
+            rid INTEGER PRIMARY KEY REFERENCES context_entries(rid) ON DELETE CASCADE,
+            root TEXT NOT NULL,
+            file_hash TEXT,
+            version INTEGER,
+            review TEXT
+        );
+        CREATE INDEX idx_shared_root ON context_shared(root);
+        CREATE TABLE context_shared_roots (
+            root TEXT PRIMARY KEY,
+            types TEXT NOT NULL DEFAULT '[]',
+            added_at TEXT NOT NULL
+        );
+        CREATE TABLE context_shared_problems (
+            root TEXT NOT NULL,
+            name TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            file_hash TEXT NOT NULL,
+            seen_at TEXT NOT NULL,
+            PRIMARY KEY (root, name)
+        );
+        """
+    )
+
+
 Migration = Callable[[apsw.Connection], None]
 MIGRATIONS: list[Migration] = [
     m001_entries,
@@ -454,6 +497,7 @@ MIGRATIONS: list[Migration] = [
     m012_secure_delete,
     m013_versions_release_importance,
     m014_cjk_bigrams,
+    m015_shared,
 ]
 
 
