@@ -305,3 +305,57 @@ def test_share_of_a_global_memory_is_refused_and_changes_nothing(pair: Pair) -> 
     assert json.dumps(a.get(r["id"]), sort_keys=True) == before
     missing = a.enyal("share", "nonexistent-id")
     assert missing.code == 1
+
+
+@pytest.fixture
+def other_repo(pair: Pair, tmp_path: Path) -> Clone:
+    """Another repository, only A's daemon knows (for tests that break its .enyal/)."""
+    root = tmp_path / "tools"
+    subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True)
+    return Clone(root, pair.a.home, pair.a.daemon, ALICE, pair.a.cache)
+
+
+def test_a_failed_file_write_loses_nothing_and_is_written_at_the_next_read(
+    other_repo: Clone,
+) -> None:
+    c = other_repo
+    (c.path / mf.FOLDER).write_text("not a folder")  # the write fails: NotADirectoryError
+    r = c.ok("remember", uniq("The tools repo pins ruff"), "--shared")
+    entry_id = r["id"]
+    assert c.get(entry_id)["content"].startswith("The tools repo pins ruff")
+    assert "could not write" in c.daemon.log.text()
+    (c.path / mf.FOLDER).unlink()
+    (c.path / mf.FOLDER).mkdir()
+    s = c.ok("share", "--sync")
+    assert s["written"] == 1 and s["forgotten"] == 0
+    assert mf.parse(c.file(entry_id).read_text(), c.file(entry_id).name).id == entry_id
+
+
+def test_the_project_rule_shares_its_types_as_they_are_remembered(other_repo: Clone) -> None:
+    c = other_repo
+    r = c.ok("share", "--sync", "--rule", "convention,decision")
+    assert r["rule"] == ["convention", "decision"]
+    kept = c.ok("remember", uniq("Every tool has a --json flag"), "--type", "convention")
+    local = c.ok("remember", uniq("The build takes 4 minutes"))  # a fact: not in the rule
+    assert c.file(kept["id"]).exists() and not c.file(local["id"]).exists()
+    status = c.ok("status")
+    mine = next(s for s in status["shared"] if s["root"] == str(c.path))
+    assert mine["rule"] == ["convention", "decision"] and mine["shared"] == 1
+    assert "rule: convention, decision" in c.enyal("status").out
+    c.ok("unshare", kept["id"])
+    assert not c.file(kept["id"]).exists()
+    assert c.get(kept["id"])["is_deprecated"] is False  # the memory stays
+
+
+def test_a_link_in_the_folder_is_not_followed(other_repo: Clone, tmp_path: Path) -> None:
+    c = other_repo
+    secret = tmp_path / "private.md"
+    fake = str(uuid.uuid4())
+    secret.write_text(
+        mf.render(mf.MemoryFile(id=fake, content="private", created="2026", updated="2026"))
+    )
+    (c.path / mf.FOLDER).mkdir(exist_ok=True)
+    c.file(fake).symlink_to(secret)
+    r = c.ok("share", "--sync")
+    assert [x["reason"] for x in r["problems"]] == ["cannot be read: a link: not read"]
+    assert not _exists(c, fake)

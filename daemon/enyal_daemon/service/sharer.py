@@ -51,7 +51,7 @@ class Sharer:
         return list(shared.roots(self.engine.reader()))
 
     def _run(self) -> None:
-        seen: dict[str, dict[str, tuple[int, int]]] = {}
+        seen: dict[str, dict[str, tuple[int, int]] | None] = {}
         pending: set[str] = set()
         try:
             pending = set(self._roots())

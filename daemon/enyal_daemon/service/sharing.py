@@ -25,10 +25,12 @@ from it, which resolves the markers (the person still commits it).
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import hashlib
 import logging
 import os
+import stat
 import subprocess
 import tempfile
 import threading
@@ -57,6 +59,7 @@ log = logging.getLogger(__name__)
 # want the same repository, and a file must not be read while it is half renamed.
 _lock = threading.RLock()
 LINKS: tuple[p.EdgeType, ...] = ("supersedes", "relates_to", "depends_on")
+MAX_FILE = 1 << 20  # a memory is at most 64 KiB of text: a larger file is no memory
 CONCURRENT = "edited on two branches: both versions are in its history, the later is current"
 
 
@@ -302,19 +305,34 @@ class _Plan:
     unchanged: int = 0
 
 
-def listing(root: str) -> dict[str, tuple[int, int]]:
-    """The folder's files with their mtime and size: what the watcher compares."""
+def listing(root: str) -> dict[str, tuple[int, int]] | None:
+    """The folder's entries (files, and links, which are refused when read) with their
+    mtime and size: what the watcher compares. None: there is no folder (a checkout of
+    a branch from before sharing), which forgets nothing."""
     out: dict[str, tuple[int, int]] = {}
     try:
         with os.scandir(folder(root)) as it:
             for d in it:
-                if d.name.startswith(".") or not d.is_file(follow_symlinks=False):
-                    continue
+                if d.name.startswith(".") or d.is_dir(follow_symlinks=False):
+                    continue  # our own temporary files, and folders, are no memories
                 st = d.stat(follow_symlinks=False)
                 out[d.name] = (st.st_mtime_ns, st.st_size)
     except (FileNotFoundError, NotADirectoryError):
-        return {}
+        return None
     return out
+
+
+def _read_file(path: Path) -> bytes:
+    """A file of the folder, never through a link (it could point anywhere: ~/.ssh), and
+    never one larger than a memory can be."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            raise mf.FormatError("not a regular file: not read")
+        data = f.read(MAX_FILE + 1)
+    if len(data) > MAX_FILE:
+        raise mf.FormatError(f"larger than {MAX_FILE // 1024} KiB: not read")
+    return data
 
 
 def sync_root(engine: Engine, root: str) -> p.ShareSyncResult:
@@ -332,11 +350,15 @@ def _plan(engine: Engine, root: str) -> _Plan:
     known_bad = {name: h for _, name, _, h in shared.problems(conn, root)}
     plan = _Plan()
     on_disk = listing(root)
-    for name in sorted(on_disk):
+    for name in sorted(on_disk or {}):
         try:
-            data = (folder(root) / name).read_bytes()
+            data = _read_file(folder(root) / name)
+        except mf.FormatError as exc:
+            plan.problems.append((name, str(exc), ""))
+            continue
         except OSError as exc:
-            plan.problems.append((name, f"cannot be read: {exc.strerror}", ""))
+            why = "a link: not read" if exc.errno == errno.ELOOP else exc.strerror
+            plan.problems.append((name, f"cannot be read: {why}", ""))
             continue
         h = _digest(data)
         entry_id = mf.id_of(name)
@@ -358,7 +380,8 @@ def _plan(engine: Engine, root: str) -> _Plan:
         incoming.file_hash = h
         plan.incoming.append(incoming)
         plan.good_names.add(name)
-    plan.gone = [r for i, r in rows.items() if mf.file_name(i) not in on_disk and r.file_hash]
+    if on_disk is not None:
+        plan.gone = [r for i, r in rows.items() if mf.file_name(i) not in on_disk and r.file_hash]
     return plan
 
 
@@ -466,7 +489,7 @@ def _apply(engine: Engine, root: str, plan: _Plan) -> p.ShareSyncResult:
             shared.record_problem(tx.conn, root, name, reason, h, now)
         for name in plan.good_names:
             shared.clear_problem(tx.conn, root, name)
-        on_disk = listing(root)
+        on_disk = listing(root) or {}
         for _, name, _, _ in shared.problems(tx.conn, root):
             if name not in on_disk:
                 shared.clear_problem(tx.conn, root, name)
@@ -546,10 +569,18 @@ def _store(
         shared.mark(tx.conn, rid, root)
         kind = "added"
     else:
+        back = row.is_deprecated  # its file is back (a checkout, a revert): so is it
+        if back:
+            entries.update_fields(tx.conn, row.rid, {"is_deprecated": 0})
+            engine.reopen_chain(tx, row.id)
+            versions.record(tx.conn, row.id, "restored", now)
+            tx.after_commit.append(functools.partial(engine.index.set_active, row.rid, True))
+            engine.changes.note(tx, "restored", row)
+            row = engine.require(m.id, tx.conn)
         if item.earlier is not None:
             _update(engine, tx, row, item.earlier, vectors.get(item.earlier.content), [], now)
             row = engine.require(m.id, tx.conn)
-        changed = _update(engine, tx, row, m, emb, flags, now)
+        changed = _update(engine, tx, row, m, emb, flags, now) or back
         shared.mark(tx.conn, row.rid, root)
         kind = "updated" if changed or item.earlier is not None else None
         rid = row.rid
