@@ -3,8 +3,8 @@ with its own ENYAL_HOME and daemon, exchange memories through `.enyal/` with rea
 and the real `enyal` executable. One pair of daemons serves the module; each test makes
 its own memories, so their order does not matter.
 
-The clones sit at different paths: a memory read from the repository is scoped to the
-clone that reads it (the file says where in the repository, never an absolute path).
+The clones sit at different paths: both are the project of one key (the remote's URL,
+issue 27.1), and a file says where in the repository, never an absolute path.
 """
 
 from __future__ import annotations
@@ -159,7 +159,8 @@ def test_a_shared_memory_pulled_into_b_is_recalled_briefed_with_its_history(pair
 
     got = b.get(entry_id)
     assert got["content"] == content
-    assert got["scope_level"] == "project" and got["scope_path"] == str(b.path)
+    # The same project in both clones, wherever each is: its key (issue 27.1).
+    assert got["scope_level"] == "project" and got["scope_path"] == a.get(entry_id)["scope_path"]
     assert got["written_by"] == "repository"
     assert got["metadata"]["repository_author"] == "Alice <alice@example.com>"
     assert got["created_at"] == a.get(entry_id)["created_at"]

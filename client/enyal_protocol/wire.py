@@ -1366,6 +1366,10 @@ class ShutdownResult(Struct, kw_only=True):
 
 class ShareParams(Params, kw_only=True):
     id: EntryId
+    cwd: Annotated[
+        str | None,
+        Meta(description="The client's working directory: its checkout is written to first."),
+    ] = None
 
 
 class UnshareParams(Params, kw_only=True):

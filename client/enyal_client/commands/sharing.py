@@ -18,7 +18,7 @@ def cmd_share(c: Connection, a: Args) -> Result:
     if a.id is not None:
         if a.sync or a.rule is not None:
             raise UsageError("give an ID, or --sync / --rule, not both")
-        r = ct.call(c, "share", {"id": a.id}, p.ShareResult, FLAGS)
+        r = ct.call(c, "share", {"id": a.id, "cwd": os.getcwd()}, p.ShareResult, FLAGS)
         what = "shared" if r.changed else "already shared"
         return r, f"{what} {r.id}: {r.file} (commit it for the team)"
     if not a.sync and a.rule is None:

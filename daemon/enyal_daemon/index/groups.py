@@ -4,7 +4,9 @@ A scope is (level, path); the index keeps one int32 per row instead, so that a
 search within a scope (dedup, a project's recall, the file → global chain) is a
 numpy mask over the rows rather than a list of rids read from SQLite (34 ms for a
 global scope of 100k entries). Keys live as long as the daemon; an entry never
-changes scope, so a row's group never changes either.
+changes scope, so a row's group never changes either. When a project's key changes
+(service/identity.py) its groups are renamed instead: a scope can then hold more than
+one group, its own and those merged into it.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ class ScopeGroups:
         self._lock = threading.Lock()
         self._keys: dict[tuple[str, str | None], int] = {}
         self._by_path: dict[str | None, list[int]] = {}
+        self._also: dict[tuple[str, str | None], list[int]] = {}  # merged in by rename
 
     def key(self, level: str, path: str | None) -> int:
         """The scope's group, made on first sight."""
@@ -47,14 +50,38 @@ class ScopeGroups:
 
     def known(self, scopes: Iterable[tuple[str, str | None]]) -> list[int]:
         """The groups of those scopes that hold (or held) an entry."""
-        return [k for s in scopes if (k := self._keys.get(s)) is not None]
+        found = [k for s in scopes if (k := self._keys.get(s)) is not None]
+        return found + [k for s in scopes for k in self._also.get(s, ())] if self._also else found
 
     def matching(self, wanted: Callable[[str | None], bool]) -> list[int]:
         """The groups whose path is wanted (a view's scopes: few, next to the rows)."""
         with self._lock:
-            return [k for (_, path), k in self._keys.items() if wanted(path)]
+            found = [k for (_, path), k in self._keys.items() if wanted(path)]
+            return found + [k for (_, path), ks in self._also.items() if wanted(path) for k in ks]
 
     def at_path(self, path: str | None) -> list[int]:
         """The groups of every level at this path."""
         with self._lock:
             return list(self._by_path.get(path, ()))
+
+    def rename(self, old: str, new: str) -> None:
+        """Scopes at `old` or under it (`old/...`) are at `new` (and under it) from now on,
+        their groups with them; a group whose new scope has one already joins it."""
+        with self._lock:
+
+            def under(path: str | None) -> bool:
+                return path is not None and (path == old or path.startswith(old + "/"))
+
+            for level, path in [scope for scope in self._keys if under(scope[1])]:
+                assert path is not None
+                to = new + path[len(old) :]
+                ks = [self._keys.pop((level, path)), *self._also.pop((level, path), [])]
+                for k in ks:
+                    self._by_path[path].remove(k)
+                self._by_path.setdefault(to, []).extend(ks)
+                if (level, to) in self._keys:
+                    self._also.setdefault((level, to), []).extend(ks)
+                else:
+                    self._keys[(level, to)] = ks[0]
+                    if ks[1:]:
+                        self._also.setdefault((level, to), []).extend(ks[1:])

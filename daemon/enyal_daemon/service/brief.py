@@ -80,14 +80,15 @@ def brief(engine: Engine, params: p.BriefParams) -> p.BriefResult:
     if params.path is None and params.cwd is None:
         raise InvalidValue("brief needs path or the client's cwd")
     where = scopes.absolute(params.path or params.cwd or "", params.cwd)
-    project = scopes.project_root(where)
+    here = scopes.project_of(where)
+    project, key = here.root, here.key  # shown as the folder, stored by the key
     chain: list[tuple[str, str | None]] = [
-        ("project", project),
-        ("workspace", scopes.workspace_of(project)),
+        ("project", key),
+        ("workspace", here.workspace),
         ("global", None),
     ]
     conn = engine.reader()
-    since = meta.get(conn, META_KEY + project)
+    since = meta.get(conn, META_KEY + key)
     now = datetime.now(UTC)
     briefed_at = now_iso()
 
@@ -102,8 +103,8 @@ def brief(engine: Engine, params: p.BriefParams) -> p.BriefResult:
             _changed(engine, chain, since) if since else [],
             None if since else "_First brief of this project._",
         ),
-        Section("review", "## To review", _review(engine, project, chain, now)),
-        Section("log", "## Log", _log(engine, project, now)),
+        Section("review", "## To review", _review(engine, here, chain, now)),
+        Section("log", "## Log", _log(engine, key, now)),
     ]
     header = [
         f"# Enyal brief: {os.path.basename(project) or project}",
@@ -116,7 +117,7 @@ def brief(engine: Engine, params: p.BriefParams) -> p.BriefResult:
         s.items = s.items[:cap]
     markdown, used = _pack(engine, header, sections, params.budget_tokens)
     if params.record and not engine.read_only:
-        _record(engine, project, briefed_at)
+        _record(engine, key, briefed_at)
     return p.BriefResult(
         project=project,
         markdown=markdown,
@@ -193,7 +194,7 @@ def _changed(engine: Engine, chain: list[tuple[str, str | None]], since: str) ->
 
 
 def _review(
-    engine: Engine, project: str, chain: list[tuple[str, str | None]], now: datetime
+    engine: Engine, project: scopes.Project, chain: list[tuple[str, str | None]], now: datetime
 ) -> list[str]:
     cutoff = to_iso(now - timedelta(days=REVIEW_STALE_DAYS))
     scopes_ = set(chain)
@@ -201,7 +202,7 @@ def _review(
     pairs = graph_store.conflicting(conn, REVIEW_MAX * 10)
     rows = entries.by_ids(conn, list({i: None for pair in pairs for i in pair}))
     # A conflict with what this project does not see (another project's memory) is none here.
-    seen = scopes.view_from(project).sees
+    seen = scopes.view_of_project(project).sees
     ids = {
         i: None
         for pair in pairs

@@ -326,7 +326,7 @@ def _file(engine: Engine, path: str, walked: Walked, kind: p.ContentType, tally:
     plan.keep += [r for r in by_key.values() if r.deprecated]
     texts = [content for _, content in plan.add] + [content for _, _, content in plan.update]
     vecs = engine.embed_memories(texts) if texts else None
-    scope: tuple[p.ScopeLevel, str] = ("project", scopes.project_root(path))
+    scope: tuple[p.ScopeLevel, str] = ("project", scopes.project_of(path).key)
     engine.write(lambda tx: _apply(engine, tx, path, fp, kind, scope, plan, vecs, rows))
     tally.added += len(plan.add)
     tally.updated += len(plan.update)

@@ -63,10 +63,11 @@ def remember(
     scope_path = scopes.resolve_scope_path(params.scope, params.scope_path, params.cwd)
     if params.shared and params.scope not in ("project", "file"):
         raise InvalidValue(f"only a project's or a file's memory can be shared, not {params.scope}")
-    params = msgspec.structs.replace(
-        params, source_ref=sources.resolve_ref(params.source_type, params.source_ref, params.cwd)
-    )
-    cited = sources.cited_path(params.source_type, params.source_ref, params.scope, scope_path)
+    # The file cited is read where it is on this machine; the entry keeps its place.
+    ref = sources.resolve_ref(params.source_type, params.source_ref, params.cwd)
+    local_file = scopes.local_file(params.scope, params.scope_path, params.cwd)
+    cited = sources.cited_path(params.source_type, ref, params.scope, local_file)
+    params = msgspec.structs.replace(params, source_ref=sources.stored_ref(params.source_type, ref))
     # Hashed before the writer job: reading a file must not hold every other write up. A
     # file that does not exist (yet) has nothing to compare with later: not tracked.
     cited_as = sources.fingerprint(cited) if cited is not None else None
@@ -88,7 +89,7 @@ def remember(
     same = already(engine.reader())
     if same is not None:
         if params.shared:  # asked to share what it holds already: shared now
-            sharing.share(engine, p.ShareParams(id=same.id))
+            sharing.share(engine, p.ShareParams(id=same.id, cwd=params.cwd))
         return p.RememberResult(
             id=same.id, action="existing", entry=same.entry(), redacted=clean.found
         )
@@ -160,8 +161,8 @@ def remember(
         engine.changes.note(tx, "created", entry)  # before its edges' changes
         edges = graph.remember_edges(engine, tx, entry.id, params, vec, now)
         engine.index_after_commit(tx, rid, emb, (params.scope, scope_path), entry.content_type)
-        if params.shared or sharing.by_rule(tx.conn, entry):
-            sharing.mark_on(tx, rid, entry)
+        if params.shared or sharing.by_rule(tx.conn, entry, params.cwd):
+            sharing.mark_on(tx, rid, entry, params.cwd)
         return p.RememberResult(
             id=entry.id,
             action="stored" if duplicate else "created",
@@ -188,7 +189,7 @@ def _contradictions(
         return [], []
     # Only what some place sees together with the new memory can contradict it: two
     # projects' opposite conventions are each right in their own project.
-    view = scopes.view_of(params.scope, scope_path)
+    view = scopes.view_around(params.scope, params.scope_path, params.cwd)
     groups = None if view is None else engine.groups.matching(view.sees)
     hits = engine.index.search(vec, conflicts.CANDIDATES, groups=groups)
     rows = entries.by_rids(tx.conn, [rid for rid, _ in hits])

@@ -47,6 +47,7 @@ from ..embedder.passages import Embedding
 from ..errors import InvalidValue
 from ..hygiene.injection import judge
 from ..store import entries, graph, shared, versions
+from ..store import roots as project_roots
 from ..store.rows import EntryRow
 from ..store.writer import Tx
 from . import redaction, scopes
@@ -63,13 +64,32 @@ MAX_FILE = 1 << 20  # a memory is at most 64 KiB of text: a larger file is no me
 CONCURRENT = "edited on two branches: both versions are in its history, the later is current"
 
 
-def root_of(row: EntryRow | p.Entry) -> str:
-    """The repository folder a memory is shared into: its project's root."""
-    if row.scope_level not in ("project", "file") or row.scope_path is None:
+def _under(place: str, key: str) -> bool:
+    return place == key or place.startswith(key.rstrip("/") + "/")
+
+
+def checkout_of(conn: Any, entry: EntryRow | p.Entry, cwd: str | None = None) -> str:
+    """The folder on this machine a memory is shared into: the root of a checkout of its
+    project (scopes are stored by the project's key, service/scopes.py). The client's own
+    checkout first, else one the daemon has seen (the deepest, for nested projects)."""
+    if entry.scope_level not in ("project", "file") or entry.scope_path is None:
         raise InvalidValue(
-            f"only a project's or a file's memory can be shared; this one is {row.scope_level}"
+            f"only a project's or a file's memory can be shared; this one is {entry.scope_level}"
         )
-    return row.scope_path if row.scope_level == "project" else scopes.project_root(row.scope_path)
+    place = entry.scope_path
+    if cwd is not None:
+        here = scopes.project_of(scopes.absolute(cwd, None))
+        if _under(place, here.key):
+            return here.root
+    seen = [(key, root) for root, key in project_roots.known(conn).items() if _under(place, key)]
+    seen = [(key, root) for key, root in seen if os.path.isdir(root)]
+    if seen:
+        return max(seen, key=lambda kr: len(kr[0]))[1]
+    if os.path.isabs(place) and os.path.isdir(scopes.project_root(place)):
+        return scopes.project_root(place)  # a project keyed by its path: the path is it
+    raise InvalidValue(
+        f"no checkout of {place} is known on this machine: share it from a folder in one"
+    )
 
 
 def folder(root: str) -> Path:
@@ -93,7 +113,8 @@ def as_file(engine: Engine, conn: Any, row: EntryRow, root: str) -> mf.MemoryFil
     latest = versions.list_for(conn, e.id, 1)
     path = None
     if e.scope_level == "file" and e.scope_path is not None:
-        path = os.path.relpath(e.scope_path, root)
+        key = scopes.project_of(root).key
+        path = e.scope_path[len(key) + 1 :] if _under(e.scope_path, key) else None
     return mf.MemoryFile(
         id=e.id,
         content=content,
@@ -186,19 +207,19 @@ def _hash_of(path: Path) -> str | None:
 # --- the verbs ---------------------------------------------------------------------------
 
 
-def mark_on(tx: Tx, rid: int, entry: EntryRow | p.Entry) -> str:
+def mark_on(tx: Tx, rid: int, entry: EntryRow | p.Entry, cwd: str | None) -> str:
     """Share the entry on this transaction (its file is written once the transaction
     has committed: write_file); returns the repository folder."""
-    root = root_of(entry)
+    root = checkout_of(tx.conn, entry, cwd)
     shared.add_root(tx.conn, root, now_iso())
     shared.mark(tx.conn, rid, root)
     return root
 
 
-def by_rule(conn: Any, entry: p.Entry) -> bool:
+def by_rule(conn: Any, entry: p.Entry, cwd: str | None) -> bool:
     """Whether the project's rule shares a memory of this type as it is remembered."""
     try:
-        root = root_of(entry)
+        root = checkout_of(conn, entry, cwd)
     except InvalidValue:
         return False
     return entry.content_type in shared.roots(conn).get(root, [])
@@ -210,7 +231,7 @@ def share(engine: Engine, params: p.ShareParams) -> p.ShareResult:
         if row.is_deprecated:
             raise InvalidValue(f"entry {row.id} is forgotten: restore it before sharing it")
         before = shared.get(tx.conn, row.id)
-        root = mark_on(tx, row.rid, row)
+        root = mark_on(tx, row.rid, row, params.cwd)
         if before is None:
             engine.changes.note(tx, "updated", row)
         return row.id, before is None, root
@@ -509,13 +530,16 @@ def _apply(engine: Engine, root: str, plan: _Plan) -> p.ShareSyncResult:
     )
 
 
-def _scope(root: str, m: mf.MemoryFile) -> tuple[p.ScopeLevel, str]:
+def _scope(project: scopes.Project, m: mf.MemoryFile) -> tuple[p.ScopeLevel, str]:
+    """Where a file's memory is stored: its project's key (the same in every clone), or
+    the file below the root its front matter names."""
     if m.path is None:
-        return "project", root
-    inside = os.path.normpath(os.path.join(root, m.path))
-    if inside != root and not inside.startswith(root.rstrip(os.sep) + os.sep):
-        raise InvalidValue(f"path {m.path!r} leaves the repository")
-    return "file", inside
+        return "project", project.key
+    inside = os.path.normpath(os.path.join(project.root, m.path))
+    try:
+        return "file", project.place(inside)
+    except ValueError:
+        raise InvalidValue(f"path {m.path!r} leaves the repository") from None
 
 
 def _store(
@@ -524,7 +548,7 @@ def _store(
     """Store one file's memory: added, updated (a new version), or None (no change)."""
     m = item.memory
     emb = vectors.get(m.content)
-    level, path = _scope(root, m)
+    level, path = _scope(scopes.project_of(root), m)
     row = entries.get(tx.conn, m.id)
     flags: list[str] = []
     if emb is not None:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import stat
 import threading
 from collections import OrderedDict
@@ -28,6 +27,7 @@ from typing import Literal
 
 from enyal_protocol import wire as p
 
+from ..projects import place_ref, split_ref
 from ..store import sources as store
 from ..store.sources import Fingerprint, SourceRow
 from . import scopes
@@ -37,17 +37,6 @@ State = Literal["fresh", "changed", "missing"]
 MISSING = Fingerprint(None, None, None)
 HASH_BLOCK = 1 << 20
 CACHED_HASHES = 4096
-# What may follow the path in a source_ref: a line (src/app.py:12, :12:4) or an anchor
-# (README.md#install, app.py#L12). Kept in the stored ref, left out of the path checked.
-_SUFFIX = re.compile(r"(#[^/]*|:\d+(?::\d+)?)$")
-
-
-def split_ref(ref: str) -> tuple[str, str]:
-    """(path, suffix) of a file source_ref."""
-    m = _SUFFIX.search(ref)
-    if m is None or m.start() == 0:
-        return ref, ""
-    return ref[: m.start()], ref[m.start() :]
 
 
 def resolve_ref(source_type: str | None, source_ref: str | None, cwd: str | None) -> str | None:
@@ -63,11 +52,20 @@ def resolve_ref(source_type: str | None, source_ref: str | None, cwd: str | None
     return scopes.absolute(path, cwd) + suffix
 
 
+def stored_ref(source_type: str | None, ref: str | None) -> str | None:
+    """A file source_ref (after resolve_ref) as the entry keeps it: its file's place
+    (projects.place: the project's key and the path from its root), so it names the same
+    file in every checkout. Other refs as they are."""
+    if source_type != "file" or ref is None or "://" in ref:
+        return ref
+    return place_ref(ref)
+
+
 def cited_path(
     source_type: str | None, source_ref: str | None, scope_level: str, scope_path: str | None
 ) -> str | None:
     """The file an entry cites, if any (after resolve_ref): its source_ref, else its file
-    scope."""
+    scope (`scope_path`: the file's path on this machine)."""
     if source_type == "file" and source_ref and "://" not in source_ref:
         path = split_ref(source_ref)[0]
         if os.path.isabs(path):

@@ -16,6 +16,7 @@ alone. Imported edges and histories are taken as they were written: the checks o
 from __future__ import annotations
 
 import functools
+import os
 import uuid
 from collections.abc import Callable
 from typing import Any, Literal
@@ -29,10 +30,11 @@ from ..embedder.passages import Embedding
 from ..errors import EnyalError, InvalidValue
 from ..hygiene.injection import judge
 from ..hygiene.secrets import Redactor, merge_found
+from ..projects import place_ref
 from ..store import entries, graph, versions
 from ..store.failures import STORAGE_FAILURES
 from ..store.writer import Tx
-from . import redaction
+from . import redaction, scopes
 from .clock import normalize_iso, now_iso
 from .engine import Engine, require_entry
 from .limits import check_content, check_metadata
@@ -92,6 +94,7 @@ def _entry(
         raise InvalidValue("global scope takes no scope_path")
     if item.scope_level != "global" and item.scope_path is None:
         raise InvalidValue(f"{item.scope_level} scope needs scope_path")
+    item = _placed(item)
     now = now_iso()
     # An exported entry (it has an id) says whether it is quarantined, and keeps that: a
     # released one stays released. A line written by hand is judged as remember judges,
@@ -142,6 +145,18 @@ def _entry(
         for v in item.versions:
             normalize_iso(v.changed_at, "versions.changed_at")
     return entry, item.versions, found, kept
+
+
+def _placed(item: p.ImportEntry) -> p.ImportEntry:
+    """An entry exported before projects had keys names its project and file by absolute
+    paths: placed as they are placed now (projects.py), when the folders are here. A
+    place (`git:...`) is kept: it is what makes an export portable."""
+    path, ref = item.scope_path, item.source_ref
+    if item.scope_level in ("project", "file") and path is not None and os.path.isabs(path):
+        path = scopes.place(scopes.absolute(path, None))
+    if item.source_type == "file" and ref is not None and "://" not in ref and "\x00" not in ref:
+        ref = place_ref(ref)
+    return msgspec.structs.replace(item, scope_path=path, source_ref=ref)
 
 
 def _scrubbed(

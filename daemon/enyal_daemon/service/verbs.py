@@ -20,6 +20,7 @@ from . import (
     daylog,
     graph,
     health,
+    identity,
     indexing,
     listing,
     memories,
@@ -81,15 +82,17 @@ VERBS: dict[str, Verb] = {
 
 def bind(engine: Engine) -> dict[str, Callable[[Any], Any]]:
     """Every verb with the engine bound. Each first deletes what has expired, if anything
-    has: that is what makes an expired entry vanish for every reader at once."""
+    has: that is what makes an expired entry vanish for every reader at once. And each
+    sent from a folder first finds that folder's project where it is now, should its
+    key have changed (service/identity.py)."""
 
-    def run(verb: Verb, params: Any) -> Any:
-        engine.sweep_expired()
+    def run(verb: Verb, sweep: bool, params: Any) -> Any:
+        identity.follow(engine, getattr(params, "cwd", None))
+        if sweep:
+            engine.sweep_expired()
         return verb(engine, params)
 
     return {
-        name: functools.partial(verb, engine)
-        if name in SWEEP_THEMSELVES
-        else functools.partial(run, verb)
+        name: functools.partial(run, verb, name not in SWEEP_THEMSELVES)
         for name, verb in VERBS.items()
     }

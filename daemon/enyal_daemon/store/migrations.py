@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import apsw
 
+from .. import projects
 from . import cjk
 
 EMBED_DIM = 384
@@ -438,7 +439,63 @@ def m014_cjk_bigrams(conn: apsw.Connection) -> None:
     )
 
 
-def m015_shared(conn: apsw.Connection) -> None:
+def m015_project_keys(conn: apsw.Connection) -> None:
+    """Issue 27: a project and its files are stored by the project's key and the path
+    from its root (projects.py), not by absolute paths, so another checkout finds them.
+    Each stored absolute path is resolved as the daemon resolves a path now, reading
+    the folders as they are (a folder gone is placed by what is left above it; a path
+    in no repository with a remote keeps its absolute form, which is its place). A
+    file source_ref is placed the same way; workspaces stay paths. Nothing is lost:
+    context_project_roots keeps each root seen with its key, so root + the path from
+    it gives back the absolute path, and it is how a checkout whose remote changes is
+    told apart from another repository (service/identity.py)."""
+    conn.execute(
+        """
+        CREATE TABLE context_project_roots (
+            root TEXT PRIMARY KEY,
+            key TEXT NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX idx_project_roots_key ON context_project_roots(key);
+        """
+    )
+    roots: dict[str, str] = {}
+
+    def placed(path: str) -> str:
+        project = projects.project_of(path)
+        roots[project.root] = project.key
+        return project.place(path)
+
+    rows = conn.execute(
+        "SELECT DISTINCT scope_path FROM context_entries "
+        "WHERE scope_level IN ('project', 'file') AND scope_path LIKE '/%'"
+    ).fetchall()
+    for (path,) in rows:
+        new = placed(str(path))
+        if new != path:
+            conn.execute(
+                "UPDATE context_entries SET scope_path = ? "
+                "WHERE scope_level IN ('project', 'file') AND scope_path = ?",
+                (new, path),
+            )
+    refs = conn.execute(
+        "SELECT DISTINCT source_ref FROM context_entries "
+        "WHERE source_type = 'file' AND source_ref LIKE '/%'"
+    ).fetchall()
+    for (ref,) in refs:
+        path, suffix = projects.split_ref(str(ref))
+        new = placed(path) + suffix
+        if new != ref:
+            conn.execute(
+                "UPDATE context_entries SET source_ref = ? "
+                "WHERE source_type = 'file' AND source_ref = ?",
+                (new, ref),
+            )
+    conn.executemany(
+        "INSERT INTO context_project_roots(root, key) VALUES (?, ?)", sorted(roots.items())
+    )
+
+
+def m016_shared(conn: apsw.Connection) -> None:
     """Issue 27: a project's shared memories, written to `.enyal/` in its repository.
     context_shared marks an entry shared: the repository folder its file is written to,
     the sha256 of the file as last written or read (null: not written yet, so a start
@@ -497,7 +554,8 @@ MIGRATIONS: list[Migration] = [
     m012_secure_delete,
     m013_versions_release_importance,
     m014_cjk_bigrams,
-    m015_shared,
+    m015_project_keys,
+    m016_shared,
 ]
 
 

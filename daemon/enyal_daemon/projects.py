@@ -1,0 +1,256 @@
+"""Project identity: which project a path belongs to, said so another checkout of the same
+repository (another path, a worktree, another machine) says it the same way.
+
+A project's root is the nearest folder at or above the path holding a project marker
+(.git first, then pyproject.toml and the other build files); a path with none above it
+is its own project. Its key is:
+
+- `git:<host>/<path>` when the git repository holding the root has a remote (`origin`,
+  else the first by name), its URL normalised (normal_url); a project nested below the
+  repository's top (a monorepo's package with its own pyproject.toml) adds its path
+  from there: `git:github.com/org/mono/services/api`;
+- else the root's absolute path, as every project was keyed before keys existed.
+
+A file's place is its project's key, `/`, and its path from the root, so the same file
+in two checkouts has one place. The git facts are read from the files git keeps (the
+`.git` folder or, in a worktree or submodule, the `.git` file's `gitdir:` and the
+worktree's `commondir`), never by running git: this runs on every request that names a
+folder. The remote is cached per config file and read again only when its mtime or size
+moves.
+
+A base module (no daemon part below it): the schema migration that turns stored absolute
+paths into places (store/migrations.py m015) resolves them with it, as the service does.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+PROJECT_MARKERS = (".git", "pyproject.toml", "package.json", "Cargo.toml", "go.mod", ".hg")
+GIT_PREFIX = "git:"
+
+
+@dataclass(frozen=True)
+class Project:
+    key: str  # git:<host>/<path>[/<nested>] or the root's absolute path
+    root: str  # the root's absolute path on this machine
+    remote: str | None = None  # the URL the key came from, as configured
+
+    @property
+    def workspace(self) -> str:
+        """The folder holding the project: a place on this machine, kept as a path."""
+        return str(Path(self.root).parent)
+
+    def place(self, path: str) -> str:
+        """How `path` (absolute, at or under the root) is stored: the key, then its path
+        from the root."""
+        rel = os.path.relpath(path, self.root)
+        if rel == ".":
+            return self.key
+        if rel == ".." or rel.startswith("../"):
+            raise ValueError(f"{path} is not in the project at {self.root}")
+        return self.key + "/" + rel
+
+
+def _exists(path: Path) -> bool:
+    # os.path.exists, not Path.exists: it says False for a name too long or holding a NUL
+    # (a path from an old store or an import), where Path.exists raises.
+    return os.path.exists(path)
+
+
+def project_root(path: str) -> str:
+    start = Path(path)
+    here = start if os.path.isdir(start) else start.parent
+    for d in (here, *here.parents):
+        if any(_exists(d / marker) for marker in PROJECT_MARKERS):
+            return str(d)
+    return str(here)
+
+
+def project_of(path: str) -> Project:
+    """The project holding `path` (absolute, normalised; need not exist)."""
+    root = project_root(path)
+    top = _repository_top(root)
+    if top is None:
+        return Project(root, root)
+    url = remote_url(top)
+    if url is None:
+        return Project(root, root)
+    key = GIT_PREFIX + normal_url(url, top)
+    rel = os.path.relpath(root, top)
+    return Project(key if rel == "." else key + "/" + rel, root, url)
+
+
+def _repository_top(root: str) -> str | None:
+    """The working tree's top at or above `root`: the nearest folder holding `.git`."""
+    here = Path(root)
+    for d in (here, *here.parents):
+        if _exists(d / ".git"):
+            return str(d)
+    return None
+
+
+def git_dir(top: str) -> str | None:
+    """The git directory of the working tree at `top`: `.git` itself, or where a `.git`
+    file's `gitdir:` line points (a worktree, a submodule), relative to `top`."""
+    dot = os.path.join(top, ".git")
+    if os.path.isdir(dot):
+        return dot
+    try:
+        with open(dot, encoding="utf-8", errors="replace") as f:
+            first = f.readline(4096)
+    except OSError:
+        return None
+    if not first.startswith("gitdir:"):
+        return None
+    return os.path.normpath(os.path.join(top, first[len("gitdir:") :].strip()))
+
+
+def common_dir(gitdir: str) -> str:
+    """Where a git directory's shared parts (config, objects) live: a worktree's gitdir
+    names it in `commondir` (relative to itself); any other gitdir is its own."""
+    try:
+        with open(os.path.join(gitdir, "commondir"), encoding="utf-8", errors="replace") as f:
+            common = f.readline(4096).strip()
+    except OSError:
+        return gitdir
+    return os.path.normpath(os.path.join(gitdir, common)) if common else gitdir
+
+
+def remote_url(top: str) -> str | None:
+    """The URL of the remote of the working tree at `top`: `origin`'s, else the first
+    remote's by name; None without one."""
+    gitdir = git_dir(top)
+    if gitdir is None:
+        return None
+    return _REMOTES.url(os.path.join(common_dir(gitdir), "config"))
+
+
+_SECTION = re.compile(r'^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]\s*(.*)$')
+_URL = re.compile(r"^\s*url\s*=\s*(.*?)\s*$", re.IGNORECASE)
+
+
+def remotes_in(text: str) -> dict[str, str]:
+    """remote name -> its first url, from a git config's text. Only what a key needs:
+    `[remote "name"]` sections and their `url`; includes and `insteadOf` are not read."""
+    found: dict[str, str] = {}
+    section: str | None = None
+    for line in text.splitlines():
+        m = _SECTION.match(line)
+        if m is not None:
+            section = m.group(2) if m.group(1).lower() == "remote" else None
+            line = m.group(3)
+        if section is None or section in found:
+            continue
+        u = _URL.match(line)
+        if u is not None:
+            value = u.group(1)
+            if value.startswith('"') and value.endswith('"') and len(value) >= 2:
+                value = value[1:-1]
+            else:
+                value = re.split(r"\s[#;]", value, maxsplit=1)[0].strip()
+            if value:
+                found[section.replace('\\"', '"').replace("\\\\", "\\")] = value
+    return found
+
+
+def chosen_remote(remotes: dict[str, str]) -> str | None:
+    if "origin" in remotes:
+        return remotes["origin"]
+    return remotes[min(remotes)] if remotes else None
+
+
+class _RemoteCache:
+    """The chosen remote URL per config file, kept while its mtime and size hold."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._items: dict[str, tuple[int, int, str | None]] = {}
+
+    def url(self, config: str) -> str | None:
+        try:
+            st = os.stat(config)
+        except OSError:
+            return None
+        with self._lock:
+            hit = self._items.get(config)
+        if hit is not None and hit[:2] == (st.st_mtime_ns, st.st_size):
+            return hit[2]
+        try:
+            with open(config, encoding="utf-8", errors="replace") as f:
+                url = chosen_remote(remotes_in(f.read(1 << 20)))
+        except OSError:
+            return None
+        with self._lock:
+            if len(self._items) > 4096:  # a bound, not an LRU: roots are few
+                self._items.clear()
+            self._items[config] = (st.st_mtime_ns, st.st_size, url)
+        return url
+
+
+_REMOTES = _RemoteCache()
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://(.*)$")
+_SCP = re.compile(r"^(?:[^@/:]+@)?([^/:]+):(.*)$")
+
+
+def normal_url(url: str, top: str) -> str:
+    """`host/path` of a remote URL, the same for every way of writing one repository:
+    scheme, user and port dropped, the host lower-cased, a trailing `.git` and slashes
+    cut (https://u@GitHub.com/org/repo.git, git@github.com:org/repo and
+    ssh://git@github.com:22/org/repo.git are all github.com/org/repo). The path keeps
+    its case: only some hosts ignore it. A remote on this machine (a path, file://) is
+    its absolute path, resolved from `top` as git does."""
+    url = url.strip()
+    m = _SCHEME.match(url)
+    if m is not None and m.group(1).lower() != "file":
+        rest = m.group(2)
+        authority, _, path = rest.partition("/")
+        host = authority.rsplit("@", 1)[-1]
+        # The port goes too ([ipv6]:port keeps its brackets).
+        host = host[: host.find("]") + 1] if host.startswith("[") else host.split(":", 1)[0]
+        return _tidy(host.lower(), path)
+    if m is not None:  # file://
+        local = m.group(2)
+        local = local[local.find("/") :] if not local.startswith("/") else local
+        return _tidy("", os.path.normpath(local))
+    s = _SCP.match(url)
+    if s is not None and not os.path.isabs(url) and not url.startswith("."):
+        return _tidy(s.group(1).lower(), s.group(2).lstrip("~"))
+    return _tidy("", os.path.normpath(os.path.join(top, os.path.expanduser(url))))
+
+
+def _tidy(host: str, path: str) -> str:
+    parts = [p for p in path.split("/") if p not in ("", ".")]
+    if parts and parts[-1].endswith(".git"):
+        parts[-1] = parts[-1][: -len(".git")]
+    parts = [p for p in parts if p]
+    return host + "/" + "/".join(parts)
+
+
+# What may follow the path in a file source_ref: a line (src/app.py:12, :12:4) or an
+# anchor (README.md#install, app.py#L12). Kept in the stored ref, left out of the path.
+_SUFFIX = re.compile(r"(#[^/]*|:\d+(?::\d+)?)$")
+
+
+def split_ref(ref: str) -> tuple[str, str]:
+    """(path, suffix) of a file source_ref."""
+    m = _SUFFIX.search(ref)
+    if m is None or m.start() == 0:
+        return ref, ""
+    return ref[: m.start()], ref[m.start() :]
+
+
+def place(path: str) -> str:
+    """How an absolute path is stored: its project's key and its path from the root."""
+    return project_of(path).place(path)
+
+
+def place_ref(ref: str) -> str:
+    """A file source_ref whose path is absolute, as stored: its path's place, the line or
+    anchor after it kept. Any other ref as it is."""
+    path, suffix = split_ref(ref)
+    return place(path) + suffix if os.path.isabs(path) else ref

@@ -1,0 +1,396 @@
+"""Project identity (issue 27): a project is its repository, keyed by its remote's
+normalised URL (else its root's path), and its memories and their files are stored by
+that key and the path from the root. Real git (a bare repository and clones in tmp
+folders, `git` run as a user runs it), one real daemon for the module, the real CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import run_cli
+from daemon_support import RunningDaemon, isolated_env, open_db, running
+from enyal_daemon import projects
+
+
+def git(*args: str, cwd: Path | None = None) -> str:
+    """git as a user runs it, but blind to this machine's own git config."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env |= {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+    base = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    base += ["-c", "protocol.file.allow=always", "-c", "init.defaultBranch=main"]
+    done = subprocess.run(
+        [*base, *args], cwd=cwd, env=env, capture_output=True, text=True, check=True
+    )
+    return done.stdout.strip()
+
+
+@dataclass
+class World:
+    root: Path
+    origin: Path  # the bare repository every clone's origin is
+    a: Path  # a clone
+    b: Path  # another clone of it, at another path
+    wt: Path  # a worktree of a
+    lone: Path  # a repository with no remote
+
+    def clone(self, name: str) -> Path:
+        git("clone", "-q", str(self.origin), str(self.root / name))
+        return self.root / name
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> World:
+    root = tmp_path_factory.mktemp("git")
+    origin = root / "srv" / "app.git"
+    origin.mkdir(parents=True)
+    git("init", "-q", "--bare", str(origin))
+    seed = root / "seed"
+    git("clone", "-q", str(origin), str(seed))
+    (seed / "src").mkdir()
+    (seed / "src" / "app.py").write_text("print('app')\n")
+    (seed / "svc" / "api").mkdir(parents=True)
+    (seed / "svc" / "api" / "pyproject.toml").write_text("[project]\nname = 'api'\n")
+    (seed / "svc" / "web").mkdir(parents=True)
+    (seed / "svc" / "web" / "package.json").write_text("{}\n")
+    git("add", "-A", cwd=seed)
+    git("commit", "-q", "-m", "seed", cwd=seed)
+    git("push", "-q", "origin", "HEAD", cwd=seed)
+    w = World(root, origin, root / "a", root / "elsewhere" / "b", root / "wt", root / "lone")
+    git("clone", "-q", str(origin), str(w.a))
+    git("clone", "-q", str(origin), str(w.b))
+    git("worktree", "add", "-q", "-b", "feature", str(w.wt), cwd=w.a)
+    git("init", "-q", str(w.lone))
+    return w
+
+
+@pytest.fixture(scope="module")
+def host(world: World) -> Path:
+    """A clone of the app holding another repository (lib) as a submodule."""
+    lib = world.origin.with_name("lib.git")
+    git("init", "-q", "--bare", str(lib))
+    seed = world.clone("libseed")
+    (seed / "README").write_text("lib\n")
+    git("add", "-A", cwd=seed)
+    git("commit", "-q", "-m", "lib", cwd=seed)
+    git("push", "-q", str(lib), "HEAD:main", cwd=seed)
+    host = world.clone("host")
+    git("submodule", "add", "-q", str(lib), "vendor/lib", cwd=host)
+    return host
+
+
+@pytest.fixture(scope="module")
+def d(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningDaemon]:
+    with running(tmp_path_factory.mktemp("identity") / "home") as daemon:
+        yield daemon
+        assert "Traceback" not in daemon.log.text(), daemon.log.text()
+
+
+def remember(d: RunningDaemon, text: str, cwd: Path, **extra: Any) -> dict[str, Any]:
+    entry: dict[str, Any] = d.call("remember", {"content": text, "cwd": str(cwd), **extra})["entry"]
+    return entry
+
+
+def seen_from(d: RunningDaemon, cwd: Path, query: str = "memory") -> set[str]:
+    """The ids recall returns to an agent working in `cwd` (its view: no scope asked)."""
+    hits = d.call("recall", {"query": query, "cwd": str(cwd), "limit": 100})["results"]
+    return {h["id"] for h in hits}
+
+
+def key_of(origin: Path) -> str:
+    return "git:" + str(origin.with_suffix(""))
+
+
+# --- the resolver, on real repositories ---------------------------------------------------
+
+
+def test_every_way_of_writing_a_remote_names_one_repository() -> None:
+    forms = [
+        "https://github.com/Org/Repo.git",
+        "https://user@GitHub.COM/Org/Repo",
+        "http://github.com:443/Org/Repo.git/",
+        "git@github.com:Org/Repo.git",
+        "github.com:Org/Repo",
+        "ssh://git@github.com/Org/Repo.git",
+        "ssh://git@github.com:22/Org/Repo",
+        "git://github.com/Org/Repo.git",
+    ]
+    assert {projects.normal_url(u, "/x") for u in forms} == {"github.com/Org/Repo"}
+    # The path keeps its case (only some hosts ignore it); another repository differs.
+    assert projects.normal_url("git@github.com:org/repo.git", "/x") == "github.com/org/repo"
+    assert projects.normal_url("git@gitlab.com:Org/Repo.git", "/x") == "gitlab.com/Org/Repo"
+    # A remote on this machine is its absolute path, a relative one resolved from the top.
+    assert projects.normal_url("file:///srv/app.git", "/x") == "/srv/app"
+    assert projects.normal_url("../srv/app.git", "/x/top") == "/x/srv/app"
+
+
+def test_a_clone_a_worktree_and_a_subfolder_share_the_key(world: World) -> None:
+    key = key_of(world.origin)
+    for where in (world.a, world.b, world.wt, world.a / "src", world.wt / "src" / "app.py"):
+        assert projects.project_of(str(where)).key == key, where
+    assert projects.project_of(str(world.b / "src" / "app.py")).root == str(world.b)
+    assert projects.project_of(str(world.b / "src" / "app.py")).place(
+        str(world.b / "src" / "app.py")
+    ) == (key + "/src/app.py")
+    # No remote: the root's path, as before keys.
+    assert projects.project_of(str(world.lone)).key == str(world.lone)
+
+
+def test_nested_projects_and_submodules(world: World, host: Path) -> None:
+    key = key_of(world.origin)
+    # A monorepo's package with a marker of its own: the repository's key and its path.
+    assert projects.project_of(str(world.b / "svc" / "api" / "x.py")).key == key + "/svc/api"
+    assert projects.project_of(str(world.b / "svc" / "web")).key == key + "/svc/web"
+    # A submodule has its own remote, so its own key, in every checkout holding it.
+    sub = host / "vendor" / "lib"
+    assert (sub / ".git").is_file()  # a gitdir: file, into host/.git/modules
+    assert projects.project_of(str(sub / "README")).key == key_of(world.origin.with_name("lib.git"))
+    assert projects.project_of(str(host)).key == key
+
+
+def test_several_remotes_origin_else_the_first_by_name(world: World) -> None:
+    repo = world.root / "many"
+    git("init", "-q", str(repo))
+    git("remote", "add", "zeta", "git@example.org:z/zeta.git", cwd=repo)
+    git("remote", "add", "upstream", "https://example.org/u/up.git", cwd=repo)
+    assert projects.project_of(str(repo)).key == "git:example.org/u/up"
+    git("remote", "add", "origin", "https://example.org/o/main.git", cwd=repo)
+    assert projects.project_of(str(repo)).key == "git:example.org/o/main"
+
+
+# --- through the daemon --------------------------------------------------------------------
+
+
+def test_a_checkout_at_another_path_and_a_worktree_see_the_projects_memories(
+    d: RunningDaemon, world: World
+) -> None:
+    """The issue's test: what is remembered in one clone is the project's, wherever the
+    project is checked out; a repository without the remote does not see it."""
+    tag = uuid.uuid4().hex[:8]
+    project = remember(d, f"memory {tag}: the app's config lives in settings.toml", world.a)
+    file = remember(
+        d,
+        f"memory {tag}: app.py must stay importable without side effects",
+        world.a,
+        scope="file",
+        scope_path="src/app.py",
+        source_type="file",
+        source_ref="src/app.py:1",
+    )
+    key = key_of(world.origin)
+    assert project["scope_path"] == key
+    assert file["scope_path"] == key + "/src/app.py"
+    assert file["source_ref"] == key + "/src/app.py:1"
+    ids = {project["id"], file["id"]}
+    for where in (world.b, world.wt, world.b / "src"):
+        assert ids <= seen_from(d, where, f"memory {tag}"), where
+    assert not ids & seen_from(d, world.lone, f"memory {tag}")
+    # A file of another checkout: its file memory first, by the file -> global chain.
+    hits = d.call(
+        "recall_by_scope",
+        {"query": f"memory {tag} app.py", "file_path": str(world.b / "src" / "app.py")},
+    )["results"]
+    assert hits[0]["id"] == file["id"]
+    # A listing by the file's path in the other checkout finds it; so does the CLI there.
+    listed = d.call("list", {"scope": "file", "scope_path": "src/app.py", "cwd": str(world.wt)})[
+        "entries"
+    ]
+    assert [e["id"] for e in listed] == [file["id"]]
+    r = run_cli(
+        "recall", f"memory {tag}", "--all", "--json", cwd=world.b, env=isolated_env(d.paths.home)
+    )
+    assert r.code == 0, r.err
+    assert ids <= {h["id"] for h in r.json()["results"]}
+
+
+def test_a_moved_checkout_keeps_its_memories(d: RunningDaemon, world: World) -> None:
+    clone = world.clone(f"mover-{uuid.uuid4().hex[:6]}")
+    tag = uuid.uuid4().hex[:8]
+    stored = remember(d, f"memory {tag}: deploys go through the staging branch", clone)
+    moved = world.root / "moved" / clone.name
+    moved.parent.mkdir(exist_ok=True)
+    shutil.move(clone, moved)
+    assert stored["id"] in seen_from(d, moved, f"memory {tag}")
+
+
+def test_nested_projects_see_their_own_and_the_monorepo_sees_them_all(
+    d: RunningDaemon, world: World
+) -> None:
+    tag = uuid.uuid4().hex[:8]
+    api = remember(d, f"memory {tag}: the api service pins pydantic 2", world.a / "svc" / "api")
+    web = remember(d, f"memory {tag}: the web app builds with vite", world.a / "svc" / "web")
+    top = remember(d, f"memory {tag}: the monorepo releases every Tuesday", world.a)
+    assert api["scope_path"] == key_of(world.origin) + "/svc/api"
+    # From the package (in another checkout): its own, not its sibling's, not the top's.
+    from_api = seen_from(d, world.b / "svc" / "api", f"memory {tag}")
+    assert api["id"] in from_api
+    assert not {web["id"], top["id"]} & from_api
+    # From the repository's top: everything under it, as a folder sees its subfolders.
+    assert {api["id"], web["id"], top["id"]} <= seen_from(d, world.b, f"memory {tag}")
+
+
+def test_a_submodules_memories_are_its_own(d: RunningDaemon, host: Path) -> None:
+    tag = uuid.uuid4().hex[:8]
+    sub = remember(d, f"memory {tag}: lib keeps a stable C ABI", host / "vendor" / "lib")
+    outer = remember(d, f"memory {tag}: host vendors lib as a submodule", host)
+    assert outer["id"] not in seen_from(d, host / "vendor" / "lib", f"memory {tag}")
+    assert sub["id"] not in seen_from(d, host, f"memory {tag}")
+
+
+def test_when_the_remote_changes_the_memories_follow(d: RunningDaemon, world: World) -> None:
+    """The one checkout of its repository this daemon knows: the repository moved."""
+    tag = uuid.uuid4().hex[:8]
+    clone = world.clone(f"renamed-{tag}")
+    git("remote", "set-url", "origin", f"git@example.org:team/app-{tag}.git", cwd=clone)
+    stored = remember(d, f"memory {tag}: the repository moved hosts once", clone)
+    other = remember(
+        d, f"memory {tag}: app.py is the entry point", clone, scope="file", scope_path="src/app.py"
+    )
+    git("remote", "set-url", "origin", f"https://example.org/team/renamed-{tag}", cwd=clone)
+    assert {stored["id"], other["id"]} <= seen_from(d, clone, f"memory {tag}")
+    now = {e["id"]: e for e in d.call("list", {"cwd": str(clone), "scope": "project"})["entries"]}
+    assert now[stored["id"]]["scope_path"] == f"git:example.org/team/renamed-{tag}"
+    got = d.call("get", {"id": other["id"]})
+    assert got["scope_path"] == f"git:example.org/team/renamed-{tag}/src/app.py"
+    # A first remote added to a repository keyed by its path: its memories follow too.
+    repo = world.root / f"local-{uuid.uuid4().hex[:6]}"
+    git("init", "-q", str(repo))
+    local = remember(d, f"memory {tag}: started without a remote", repo)
+    assert local["scope_path"] == str(repo)
+    git("remote", "add", "origin", "https://example.org/team/fresh.git", cwd=repo)
+    assert local["id"] in seen_from(d, repo, f"memory {tag}")
+
+
+def test_a_remote_changed_in_one_of_two_checkouts_leaves_the_other_its_memories(
+    d: RunningDaemon, world: World
+) -> None:
+    """Two checkouts of one repository, one pointed at a fork: the memories stay with the
+    one that keeps the key; the fork starts afresh. Once no checkout known keeps the old
+    key (the other is pointed at the new remote too), they move."""
+    tag = uuid.uuid4().hex[:8]
+    keeps, forked = world.clone(f"keeps-{tag}"), world.clone(f"forked-{tag}")
+    for clone in (keeps, forked):
+        git("remote", "set-url", "origin", f"https://example.org/team/two-{tag}.git", cwd=clone)
+    stored = remember(d, f"memory {tag}: both checkouts know this", keeps)
+    assert stored["id"] in seen_from(d, forked, f"memory {tag}")
+    git("remote", "set-url", "origin", f"https://example.org/me/fork-{tag}.git", cwd=forked)
+    assert stored["id"] not in seen_from(d, forked, f"memory {tag}")
+    assert stored["id"] in seen_from(d, keeps, f"memory {tag}")
+    assert d.call("get", {"id": stored["id"]})["scope_path"] == f"git:example.org/team/two-{tag}"
+    git("remote", "set-url", "origin", f"https://example.org/me/fork-{tag}.git", cwd=keeps)
+    assert stored["id"] in seen_from(d, keeps, f"memory {tag}")
+    assert stored["id"] in seen_from(d, forked, f"memory {tag}")
+    assert d.call("get", {"id": stored["id"]})["scope_path"] == f"git:example.org/me/fork-{tag}"
+
+
+def test_export_and_import_carry_the_project_to_another_checkout(
+    d: RunningDaemon, world: World, tmp_path: Path
+) -> None:
+    tag = uuid.uuid4().hex[:8]
+    stored = remember(d, f"memory {tag}: exported with its project", world.a)
+    out = tmp_path / "export.jsonl"
+    r = run_cli("export", str(out), env=isolated_env(d.paths.home))
+    assert r.code == 0, r.err
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    mine = [x for x in lines if x.get("id") == stored["id"]]
+    assert mine and mine[0]["scope_path"] == key_of(world.origin)
+    # Another machine: another store, the project checked out at another path.
+    elsewhere = world.clone(f"machine2-{uuid.uuid4().hex[:6]}")
+    home2 = tmp_path / "home2"
+    with running(home2) as d2:
+        r = run_cli("import", str(out), "--json", env=isolated_env(home2))
+        assert r.code == 0, r.err
+        assert stored["id"] in seen_from(d2, elsewhere, f"memory {tag}")
+        # A line from before keys (absolute paths of a checkout here) is placed on import.
+        old = {
+            "content": f"memory {tag}: written when paths were absolute",
+            "content_type": "fact",
+            "scope_level": "file",
+            "scope_path": str(elsewhere / "src" / "app.py"),
+            "source_type": "file",
+            "source_ref": str(elsewhere / "src" / "app.py") + ":3",
+        }
+        got = d2.call("import", {"lines": [json.dumps(old)]})["lines"][0]
+        assert got["status"] == "stored", got
+        entry = d2.call("get", {"id": got["id"]})
+        assert entry["scope_path"] == key_of(world.origin) + "/src/app.py"
+        assert entry["source_ref"] == key_of(world.origin) + "/src/app.py:3"
+        assert "Traceback" not in d2.log.text(), d2.log.text()
+
+
+def test_the_migration_places_a_stores_absolute_paths(world: World, tmp_path: Path) -> None:
+    """A store as m014 left it (absolute paths) opened by this release: each project and
+    file path becomes its place, nothing else moves, nothing is lost, and another
+    checkout sees the memories."""
+    home = tmp_path / "home"
+    gone = tmp_path / "gone" / "proj"  # a folder since deleted: kept as its path
+    with running(home) as daemon:
+        ids = {
+            "project": remember(daemon, "memory: the project's own", world.a)["id"],
+            "file": remember(
+                daemon,
+                "memory: the file's own",
+                world.a,
+                scope="file",
+                scope_path="src/app.py",
+                source_type="file",
+                source_ref="src/app.py#L2",
+            )["id"],
+            "workspace": remember(daemon, "memory: the workspace's", world.a, scope="workspace")[
+                "id"
+            ],
+            "lone": remember(daemon, "memory: no remote", world.lone)["id"],
+            "gone": remember(daemon, "memory: a folder since gone", tmp_path, scope="project")[
+                "id"
+            ],
+        }
+        db = daemon.paths.db
+    # Back to what m014 stored: absolute paths, no roots table, schema 14.
+    conn = open_db(db)
+    a = str(world.a)
+    with conn:
+        conn.execute(
+            "UPDATE context_entries SET scope_path = ? || substr(scope_path, ?) "
+            "WHERE scope_path LIKE 'git:%'",
+            (a, len(key_of(world.origin)) + 1),
+        )
+        conn.execute(
+            "UPDATE context_entries SET source_ref = ? WHERE id = ?",
+            (a + "/src/app.py#L2", ids["file"]),
+        )
+        conn.execute(
+            "UPDATE context_entries SET scope_path = ? WHERE id = ?", (str(gone), ids["gone"])
+        )
+        conn.execute("DROP TABLE context_project_roots")
+        conn.execute("DELETE FROM schema_version WHERE version > 14")
+    before = conn.execute("SELECT id, content, scope_level FROM context_entries").fetchall()
+    conn.close()
+    with running(home) as daemon:
+        conn = open_db(db)
+        rows = {
+            r[0]: r[1:]
+            for r in conn.execute("SELECT id, scope_path, source_ref FROM context_entries")
+        }
+        after = conn.execute("SELECT id, content, scope_level FROM context_entries").fetchall()
+        known = dict(conn.execute("SELECT root, key FROM context_project_roots").fetchall())
+        conn.close()
+        key = key_of(world.origin)
+        assert sorted(after) == sorted(before)
+        assert rows[ids["project"]][0] == key
+        assert rows[ids["file"]] == (key + "/src/app.py", key + "/src/app.py#L2")
+        assert rows[ids["workspace"]][0] == str(world.a.parent)
+        assert rows[ids["lone"]][0] == str(world.lone)
+        assert rows[ids["gone"]][0] == str(gone)
+        assert known[a] == key  # root + path from it gives the absolute path back
+        seen = seen_from(daemon, world.b, "memory")
+        assert {ids["project"], ids["file"]} <= seen
+        assert "Traceback" not in daemon.log.text(), daemon.log.text()
