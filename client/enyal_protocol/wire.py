@@ -1416,6 +1416,7 @@ class ShareSyncResult(Struct, kw_only=True):
     forgotten: int
     unchanged: int
     written: int  # files (re)written from the database: a write that had failed, or new
+    embedded: int = 0  # texts embedded: only those the store did not hold (changed text)
     problems: list[SharedProblem]
 
 

@@ -322,6 +322,7 @@ class _Plan:
     incoming: list[_Incoming] = field(default_factory=list)
     problems: list[tuple[str, str, str]] = field(default_factory=list)  # name, reason, hash
     good_names: set[str] = field(default_factory=set)
+    hashes: dict[str, str] = field(default_factory=dict)  # name -> sha256, as read
     gone: list[shared.SharedRow] = field(default_factory=list)
     unchanged: int = 0
 
@@ -361,7 +362,7 @@ def sync_root(engine: Engine, root: str) -> p.ShareSyncResult:
         plan = _plan(engine, root)
         _authors(root, plan.incoming)
         result = _apply(engine, root, plan)
-        written = _reconcile(engine, root)
+        written = _reconcile(engine, root, plan.hashes)
     return msgspec.structs.replace(result, written=written)
 
 
@@ -382,6 +383,7 @@ def _plan(engine: Engine, root: str) -> _Plan:
             plan.problems.append((name, f"cannot be read: {why}", ""))
             continue
         h = _digest(data)
+        plan.hashes[name] = h
         entry_id = mf.id_of(name)
         row = rows.get(entry_id) if entry_id is not None else None
         if row is not None and row.file_hash == h:
@@ -524,6 +526,7 @@ def _apply(engine: Engine, root: str, plan: _Plan) -> p.ShareSyncResult:
         forgotten=counts["forgotten"],
         unchanged=plan.unchanged,
         written=0,
+        embedded=len(texts),
         problems=[
             p.SharedProblem(file=str(folder(root) / n), reason=r, id=mf.id_of(n)) for n, r, _ in bad
         ],
@@ -611,7 +614,9 @@ def _store(
     shared.set_synced(tx.conn, rid, item.file_hash)
     if item.earlier is not None:
         shared.set_review(tx.conn, rid, CONCURRENT)
-        # The file still holds both sides: writing it from the store resolves the markers.
+    if item.earlier is not None or item.found:
+        # The file still holds both sides, or a secret: writing it from the store resolves
+        # the markers, or takes the secret out (the person commits that).
         shared.set_synced(tx.conn, rid, None)
     return kind
 
@@ -678,14 +683,16 @@ def _link(engine: Engine, tx: Tx, m: mf.MemoryFile, now: str) -> None:
         engine.changes.note_edge(tx, "linked", source, target, edge_type)
 
 
-def _reconcile(engine: Engine, root: str) -> int:
+def _reconcile(engine: Engine, root: str, on_disk: dict[str, str]) -> int:
     """Files behind the store (a write that failed, a change made while the daemon could
-    not write, a conflict resolved): written now. A file that could not be read is left
-    as it is, for a person. Returns how many files changed."""
+    not write, a conflict resolved, a file changed by hand to what is not read): written
+    now, the last left as it is for a person. `on_disk` is name -> hash as just read.
+    Returns how many files changed."""
     conn = engine.reader()
     bad = {name for _, name, _, _ in shared.problems(conn, root)}
-    return sum(
-        write_file(engine, entry_id)
-        for entry_id in shared.in_root(conn, root)
-        if mf.file_name(entry_id) not in bad
-    )
+    rows = shared.in_root(conn, root)
+    # Behind by version, and files that are not what was last written or read (a file
+    # missing while others are there was unmarked above: it is not in `rows` any more).
+    due = set(shared.behind(conn, root))
+    due |= {i for i, r in rows.items() if on_disk.get(mf.file_name(i)) != r.file_hash}
+    return sum(write_file(engine, i) for i in sorted(due) if mf.file_name(i) not in bad)

@@ -63,6 +63,18 @@ def in_root(conn: apsw.Connection, root: str) -> dict[str, SharedRow]:
     return {r.id: r for r in (SharedRow(*x) for x in cur)}
 
 
+def behind(conn: apsw.Connection, root: str) -> list[str]:
+    """Ids of the entries shared into `root` whose file is not known to say them as they
+    are now: never written, or written from an older version."""
+    cur = conn.execute(
+        "SELECT e.id FROM context_shared s JOIN context_entries e ON e.rid = s.rid "
+        "WHERE s.root = ? AND (s.file_hash IS NULL OR s.version IS NULL OR s.version < "
+        "(SELECT max(v.version) FROM context_versions v WHERE v.entry_id = e.id))",
+        (root,),
+    )
+    return [r[0] for r in cur]
+
+
 def shared_ids(conn: apsw.Connection, ids: Sequence[str]) -> set[str]:
     out: set[str] = set()
     for chunk, marks in in_lists(ids):
