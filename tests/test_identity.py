@@ -18,8 +18,10 @@ from typing import Any
 import pytest
 
 from conftest import run_cli
-from daemon_support import RunningDaemon, isolated_env, open_db, running
-from enyal_daemon import projects
+from daemon_support import RunningDaemon, export_all, isolated_env, open_db, running
+from enyal_client.transport import RpcError
+from enyal_protocol import projects
+from enyal_protocol.wire import INVALID_VALUE
 
 
 def git(*args: str, cwd: Path | None = None) -> str:
@@ -212,14 +214,55 @@ def test_a_checkout_at_another_path_and_a_worktree_see_the_projects_memories(
     assert ids <= {h["id"] for h in r.json()["results"]}
 
 
+def test_a_place_is_taken_as_sent_and_a_bad_one_refused(d: RunningDaemon, world: World) -> None:
+    """A client may name a scope by the place an answer showed it (no folder needed); one
+    with a NUL is refused as a path is, and changes nothing."""
+    tag = uuid.uuid4().hex[:8]
+    key = key_of(world.origin)
+    stored = remember(d, f"memory {tag}: named by its place", world.lone, scope_path=key)
+    assert stored["scope_path"] == key
+    listed = d.call("list", {"scope_path": key, "limit": 1000})["entries"]
+    assert stored["id"] in {e["id"] for e in listed}
+    before = len(export_all(d.call))
+    with pytest.raises(RpcError) as info:
+        d.call("remember", {"content": f"memory {tag}: bad", "scope_path": key + "/a\x00b"})
+    assert info.value.code == INVALID_VALUE
+    assert len(export_all(d.call)) == before
+    assert d.proc.alive()
+
+
 def test_a_moved_checkout_keeps_its_memories(d: RunningDaemon, world: World) -> None:
+    """Its memories, and the files they cite: checked where the checkout is now."""
     clone = world.clone(f"mover-{uuid.uuid4().hex[:6]}")
     tag = uuid.uuid4().hex[:8]
     stored = remember(d, f"memory {tag}: deploys go through the staging branch", clone)
+    cites = remember(
+        d,
+        f"memory {tag}: app.py prints its name",
+        clone,
+        source_type="file",
+        source_ref="src/app.py:1",
+    )
     moved = world.root / "moved" / clone.name
     moved.parent.mkdir(exist_ok=True)
     shutil.move(clone, moved)
-    assert stored["id"] in seen_from(d, moved, f"memory {tag}")
+    assert {stored["id"], cites["id"]} <= seen_from(d, moved, f"memory {tag}")
+
+    def flags() -> dict[str, Any]:
+        hits = d.call("recall", {"query": f"memory {tag} app.py", "cwd": str(moved)})["results"]
+        hit = next(h for h in hits if h["id"] == cites["id"])
+        stale = {e["id"] for e in d.call("review", {"kind": "stale"})["stale"]}
+        return {
+            "missing": hit.get("source_missing", False),
+            "changed": hit.get("source_changed", False),
+            "stale": cites["id"] in stale,
+        }
+
+    assert flags() == {"missing": False, "changed": False, "stale": False}
+    (moved / "src" / "app.py").write_text("print('changed')\n")
+    assert flags() == {"missing": False, "changed": True, "stale": True}
+    d.call("confirm", {"id": cites["id"]})  # checked against the file where it is now
+    assert flags() == {"missing": False, "changed": False, "stale": False}
 
 
 def test_nested_projects_see_their_own_and_the_monorepo_sees_them_all(
@@ -325,6 +368,25 @@ def test_export_and_import_carry_the_project_to_another_checkout(
         assert entry["scope_path"] == key_of(world.origin) + "/src/app.py"
         assert entry["source_ref"] == key_of(world.origin) + "/src/app.py:3"
         assert "Traceback" not in d2.log.text(), d2.log.text()
+
+
+def test_a_markdown_export_of_one_checkout_holds_the_projects_memories(
+    d: RunningDaemon, world: World, tmp_path: Path
+) -> None:
+    tag = uuid.uuid4().hex[:8]
+    remember(d, f"memory {tag}: the project's own", world.a)
+    remember(d, f"memory {tag}: the file's own", world.a, scope="file", scope_path="src/app.py")
+    remember(d, f"memory {tag}: another project's", world.lone)
+    out = tmp_path / "b.md"
+    r = run_cli(
+        "export", str(out), "--format", "markdown", "--project", str(world.b),
+        env=isolated_env(d.paths.home),
+    )  # fmt: skip
+    assert r.code == 0, r.err
+    text = out.read_text()
+    assert f"memory {tag}: the project's own" in text
+    assert f"memory {tag}: the file's own" in text
+    assert f"memory {tag}: another project's" not in text
 
 
 def test_the_migration_places_a_stores_absolute_paths(world: World, tmp_path: Path) -> None:

@@ -54,7 +54,7 @@ DAEMON_TIERS: list[set[str]] = [
     {"index"},
     {"store", "embedder"},
     {"hygiene"},
-    {"heap", "locks", "projects"},
+    {"heap", "locks"},
     {"errors"},
 ]
 

@@ -13,6 +13,7 @@ from typing import IO
 
 import msgspec
 
+from enyal_protocol import projects
 from enyal_protocol import wire as p
 from enyal_protocol.private import open_private
 
@@ -141,7 +142,8 @@ def _write_markdown(c: Connection, a: Args, out: IO[bytes]) -> tuple[int, int]:
     title = "Memories"
     if a.project is not None:
         root = os.path.abspath(a.project)
-        entries = [e for e in entries if markdown.in_project(e, root)]
+        # Stored by the project's key, not the folder (docs/ARCHITECTURE.md).
+        entries = [e for e in entries if markdown.in_project(e, projects.place(root))]
         title = f"Memories of {os.path.basename(root) or root}"
     ids = {e.id for e in entries}
     edges = [e for e in _edges(c) if e.source_id in ids and e.target_id in ids]

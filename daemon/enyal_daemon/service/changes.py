@@ -64,7 +64,7 @@ class Filter:
             path, match_path = None, False
         else:
             path, match_path = scopes.filter_path(params.scope, params.scope_path, params.cwd)
-        under = scopes.absolute(params.under, params.cwd) if params.under is not None else None
+        under = scopes.placed(params.under, params.cwd) if params.under is not None else None
         return cls(params.scope, path, match_path, under, frozenset(params.content_types))
 
     def admits(self, change: p.Change) -> bool:

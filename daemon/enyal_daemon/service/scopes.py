@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import os
 
+from enyal_protocol.projects import GIT_PREFIX, Project, place, project_of, project_root
 from enyal_protocol.wire import ScopeLevel
 
 from ..errors import BadPath, InvalidValue
-from ..projects import GIT_PREFIX, Project, place, project_of, project_root
 from ..store.filters import View
 from .scoring import SCOPE_WEIGHTS
 
@@ -61,13 +61,19 @@ def fits(path: str) -> str:
 
 
 def workspace_of(project: str) -> str:
-    """The workspace of a project whose root is `project` (a path on this machine)."""
+    """The workspace of a project whose root is `project` (Project.workspace says it)."""
     return os.path.dirname(project.rstrip("/")) or "/"
 
 
 def is_place(scope_path: str) -> bool:
     """Whether a scope_path is a stored place already, not a path to resolve."""
     return scope_path.startswith(GIT_PREFIX)
+
+
+def placed(path: str, cwd: str | None) -> str:
+    """A folder or file a client names, as entries at it and under it are stored: its
+    place (a place sent as such is kept)."""
+    return _stored("project", path, cwd)
 
 
 def _stored(level: ScopeLevel, scope_path: str, cwd: str | None) -> str:
@@ -96,7 +102,7 @@ def filter_path(
     if level is not None:
         return resolve_scope_path(level, scope_path, cwd), level != "global"
     if scope_path is not None:
-        return _stored("project", scope_path, cwd), True
+        return placed(scope_path, cwd), True
     return None, False
 
 

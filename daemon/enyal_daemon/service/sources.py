@@ -25,12 +25,16 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Literal
 
-from enyal_protocol import wire as p
+import msgspec
 
-from ..projects import place_ref, split_ref
+from enyal_protocol import wire as p
+from enyal_protocol.projects import place_ref, split_ref
+
+from ..store import entries
 from ..store import sources as store
+from ..store.rows import EntryRow
 from ..store.sources import Fingerprint, SourceRow
-from . import scopes
+from . import identity, scopes
 from .engine import Engine
 
 State = Literal["fresh", "changed", "missing"]
@@ -59,6 +63,23 @@ def stored_ref(source_type: str | None, ref: str | None) -> str | None:
     if source_type != "file" or ref is None or "://" in ref:
         return ref
     return place_ref(ref)
+
+
+def cited_place(
+    source_type: str | None, source_ref: str | None, scope_level: str, scope_path: str | None
+) -> str | None:
+    """The place of the file a stored entry cites, if any: its source_ref's, else its
+    file scope's."""
+    if source_type == "file" and source_ref and "://" not in source_ref:
+        return split_ref(source_ref)[0]
+    return scope_path if scope_level == "file" else None
+
+
+def _moved(engine: Engine, e: p.Entry | EntryRow) -> str | None:
+    """Where the file an entry cites is now, if its place is in a checkout this daemon
+    knows (its recorded path, from when it was written, may be gone: a moved checkout)."""
+    place = cited_place(e.source_type, e.source_ref, e.scope_level, e.scope_path)
+    return identity.local_path(engine, place) if place is not None else None
 
 
 def cited_path(
@@ -181,6 +202,8 @@ def annotate(engine: Engine, items: Sequence[p.Entry]) -> None:
             e.read_only = True
             e.indexed_from = row.path
         state = checker.of(row)
+        if state == "missing" and not row.mirror and (here := _moved(engine, e)) is not None:
+            state = checker.state(row.fingerprint, here)
         if state == "changed":
             e.source_changed = True
         elif state == "missing":
@@ -191,12 +214,30 @@ def stale(engine: Engine) -> dict[str, State]:
     """entry id -> changed or missing, for every active entry whose cited file is."""
     checker = Checker()
     out: dict[str, State] = {}
-    for row in store.active(engine.reader()):
+    conn = engine.reader()
+    rows = store.active(conn)
+    for row in rows:
         state = checker.of(row)
         if state != "fresh":
             out[row.id] = state
+    gone = [r for r in rows if out.get(r.id) == "missing" and not r.mirror]
+    found = entries.by_ids(conn, [r.id for r in gone]) if gone else {}
+    for row in gone:
+        if row.id in found and (here := _moved(engine, found[row.id])) is not None:
+            state = checker.state(row.fingerprint, here)
+            if state == "fresh":
+                del out[row.id]
+            else:
+                out[row.id] = state
     return out
 
 
 def source_of(engine: Engine, entry_id: str) -> SourceRow | None:
-    return store.for_ids(engine.reader(), [entry_id]).get(entry_id)
+    """The file an entry cites, at its path on this machine now (see _moved)."""
+    conn = engine.reader()
+    row = store.for_ids(conn, [entry_id]).get(entry_id)
+    if row is None or row.mirror or _stat(row.path) is not None:
+        return row
+    entry = entries.get(conn, entry_id)
+    here = _moved(engine, entry) if entry is not None else None
+    return msgspec.structs.replace(row, path=here) if here is not None else row

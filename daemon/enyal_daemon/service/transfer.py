@@ -24,13 +24,13 @@ from typing import Any, Literal
 import msgspec
 
 from enyal_protocol import wire as p
+from enyal_protocol.projects import place_ref
 
 from .. import heap
 from ..embedder.passages import Embedding
 from ..errors import EnyalError, InvalidValue
 from ..hygiene.injection import judge
 from ..hygiene.secrets import Redactor, merge_found
-from ..projects import place_ref
 from ..store import entries, graph, versions
 from ..store.failures import STORAGE_FAILURES
 from ..store.writer import Tx

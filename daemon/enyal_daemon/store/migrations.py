@@ -12,7 +12,8 @@ from collections.abc import Callable
 
 import apsw
 
-from .. import projects
+from enyal_protocol import projects
+
 from . import cjk
 
 EMBED_DIM = 384

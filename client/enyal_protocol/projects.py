@@ -18,8 +18,10 @@ worktree's `commondir`), never by running git: this runs on every request that n
 folder. The remote is cached per config file and read again only when its mtime or size
 moves.
 
-A base module (no daemon part below it): the schema migration that turns stored absolute
-paths into places (store/migrations.py m015) resolves them with it, as the service does.
+Shared (standard library only): the daemon places paths with it (service/scopes.py, and
+the migration that turned stored absolute paths into places, m015), and a client that
+selects one project's memories (`enyal export --format markdown --project`) places its
+folder the same way.
 """
 
 from __future__ import annotations
@@ -39,11 +41,12 @@ class Project:
     key: str  # git:<host>/<path>[/<nested>] or the root's absolute path
     root: str  # the root's absolute path on this machine
     remote: str | None = None  # the URL the key came from, as configured
+    top: str | None = None  # the git working tree's top holding the root, if any
 
     @property
     def workspace(self) -> str:
         """The folder holding the project: a place on this machine, kept as a path."""
-        return str(Path(self.root).parent)
+        return os.path.dirname(self.root.rstrip("/")) or "/"
 
     def place(self, path: str) -> str:
         """How `path` (absolute, at or under the root) is stored: the key, then its path
@@ -79,10 +82,10 @@ def project_of(path: str) -> Project:
         return Project(root, root)
     url = remote_url(top)
     if url is None:
-        return Project(root, root)
+        return Project(root, root, top=top)
     key = GIT_PREFIX + normal_url(url, top)
     rel = os.path.relpath(root, top)
-    return Project(key if rel == "." else key + "/" + rel, root, url)
+    return Project(key if rel == "." else key + "/" + rel, root, url, top)
 
 
 def _repository_top(root: str) -> str | None:
