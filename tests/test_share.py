@@ -397,3 +397,76 @@ def test_a_file_whose_front_matter_alone_changed_is_a_version_without_embedding(
 
 def _fields(m: mf.MemoryFile) -> dict[str, Any]:
     return {f: getattr(m, f) for f in m.__struct_fields__}
+
+
+def test_export_as_markdown_files_is_the_shared_format_and_imports(
+    pair: Pair, other_repo: Clone, tmp_path: Path
+) -> None:
+    c, b = other_repo, pair.b
+    old = c.ok("remember", uniq("Lint with flake8"), "--type", "convention")["id"]
+    new = c.ok("remember", uniq("Lint with ruff"), "--type", "convention", "--supersedes", old)[
+        "id"
+    ]
+    (c.path / "src").mkdir()
+    (c.path / "src" / "cli.py").write_text("print()\n")
+    one_file = c.ok(
+        "remember",
+        uniq("cli.py parses argv by hand"),
+        "--scope",
+        "file",
+        "--scope-path",
+        "src/cli.py",
+    )["id"]
+    out = tmp_path / "exported"
+    out.mkdir()
+    r = c.ok("export", str(out), "--format", "markdown", "--project", str(c.path))
+    assert (r["exported"], r["edges"]) == (3, 1)
+    files = {x.name: x for x in out.iterdir()}
+    assert set(files) == {mf.file_name(i) for i in (old, new, one_file)}
+    assert all(x.stat().st_mode & 0o777 == 0o600 for x in files.values())
+    parsed = {
+        i: mf.parse(files[mf.file_name(i)].read_text(), mf.file_name(i)) for i in (new, one_file)
+    }
+    assert parsed[new].supersedes == [old]
+    assert parsed[one_file].path == "src/cli.py"
+    refused = c.enyal("export", str(out), "--format", "markdown")
+    assert refused.code == 2 and "--project" in refused.err
+
+    # Into B's daemon, under a project of its own: the same ids, the link, the file.
+    target = tmp_path / "elsewhere"
+    subprocess.run(["git", "init", "-q", str(target)], check=True)
+    r = b.ok("import", str(out), "--project", str(target))
+    assert (r["stored"], r["edges"], r["failed"]) == (4, 1, 0)
+    assert b.get(one_file)["scope_level"] == "file"
+    assert b.get(one_file)["scope_path"].endswith("src/cli.py")
+    edges = b.daemon.call("edges", {"id": new})["edges"]
+    assert [(e["edge_type"], e["target_id"]) for e in edges] == [("supersedes", old)]
+    # A file that is not one is named with its reason; the rest is imported.
+    bad = tmp_path / f"{uuid.uuid4()}.md"
+    bad.write_text("no front matter\n")
+    failed = b.enyal("import", str(bad), "--project", str(target), "--json")
+    assert failed.code == 1 and "no front matter" in failed.json()["failures"][0]
+
+
+def test_a_clones_first_brief_starts_reading_its_enyal_folder(pair: Pair, tmp_path: Path) -> None:
+    b = pair.b
+    shared_in_a(pair, uniq("Every service logs JSON"))  # the bare repository holds .enyal/
+    bare = pair.a.git("remote", "get-url", "origin").stdout.strip()
+    fresh = tmp_path / "third-clone"
+    subprocess.run(["git", "clone", "-q", bare, str(fresh)], check=True)
+    entry_id = str(uuid.uuid4())
+    (fresh / mf.FOLDER / mf.file_name(entry_id)).write_text(
+        mf.render(
+            mf.MemoryFile(
+                id=entry_id,
+                content=uniq("Only this clone has this memory yet"),
+                created="2026-03-04T05:06:07Z",
+                updated="2026-03-04T05:06:07Z",
+            )
+        )
+    )
+    r = run_cli("brief", cwd=fresh, env=b.env())
+    assert r.code == 0, r.err
+    wait_for(lambda: _exists(b, entry_id), what="the sharer to read the new clone's folder")
+    roots = [s["root"] for s in b.daemon.call("status")["shared"]]
+    assert str(fresh) in roots

@@ -258,6 +258,16 @@ def unshare(engine: Engine, params: p.UnshareParams) -> p.ShareResult:
     return p.ShareResult(id=entry_id, shared=False, changed=before is not None, file=None)
 
 
+def notice(engine: Engine, root: str) -> None:
+    """A checkout holding `.enyal/` that the daemon does not read yet: read from now on
+    (the sharer reads it within a couple of seconds, off this request's thread: a
+    session's brief does not wait for a clone's first thousand files to be embedded)."""
+    if engine.read_only or root in shared.roots(engine.reader()):
+        return
+    if folder(root).is_dir():
+        engine.write(lambda tx: shared.add_root(tx.conn, root, now_iso()))
+
+
 def share_sync(engine: Engine, params: p.ShareSyncParams) -> p.ShareSyncResult:
     if params.path is None and params.cwd is None:
         raise InvalidValue("give path or the client's cwd")
