@@ -227,6 +227,8 @@ def test_a_concurrent_edit_keeps_both_versions_and_is_flagged(pair: Pair) -> Non
     # The file is written again from the store: the markers are gone, one version in it.
     wait_for(lambda: "<<<<<<<" not in b.file(entry_id).read_text(), what="markers resolved")
     assert mf.parse(b.file(entry_id).read_text(), b.file(entry_id).name).id == entry_id
+    b.ok("share", entry_id)  # sharing it again says it was looked at: off the review list
+    assert entry_id not in [x["id"] for x in b.daemon.call("review", {"kind": "shared"})["shared"]]
     b.git("add", "-A", mf.FOLDER)
     b.git("commit", "-q", "-m", "merge")
     b.git("push", "-q", "origin", "HEAD:main")
@@ -470,3 +472,15 @@ def test_a_clones_first_brief_starts_reading_its_enyal_folder(pair: Pair, tmp_pa
     wait_for(lambda: _exists(b, entry_id), what="the sharer to read the new clone's folder")
     roots = [s["root"] for s in b.daemon.call("status")["shared"]]
     assert str(fresh) in roots
+
+
+def test_a_memory_deleted_for_good_takes_its_file_and_does_not_come_back(
+    other_repo: Clone,
+) -> None:
+    c = other_repo
+    entry_id = c.ok("remember", uniq("The cache lives in /var/cache/tools"), "--shared")["id"]
+    assert c.file(entry_id).exists()
+    c.ok("forget", entry_id, "--hard")
+    wait_for(lambda: not c.file(entry_id).exists(), what="the file to go")
+    c.ok("share", "--sync")
+    assert not _exists(c, entry_id)

@@ -84,7 +84,10 @@ class Sharer:
                     self._sync(root)
             for change in batch:
                 try:
-                    sharing.write_file(self.engine, change.id)
+                    if change.kind == "deleted":
+                        sharing.remove_everywhere(self.engine, change.id)
+                    else:
+                        sharing.write_file(self.engine, change.id)
                 except Exception as exc:  # the thread must outlive any one file
                     log.error("could not write the shared file of %s: %r", change.id, exc)
             if not more:

@@ -197,6 +197,14 @@ def remove_file(root: str, entry_id: str) -> None:
         log.warning("could not remove %s: %s", path, exc)
 
 
+def remove_everywhere(engine: Engine, entry_id: str) -> None:
+    """A memory deleted for good (hard forget, expiry): its file goes from every
+    repository read, or the next read of the folder would bring it back."""
+    with _lock:
+        for root in shared.roots(engine.reader()):
+            remove_file(root, entry_id)
+
+
 def _hash_of(path: Path) -> str | None:
     try:
         return _digest(path.read_bytes())
@@ -232,6 +240,7 @@ def share(engine: Engine, params: p.ShareParams) -> p.ShareResult:
             raise InvalidValue(f"entry {row.id} is forgotten: restore it before sharing it")
         before = shared.get(tx.conn, row.id)
         root = mark_on(tx, row.rid, row, params.cwd)
+        shared.set_review(tx.conn, row.rid, None)  # sharing it again: the person has looked
         if before is None:
             engine.changes.note(tx, "updated", row)
         return row.id, before is None, root
