@@ -22,6 +22,7 @@ from daemon_support import RunningDaemon, export_all, isolated_env, open_db, run
 from enyal_client.transport import RpcError
 from enyal_protocol import projects
 from enyal_protocol.wire import INVALID_VALUE
+from test_nvim import run_nvim
 
 
 def git(*args: str, cwd: Path | None = None) -> str:
@@ -119,6 +120,7 @@ def test_every_way_of_writing_a_remote_names_one_repository() -> None:
     forms = [
         "https://github.com/Org/Repo.git",
         "https://user@GitHub.COM/Org/Repo",
+        "https://user:ghp_secret@github.com/Org/Repo.git",  # a token never reaches the key
         "http://github.com:443/Org/Repo.git/",
         "git@github.com:Org/Repo.git",
         "github.com:Org/Repo",
@@ -298,8 +300,10 @@ def test_when_the_remote_changes_the_memories_follow(d: RunningDaemon, world: Wo
     other = remember(
         d, f"memory {tag}: app.py is the entry point", clone, scope="file", scope_path="src/app.py"
     )
+    assert d.call("brief", {"cwd": str(clone)})["since"] is None
     git("remote", "set-url", "origin", f"https://example.org/team/renamed-{tag}", cwd=clone)
     assert {stored["id"], other["id"]} <= seen_from(d, clone, f"memory {tag}")
+    assert d.call("brief", {"cwd": str(clone)})["since"] is not None  # briefed before
     now = {e["id"]: e for e in d.call("list", {"cwd": str(clone), "scope": "project"})["entries"]}
     assert now[stored["id"]]["scope_path"] == f"git:example.org/team/renamed-{tag}"
     got = d.call("get", {"id": other["id"]})
@@ -389,6 +393,51 @@ def test_a_markdown_export_of_one_checkout_holds_the_projects_memories(
     assert f"memory {tag}: another project's" not in text
 
 
+def test_neovim_refreshes_a_files_memories_named_by_their_place(
+    d: RunningDaemon, world: World, tmp_path: Path
+) -> None:
+    """The plugin's live refresh finds the buffer of a change's file by the place the
+    file's memories showed it (tests/nvim/live_refresh.lua, as test_nvim runs it)."""
+    clone = world.clone(f"nvim-{uuid.uuid4().hex[:6]}")
+    file = str(clone / "src" / "app.py")
+    remember(d, "app.py must stay import-light", clone, scope="file", scope_path=file)
+    r = run_nvim(
+        "live_refresh", tmp_path, cwd=clone, ENYAL_TEST_FILE=file, ENYAL_HOME=str(d.paths.home)
+    )
+    assert r["out"]["listening"] is True, r["out"]
+    assert r["out"]["cli_status"] == 0, r["out"]["cli"]
+    assert r["out"]["buffer_events"] == 0
+    assert r["out"]["virt_after"] == [
+        "  enyal [fact] Another client says: keep this file free of globals",
+        "  enyal [fact] app.py must stay import-light",
+    ]
+
+
+def test_neovims_enyal_file_marks_stale_memories_named_by_their_place(
+    d: RunningDaemon, world: World, tmp_path: Path
+) -> None:
+    """:EnyalFile marks the file's stale memories (review's, matched by the file's place),
+    as tests/nvim/file_memories.lua runs it in test_nvim."""
+    clone = world.clone(f"nvimfile-{uuid.uuid4().hex[:6]}")
+    file = str(clone / "src" / "app.py")
+    remember(d, "app.py must stay import-light", clone, scope="file", scope_path=file)
+    old = {
+        "content": "Old note: this module used to call the v1 API",
+        "scope_level": "file",
+        "scope_path": file,
+        "created_at": "2020-01-02T00:00:00Z",
+        "updated_at": "2020-01-02T00:00:00Z",
+    }
+    assert d.call("import", {"lines": [json.dumps(old)]})["stored"] == 1
+    r = run_nvim(
+        "file_memories", tmp_path, cwd=clone, ENYAL_TEST_FILE=file, ENYAL_HOME=str(d.paths.home)
+    )
+    labels = r["selects"][0]["labels"]
+    assert len(labels) == 3  # the file's three
+    stale = [x for x in labels if x.endswith(" stale")]
+    assert len(stale) == 1 and stale[0].startswith("Old note: this module used to call"), labels
+
+
 def test_the_migration_places_a_stores_absolute_paths(world: World, tmp_path: Path) -> None:
     """A store as m014 left it (absolute paths) opened by this release: each project and
     file path becomes its place, nothing else moves, nothing is lost, and another
@@ -415,6 +464,7 @@ def test_the_migration_places_a_stores_absolute_paths(world: World, tmp_path: Pa
                 "id"
             ],
         }
+        daemon.call("brief", {"cwd": str(world.a)})
         db = daemon.paths.db
     # Back to what m014 stored: absolute paths, no roots table, schema 14.
     conn = open_db(db)
@@ -432,6 +482,10 @@ def test_the_migration_places_a_stores_absolute_paths(world: World, tmp_path: Pa
         conn.execute(
             "UPDATE context_entries SET scope_path = ? WHERE id = ?", (str(gone), ids["gone"])
         )
+        conn.execute(
+            "UPDATE enyal_meta SET key = ? WHERE key = ?",
+            ("last_brief:" + a, "last_brief:" + key_of(world.origin)),
+        )
         conn.execute("DROP TABLE context_project_roots")
         conn.execute("DELETE FROM schema_version WHERE version > 14")
     before = conn.execute("SELECT id, content, scope_level FROM context_entries").fetchall()
@@ -444,6 +498,7 @@ def test_the_migration_places_a_stores_absolute_paths(world: World, tmp_path: Pa
         }
         after = conn.execute("SELECT id, content, scope_level FROM context_entries").fetchall()
         known = dict(conn.execute("SELECT root, key FROM context_project_roots").fetchall())
+        briefed = [k for (k,) in conn.execute("SELECT key FROM enyal_meta") if "brief" in k]
         conn.close()
         key = key_of(world.origin)
         assert sorted(after) == sorted(before)
@@ -453,6 +508,7 @@ def test_the_migration_places_a_stores_absolute_paths(world: World, tmp_path: Pa
         assert rows[ids["lone"]][0] == str(world.lone)
         assert rows[ids["gone"]][0] == str(gone)
         assert known[a] == key  # root + path from it gives the absolute path back
+        assert briefed == ["last_brief:" + key]
         seen = seen_from(daemon, world.b, "memory")
         assert {ids["project"], ids["file"]} <= seen
         assert "Traceback" not in daemon.log.text(), daemon.log.text()

@@ -44,7 +44,7 @@ KNOWLEDGE_POOL = 100  # per type: the most important few, then ranked here
 CHANGED_MAX = 50
 REVIEW_MAX = 20
 REVIEW_STALE_DAYS = 180  # as `review`'s default
-META_KEY = "last_brief:"
+META_KEY = meta.BRIEFED
 TASK_MARKS = {"open": "[ ]", "in_progress": "[~]", "blocked": "[!]", "done": "[x]"}
 
 

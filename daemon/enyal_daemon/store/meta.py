@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import apsw
 
+# + a project's key: when its last brief was made (service/brief.py). Said here so the
+# migration and a project's change of key (store/roots.py) move it with the project.
+BRIEFED = "last_brief:"
+
 
 def get(conn: apsw.Connection, key: str) -> str | None:
     row = conn.execute("SELECT value FROM enyal_meta WHERE key = ?", (key,)).fetchone()

@@ -14,7 +14,7 @@ import apsw
 
 from enyal_protocol import projects
 
-from . import cjk
+from . import cjk, meta
 
 EMBED_DIM = 384
 
@@ -446,7 +446,8 @@ def m015_project_keys(conn: apsw.Connection) -> None:
     Each stored absolute path is resolved as the daemon resolves a path now, reading
     the folders as they are (a folder gone is placed by what is left above it; a path
     in no repository with a remote keeps its absolute form, which is its place). A
-    file source_ref is placed the same way; workspaces stay paths. Nothing is lost:
+    file source_ref is placed the same way, and so is the project named in the key of
+    when it was last briefed; workspaces stay paths. Nothing is lost:
     context_project_roots keeps each root seen with its key, so root + the path from
     it gives back the absolute path, and it is how a checkout whose remote changes is
     told apart from another repository (service/identity.py)."""
@@ -491,6 +492,15 @@ def m015_project_keys(conn: apsw.Connection) -> None:
                 "WHERE source_type = 'file' AND source_ref = ?",
                 (new, ref),
             )
+    briefs = conn.execute(
+        "SELECT key FROM enyal_meta WHERE key >= ? AND key < ?",
+        (meta.BRIEFED + "/", meta.BRIEFED + "0"),
+    ).fetchall()
+    for (name,) in briefs:
+        root = str(name)[len(meta.BRIEFED) :]
+        new = meta.BRIEFED + placed(root)
+        if new != name:  # another root's brief of the project, placed first, stands
+            conn.execute("UPDATE OR IGNORE enyal_meta SET key = ? WHERE key = ?", (new, name))
     conn.executemany(
         "INSERT INTO context_project_roots(root, key) VALUES (?, ?)", sorted(roots.items())
     )

@@ -1,9 +1,11 @@
 """The project roots seen on this machine, each with the key it had (context_project_roots),
-and moving a project's memories from one key to another."""
+and moving a project's memories (and when it was last briefed) from one key to another."""
 
 from __future__ import annotations
 
 import apsw
+
+from .meta import BRIEFED
 
 
 def known(conn: apsw.Connection) -> dict[str, str]:
@@ -44,5 +46,12 @@ def rekey(conn: apsw.Connection, old: str, new: str) -> int:
         "UPDATE context_project_roots SET key = ? || substr(key, ?) "
         "WHERE key = ? OR (key >= ? AND key < ?)",
         args,
+    )
+    # When the project was last briefed moves with it (unless the new key has its own).
+    b = (BRIEFED + new, len(BRIEFED + old) + 1, BRIEFED + old, BRIEFED + old + "/")
+    conn.execute(
+        "UPDATE OR IGNORE enyal_meta SET key = ? || substr(key, ?) "
+        "WHERE key = ? OR (key >= ? AND key < ?)",
+        (*b, BRIEFED + old + "0"),
     )
     return int(moved)

@@ -222,6 +222,28 @@ end
 
 -- :EnyalFile ----------------------------------------------------------------------------
 
+-- A file's memories name it by its place (its project's key and its path from the root,
+-- docs/ARCHITECTURE.md "Project identity"), not by its path here: learnt per buffer from
+-- the file's own memories, which the daemon found by the path.
+local places = {}
+
+local function place_in(entries)
+  for _, e in ipairs(entries) do
+    if e.scope_level == 'file' and json.value(e.scope_path) then
+      return e.scope_path
+    end
+  end
+end
+
+local function learn_place(buf, entries)
+  places[buf] = place_in(entries) or places[buf]
+end
+
+--- The place of the buffer's file, once one of its memories said it.
+function M.place(buf)
+  return places[buf]
+end
+
 local function file_params(file)
   return { scope = 'file', scope_path = file, cwd = vim.fn.getcwd(), limit = 100 }
 end
@@ -241,7 +263,8 @@ function M.file()
   end
   local stale = {}
   for _, e in ipairs(review.stale) do
-    if e.scope_level == 'file' and json.value(e.scope_path) == file then
+    local where = json.value(e.scope_path)
+    if e.scope_level == 'file' and where and (where == file or where == place_in(listed.entries)) then
       stale[e.id] = e
     end
   end
@@ -306,6 +329,9 @@ function M.refresh_file(buf)
     return
   end
   client.request('list', file_params(file), function(err, result)
+    if not err then
+      learn_place(buf, result.entries)
+    end
     if err then
       if not warned then
         warned = true

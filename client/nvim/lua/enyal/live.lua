@@ -45,7 +45,8 @@ local function buffers_of(file)
   for _, buf in ipairs(vim.api.nvim_list_bufs()) do
     if vim.api.nvim_buf_is_loaded(buf) and vim.bo[buf].buftype == '' then
       local name = vim.api.nvim_buf_get_name(buf)
-      if name ~= '' and vim.fn.fnamemodify(name, ':p') == file then
+      local place = require('enyal.commands').place(buf)
+      if name ~= '' and (vim.fn.fnamemodify(name, ':p') == file or place == file) then
         table.insert(found, buf)
       end
     end
