@@ -109,6 +109,12 @@ def seen_from(d: RunningDaemon, cwd: Path, query: str = "memory") -> set[str]:
     return {h["id"] for h in hits}
 
 
+def own_repository(clone: Path) -> None:
+    """Point a clone at a remote of its own: a project no other test shares."""
+    url = f"https://example.org/own/{clone.name}.git"
+    git("remote", "set-url", "origin", url, cwd=clone)
+
+
 def key_of(origin: Path) -> str:
     return "git:" + str(origin.with_suffix(""))
 
@@ -399,6 +405,7 @@ def test_neovim_refreshes_a_files_memories_named_by_their_place(
     """The plugin's live refresh finds the buffer of a change's file by the place the
     file's memories showed it (tests/nvim/live_refresh.lua, as test_nvim runs it)."""
     clone = world.clone(f"nvim-{uuid.uuid4().hex[:6]}")
+    own_repository(clone)  # the app's file memories of the other tests are not this one's
     file = str(clone / "src" / "app.py")
     remember(d, "app.py must stay import-light", clone, scope="file", scope_path=file)
     r = run_nvim(
@@ -419,6 +426,7 @@ def test_neovims_enyal_file_marks_stale_memories_named_by_their_place(
     """:EnyalFile marks the file's stale memories (review's, matched by the file's place),
     as tests/nvim/file_memories.lua runs it in test_nvim."""
     clone = world.clone(f"nvimfile-{uuid.uuid4().hex[:6]}")
+    own_repository(clone)  # the app's file memories of the other tests are not this one's
     file = str(clone / "src" / "app.py")
     remember(d, "app.py must stay import-light", clone, scope="file", scope_path=file)
     old = {
