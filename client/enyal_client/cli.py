@@ -52,6 +52,7 @@ VERB_MODULES: dict[str, tuple[str, ...]] = {
     "mcp_config": ("mcp",),
     "ui": ("ui",),
     "watch": ("watch",),
+    "sharing": ("share", "unshare"),
 }
 MODULE_OF = {verb: module for module, verbs in VERB_MODULES.items() for verb in verbs}
 

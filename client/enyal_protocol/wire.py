@@ -22,7 +22,7 @@ TaskStatus = Literal["open", "in_progress", "blocked", "done"]
 ScopeLevel = Literal["global", "workspace", "project", "file"]
 SourceType = Literal["conversation", "file", "commit", "manual"]
 DedupMode = Literal["off", "reject", "merge", "store"]
-WrittenBy = Literal["user", "agent", "import", "file"]
+WrittenBy = Literal["user", "agent", "import", "file", "repository"]
 
 CONTENT_TYPES: tuple[MemoryType, ...] = ("fact", "preference", "decision", "convention", "pattern")
 ALL_TYPES: tuple[ContentType, ...] = (*CONTENT_TYPES, "task", "log")
@@ -197,6 +197,15 @@ class RememberParams(Params, kw_only=True):
     depends_on: Annotated[IdList, Meta(description="Ids of entries this one depends on.")] = []
     auto_link: Annotated[
         bool, Meta(description="Link to similar entries automatically (relates_to edges).")
+    ] = False
+    shared: Annotated[
+        bool,
+        Meta(
+            description=(
+                "Share it with the project: written to .enyal/<id>.md in the repository, "
+                "for the team to commit (a project's or a file's memory only)."
+            )
+        ),
     ] = False
     auto_link_threshold: Annotated[float, Meta(ge=0.0, le=1.0)] = 0.75
     detect_conflicts: Annotated[
@@ -878,7 +887,7 @@ class Health(Struct, kw_only=True):
     issues: HealthIssues
 
 
-ReviewKind = Literal["all", "stale", "orphan", "conflicted", "quarantined"]
+ReviewKind = Literal["all", "stale", "orphan", "conflicted", "quarantined", "shared"]
 
 
 class ReviewParams(Params, kw_only=True):
@@ -895,6 +904,10 @@ class ReviewResult(Struct, kw_only=True):
     orphan: list[Entry]
     conflicted: list[Entry]
     quarantined: list[Entry] = []
+    shared: Annotated[
+        list[SharedProblem],
+        Meta(description="Shared files that could not be read, memories edited on two branches."),
+    ] = []
     stale_reasons: Annotated[
         dict[str, list[StaleReason]],
         Meta(
@@ -1342,6 +1355,10 @@ class Status(Struct, kw_only=True):
         bool,
         Meta(description="Whether writes go through secret redaction (config secrets.redact)."),
     ] = True
+    shared: Annotated[
+        list[SharedRoot],
+        Meta(description="The repositories whose .enyal/ is read and written (issue 27)."),
+    ] = []
 
 
 class ShutdownParams(Params, kw_only=True):
@@ -1350,6 +1367,72 @@ class ShutdownParams(Params, kw_only=True):
 
 class ShutdownResult(Struct, kw_only=True):
     stopping: bool
+
+
+# --- sharing a project's memory (.enyal/ in its repository) ------------------------------
+
+
+class ShareParams(Params, kw_only=True):
+    id: EntryId
+    cwd: Annotated[
+        str | None,
+        Meta(description="The client's working directory: its checkout is written to first."),
+    ] = None
+
+
+class UnshareParams(Params, kw_only=True):
+    id: EntryId
+
+
+class ShareResult(Struct, kw_only=True):
+    id: str
+    shared: bool  # whether it is shared now
+    changed: bool  # false: it already was (share) or was not (unshare)
+    file: str | None  # the file it is written to (.enyal/<id>.md), when shared
+
+
+class ShareSyncParams(Params, kw_only=True):
+    path: Annotated[
+        str | None,
+        Meta(description="A folder in the repository; default: the working one."),
+    ] = None
+    cwd: Cwd = None
+    rule: Annotated[
+        list[MemoryType] | None,
+        Meta(
+            description=(
+                "Set the project's rule: memories of these types are shared as they are "
+                "remembered ([] shares none by itself)."
+            )
+        ),
+    ] = None
+
+
+class SharedProblem(Struct, kw_only=True):
+    """A file in .enyal/ that could not be read, or a memory that needs a look."""
+
+    file: str
+    reason: str
+    id: str | None = None
+
+
+class ShareSyncResult(Struct, kw_only=True):
+    root: str
+    rule: list[MemoryType]
+    added: int
+    updated: int
+    forgotten: int
+    unchanged: int
+    written: int  # files (re)written from the database: a write that had failed, or new
+    embedded: int = 0  # texts embedded: only those the store did not hold (changed text)
+    problems: list[SharedProblem]
+
+
+class SharedRoot(Struct, kw_only=True):
+    root: str
+    shared: int  # memories shared into it
+    rule: list[MemoryType]
+    problems: int
 
 
 # --- the method table: the one list both sides dispatch on ------------------------------
@@ -1532,6 +1615,24 @@ METHODS: dict[str, Method] = {
         "The daemon's version, paths and model.",
         idempotent=True,
         writes=False,
+    ),
+    "share": Method(
+        ShareParams,
+        ShareResult,
+        "Share a memory: write it to .enyal/ in its repository.",
+        repeat_changes_nothing=True,
+    ),
+    "unshare": Method(
+        UnshareParams,
+        ShareResult,
+        "Stop sharing a memory: its .enyal/ file goes, the memory stays.",
+        repeat_changes_nothing=True,
+    ),
+    "share_sync": Method(
+        ShareSyncParams,
+        ShareSyncResult,
+        "Read a repository's .enyal/ now (and set its rule).",
+        repeat_changes_nothing=True,
     ),
     "shutdown": Method(ShutdownParams, ShutdownResult, "Stop the daemon gracefully."),
 }

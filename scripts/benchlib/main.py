@@ -24,6 +24,7 @@ from benchlib import (
     s_knn,
     s_memory,
     s_recall,
+    s_share,
     s_writes,
 )
 from benchlib.config import FULL, QUICK, Ctx, log
@@ -43,6 +44,7 @@ SECTIONS = (
     "import",
     "agents",
     "memory",
+    "share",
 )
 COLD_MAX = 100_000  # the per-client server loads the whole store on each start: not at 1M
 # the write, import and RSS goals are set at 100k: writes run at the largest size up to it
@@ -177,6 +179,8 @@ def main(argv: list[str] | None = None) -> int:
                     # last at their size: they add memories, and the RSS goal reads the
                     # daemon after the SciFact import
                     sections += [("writes", s_writes.run), ("import", s_import.run)]
+                if i == 0:
+                    sections.append(("share", s_share.run))  # last: it adds 2,080 memories
                 for name, section in sections:
                     if name in only:
                         section(ctx, daemon, n)

@@ -128,6 +128,7 @@ def cmd_review(c: Connection, a: Args) -> Result:
     lines += [f"orphan     {_short(e)}" for e in r.orphan]
     lines += [f"conflicted {_short(e)}" for e in r.conflicted]
     lines += [f"quarantined {_short(e)}  ({e.quarantine_reason})" for e in r.quarantined]
+    lines += [f"shared     {x.file}: {x.reason}" for x in r.shared]
     return r, "\n".join(lines) or "nothing to review"
 
 

@@ -385,6 +385,10 @@ def cmd_status(c: Connection, a: Args) -> Result:
         + "\n"
         f"sqlite:   {r.sqlite_version}, sqlite-vec {r.sqlite_vec_version}"
     )
+    for root in r.shared:
+        rule = ", ".join(root.rule) or "none"
+        bad = f", {root.problems} files need a look (enyal review)" if root.problems else ""
+        text += f"\nshared:   {root.root}/.enyal ({root.shared} memories, rule: {rule}{bad})"
     return r, text
 
 

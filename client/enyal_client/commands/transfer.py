@@ -18,7 +18,7 @@ from enyal_protocol import wire as p
 from enyal_protocol.private import open_private
 
 from ..transport import ClientError, Connection
-from . import claude_memory, markdown
+from . import claude_memory, markdown, memory_files
 from . import contract as ct
 from .base import Args, Context, Registry, Result, UsageError, on_daemon
 from .hygiene import redacted_line
@@ -47,7 +47,35 @@ def _batches(f: IO[str]) -> Iterator[tuple[int, list[str]]]:
         yield first, batch
 
 
+def _import_files(c: Connection, a: Args) -> Result:
+    """Memory files (`.enyal/` format): a folder of them, or one; each failure named by
+    its file."""
+    lines, names, unread = memory_files.import_lines(a.file, a.project or os.getcwd())
+    totals = {"stored": 0, "existing": 0, "failed": len(unread), "edges": 0}
+    failures = list(unread)
+    for first in range(0, len(lines), IMPORT_BATCH):
+        params = {"lines": lines[first : first + IMPORT_BATCH], "first_line": first + 1}
+        r = ct.call(c, "import", params, p.ImportResult)
+        totals["stored"] += r.stored
+        totals["existing"] += r.existing
+        totals["failed"] += r.failed
+        totals["edges"] += sum(x.kind == "edge" and x.status == "stored" for x in r.lines)
+        failures += [f"{names[x.line - 1]}: {x.error}" for x in r.lines if x.status == "failed"]
+    text = "\n".join(
+        [
+            *failures,
+            f"stored {totals['stored']} (of which {totals['edges']} links), "
+            f"existing {totals['existing']}, failed {totals['failed']}",
+        ]
+    )
+    return {**totals, "failures": failures}, text
+
+
 def cmd_import(c: Connection, a: Args) -> Result:
+    if a.file != "-" and memory_files.is_files(a.file):
+        return _import_files(c, a)
+    if a.project is not None:
+        raise UsageError("--project goes with memory files (a folder, or a .md file)")
     totals = {"stored": 0, "existing": 0, "failed": 0, "edges": 0}
     failures: list[p.ImportLine] = []
     redacted: dict[str, int] = {}
@@ -152,6 +180,16 @@ def _write_markdown(c: Connection, a: Args, out: IO[bytes]) -> tuple[int, int]:
     return count, len(edges)
 
 
+def _export_files(c: Connection, a: Args) -> Result:
+    """One project's memories into the folder a.file, a `.enyal/`-format file each."""
+    if a.project is None:
+        raise UsageError("a folder holds one project's memories: give --project DIR")
+    entries = list(_entries(c, include_deprecated=False, versions=False))
+    count, n_edges = memory_files.export(a.file, a.project, entries, _edges(c))
+    result = {"exported": count, "edges": n_edges, "file": a.file, "format": a.format}
+    return result, f"exported {count} entries and {n_edges} links to {a.file}, a file each"
+
+
 def _write_claude_memory(c: Connection, a: Args) -> Result:
     """Topic files and MEMORY.md's Enyal block in the folder --to names (commands/
     claude_memory.py): the only way Enyal writes into a Claude Code memory folder."""
@@ -226,6 +264,8 @@ def check_export(ctx: Context, a: Args) -> Result:
 def cmd_export(c: Connection, a: Args) -> Result:
     if a.format == "claude-memory":
         return _write_claude_memory(c, a)
+    if a.format == "markdown" and a.file not in (None, "-") and os.path.isdir(a.file):
+        return _export_files(c, a)
     to_stdout = a.file in (None, "-")
     out: IO[bytes]
     try:
@@ -265,7 +305,12 @@ def register(reg: Registry) -> None:
     imp = reg.verb(
         "import", "import JSONL: an export, or lines you wrote (- for stdin)", on_daemon(cmd_import)
     )
-    imp.add_argument("file")
+    imp.add_argument("file", help="JSONL, - for stdin, or memory files: a folder or a .md file")
+    imp.add_argument(
+        "--project",
+        metavar="DIR",
+        help="memory files: the project's root they are stored under (default: here)",
+    )
 
     ex = reg.verb(
         "export",

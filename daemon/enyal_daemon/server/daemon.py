@@ -35,9 +35,10 @@ from ..embedder import build8
 from ..embedder.model_files import locate
 from ..errors import AlreadyRunning, EnyalError, StartupError, TooLarge
 from ..locks import acquire_pidfile, lock_database, release_pidfile
-from ..service import backfill, consolidation, redaction
+from ..service import backfill, consolidation, redaction, sharing
 from ..service.clock import SYSTEM, Clock
 from ..service.engine import Engine
+from ..service.sharer import Sharer
 from ..service.verbs import bind
 from ..service.watching import Watcher
 from ..store import db
@@ -163,6 +164,7 @@ class Daemon:
             ),
             sqlite_version=db.sqlite_version(),
             sqlite_vec_version=db.vec_version(self.engine.reader()),
+            shared=sharing.roots(self.engine),
             redacts_secrets=self.engine.redactor is not None,
         )
 
@@ -400,6 +402,8 @@ class Daemon:
             watcher = Watcher(self.engine, self.watch_debounce) if self.watch_debounce else None
             if watcher is not None:
                 watcher.start()
+            sharer = Sharer(self.engine)  # .enyal/ folders, both ways (service/sharer.py)
+            sharer.start()
             log.info("enyal %s ready on %s (pid %d)", __version__, self.paths.socket, os.getpid())
             await self.stop.wait()
             notify("STOPPING=1")
@@ -417,6 +421,7 @@ class Daemon:
                 await asyncio.wait(busy, timeout=30)
             if watcher is not None:  # before the writer drains: a run in progress finishes
                 await loop.run_in_executor(None, watcher.stop)
+            await loop.run_in_executor(None, sharer.stop)
             await flusher
             await consolidator
             await backfiller

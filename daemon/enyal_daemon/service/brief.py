@@ -29,7 +29,7 @@ from ..store import graph as graph_store
 from ..store.filters import EntryFilter
 from ..store.rows import EntryRow
 from ..store.writer import Tx
-from . import budget, daylog, scopes, tasks
+from . import budget, daylog, scopes, sharing, tasks
 from .clock import days_between, to_iso
 from .engine import Engine
 from .scoring import effective_confidence
@@ -88,6 +88,7 @@ def brief(engine: Engine, params: p.BriefParams) -> p.BriefResult:
         ("global", None),
     ]
     conn = engine.reader()
+    sharing.notice(engine, project)  # a clone's .enyal/ is read from its first brief on
     since = meta.get(conn, META_KEY + key)
     now = engine.clock.now()
     briefed_at = to_iso(now)

@@ -8,7 +8,7 @@ from enyal_protocol import wire as p
 
 from ..store import entries
 from ..store import health as queries
-from . import sources
+from . import sharing, sources
 from .clock import to_iso
 from .engine import Engine
 
@@ -58,7 +58,9 @@ def review(engine: Engine, params: p.ReviewParams) -> p.ReviewResult:
     conn = engine.reader()
     cutoff = _stale_before(engine, params.stale_days)
     want = (
-        {params.kind} if params.kind != "all" else {"stale", "orphan", "conflicted", "quarantined"}
+        {params.kind}
+        if params.kind != "all"
+        else {"stale", "orphan", "conflicted", "quarantined", "shared"}
     )
 
     def listed(kind: queries.Kind) -> list[p.Entry]:
@@ -73,6 +75,7 @@ def review(engine: Engine, params: p.ReviewParams) -> p.ReviewResult:
         conflicted=listed("conflicted"),
         quarantined=listed("quarantined"),
         stale_reasons=reasons,
+        shared=sharing.problems(engine, params.limit) if "shared" in want else [],
     )
 
 

@@ -25,7 +25,7 @@ from ..store import sources as source_rows
 from ..store.rows import EntryRow
 from ..store.sources import SourceRow
 from ..store.writer import Tx
-from . import conflicts, consolidation, expiry, graph, redaction, scopes, sources
+from . import conflicts, consolidation, expiry, graph, redaction, scopes, sharing, sources
 from .clock import to_iso
 from .dedup import nearest_in_scope
 from .engine import Engine
@@ -61,6 +61,8 @@ def remember(
         source_ref=clean.source_ref,
     )
     scope_path = scopes.resolve_scope_path(params.scope, params.scope_path, params.cwd)
+    if params.shared and params.scope not in ("project", "file"):
+        raise InvalidValue(f"only a project's or a file's memory can be shared, not {params.scope}")
     # The file cited is read where it is on this machine; the entry keeps its place.
     ref = sources.resolve_ref(params.source_type, params.source_ref, params.cwd)
     local_file = scopes.local_file(params.scope, params.scope_path, params.cwd)
@@ -86,6 +88,8 @@ def remember(
     # writer checks again, for a write that lands in between).
     same = already(engine.reader())
     if same is not None:
+        if params.shared:  # asked to share what it holds already: shared now
+            sharing.share(engine, p.ShareParams(id=same.id, cwd=params.cwd))
         return p.RememberResult(
             id=same.id, action="existing", entry=same.entry(), redacted=clean.found
         )
@@ -158,6 +162,8 @@ def remember(
         engine.changes.note(tx, "created", entry)  # before its edges' changes
         edges = graph.remember_edges(engine, tx, entry.id, params, vec, now)
         engine.index_after_commit(tx, rid, emb, (params.scope, scope_path), entry.content_type)
+        if params.shared or sharing.by_rule(tx.conn, entry, params.cwd):
+            sharing.mark_on(tx, rid, entry, params.cwd, now)
         return p.RememberResult(
             id=entry.id,
             action="stored" if duplicate else "created",
@@ -169,7 +175,12 @@ def remember(
             supersedes_candidates=candidates,
         )
 
-    return msgspec.structs.replace(engine.write(job), redacted=clean.found)
+    result = engine.write(job)
+    if result.action in ("created", "stored"):
+        # After the commit, on this request's thread: the reply says the file is there
+        # (a failed write is logged, and written by the next reconcile: sharing.py).
+        sharing.write_file(engine, result.id)
+    return msgspec.structs.replace(result, redacted=clean.found)
 
 
 def _contradictions(

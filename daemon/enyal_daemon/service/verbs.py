@@ -27,6 +27,7 @@ from . import (
     recall,
     scan,
     sessions,
+    sharing,
     stats,
     tasks,
     transfer,
@@ -73,6 +74,9 @@ VERBS: dict[str, Verb] = {
     "brief": brief.brief,
     "index": indexing.index,
     "session_seen": sessions.seen,
+    "share": sharing.share,
+    "unshare": sharing.unshare,
+    "share_sync": sharing.share_sync,
 }
 
 

@@ -512,6 +512,55 @@ def m016_project_keys(conn: apsw.Connection) -> None:
     )
 
 
+def m017_shared(conn: apsw.Connection) -> None:
+    """Issue 27: a project's shared memories, written to `.enyal/` in its repository.
+    context_shared marks an entry shared: the repository folder its file is written to,
+    the sha256 of the file as last written or read (null: not written yet, so a start
+    writes it) and the entry's version then (a newer one: the file is behind), and why a
+    person should look at it (edited on two branches), if so. context_shared_roots are
+    the repositories whose `.enyal/` the daemon reads, each with its rule (the types
+    shared as they are remembered); context_shared_problems the files there it could
+    not read, each with the reason, until the file changes. A memory read from there
+    was written by the repository (written_by 'repository')."""
+    # Idempotent (IF NOT EXISTS, a CHECK widened once): a store rewound to an older
+    # schema number by hand, as tests/test_identity.py does, runs it again.
+    table = conn.execute(
+        "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'context_entries'"
+    ).fetchone()
+    if table is not None and "'repository'" not in str(table[0]):
+        _widen_check(
+            conn,
+            "context_entries",
+            r"'import', 'file'\)",
+            "'import', 'file', 'repository')",
+        )
+    conn.execute(
+        """
+        CREATE TABLE IF NOT EXISTS context_shared (
+            rid INTEGER PRIMARY KEY REFERENCES context_entries(rid) ON DELETE CASCADE,
+            root TEXT NOT NULL,
+            file_hash TEXT,
+            version INTEGER,
+            review TEXT
+        );
+        CREATE INDEX IF NOT EXISTS idx_shared_root ON context_shared(root);
+        CREATE TABLE IF NOT EXISTS context_shared_roots (
+            root TEXT PRIMARY KEY,
+            types TEXT NOT NULL DEFAULT '[]',
+            added_at TEXT NOT NULL
+        );
+        CREATE TABLE IF NOT EXISTS context_shared_problems (
+            root TEXT NOT NULL,
+            name TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            file_hash TEXT NOT NULL,
+            seen_at TEXT NOT NULL,
+            PRIMARY KEY (root, name)
+        );
+        """
+    )
+
+
 Migration = Callable[[apsw.Connection], None]
 MIGRATIONS: list[Migration] = [
     m001_entries,
@@ -530,6 +579,7 @@ MIGRATIONS: list[Migration] = [
     m014_cjk_bigrams,
     m015_auto_memory_roots,
     m016_project_keys,
+    m017_shared,
 ]
 
 
