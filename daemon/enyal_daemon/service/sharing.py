@@ -369,10 +369,10 @@ def _read_file(path: str) -> bytes:
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     with os.fdopen(fd, "rb") as f:
         if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-            raise mf.FormatError("not a regular file: not read")
+            raise InvalidValue("not a regular file: not read")
         data = f.read(MAX_FILE + 1)
     if len(data) > MAX_FILE:
-        raise mf.FormatError(f"larger than {MAX_FILE // 1024} KiB: not read")
+        raise InvalidValue(f"larger than {MAX_FILE // 1024} KiB: not read")
     return data
 
 
@@ -395,7 +395,7 @@ def _plan(engine: Engine, root: str) -> _Plan:
     for name in sorted(on_disk or {}):
         try:
             data = _read_file(os.path.join(base, name))
-        except mf.FormatError as exc:
+        except InvalidValue as exc:
             plan.problems.append((name, str(exc), ""))
             continue
         except OSError as exc:
@@ -417,7 +417,7 @@ def _plan(engine: Engine, root: str) -> _Plan:
             continue
         try:
             incoming = _read(data, name)
-        except mf.FormatError as exc:
+        except (mf.FormatError, InvalidValue) as exc:
             plan.problems.append((name, str(exc), h))
             continue
         incoming.file_hash = h
@@ -429,10 +429,12 @@ def _plan(engine: Engine, root: str) -> _Plan:
 
 
 def _read(data: bytes, name: str) -> _Incoming:
+    """The memory a file holds (both sides of a conflicted one). A file that does not
+    read raises mf.FormatError or InvalidValue: the caller lists it for review."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        raise mf.FormatError("not UTF-8 text") from None
+        raise InvalidValue("not UTF-8 text") from None
     try:
         return _Incoming(name, "", mf.parse(text, name))
     except mf.FormatError as exc:
@@ -442,7 +444,7 @@ def _read(data: bytes, name: str) -> _Incoming:
         try:
             ours, theirs = (mf.parse(side, name) for side in both)
         except mf.FormatError as side_exc:
-            raise mf.FormatError(f"{exc}, and a side does not read: {side_exc}") from None
+            raise InvalidValue(f"{exc}, and a side does not read: {side_exc}") from None
     # Both branches edited the memory: the later edit is current, the other kept before it.
     first, last = sorted((ours, theirs), key=lambda m: (m.updated, m.content))
     return _Incoming(name, "", last, earlier=first)
