@@ -3,8 +3,11 @@ database's libraries. Checked in a fresh interpreter, where sys.modules tells th
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -39,3 +42,37 @@ def test_cli_help_builds_every_verb_without_heavy_imports() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_command_hook_loads_no_argparse_nor_other_verbs(tmp_path: Path) -> None:
+    """`enyal hook EVENT` runs before every prompt (issue 29): the console script answers
+    it without argparse, cli.py, the contract module or another verb's module."""
+    code = (
+        "import sys\n"
+        "from enyal_client import entry\n"
+        "sys.argv = ['enyal', 'hook', 'pre-tool-use']\n"
+        "code = entry.main()\n"
+        f"loaded = [m for m in {AVOIDED_BY_HOOK!r} if m in sys.modules]\n"
+        "print(code, *loaded, file=sys.stderr)"
+    )
+    # A tool that touches no file: answered {} before any daemon method.
+    payload = {"tool_name": "Glob", "tool_input": {"pattern": "*"}, "cwd": str(tmp_path)}
+    env = {**os.environ, "ENYAL_HOME": str(tmp_path)}
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    assert out.stdout.strip() == "{}"
+    assert out.stderr.split() == ["0"]
+
+
+AVOIDED_BY_HOOK = (
+    "argparse",
+    "enyal_client.cli",
+    "enyal_client.commands.contract",
+    "enyal_client.commands.memory",
+)

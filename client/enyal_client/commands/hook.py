@@ -5,6 +5,12 @@ What each event does is enyal_protocol/hooks (answer.py), shared with the MCP sh
 enyal_hook tool and the daemon's HTTP endpoint; this is only the process around it.
 A hook must never stand in the user's way: nothing here exits 2 (which would block); a
 failure is exit 1, a non-blocking error Claude Code notes and moves past.
+
+It runs before every prompt, so `enyal hook EVENT` as Claude Code writes it has a path of
+its own (run()): the console script (enyal_client/entry.py) comes here before argparse,
+cli.py, the contract module or any other verb's module is imported (docs/ARCHITECTURE.md,
+"Client start-up"). Everything else (--budget-tokens, --json, -h, a wrong event) takes
+cli.py's argparse path, so it reads and fails as every other verb does.
 """
 
 from __future__ import annotations
@@ -19,7 +25,6 @@ from enyal_protocol.hooks.answer import EVENT, answer, is_instructions
 from enyal_protocol.hooks.caller import HookInputError
 
 from ..transport import ClientError, Connection, RpcError
-from . import contract as ct
 from .base import Args, Context, Registry, Result, UsageError
 
 __all__ = ["EVENT", "is_instructions", "register"]
@@ -38,7 +43,11 @@ class _Daemon:
     def call(self, method: str, params: dict[str, Any], result: type[R]) -> R:
         if self._c is None:
             self._c = self._ctx.connection()
-        return ct.call(self._c, method, params, result)
+        # Straight to the daemon, not through contract.call: the hook logic builds its own
+        # params, the daemon checks them anyway, and any refusal is exit 1 here; the
+        # contract module would bring argparse into every hook process.
+        reply: R = self._c.call(method, params, result)
+        return reply
 
 
 def _input() -> dict[str, Any]:
@@ -51,15 +60,41 @@ def _input() -> dict[str, Any]:
     return data
 
 
-def cmd_hook(ctx: Context, a: Args) -> Result:
+def _answer(ctx: Context, event: str, budget: int | None) -> Result:
     try:
-        out = answer(_Daemon(ctx), a.event, _input(), a.budget_tokens)
+        out = answer(_Daemon(ctx), event, _input(), budget)
     except (UsageError, RpcError, HookInputError, config.ConfigError) as exc:
         raise ClientError(str(exc)) from None  # exit 1, never 2: never block
     return out, json.dumps(out, ensure_ascii=False) if out else "{}"
 
 
+def cmd_hook(ctx: Context, a: Args) -> Result:
+    return _answer(ctx, a.event, a.budget_tokens)
+
+
+def run(argv: list[str]) -> int | None:
+    """`enyal hook EVENT` (argv: what follows `hook`) without argparse, answered as cli.py
+    answers it: the hook JSON on stdout and exit 0, or the message on stderr and exit 1.
+    None for any other command line: cli.py's parser takes it."""
+    if len(argv) != 1 or argv[0] not in EVENT:
+        return None
+    ctx = Context()
+    try:
+        _, text = _answer(ctx, argv[0], None)
+    except BrokenPipeError:
+        raise  # cli.main's: the reader went away, not a failure
+    except (ClientError, OSError) as exc:
+        print(f"enyal hook: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        ctx.close()
+    print(text)
+    return 0
+
+
 def register(reg: Registry) -> None:
+    from . import contract as ct  # argparse's path only: run() never loads it
+
     h = reg.verb(
         "hook",
         "run a client hook: read its JSON on stdin, print the hook JSON",
