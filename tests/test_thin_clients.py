@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import run_cli
+
 HEAVY = ("numpy", "onnxruntime", "tokenizers", "apsw", "sqlite3", "_sqlite3", "sqlite_vec", "mcp")
 
 
@@ -76,3 +78,20 @@ AVOIDED_BY_HOOK = (
     "enyal_client.commands.contract",
     "enyal_client.commands.memory",
 )
+
+
+def test_command_hook_fails_as_before_on_its_own_path(tmp_path: Path) -> None:
+    """The hook's own path answers a bad input as cli.py did: the message on stderr,
+    nothing on stdout, exit 1 (never 2, which would block the prompt); with an option
+    the parser takes the command line, and its usage error is still exit 2."""
+    env = {**os.environ, "ENYAL_HOME": str(tmp_path)}
+    bad = run_cli("hook", "prompt-submit", input="nope", env=env)
+    assert (bad.code, bad.out) == (1, "")
+    assert bad.err.startswith("enyal hook: the hook input on stdin is not JSON")
+    listed = run_cli("hook", "prompt-submit", input="[1]", env=env)
+    assert (listed.code, listed.err) == (
+        1,
+        "enyal hook: the hook input on stdin is not a JSON object\n",
+    )
+    parsed = run_cli("hook", "pre-tool-use", "--budget-tokens", "1", input="{}", env=env)
+    assert parsed.code == 2 and "--budget-tokens: must be" in parsed.err
