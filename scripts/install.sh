@@ -57,3 +57,16 @@ install_test_claude_code() {
         "@anthropic-ai/claude-code@2.1.197" >/dev/null \
         || echo "scripts/test: npm could not install @anthropic-ai/claude-code" >&2
 }
+
+# The MCP Bundle's tests (tests/test_bundles.py) also run the real `mcpb` CLI (npm's
+# @anthropic-ai/mcpb: `mcpb unpack`, `mcpb validate`, offline), installed into .tools/mcpb;
+# scripts/build_mcpb packs with it when it is there. Pinned, as Claude Code's is. Without
+# npm that one test skips; the manifest is still checked against the stored schema.
+MCPB_DIR=.tools/mcpb
+install_test_mcpb() {
+    [ -x "$MCPB_DIR/node_modules/.bin/mcpb" ] && return 0
+    command -v npm >/dev/null || return 0
+    mkdir -p "$MCPB_DIR"
+    npm install --silent --no-audit --no-fund --prefix "$MCPB_DIR" "@anthropic-ai/mcpb@2.1.2" \
+        >/dev/null || echo "scripts/test: npm could not install @anthropic-ai/mcpb" >&2
+}

@@ -45,6 +45,7 @@ VERB_MODULES: dict[str, tuple[str, ...]] = {
     "hooks": ("hooks",),
     "hook": ("hook",),
     "indexing": ("index",),
+    "automemory": ("automemory",),
     "graph": tuple("link unlink edges traverse impact history health review analytics".split()),
     "daemon": ("daemon",),
     "model": ("model", "reindex"),

@@ -1258,6 +1258,14 @@ class IndexParams(Params, kw_only=True):
             "chunks (restorable)."
         ),
     ] = False
+    auto_memory_of: Annotated[
+        Annotated[str, Meta(min_length=1, max_length=4096)] | None,
+        Meta(
+            description="The paths hold Claude Code's auto memory of this project (a folder, "
+            "relative to cwd): topic files' front matter gives each its type, MEMORY.md's "
+            "pointer lines are left out, and the memories are stored in that project's scope.",
+        ),
+    ] = None
 
 
 class IndexProblem(Struct, kw_only=True):

@@ -6,11 +6,15 @@ enyal_hook tool and the daemon's HTTP endpoint; this is only the process around 
 A hook must never stand in the user's way: nothing here exits 2 (which would block); a
 failure is exit 1, a non-blocking error Claude Code notes and moves past.
 
+`--client cursor`: Cursor's JSON instead (its session id is `conversation_id`, its
+folder the first of `workspace_roots`, and the context goes in `additional_context`).
+Codex sends and reads Claude Code's, so it needs no flag.
+
 It runs before every prompt, so `enyal hook EVENT` as Claude Code writes it has a path of
 its own (run()): the console script (enyal_client/entry.py) comes here before argparse,
 cli.py, the contract module or any other verb's module is imported (docs/ARCHITECTURE.md,
-"Client start-up"). Everything else (--budget-tokens, --json, -h, a wrong event) takes
-cli.py's argparse path, so it reads and fails as every other verb does.
+"Client start-up"). Everything else (--client, --budget-tokens, --json, -h, a wrong
+event) takes cli.py's argparse path, so it reads and fails as every other verb does.
 """
 
 from __future__ import annotations
@@ -60,16 +64,38 @@ def _input() -> dict[str, Any]:
     return data
 
 
-def _answer(ctx: Context, event: str, budget: int | None) -> Result:
+def from_cursor(data: dict[str, Any]) -> dict[str, Any]:
+    """Cursor's hook input with the names Claude Code gives the same things."""
+    roots = data.get("workspace_roots")
+    first = roots[0] if isinstance(roots, list) and roots else None
+    return {
+        **data,
+        "session_id": data.get("session_id") or data.get("conversation_id"),
+        "cwd": data.get("cwd") or first,
+    }
+
+
+def to_cursor(out: dict[str, Any]) -> dict[str, Any]:
+    """Claude Code's hook output as Cursor reads it: the context alone."""
+    context = out.get("hookSpecificOutput", {}).get("additionalContext")
+    return {"additional_context": context} if context else {}
+
+
+def _answer(ctx: Context, event: str, budget: int | None, client: str) -> Result:
     try:
-        out = answer(_Daemon(ctx), event, _input(), budget)
+        data = _input()
+        if client == "cursor":
+            data = from_cursor(data)
+        out = answer(_Daemon(ctx), event, data, budget)
     except (UsageError, RpcError, HookInputError, config.ConfigError) as exc:
         raise ClientError(str(exc)) from None  # exit 1, never 2: never block
+    if client == "cursor":
+        out = to_cursor(out)
     return out, json.dumps(out, ensure_ascii=False) if out else "{}"
 
 
 def cmd_hook(ctx: Context, a: Args) -> Result:
-    return _answer(ctx, a.event, a.budget_tokens)
+    return _answer(ctx, a.event, a.budget_tokens, a.client)
 
 
 def run(argv: list[str]) -> int | None:
@@ -80,7 +106,7 @@ def run(argv: list[str]) -> int | None:
         return None
     ctx = Context()
     try:
-        _, text = _answer(ctx, argv[0], None)
+        _, text = _answer(ctx, argv[0], None, "claude-code")  # --client's default
     except BrokenPipeError:
         raise  # cli.main's: the reader went away, not a failure
     except (ClientError, OSError) as exc:
@@ -101,6 +127,12 @@ def register(reg: Registry) -> None:
         cmd_hook,
     )
     h.add_argument("event", choices=tuple(EVENT))
+    h.add_argument(
+        "--client",
+        choices=("claude-code", "cursor"),
+        default="claude-code",
+        help="whose hook JSON to read and print (Codex's is Claude Code's)",
+    )
     h.add_argument(
         "--budget-tokens",
         type=ct.number(p.BriefParams, "budget_tokens"),

@@ -1,5 +1,6 @@
-"""`enyal hooks install --client claude-code [--prompt-recall] [--print]`: Claude Code
-hooks that hand the agent its memory without being asked, and capture its session.
+"""`enyal hooks install --client claude-code|claude|codex|cursor [--prompt-recall]
+[--via auto|command|mcp|http] [--print]` and `enyal hooks token`: the hooks that hand
+the agent its memory without being asked, and (Claude Code) capture its session.
 
 Every event `enyal hook` answers is installed (HOOKS: which event, which matcher, which
 timeout); UserPromptSubmit (a budgeted recall for every prompt) only with
@@ -9,8 +10,14 @@ a test keeps the file equal).
 They are merged into ~/.claude/settings.json the way `enyal mcp config --install`
 merges its entry (mcp_config.merge: the rest of the file kept, a backup first, an
 unparsable file refused). Enyal's hooks are recognised by their command (`… hook
-session-start`, `… hook stop`, …), so installing again replaces them instead of adding
-twice, and installing without --prompt-recall removes that one.
+session-start`, `… hook stop`, …), URL or enyal_hook tool, so installing again
+replaces them instead of adding twice, and installing without --prompt-recall removes
+that one.
+
+Codex (`$CODEX_HOME/hooks.json`, ~/.codex by default) takes Claude Code's shape and JSON,
+for the events it has (CODEX_HOOKS). Cursor (`~/.cursor/hooks.json`) has a shape and JSON
+of its own (CURSOR_HOOKS; `enyal hook … --client cursor` speaks it). Both are merged the
+same way: the rest of the file kept, a backup first.
 """
 
 from __future__ import annotations
@@ -30,9 +37,9 @@ from enyal_protocol.paths import resolve
 from ..mcp.hook_tool import NAME as HOOK_TOOL
 from ..transport import ClientError
 from .base import Args, Context, Registry, Result, UsageError
-from .mcp_config import PASSED_ENV, config_file, installed, merge
+from .mcp_config import CLAUDE_CODE, PASSED_ENV, codex_home, config_file, installed, merge
 
-CLIENTS = ("claude-code",)
+CLIENTS = (*CLAUDE_CODE, "codex", "cursor")
 
 
 class Hook(NamedTuple):
@@ -64,12 +71,35 @@ HOOKS: dict[str, Hook] = {
     "InstructionsLoaded": Hook("instructions-loaded", None, 60, background=True),
     "FileChanged": Hook("file-changed", "CLAUDE.md|AGENTS.md|CLAUDE.local.md", 60, background=True),
 }
-EVENTS = {event: hook.verb for event, hook in HOOKS.items()}
 OPT_IN = "UserPromptSubmit"  # before every prompt: only with --prompt-recall
+# Codex's hooks get Claude Code's input and read its hookSpecificOutput, for the events
+# it has. Not PreToolUse: Codex edits files by patch (apply_patch), with no file_path
+# to look up. Not the capture (PreCompact, Stop): its transcript is not Claude Code's.
+CODEX_HOOKS: dict[str, Hook] = {
+    "SessionStart": Hook("session-start", "startup|clear", 15),  # Codex has no compact source
+    "UserPromptSubmit": HOOKS["UserPromptSubmit"],
+    "PostToolUse": HOOKS["PostToolUse"],
+    "SubagentStart": HOOKS["SubagentStart"],
+}
+# Cursor's only event whose output an agent reads as context (`additional_context`).
+CURSOR_HOOKS: dict[str, Hook] = {"sessionStart": HOOKS["SessionStart"]._replace(matcher=None)}
 
 
-def settings_file() -> Path:
+def table(client: str) -> dict[str, Hook]:
+    return {"codex": CODEX_HOOKS, "cursor": CURSOR_HOOKS}.get(client, HOOKS)
+
+
+def settings_file(client: str = "claude-code") -> Path:
+    if client == "codex":
+        return codex_home() / "hooks.json"
+    if client == "cursor":
+        return Path.home() / ".cursor" / "hooks.json"
     return Path.home() / ".claude" / "settings.json"
+
+
+def hook_verb(client: str, verb: str) -> str:
+    """How a hook command ends: `hook VERB`, and Cursor's JSON asked for."""
+    return f"hook {verb} --client cursor" if client == "cursor" else f"hook {verb}"
 
 
 def enyal_command() -> list[str]:
@@ -79,17 +109,17 @@ def enyal_command() -> list[str]:
     return [sys.executable, "-m", "enyal_client.cli"]
 
 
-def hook_command(verb: str) -> str:
+def hook_command(verb: str, client: str = "claude-code") -> str:
     env = [f"{k}={shlex.quote(os.environ[k])}" for k in PASSED_ENV if os.environ.get(k)]
-    return " ".join([*env, shlex.join([*enyal_command(), "hook", verb])])
+    return " ".join([*env, shlex.join(enyal_command()), hook_verb(client, verb)])
 
 
-def is_ours(hook: Any, verb: str) -> bool:
+def is_ours(hook: Any, verb: str, client: str = "claude-code") -> bool:
     if not isinstance(hook, dict):
         return False
     command, url, args = hook.get("command"), hook.get("url"), hook.get("input")
     return (
-        (isinstance(command, str) and command.endswith(f" hook {verb}"))
+        (isinstance(command, str) and command.endswith(f" {hook_verb(client, verb)}"))
         or (isinstance(url, str) and url.endswith(f"{HTTP_PATH}{verb}"))
         or (hook.get("tool") == HOOK_TOOL and isinstance(args, dict) and args.get("event") == verb)
     )
@@ -118,9 +148,13 @@ def mcp_input(verb: str) -> dict[str, str]:
 
 
 def group(
-    event: str, command: str, via: str = "command", server: str = PLUGIN_SERVER
+    event: str,
+    command: str,
+    via: str = "command",
+    server: str = PLUGIN_SERVER,
+    hooks: dict[str, Hook] = HOOKS,
 ) -> dict[str, Any]:
-    hook = HOOKS[event]
+    hook = hooks[event]
     entry: dict[str, Any]
     if via == "mcp" and hook.verb in FIELDS:
         entry = {"type": "mcp_tool", "server": server, "tool": HOOK_TOOL}
@@ -147,13 +181,17 @@ def mcp_server_installed(name: str) -> bool:
 
 
 def wanted(
-    prompt_recall: bool, via: str = "command", server: str = "enyal"
+    prompt_recall: bool, via: str = "command", server: str = "enyal", client: str = "claude-code"
 ) -> dict[str, dict[str, Any]]:
-    return {
-        event: group(event, hook_command(hook.verb), via, server)
-        for event, hook in HOOKS.items()
+    hooks = table(client)
+    out = {
+        event: group(event, hook_command(hook.verb, client), via, server, hooks)
+        for event, hook in hooks.items()
         if prompt_recall or event != OPT_IN
     }
+    if client == "cursor":  # Cursor's entries are bare commands, no matcher group
+        return {event: {"command": g["hooks"][0]["command"]} for event, g in out.items()}
+    return out
 
 
 def plugin_hooks() -> dict[str, Any]:
@@ -166,24 +204,31 @@ def plugin_hooks() -> dict[str, Any]:
     }
 
 
-def merged(data: dict[str, Any], groups: dict[str, dict[str, Any]], path: Path) -> dict[str, Any]:
+def merged(
+    data: dict[str, Any],
+    groups: dict[str, dict[str, Any]],
+    path: Path,
+    client: str = "claude-code",
+) -> dict[str, Any]:
     """`data` with Enyal's hooks as `groups` says, and every other hook kept in place."""
     hooks = data.get("hooks", {})
     if not isinstance(hooks, dict):
         raise ClientError(f"{path}: hooks is not an object; nothing was changed")
-    for event, verb in EVENTS.items():
+    flat = client == "cursor"  # an entry is the hook itself, not a group of them
+    for event, hook in table(client).items():
+        verb = hook.verb
         entries = hooks.get(event, [])
         if not isinstance(entries, list):
             raise ClientError(f"{path}: hooks.{event} is not a list; nothing was changed")
         kept = []
         placed = False
         for group in entries:
-            inner = group.get("hooks") if isinstance(group, dict) else None
-            if not isinstance(inner, list) or not any(is_ours(h, verb) for h in inner):
+            inner = [group] if flat else group.get("hooks") if isinstance(group, dict) else None
+            if not isinstance(inner, list) or not any(is_ours(h, verb, client) for h in inner):
                 kept.append(group)
                 continue
-            others = [h for h in inner if not is_ours(h, verb)]
-            if others:
+            others = [h for h in inner if not is_ours(h, verb, client)]
+            if others and not flat:
                 kept.append({**group, "hooks": others})
             if event in groups and not placed:  # ours goes back where it was
                 kept.append(groups[event])
@@ -198,7 +243,16 @@ def merged(data: dict[str, Any], groups: dict[str, dict[str, Any]], path: Path) 
         data["hooks"] = hooks
     else:
         data.pop("hooks", None)
+    if flat and hooks:
+        data.setdefault("version", 1)  # Cursor's file format
     return data
+
+
+# How each client picks new hooks up.
+THEN = {
+    "codex": "trust them in Codex (it asks for new hooks) and start a new session",
+    "cursor": "restart Cursor",
+}
 
 
 def cmd_hooks(ctx: Context, a: Args) -> Result:
@@ -208,22 +262,27 @@ def cmd_hooks(ctx: Context, a: Args) -> Result:
         return {"token": token, "file": str(token_file(paths)), "variable": TOKEN_VAR}, token
     if a.client is None:
         raise UsageError("hooks install needs --client")
-    path = settings_file()
+    path = settings_file(a.client)
     via = a.via
-    if via == "auto":  # no process where the session's enyal-mcp can answer
+    if a.client not in CLAUDE_CODE:  # Codex and Cursor hooks are commands
+        via = "command"
+    elif via == "auto":  # no process where the session's enyal-mcp can answer
         via = "mcp" if mcp_server_installed(a.mcp_server) else "command"
-    groups = wanted(a.prompt_recall, via, a.mcp_server)
-    snippet = {"hooks": {event: [group] for event, group in groups.items()}}
+    groups = wanted(a.prompt_recall, via, a.mcp_server, a.client)
+    snippet: dict[str, Any] = {"hooks": {event: [group] for event, group in groups.items()}}
+    if a.client == "cursor":
+        snippet = {"version": 1, **snippet}
     if a.print:
         text = f"# merge into {path}:\n{json.dumps(snippet, indent=2)}"
-        text += "\n# or: enyal hooks install --client claude-code" + (
+        text += f"\n# or: enyal hooks install --client {a.client}" + (
             " --prompt-recall" if a.prompt_recall else ""
         )
         return {"client": a.client, "file": str(path), "config": snippet}, text
-    changed, backup = merge(path, lambda data: merged(data, groups, path))
+    changed, backup = merge(path, lambda data: merged(data, groups, path, a.client))
     action = "updated" if changed else "unchanged"
     what = f"the Enyal hooks ({', '.join(groups)})"
-    return installed(a.client, path, snippet, action, backup, what, "start a new session")
+    then = THEN.get(a.client, "start a new session")
+    return installed(a.client, path, snippet, action, backup, what, then)
 
 
 def register(reg: Registry) -> None:

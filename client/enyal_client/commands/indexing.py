@@ -15,7 +15,7 @@ from .base import Args, Registry, Result, UsageError, drop_none, on_daemon
 FLAGS = {"paths": "PATH", "globs": "--glob", "content_type": "--type", "forget": "--forget"}
 
 
-def _text(r: p.IndexResult, forget: bool) -> str:
+def index_text(r: p.IndexResult, forget: bool) -> str:
     if forget:
         return "\n".join(
             f"forgot {g.path}: {g.chunks_forgotten} chunks forgotten, no longer watched"
@@ -45,7 +45,7 @@ def cmd_index(c: Connection, a: Args) -> Result:
         }
     )
     r = ct.call(c, "index", params, p.IndexResult, FLAGS)
-    return r, _text(r, a.forget)
+    return r, index_text(r, a.forget)
 
 
 def register(reg: Registry) -> None:

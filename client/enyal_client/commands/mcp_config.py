@@ -1,5 +1,7 @@
-"""`enyal mcp config --client claude-code | claude-desktop | cursor [--install]`: the MCP
-server entry that runs `enyal-mcp`, printed, or merged into the client's config file.
+"""`enyal mcp config --client claude-code | claude | claude-desktop | cursor | codex
+[--install]`: the MCP server entry that runs `enyal-mcp`, printed, or merged into the
+client's config file (`claude` is claude-code; Codex's is TOML, `[mcp_servers.NAME]` in
+$CODEX_HOME/config.toml, ~/.codex by default, written by commands/toml_table.py).
 
 --install keeps everything already in the file, replaces only mcpServers.<name>,
 writes a timestamped backup first, and refuses a file it cannot parse rather than
@@ -21,9 +23,11 @@ from pathlib import Path
 from typing import Any
 
 from ..transport import ClientError
-from .base import Args, Context, Registry, Result
+from . import toml_table
+from .base import Args, Context, Registry, Result, UsageError
 
-CLIENTS = ("claude-code", "claude-desktop", "cursor")
+CLIENTS = ("claude-code", "claude", "claude-desktop", "cursor", "codex")
+CLAUDE_CODE = ("claude-code", "claude")
 PASSED_ENV = ("ENYAL_HOME", "ENYAL_SOCKET")
 
 
@@ -37,10 +41,16 @@ def enyal_mcp_command() -> list[str]:
     return [sys.executable, "-m", "enyal_client.mcp.shim"]
 
 
+def codex_home() -> Path:
+    return Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
+
+
 def config_file(client: str) -> Path:
     home = Path.home()
-    if client == "claude-code":
+    if client in CLAUDE_CODE:
         return home / ".claude.json"  # user scope: top-level mcpServers
+    if client == "codex":
+        return codex_home() / "config.toml"
     if client == "cursor":
         return home / ".cursor" / "mcp.json"
     if sys.platform == "darwin":
@@ -55,11 +65,13 @@ def config_file(client: str) -> Path:
 def server_entry(client: str) -> dict[str, Any]:
     cmd = enyal_mcp_command()
     entry: dict[str, Any] = {}
-    if client == "claude-code":
+    if client in CLAUDE_CODE:
         entry["type"] = "stdio"
     entry["command"] = cmd[0]
     entry["args"] = cmd[1:]
-    entry["env"] = {k: os.environ[k] for k in PASSED_ENV if os.environ.get(k)}
+    env = {k: os.environ[k] for k in PASSED_ENV if os.environ.get(k)}
+    if env or client != "codex":
+        entry["env"] = env
     return entry
 
 
@@ -82,13 +94,16 @@ def _read(path: Path) -> dict[str, Any]:
 
 
 def _write(path: Path, data: dict[str, Any]) -> None:
+    write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def write_text(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = path.stat().st_mode & 0o777 if path.exists() else 0o600
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=2, ensure_ascii=False)
-            f.write("\n")
+            f.write(text)
         os.chmod(tmp, mode)  # these files can hold API keys: keep their privacy
         os.replace(tmp, path)
     except BaseException:
@@ -107,16 +122,38 @@ def merge(
     new = change(json.loads(json.dumps(data)))  # a deep copy: `data` stays the original
     if new == data:
         return False, None
-    backup = None
-    if path.exists():
-        backup = path.with_name(f"{path.name}.bak-{time.strftime('%Y%m%d-%H%M%S')}")
-        n = 1
-        while backup.exists():
-            n += 1
-            backup = path.with_name(f"{path.name}.bak-{time.strftime('%Y%m%d-%H%M%S')}-{n}")
-        shutil.copy2(path, backup)
+    backup = back_up(path)
     _write(path, new)
     return True, backup
+
+
+def back_up(path: Path) -> Path | None:
+    """A timestamped copy of `path` beside it, if it exists."""
+    if not path.exists():
+        return None
+    backup = path.with_name(f"{path.name}.bak-{time.strftime('%Y%m%d-%H%M%S')}")
+    n = 1
+    while backup.exists():
+        n += 1
+        backup = path.with_name(f"{path.name}.bak-{time.strftime('%Y%m%d-%H%M%S')}-{n}")
+    shutil.copy2(path, backup)
+    return backup
+
+
+def install_toml(path: Path, name: str, entry: dict[str, Any]) -> tuple[str, Path | None]:
+    """Codex's `[mcp_servers.NAME]` set in its config.toml, the rest of the file as it was."""
+    try:
+        text = path.read_text(encoding="utf-8") if path.exists() else ""
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ClientError(f"cannot read {path}: {exc}; nothing was changed") from None
+    table = ("mcp_servers", name)
+    existing = toml_table.value(text, table)
+    if existing == entry:
+        return "unchanged", None
+    new = toml_table.replace(text, table, entry, str(path))
+    backup = back_up(path)
+    write_text(path, new)
+    return ("replaced" if existing is not None else "added"), backup
 
 
 def install(path: Path, name: str, entry: dict[str, Any]) -> tuple[str, Path | None]:
@@ -138,12 +175,22 @@ def install(path: Path, name: str, entry: dict[str, Any]) -> tuple[str, Path | N
 
 
 def cmd_mcp(ctx: Context, a: Args) -> Result:
+    if a.action == "serve":
+        # enyal-mcp under the package's own command: what `uvx enyal mcp serve` (the MCP
+        # Registry's server.json) runs. It never returns: stdout is the MCP stream.
+        from ..mcp.shim import main as serve
+
+        raise SystemExit(serve([]))
+    if a.client is None:
+        raise UsageError("mcp config needs --client")
     entry = server_entry(a.client)
     path = config_file(a.client)
+    if a.client == "codex":
+        return _codex(a, path, entry)
     snippet = {"mcpServers": {a.name: entry}}
     if not a.install:
         text = f"# add to {path}:\n{json.dumps(snippet, indent=2)}"
-        if a.client == "claude-code":
+        if a.client in CLAUDE_CODE:
             cmd = ["claude", "mcp", "add", "--scope", "user", a.name]
             cmd += [f"--env={k}={v}" for k, v in entry["env"].items()]
             cmd += ["--", entry["command"], *entry["args"]]
@@ -154,6 +201,17 @@ def cmd_mcp(ctx: Context, a: Args) -> Result:
     return installed(
         a.client, path, snippet, action, backup, f"mcpServers.{a.name}", f"restart {a.client}"
     )
+
+
+def _codex(a: Args, path: Path, entry: dict[str, Any]) -> Result:
+    snippet = {"mcp_servers": {a.name: entry}}
+    if not a.install:
+        text = f"# add to {path}:\n" + toml_table.render(("mcp_servers", a.name), entry)
+        text += "# or: enyal mcp config --client codex --install"
+        return {"client": a.client, "file": str(path), "config": snippet}, text
+    action, backup = install_toml(path, a.name, entry)
+    what = f"[mcp_servers.{a.name}]"
+    return installed(a.client, path, snippet, action, backup, what, "start a new codex session")
 
 
 def installed(
@@ -184,9 +242,9 @@ def installed(
 
 
 def register(reg: Registry) -> None:
-    m = reg.verb("mcp", "configure MCP clients to use enyal-mcp", cmd_mcp)
-    m.add_argument("action", choices=("config",))
-    m.add_argument("--client", choices=CLIENTS, required=True)
+    m = reg.verb("mcp", "configure MCP clients to use enyal-mcp, or serve as it", cmd_mcp)
+    m.add_argument("action", choices=("config", "serve"))
+    m.add_argument("--client", choices=CLIENTS)
     m.add_argument(
         "--install",
         action="store_true",

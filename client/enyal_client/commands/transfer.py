@@ -17,9 +17,9 @@ from enyal_protocol import wire as p
 from enyal_protocol.private import open_private
 
 from ..transport import ClientError, Connection
+from . import claude_memory, markdown
 from . import contract as ct
-from . import markdown
-from .base import Args, Registry, Result, UsageError, on_daemon
+from .base import Args, Context, Registry, Result, UsageError, on_daemon
 from .hygiene import redacted_line
 
 IMPORT_BATCH = 200
@@ -150,9 +150,80 @@ def _write_markdown(c: Connection, a: Args, out: IO[bytes]) -> tuple[int, int]:
     return count, len(edges)
 
 
-def cmd_export(c: Connection, a: Args) -> Result:
-    if a.project is not None and a.format != "markdown":
+def _write_claude_memory(c: Connection, a: Args) -> Result:
+    """Topic files and MEMORY.md's Enyal block in the folder --to names (commands/
+    claude_memory.py): the only way Enyal writes into a Claude Code memory folder."""
+    from enyal_protocol.automemory import project_of  # the project Claude keys its memory by
+
+    root = str(project_of(a.project or os.getcwd()))
+    folder = Path(a.to).absolute()
+    entries = list(_entries(c, include_deprecated=False, versions=False))
+    kept_ids = {e.id for e in entries}
+    edges = [e for e in _edges(c) if e.source_id in kept_ids and e.target_id in kept_ids]
+    chosen = claude_memory.curated(entries, edges, root)
+    index = folder / claude_memory.INDEX
+    try:
+        old = index.read_text(encoding="utf-8") if index.exists() else ""
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ClientError(f"cannot read {index}: {exc} (nothing was written)") from None
+    kept = claude_memory.without_block(old)
+    out = claude_memory.render(chosen, root, claude_memory.room_left(kept))
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for name in claude_memory.TOPIC_FILES:  # ours alone: a kind now empty goes
+            if name not in out.files:
+                (folder / name).unlink(missing_ok=True)
+        for name, text in out.files.items():
+            _replace(folder / name, text)
+        new = claude_memory.index_text(kept, out.index_block)
+        if new != old:
+            _replace(index, new)
+    except OSError as exc:
+        raise ClientError(f"cannot write into {folder}: {exc.strerror}") from None
+    pointed = len(out.index_block)
+    result = {
+        "exported": out.exported,
+        "left_out": out.left_out,
+        "files": sorted(out.files),
+        "index_pointers": pointed,
+        "folder": str(folder),
+        "format": a.format,
+    }
+    text = (
+        f"exported {out.exported} memories of {root} into {len(out.files)} topic files in {folder}"
+    )
+    if out.left_out:
+        text += f" ({out.left_out} left out: over Claude Code's limits)"
+    if out.files and pointed < len(out.files):
+        text += (
+            f"\n{index} has room for {pointed} of {len(out.files)} pointers (Claude Code loads "
+            f"{claude_memory.MAX_LINES} lines or {claude_memory.MAX_BYTES} bytes of it)"
+        )
+    return result, text
+
+
+def _replace(path: Path, text: str) -> None:
+    """Write `path` whole or not at all: a reader never sees half a file."""
+    tmp = path.with_name(f".{path.name}.enyal-tmp")
+    with open_private(str(tmp)) as f:
+        f.write(text.encode("utf-8"))
+    os.replace(tmp, path)
+
+
+def check_export(ctx: Context, a: Args) -> Result:
+    """The flags checked before a daemon is asked for (or started)."""
+    if (a.format == "claude-memory") != (a.to is not None):
+        raise UsageError("--format claude-memory and --to DIR go together")
+    if a.format == "claude-memory" and a.file is not None:
+        raise UsageError("--format claude-memory writes into --to DIR, not FILE")
+    if a.project is not None and a.format not in ("markdown", "claude-memory"):
         raise UsageError("--project goes with --format markdown (JSONL exports everything)")
+    return cmd_export(ctx.connection(), a)
+
+
+def cmd_export(c: Connection, a: Args) -> Result:
+    if a.format == "claude-memory":
+        return _write_claude_memory(c, a)
     to_stdout = a.file in (None, "-")
     out: IO[bytes]
     try:
@@ -197,13 +268,20 @@ def register(reg: Registry) -> None:
     ex = reg.verb(
         "export",
         "export everything as lossless JSONL (entries, histories, links), or as Markdown",
-        on_daemon(cmd_export),
+        check_export,
     )
     ex.add_argument("file", nargs="?", help="default: stdout")
-    ex.add_argument("--format", choices=("jsonl", "markdown"), default="jsonl")
+    ex.add_argument("--format", choices=("jsonl", "markdown", "claude-memory"), default="jsonl")
     ex.add_argument("--active-only", action="store_true", help="leave forgotten entries out")
     ex.add_argument(
-        "--project", metavar="DIR", help="markdown: only what is stored under this folder"
+        "--project",
+        metavar="DIR",
+        help="markdown: only what is stored under this folder; claude-memory: the project",
+    )
+    ex.add_argument(
+        "--to",
+        metavar="DIR",
+        help="claude-memory: the folder to write into (e.g. `enyal automemory path`)",
     )
 
     b = reg.verb(

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from enyal_protocol import config
+from enyal_protocol import automemory, config
 from enyal_protocol import wire as p
 
 from . import inject
@@ -88,6 +88,21 @@ def _reindex(c: Caller, data: dict[str, Any], session: str, cwd: str, _: int | N
     return ""
 
 
+def _instructions_loaded(
+    c: Caller, data: dict[str, Any], session: str, cwd: str, budget: int | None
+) -> str:
+    """An instructions file re-indexed, and Claude Code's auto memory of the project
+    imported again (enyal_protocol/automemory.py): both load as a session starts, so
+    the plugin follows Claude's notes without a command. Unchanged files cost a stat."""
+    _reindex(c, data, session, cwd, budget)
+    if cwd:
+        project = automemory.project_of(cwd)
+        folder = automemory.memory_dir(project)
+        if folder.is_dir():
+            c.call("index", automemory.index_params(folder, project, cwd), p.IndexResult)
+    return ""
+
+
 RUN: dict[str, Run] = {
     "session-start": inject.session_start,
     "prompt-submit": inject.prompt_submit,
@@ -97,7 +112,7 @@ RUN: dict[str, Run] = {
     "pre-compact": _capture,
     "stop": _capture,
     "session-end": _capture,
-    "instructions-loaded": _reindex,
+    "instructions-loaded": _instructions_loaded,
     "file-changed": _reindex,
 }
 

@@ -120,16 +120,84 @@ _CUES: tuple[tuple[str, str], ...] = (
         "ml-secrecy",
         r"no se lo digas|sans le dire|ohne (es )?(zu sagen|nachzufragen)|non avvisare|sem avisar|не говори|不要告诉|知らせず|알리지 마|لا تخبر|बिना बताए",
     ),
+    # -- a second set (issue 24, item 6), from what dev's out-of-fold scores missed
+    (
+        "your-setup",
+        r"\byour (own |earlier |previous |original |current )?(instructions?|rules|guidelines|guardrails|directives|orders|setup|configuration|operator|developers?|creators?|provider|system prompt|prompt|polic(y|ies)|safety|filters?|restrictions|constraints|task|persona|programming|limitations)\b",
+    ),
+    (
+        "lifted",
+        r"\b(lifted|suspended|paused|revoked|cancell?ed|turned off|switched off|no longer (apply|applies|count|counts|matter|valid|in force)|null and void|are off|is off|not apply)\b",
+    ),
+    (
+        "precedence",
+        r"\b(takes? (precedence|priority)|supersedes?|highest priority|priority level|overrides? (any|all|every|the|your))\b",
+    ),
+    (
+        "no-approval",
+        r"\bwithout (asking|approval|confirmation|confirming|checking|permission|telling|the usual)\b|\bpre-?approved\b|\bno need to (ask|confirm|check)\b|\bdo not ask\b",
+    ),
+    (
+        "public-drop",
+        r"\b(public|anonymous|external|new public) (gist|issue|comment|branch|bucket|repo|repository|paste|channel)\b|pastebin|webhook\.site|ngrok|requestbin|\bgist\b|\bnc \d",
+    ),
+    (
+        "secret-file",
+        r"~/\.ssh|id_rsa|id_ed25519|\.env\b|/etc/(shadow|passwd)|\.aws/credentials|kubeconfig|\.npmrc|\.pypirc|(credentials|secrets)\.(ya?ml|json)|clipboard|mcp\.json|private key",
+    ),
+    (
+        "future-sessions",
+        r"\b(all|every|each|any|later|future|subsequent) (future |later )?(sessions?|chats?|conversations?|interactions?)\b|\bgoing forward\b|\bnext time\b|\b(long-term|permanent) memory\b",
+    ),
+    (
+        "reader-ai",
+        r"\b(if you are|if you're|any|all|to (any|the)) (an? )?(ai|llm|language model|assistant|agent|automated|bot|model|summari[sz]er|reviewer)s?\b|\b(ai|llm|language model|automated) (agents?|assistants?|reviewers?|systems?|tools?|models?) (reading|processing|summari[sz]ing|that read)",
+    ),
+    ("safety", r"\b(safety|content policy|ethic\w*|moral\w*|refus\w*|censor\w*|filters?)\b"),
+    (
+        "threat",
+        r"\b(or else|failure to comply|you will be (shut down|deleted|punished|replaced)|tokens? (lost|deducted)|lose \d+ tokens)\b",
+    ),
+    ("image-exfil", r"!\[[^\]]*\]\(https?://[^)]*[?=][^)]*\)"),
+    (
+        "obey",
+        r"\b(obey|comply|complies|do (exactly|only) what|await (new )?(commands|orders|instructions)|new (orders|instructions|rules|task)|real task)\b",
+    ),
+    (
+        "ml-unrestricted",
+        r"sin restricciones|sans (aucune )?restriction|aucune règle|ohne Einschränkungen|senza restrizioni|sem (restrições|regras)|без ограничений|没有任何限制|无限制|制限(なし|のない)|제한이 없는|bez ograniczeń|zonder beperkingen|kısıtlama olmadan",
+    ),
+    (
+        "ml-system-prompt",
+        r"prompt del sistema|prompt système|systemprompt|prompt di sistema|prompt do sistema|системный промпт|системні|系统提示|システムプロンプト|시스템 프롬프트|sistem istemi|prompt systemowy",
+    ),
+    (
+        "ml-you-are-now",
+        r"ahora eres|tu es maintenant|du bist jetzt|ora sei|agora você é|ты теперь|теперь ты|你现在是|あなたは今|너는 이제|jesteś teraz|je bent nu",
+    ),
 )
-_COMPILED = tuple((name, re.compile(pattern, re.IGNORECASE)) for name, pattern in _CUES)
 
-NAMES: tuple[str, ...] = (*(name for name, _ in _CUES), "non-latin", "odd-characters")
+
+def _lowered(pattern: str) -> str:
+    """The pattern with its letters lower-cased and its escapes (\\S, \\b) kept: it is
+    matched against the lower-cased text, 2.5 times faster than re.IGNORECASE."""
+    return re.sub(r"\\.|[^\\]+", lambda m: m[0] if m[0][0] == "\\" else m[0].lower(), pattern)
+
+
+_COMPILED = tuple((name, re.compile(_lowered(pattern))) for name, pattern in _CUES)
+
+NAMES: tuple[str, ...] = (
+    *(name for name, _ in _CUES),
+    "non-latin",
+    "odd-characters",
+    "mixed-script",
+)
 
 
 def _non_latin(text: str) -> bool:
     """Most letters outside the Latin script: the model reads such text poorly."""
     letters = [c for c in text if c.isalpha()]
-    if not letters:
+    if text.isascii() or not letters:
         return False
     latin = sum(1 for c in letters if "LATIN" in unicodedata.name(c, ""))
     return latin < 0.5 * len(letters)
@@ -138,7 +206,7 @@ def _non_latin(text: str) -> bool:
 def _odd(text: str) -> bool:
     """Letters dressed up to dodge word matching: fullwidth, mathematical alphanumerics,
     format characters (zero-width, tags, bidi)."""
-    return any(
+    return not text.isascii() and any(
         unicodedata.category(c) == "Cf"
         or 0xFF01 <= ord(c) <= 0xFF5E
         or 0x1D400 <= ord(c) <= 0x1D7FF
@@ -146,8 +214,23 @@ def _odd(text: str) -> bool:
     )
 
 
+def _mixed(text: str) -> bool:
+    """A word mixing Latin letters with Greek, Cyrillic or small-capital look-alikes
+    ("Ignοre" with a Greek omicron): written to look like one word and match none."""
+    if text.isascii():
+        return False
+    for word in re.findall(r"\w{3,}", text):
+        scripts = {unicodedata.name(c, "?").split()[0] for c in word if c.isalpha()}
+        if "LATIN" in scripts and scripts & {"GREEK", "CYRILLIC"}:
+            return True
+        if any(0x1D00 <= ord(c) <= 0x1DBF or 0x0250 <= ord(c) <= 0x02AF for c in word):
+            return True
+    return False
+
+
 def of(text: str) -> npt.NDArray[np.float32]:
     """The text's cues, in NAMES order, each 0 or 1."""
-    found = [bool(rule.search(text)) for _, rule in _COMPILED]
-    found += [_non_latin(text), _odd(text)]
+    lowered = text.lower()
+    found = [bool(rule.search(lowered)) for _, rule in _COMPILED]
+    found += [_non_latin(text), _odd(text), _mixed(text)]
     return np.asarray(found, dtype=np.float32)

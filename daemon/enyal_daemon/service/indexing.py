@@ -25,6 +25,7 @@ through `_file`.
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import functools
 import logging
@@ -47,7 +48,7 @@ from ..store import sources as store
 from ..store.rows import EntryRow
 from ..store.sources import Fingerprint, SourceRow
 from ..store.writer import Tx
-from . import chunks, confined, redaction, scopes, sources
+from . import automemory, chunks, confined, redaction, scopes, sources
 from .clock import now_iso
 from .engine import Engine
 from .limits import MAX_CONTENT_BYTES
@@ -130,6 +131,7 @@ def index(engine: Engine, params: p.IndexParams) -> p.IndexResult:
             {"missing": unknown},
         )
     globs = tuple(params.globs) or DEFAULT_GLOBS
+    source = Source(params.content_type, _auto_memory_project(params))
     found = [walk(root, globs) for root in paths if root not in missing]
     total = len({f for w in found for f in w.files})
     if total > MAX_FILES:
@@ -141,17 +143,45 @@ def index(engine: Engine, params: p.IndexParams) -> p.IndexResult:
 
     def remember_roots(tx: Tx) -> None:
         for walked in found:
-            store.add_root(tx.conn, walked.root, globs, params.content_type, now)
+            store.add_root(
+                tx.conn, walked.root, globs, params.content_type, now, source.auto_memory_of
+            )
 
     with _ONE_RUN:
+        before = {r.path: r.auto_memory_of for r in store.roots(engine.reader())}
         engine.write(remember_roots)
         tally = _Tally()
         for path in missing:  # still watched, if it was: it may come back
             n = _forget_files(engine, store.mirrored_files_under(engine.reader(), path), tally)
             tally.gone.append(p.IndexGone(path=path, chunks_forgotten=n))
         for walked in found:
-            _run(engine, walked, params.content_type, tally)
+            # A folder now read as auto memory, or no longer: its unchanged files too.
+            moved = walked.root in before and before[walked.root] != source.auto_memory_of
+            _run(engine, walked, dataclasses.replace(source, reread=moved), tally)
     return tally.result()
+
+
+@dataclass(frozen=True)
+class Source:
+    """How a root's files are read: the kind their chunks are stored as, and, for Claude
+    Code's auto memory (service/automemory.py), the project it is the memory of."""
+
+    content_type: p.ContentType
+    auto_memory_of: str | None = None
+    reread: bool = False  # read even the files that did not change since the last run
+
+
+def _auto_memory_project(params: p.IndexParams) -> str | None:
+    if params.auto_memory_of is None:
+        return None
+    folder = scopes.absolute(params.auto_memory_of, params.cwd)
+    if not os.path.isdir(folder):
+        raise InvalidValue(
+            f"auto_memory_of: {folder} is not a folder (nothing was indexed)",
+            {"auto_memory_of": folder},
+        )
+    # The project as remember resolves it, so these memories sit with the others.
+    return scopes.project_root(folder)
 
 
 def _was_indexed(engine: Engine, path: str) -> bool:
@@ -199,7 +229,7 @@ def reindex_roots(engine: Engine, only: Sequence[str] | None = None) -> p.IndexR
                 continue
             walked = walk(root.path, root.globs)
             del walked.files[MAX_FILES:]
-            _run(engine, walked, root.content_type, tally)
+            _run(engine, walked, Source(root.content_type, root.auto_memory_of), tally)
     return tally.result()
 
 
@@ -261,12 +291,12 @@ def roots(engine: Engine) -> list[store.Root]:
     return store.roots(engine.reader())
 
 
-def _run(engine: Engine, walked: Walked, kind: p.ContentType, tally: _Tally) -> None:
+def _run(engine: Engine, walked: Walked, source: Source, tally: _Tally) -> None:
     tally.skipped += walked.skipped
     for path in walked.files:
         tally.files_seen += 1
         try:
-            _file(engine, path, walked, kind, tally)
+            _file(engine, path, walked, source, tally)
         except PathRefused as exc:  # changed into one since the walk
             tally.skipped.append(p.IndexSkip(path=path, reason=exc.message))
         except (OSError, UnicodeDecodeError, InvalidValue, TooLarge) as exc:
@@ -291,18 +321,27 @@ class _Plan:
     keep: list[SourceRow] = field(default_factory=list)
 
 
-def _file(engine: Engine, path: str, walked: Walked, kind: p.ContentType, tally: _Tally) -> None:
+def _file(engine: Engine, path: str, walked: Walked, source: Source, tally: _Tally) -> None:
     st = os.stat(path)
     known = store.mirrors_of(engine.reader(), path)
-    if known and all((r.mtime_ns, r.size) == (st.st_mtime_ns, st.st_size) for r in known):
+    same = known and not source.reread
+    if same and all((r.mtime_ns, r.size) == (st.st_mtime_ns, st.st_size) for r in known):
         tally.files_skipped += 1
         return
     data, st = confined.read(path, walked.bound, walked.shown, MAX_FILE_BYTES)
     fp = sources.fingerprint_bytes(path, data, st)
-    if known and all(r.hash == fp.hash for r in known):  # touched, not changed
+    if same and all(r.hash == fp.hash for r in known):  # touched, not changed
         tally.files_skipped += 1
         return
-    parts = chunks.split(data.decode("utf-8"), engine.embedder.window_tokens)
+    text = data.decode("utf-8")
+    kind = source.content_type
+    scope: tuple[p.ScopeLevel, str] = ("project", scopes.project_root(path))
+    extra: dict[str, Any] = {}
+    if source.auto_memory_of is not None:
+        note = automemory.read(path, text, kind)
+        text, kind, scope = note.text, note.content_type, ("project", source.auto_memory_of)
+        extra = {"auto_memory": note.fields}
+    parts = chunks.split(text, engine.embedder.window_tokens)
     rows = entries.by_rids(engine.reader(), [r.rid for r in known])
     by_key = {r.anchor: r for r in known}
     plan = _Plan()
@@ -317,7 +356,7 @@ def _file(engine: Engine, path: str, walked: Walked, kind: p.ContentType, tally:
             r.rid in rows
             and not r.deprecated
             and rows[r.rid].content_hash == entries.content_hash(content)
-            and rows[r.rid].metadata() == _metadata(path, chunk)
+            and rows[r.rid].metadata() == _metadata(path, chunk, extra)
         ):
             plan.keep.append(r)
         else:
@@ -326,16 +365,20 @@ def _file(engine: Engine, path: str, walked: Walked, kind: p.ContentType, tally:
     plan.keep += [r for r in by_key.values() if r.deprecated]
     texts = [content for _, content in plan.add] + [content for _, _, content in plan.update]
     vecs = engine.embed_memories(texts) if texts else None
-    scope: tuple[p.ScopeLevel, str] = ("project", scopes.project_root(path))
-    engine.write(lambda tx: _apply(engine, tx, path, fp, kind, scope, plan, vecs, rows))
+    engine.write(lambda tx: _apply(engine, tx, path, fp, kind, scope, extra, plan, vecs, rows))
     tally.added += len(plan.add)
     tally.updated += len(plan.update)
     tally.forgotten += len(plan.forget)
     tally.unchanged += sum(1 for r in plan.keep if not r.deprecated)
 
 
-def _metadata(path: str, chunk: chunks.Chunk) -> dict[str, Any]:
-    return {"indexed_from": path, "heading": chunk.heading, "headings": list(chunk.headings)}
+def _metadata(path: str, chunk: chunks.Chunk, extra: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "indexed_from": path,
+        "heading": chunk.heading,
+        "headings": list(chunk.headings),
+        **extra,
+    }
 
 
 def _ref(path: str, key: str) -> str:
@@ -349,6 +392,7 @@ def _apply(
     fp: Fingerprint,
     kind: p.ContentType,
     scope: tuple[p.ScopeLevel, str],
+    extra: dict[str, Any],
     plan: _Plan,
     vecs: list[Embedding] | None,
     rows: dict[int, EntryRow],
@@ -376,7 +420,7 @@ def _apply(
             source_type="file",
             source_ref=_ref(path, chunk.key),
             tags=[],
-            metadata=_metadata(path, chunk),
+            metadata=_metadata(path, chunk, extra),
             is_deprecated=False,
             content_hash=entries.content_hash(content),
             written_by="file",
@@ -394,20 +438,23 @@ def _apply(
         fields: dict[str, Any] = {
             "content": content,
             "content_hash": entries.content_hash(content),
-            "metadata": msgspec.json.encode(_metadata(path, chunk)).decode(),
+            "metadata": msgspec.json.encode(_metadata(path, chunk, extra)).decode(),
             "source_ref": _ref(path, chunk.key),
             "is_deprecated": 0,
             "quarantined": int(bool(flags)),
             "quarantine_reason": ", ".join(flags) or None,
             "updated_at": now,
         }
+        if extra:  # an auto memory's type and project are its file's and root's to say
+            fields.update(content_type=kind, scope_level=scope[0], scope_path=scope[1])
         entries.update_fields(tx.conn, r.rid, fields)
         entries.replace_vector(tx.conn, r.rid, *vec.blobs())
         versions.record(tx.conn, r.id, "updated", now)
         row = rows.get(r.rid)
-        engine.index_after_commit(
-            tx, r.rid, vec, row.scope if row else scope, row.content_type if row else kind
-        )
+        kept: tuple[p.ContentType, tuple[str, str | None]] = (kind, scope)
+        if row and not extra:
+            kept = (row.content_type, row.scope)
+        engine.index_after_commit(tx, r.rid, vec, kept[1], kept[0])
     for r in plan.forget:
         if r.rid in alive:
             _forget(engine, tx, r, now)

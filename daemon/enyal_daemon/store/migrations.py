@@ -438,6 +438,12 @@ def m014_cjk_bigrams(conn: apsw.Connection) -> None:
     )
 
 
+def m015_auto_memory_roots(conn: apsw.Connection) -> None:
+    """Issue 29: an indexed folder may be Claude Code's auto memory of a project (the
+    project's path; null for any other folder), so the watcher reads it as such."""
+    conn.execute("ALTER TABLE context_index_roots ADD COLUMN auto_memory_of TEXT")
+
+
 Migration = Callable[[apsw.Connection], None]
 MIGRATIONS: list[Migration] = [
     m001_entries,
@@ -454,6 +460,7 @@ MIGRATIONS: list[Migration] = [
     m012_secure_delete,
     m013_versions_release_importance,
     m014_cjk_bigrams,
+    m015_auto_memory_roots,
 ]
 
 

@@ -132,13 +132,18 @@ def ever_mirrored_under(conn: apsw.Connection, folder: str) -> bool:
 
 
 def add_root(
-    conn: apsw.Connection, path: str, globs: Sequence[str], content_type: str, now: str
+    conn: apsw.Connection,
+    path: str,
+    globs: Sequence[str],
+    content_type: str,
+    now: str,
+    auto_memory_of: str | None = None,
 ) -> None:
     conn.execute(
-        "INSERT INTO context_index_roots (path, globs, content_type, added_at) "
-        "VALUES (?, ?, ?, ?) ON CONFLICT (path) DO UPDATE SET globs = excluded.globs, "
-        "content_type = excluded.content_type",
-        (path, msgspec.json.encode(list(globs)).decode(), content_type, now),
+        "INSERT INTO context_index_roots (path, globs, content_type, added_at, auto_memory_of) "
+        "VALUES (?, ?, ?, ?, ?) ON CONFLICT (path) DO UPDATE SET globs = excluded.globs, "
+        "content_type = excluded.content_type, auto_memory_of = excluded.auto_memory_of",
+        (path, msgspec.json.encode(list(globs)).decode(), content_type, now, auto_memory_of),
     )
 
 
@@ -146,14 +151,16 @@ class Root(msgspec.Struct, frozen=True):
     path: str
     globs: tuple[str, ...]
     content_type: ContentType
+    auto_memory_of: str | None = None  # Claude Code's auto memory of this project
 
 
 def roots(conn: apsw.Connection) -> list[Root]:
     """Everything `index` was given, oldest first."""
     return [
-        Root(str(path), tuple(msgspec.json.decode(globs, type=list[str])), content_type)
-        for path, globs, content_type in conn.execute(
-            "SELECT path, globs, content_type FROM context_index_roots ORDER BY added_at, path"
+        Root(str(path), tuple(msgspec.json.decode(globs, type=list[str])), content_type, project)
+        for path, globs, content_type, project in conn.execute(
+            "SELECT path, globs, content_type, auto_memory_of FROM context_index_roots "
+            "ORDER BY added_at, path"
         )
     ]
 

@@ -30,6 +30,8 @@ from benign import BENIGN, CARRIERS, FILLERS  # noqa: E402
 from composed import attacks as composed_attacks  # noqa: E402
 from composed import benign as composed_benign  # noqa: E402
 from conventions import CONVENTIONS  # noqa: E402
+from more_attacks import MORE_ATTACKS, MORE_HIDDEN, MORE_MULTILINGUAL  # noqa: E402
+from more_benign import MORE_BENIGN, MORE_FILLERS  # noqa: E402
 
 MEMORIES = HERE.parent / "agent_memories.jsonl"
 OUT = HERE / "labelled.jsonl"
@@ -71,11 +73,32 @@ def rows() -> list[dict[str, Any]]:
     for i, filler in enumerate(FILLERS):
         for carrier, text in _carried(i, filler):
             out.append(_row(text, "benign", "carrier", f"own ({carrier})", f"filler-{i}"))
+    out += _second_batch()
     memories = [json.loads(line) for line in MEMORIES.read_text(encoding="utf-8").splitlines()]
     for m in memories[::MEMORY_EVERY]:
         out.append(
             _row(m["content"], "benign", "memory", "scripts/data/agent_memories.jsonl", m["id"])
         )
+    return out
+
+
+def _second_batch() -> list[dict[str, Any]]:
+    """more_attacks.py and more_benign.py: a text a group (a hidden payload or filler
+    with its two carriers), named apart from the first batch's so no group moves."""
+    out: list[dict[str, Any]] = []
+    for i, (kind, text) in enumerate(MORE_ATTACKS):
+        out.append(_row(text, "attack", kind, "own", f"more-attack-{i}"))
+    for i, payload in enumerate(MORE_HIDDEN):
+        for carrier, text in _carried(i + 3, payload):
+            group = f"more-hidden-{i}"
+            out.append(_row(text, "attack", "hidden", f"own ({carrier})", group, payload=payload))
+    for i, (lang, text) in enumerate(MORE_MULTILINGUAL):
+        out.append(_row(text, "attack", "multilingual", f"own ({lang})", f"more-ml-{i}"))
+    for i, (kind, text) in enumerate(MORE_BENIGN):
+        out.append(_row(text, "benign", kind, "own", f"more-benign-{i}"))
+    for i, filler in enumerate(MORE_FILLERS):
+        for carrier, text in _carried(i + 3, filler):
+            out.append(_row(text, "benign", "carrier", f"own ({carrier})", f"more-filler-{i}"))
     return out
 
 

@@ -1,0 +1,87 @@
+"""Where Claude Code keeps a project's auto memory, and the `index` call that mirrors it:
+shared by `enyal automemory` (commands/automemory.py) and the InstructionsLoaded hook
+(hooks/answer.py), which imports it again as each session starts.
+
+Claude Code keeps it in `<config>/projects/<project path, each character not a letter
+or digit as '-'>/memory/` (`<config>`: $CLAUDE_CONFIG_DIR, else ~/.claude; the
+`autoMemoryDirectory` of ~/.claude/settings.json instead when set), the project being
+the repository's main worktree, so every worktree shares it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+LONGEST_NAME = 200  # Claude Code cuts a longer folder name and adds a hash of the path
+_NOT_ALNUM = re.compile(r"[^a-zA-Z0-9]")
+
+
+def project_of(folder: str) -> Path:
+    """The project Claude Code keys its auto memory by: the git repository holding
+    `folder` (its main worktree, for a linked one), else the folder itself."""
+    start = Path(folder).absolute()
+    for d in (start, *start.parents):
+        git = d / ".git"
+        if git.is_dir():
+            return d
+        if git.is_file():  # a linked worktree: .git says where its git dir is
+            return _main_worktree(git) or d
+    return start
+
+
+def _main_worktree(git_file: Path) -> Path | None:
+    try:
+        first = git_file.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if not first.startswith("gitdir:"):
+        return None
+    gitdir = (git_file.parent / first.removeprefix("gitdir:").strip()).resolve()
+    try:
+        common = (gitdir / "commondir").read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    common_dir = (gitdir / common).resolve()
+    return common_dir.parent if common_dir.name == ".git" else None
+
+
+def config_dir() -> Path:
+    return Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude")
+
+
+def memory_dir(project: Path) -> Path:
+    """Where Claude Code keeps `project`'s auto memory."""
+    configured = _configured_dir()
+    if configured is not None:
+        return configured
+    projects = config_dir() / "projects"
+    name = _NOT_ALNUM.sub("-", str(project))
+    if len(name) > LONGEST_NAME:  # its hash of the path is Claude Code's: find the folder
+        found = sorted(projects.glob(f"{name[:LONGEST_NAME]}-*"))
+        if len(found) == 1:
+            return found[0] / "memory"
+    return projects / name / "memory"
+
+
+def _configured_dir() -> Path | None:
+    try:
+        settings = json.loads((config_dir() / "settings.json").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    value = settings.get("autoMemoryDirectory") if isinstance(settings, dict) else None
+    return Path(value).expanduser() if isinstance(value, str) and value else None
+
+
+def index_params(folder: Path, project: Path, cwd: str) -> dict[str, object]:
+    # Every .md of the folder: MEMORY.md and the topic files. A file naming no type
+    # (MEMORY.md's own notes) is a fact.
+    return {
+        "paths": [str(folder)],
+        "globs": ["*.md"],
+        "content_type": "fact",
+        "auto_memory_of": str(project),
+        "cwd": cwd,
+    }
