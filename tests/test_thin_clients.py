@@ -3,10 +3,15 @@ database's libraries. Checked in a fresh interpreter, where sys.modules tells th
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+
+from conftest import run_cli
 
 HEAVY = ("numpy", "onnxruntime", "tokenizers", "apsw", "sqlite3", "_sqlite3", "sqlite_vec", "mcp")
 
@@ -52,3 +57,54 @@ def test_only_the_cli_imports_the_clis_commands() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_command_hook_loads_no_argparse_nor_other_verbs(tmp_path: Path) -> None:
+    """`enyal hook EVENT` runs before every prompt (issue 29): the console script answers
+    it without argparse, cli.py, the contract module or another verb's module."""
+    code = (
+        "import sys\n"
+        "from enyal_client import entry\n"
+        "sys.argv = ['enyal', 'hook', 'pre-tool-use']\n"
+        "code = entry.main()\n"
+        f"loaded = [m for m in {AVOIDED_BY_HOOK!r} if m in sys.modules]\n"
+        "print(code, *loaded, file=sys.stderr)"
+    )
+    # A tool that touches no file: answered {} before any daemon method.
+    payload = {"tool_name": "Glob", "tool_input": {"pattern": "*"}, "cwd": str(tmp_path)}
+    env = {**os.environ, "ENYAL_HOME": str(tmp_path)}
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    assert out.stdout.strip() == "{}"
+    assert out.stderr.split() == ["0"]
+
+
+AVOIDED_BY_HOOK = (
+    "argparse",
+    "enyal_client.cli",
+    "enyal_client.commands.contract",
+    "enyal_client.commands.memory",
+)
+
+
+def test_command_hook_fails_as_before_on_its_own_path(tmp_path: Path) -> None:
+    """The hook's own path answers a bad input as cli.py did: the message on stderr,
+    nothing on stdout, exit 1 (never 2, which would block the prompt); with an option
+    the parser takes the command line, and its usage error is still exit 2."""
+    env = {**os.environ, "ENYAL_HOME": str(tmp_path)}
+    bad = run_cli("hook", "prompt-submit", input="nope", env=env)
+    assert (bad.code, bad.out) == (1, "")
+    assert bad.err.startswith("enyal hook: the hook input on stdin is not JSON")
+    listed = run_cli("hook", "prompt-submit", input="[1]", env=env)
+    assert (listed.code, listed.err) == (
+        1,
+        "enyal hook: the hook input on stdin is not a JSON object\n",
+    )
+    parsed = run_cli("hook", "pre-tool-use", "--budget-tokens", "1", input="{}", env=env)
+    assert parsed.code == 2 and "--budget-tokens: must be" in parsed.err

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import sys
 from typing import Any, NoReturn
 
@@ -23,6 +22,7 @@ from enyal_protocol import __version__
 
 from .commands.base import Context, Registry, UsageError
 from .commands.daemon import DaemonExit
+from .entry import reader_gone
 from .transport import ClientError, RpcError
 
 # The module of each verb. A run imports only its verb's module (the others cost tens of
@@ -135,13 +135,19 @@ def _wants_json(argv: list[str]) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """entry.py's dispatch, for `python -m enyal_client.cli` and an install whose console
+    script still names this function."""
+    from .entry import main as dispatch
+
+    return dispatch(argv)
+
+
+def run(argv: list[str]) -> int:
+    """A command line through argparse (entry.py sends every one here but `enyal hook`)."""
     try:
         return _main(argv)
     except BrokenPipeError:
-        # `enyal export | head`: the reader has what it wanted. Point stdout at /dev/null so
-        # the interpreter's final flush does not fail a second time.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
+        return reader_gone()
 
 
 def _main(argv: list[str] | None) -> int:

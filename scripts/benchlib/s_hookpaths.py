@@ -9,8 +9,11 @@ daemon does the whole work, nothing is cut short as already shown):
              Code's `type: "http"` hook sends it
 
 Goals (issue 29): p50 <= 15 ms through MCP or HTTP, <= 50 ms for the command hook, and
-p99 <= 2x p50 on every path. main.py turns the endpoint on in the home's config.toml
-before the daemon starts when this section runs."""
+p99 <= 2x p50 on every path. A bare `python -c pass` is timed in the same loop as the
+command hook, and each event's command p50 is also given as a multiple of it: on a
+loaded machine both move together, so the ratio is what compares across runs. main.py
+turns the endpoint on in the home's config.toml before the daemon starts when this
+section runs."""
 
 from __future__ import annotations
 
@@ -25,7 +28,7 @@ from typing import Any
 from benchlib.config import Ctx
 from benchlib.procs import Daemon, env_for
 from benchlib.report import Row, Target, size
-from benchlib.stats import Pooled
+from benchlib.stats import Pooled, Runs, pct
 from benchlib.vocab import PROJECTS
 from enyal_client.commands.hooks import mcp_input
 from enyal_protocol.hooks.token import hook_token
@@ -34,6 +37,7 @@ DATA = Path(__file__).resolve().parents[2] / "tests" / "data" / "hooks"
 RECORDED = "/home/user/proj"
 PROJECT = PROJECTS[0]
 GOAL_MS = {"command": 50.0, "mcp": 15.0, "http": 15.0}
+BARE = "python -c pass"
 # Fixture -> `enyal hook` verb; session-start is command only (see commands/hooks.py).
 # "path only" is a PreToolUse of a tool that touches no file: answered `{}` before any
 # daemon method, so it is what the path itself costs, without the daemon's work.
@@ -152,10 +156,14 @@ def run(ctx: Ctx, daemon: Daemon, n: int, port: int) -> None:
         if reply.status != 200:
             raise RuntimeError(f"POST /hook/{verb}: {reply.status} {body[-300:]!r}")
 
-    paths = {"command": command, "mcp": mcp, "http": post}
+    def bare(verb: str, data: dict[str, Any]) -> None:
+        # Python's own start-up, fed the same stdin: the floor of any command hook
+        subprocess.run([str(ctx.client_bin / "python"), "-c", "pass"], input=b"{}", env=env)
+
+    paths = {"command": command, "mcp": mcp, "http": post, BARE: bare}
     try:
         for name, verb in EVENTS.items():
-            ways = ["command"] if verb == "session-start" else list(paths)
+            ways = ["command", BARE] if verb == "session-start" else list(paths)
             walls: dict[str, list[float]] = {way: [] for way in ways}
             for way in ways:  # warm-up: bytecode, page cache, the shim's connection
                 paths[way](verb, _input(name, f"warm-{way}-{next(calls)}"))
@@ -165,8 +173,10 @@ def run(ctx: Ctx, daemon: Daemon, n: int, port: int) -> None:
                     t0 = time.perf_counter()
                     paths[way](verb, data)
                     walls[way].append((time.perf_counter() - t0) * 1e3)
+            floor = walls.pop(BARE)
             for way, wall in walls.items():
                 _rows(ctx, n, name, way, wall)
+            _ratio(ctx, n, name, walls["command"], floor)
     finally:
         shim.close()
 
@@ -198,5 +208,21 @@ def _rows(ctx: Ctx, n: int, event: str, way: str, wall: list[float]) -> None:
             Target("<=", 2 * p50),
             "",
             pooled.pct(99),
+        )
+    )
+
+
+def _ratio(ctx: Ctx, n: int, event: str, wall: list[float], floor: list[float]) -> None:
+    """The command hook's p50 over `python -c pass`'s, each pair's ratio as the spread."""
+    ctx.report.add(
+        Row(
+            "3c",
+            f"hook {event} via command p50 / `python -c pass` p50",
+            size(n),
+            Runs([a / b for a, b in zip(wall, floor, strict=True) if b]),
+            "×",
+            None,
+            f"per pair min-max; value {pct(wall, 50):.1f} / {pct(floor, 50):.1f} ms",
+            pct(wall, 50) / pct(floor, 50),
         )
     )

@@ -7,16 +7,18 @@ returns (result for --json, text for people).
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import msgspec
 
 from ..transport import Connection, connect
 
-Args = argparse.Namespace
+if TYPE_CHECKING:  # argparse only for the type: `enyal hook` runs without importing it
+    import argparse
+
+Args: TypeAlias = "argparse.Namespace"
 
 
 class UsageError(Exception):
@@ -71,6 +73,8 @@ def drop_none(d: dict[str, Any]) -> dict[str, Any]:
 
 
 def json_object(text: str) -> Any:
+    import argparse  # loaded already: only argparse calls this
+
     try:
         value = msgspec.json.decode(text)
     except msgspec.DecodeError as exc:

@@ -9,6 +9,12 @@ failure is exit 1, a non-blocking error Claude Code notes and moves past.
 `--client cursor`: Cursor's JSON instead (its session id is `conversation_id`, its
 folder the first of `workspace_roots`, and the context goes in `additional_context`).
 Codex sends and reads Claude Code's, so it needs no flag.
+
+It runs before every prompt, so `enyal hook EVENT` as Claude Code writes it has a path of
+its own (run()): the console script (enyal_client/entry.py) comes here before argparse,
+cli.py, the contract module or any other verb's module is imported (docs/ARCHITECTURE.md,
+"Client start-up"). Everything else (--client, --budget-tokens, --json, -h, a wrong
+event) takes cli.py's argparse path, so it reads and fails as every other verb does.
 """
 
 from __future__ import annotations
@@ -24,7 +30,6 @@ from enyal_protocol.hooks.caller import HookInputError
 
 from ..params import call
 from ..transport import ClientError, RpcError
-from . import contract as ct
 from .base import Args, Context, Registry, Result, UsageError
 
 __all__ = ["EVENT", "is_instructions", "register"]
@@ -72,20 +77,46 @@ def to_cursor(out: dict[str, Any]) -> dict[str, Any]:
     return {"additional_context": context} if context else {}
 
 
-def cmd_hook(ctx: Context, a: Args) -> Result:
+def _answer(ctx: Context, event: str, budget: int | None, client: str) -> Result:
     try:
         data = _input()
-        if a.client == "cursor":
+        if client == "cursor":
             data = from_cursor(data)
-        out = answer(_Daemon(ctx), a.event, data, a.budget_tokens)
+        out = answer(_Daemon(ctx), event, data, budget)
     except (UsageError, RpcError, HookInputError, config.ConfigError) as exc:
         raise ClientError(str(exc)) from None  # exit 1, never 2: never block
-    if a.client == "cursor":
+    if client == "cursor":
         out = to_cursor(out)
     return out, json.dumps(out, ensure_ascii=False) if out else "{}"
 
 
+def cmd_hook(ctx: Context, a: Args) -> Result:
+    return _answer(ctx, a.event, a.budget_tokens, a.client)
+
+
+def run(argv: list[str]) -> int | None:
+    """`enyal hook EVENT` (argv: what follows `hook`) without argparse, answered as cli.py
+    answers it: the hook JSON on stdout and exit 0, or the message on stderr and exit 1.
+    None for any other command line: cli.py's parser takes it."""
+    if len(argv) != 1 or argv[0] not in EVENT:
+        return None
+    ctx = Context()
+    try:
+        _, text = _answer(ctx, argv[0], None, "claude-code")  # --client's default
+    except BrokenPipeError:
+        raise  # cli.main's: the reader went away, not a failure
+    except (ClientError, OSError) as exc:
+        print(f"enyal hook: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        ctx.close()
+    print(text)
+    return 0
+
+
 def register(reg: Registry) -> None:
+    from . import contract as ct  # argparse's path only: run() never loads it
+
     h = reg.verb(
         "hook",
         "run a client hook: read its JSON on stdin, print the hook JSON",

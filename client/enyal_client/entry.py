@@ -1,0 +1,38 @@
+"""`enyal`'s console script: picks a command line's path before anything heavy is loaded.
+
+`enyal hook EVENT` runs before every prompt Claude Code sends (a command hook), so it
+goes straight to commands/hook.py's run(), which needs neither argparse nor cli.py nor
+any other verb's module; every other command line is cli.py's. Measured in
+docs/ARCHITECTURE.md, "Client start-up"."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+
+def reader_gone() -> int:
+    """`enyal export | head`: the reader has what it wanted. Point stdout at /dev/null so
+    the interpreter's final flush does not fail a second time."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["hook"]:
+        from .commands import hook
+
+        try:
+            code = hook.run(args[1:])
+        except BrokenPipeError:
+            return reader_gone()
+        if code is not None:
+            return code
+    from .cli import run
+
+    return run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
