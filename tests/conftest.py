@@ -65,7 +65,7 @@ def embedder(model_cache: Path) -> Any:
 @pytest.fixture
 def memory(home: Path, embedder: Any) -> Iterator[Any]:
     """The engine on a fresh database, in this process: for the verbs' own tests."""
-    from enyal_daemon.service.engine import Engine
+    from enyal_daemon.service.core.engine import Engine
 
     m = Engine(home / "enyal.db", embedder)
     yield m

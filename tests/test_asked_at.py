@@ -13,8 +13,8 @@ import pytest
 from conftest import DaemonProc, run_cli
 from enyal_client.transport import RpcError
 from enyal_daemon.errors import InvalidValue
-from enyal_daemon.service import recall as recall_verb
-from enyal_daemon.service import transfer
+from enyal_daemon.service.memory import recall as recall_verb
+from enyal_daemon.service.upkeep import transfer
 from enyal_protocol import wire as p
 
 SAID = {

@@ -15,7 +15,7 @@ from daemon_support import RunningDaemon, isolated_env, running
 from enyal_client.transport import RpcError
 from enyal_protocol import wire as p
 
-OVERHEAD = 12  # service/budget.py's RESULT_OVERHEAD, as PROTOCOL.md states it
+OVERHEAD = 12  # service/memory/budget.py's RESULT_OVERHEAD, as PROTOCOL.md states it
 
 TOPICS = [
     "The deploy pipeline builds a wheel, uploads it to the internal index and restarts "

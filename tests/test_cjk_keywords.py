@@ -17,7 +17,8 @@ import pytest
 import sqlite_vec
 
 from enyal_daemon.index import keywords
-from enyal_daemon.service import memories, transfer
+from enyal_daemon.service.memory import memories
+from enyal_daemon.service.upkeep import transfer
 from enyal_daemon.store import cjk, migrations
 from enyal_protocol import wire as p
 
@@ -156,7 +157,7 @@ def test_a_whole_match_outscores_a_partial_one(memory: Any) -> None:
 def test_recall_ranks_the_entry_holding_the_word_first(memory: Any, ids: list[str]) -> None:
     """Through recall (meaning + words + recency): the model reads little of CJK text, so
     the words are what find it."""
-    from enyal_daemon.service import recall
+    from enyal_daemon.service.memory import recall
 
     result = recall.recall(memory, p.RecallParams(query="连接池", limit=3))
     assert result.results[0].id == ids[0]

@@ -1,4 +1,4 @@
-"""The engine owns its clock (service/clock.py): every verb's "now" is the engine's, so a
+"""The engine owns its clock (service/rules/clock.py): every verb's "now" is the engine's, so a
 test moves time instead of waiting for it (issue 26.8). Here the engine runs in this
 process on a SetClock; tests/test_clock_daemon.py moves a real daemon's clock."""
 
@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from enyal_daemon.service.clock import SetClock
-from enyal_daemon.service.engine import Engine
+from enyal_daemon.service.core.engine import Engine
+from enyal_daemon.service.rules.clock import SetClock
 from enyal_daemon.service.verbs import bind
 from enyal_protocol import wire as p
 

@@ -10,7 +10,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from enyal_daemon.service import conflicts, graph, memories
+from enyal_daemon.service.memory import graph, memories
+from enyal_daemon.service.rules import conflicts
 from enyal_protocol import wire as p
 
 PAIRS = Path(__file__).resolve().parent.parent / "scripts" / "data" / "conflict_pairs.jsonl"

@@ -242,7 +242,7 @@ def test_decay_half_lives_come_from_config(home: Path) -> None:
 
 
 def test_m007_upgrades_a_database_made_at_m006(home: Path, embedder: Any) -> None:
-    from enyal_daemon.service.engine import Engine
+    from enyal_daemon.service.core.engine import Engine
 
     db = home / "enyal.db"
     conn = old_store(db, 6)
@@ -278,7 +278,8 @@ def test_m007_upgrades_a_database_made_at_m006(home: Path, embedder: Any) -> Non
 
     m = Engine(db, embedder)
     try:
-        from enyal_daemon.service import analytics, memories, validity
+        from enyal_daemon.service.memory import memories, validity
+        from enyal_daemon.service.upkeep import analytics
 
         history = validity.history(m, p.HistoryParams(id="old")).versions
         assert [(v.version, v.change_type, v.content) for v in history] == [
@@ -317,7 +318,8 @@ def test_duplicates_in_other_scopes_are_not_merged(daemon: DaemonProc, tmp_path:
 def test_a_failure_midway_leaves_nothing_merged(
     memory: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from enyal_daemon.service import consolidation, transfer
+    from enyal_daemon.service.memory import consolidation
+    from enyal_daemon.service.upkeep import transfer
     from enyal_daemon.store import graph as edges
 
     lines = [json.dumps({"content": text}) for text in (*DUPES, *DISTINCT)]

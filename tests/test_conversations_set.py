@@ -12,7 +12,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from enyal_daemon.service.clock import normalize_iso
+from enyal_daemon.service.rules.clock import normalize_iso
 from enyal_protocol import wire as p
 
 BUILD = Path(__file__).resolve().parent.parent / "scripts" / "data" / "conversations" / "build.py"

@@ -12,7 +12,7 @@ import pytest
 from conftest import run_cli
 from daemon_support import RunningDaemon, isolated_env
 from enyal_client.transport import RpcError
-from enyal_daemon.service.daylog import PART_BYTES
+from enyal_daemon.service.session.daylog import PART_BYTES
 from enyal_protocol import wire as p
 
 

@@ -11,10 +11,12 @@ import pytest
 import sqlite_vec
 
 from enyal_daemon.errors import InvalidValue, NotFound, TooLarge
-from enyal_daemon.service import memories, scoring, transfer
-from enyal_daemon.service import recall as recall_verb
-from enyal_daemon.service import stats as stats_verb
-from enyal_daemon.service.clock import SYSTEM
+from enyal_daemon.service.memory import memories
+from enyal_daemon.service.memory import recall as recall_verb
+from enyal_daemon.service.rules import scoring
+from enyal_daemon.service.rules.clock import SYSTEM
+from enyal_daemon.service.upkeep import stats as stats_verb
+from enyal_daemon.service.upkeep import transfer
 from enyal_daemon.store import entries
 from enyal_protocol import wire as p
 
@@ -352,7 +354,7 @@ def test_stats(memory: Any, corpus: dict[str, str]) -> None:
 
 
 def test_import_export_round_trip_is_lossless(memory: Any, embedder: Any, tmp_path: Path) -> None:
-    from enyal_daemon.service.engine import Engine
+    from enyal_daemon.service.core.engine import Engine
 
     remember(
         memory,
@@ -402,7 +404,7 @@ def test_import_reports_each_line_and_never_half_applies(memory: Any) -> None:
 
 
 def test_reopen_rebuilds_index(home: Path, embedder: Any) -> None:
-    from enyal_daemon.service.engine import Engine
+    from enyal_daemon.service.core.engine import Engine
 
     m = Engine(home / "enyal.db", embedder)
     e = remember(m, "Persisted across restarts.")
@@ -433,7 +435,7 @@ def test_recall_and_get_count_accesses(memory: Any) -> None:
 def test_unselective_filters_take_the_widened_path(
     memory: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from enyal_daemon.service import recall as recall_module
+    from enyal_daemon.service.memory import recall as recall_module
 
     ids = {key: remember(memory, text).id for key, text in CORPUS.items()}
     proj = tmp_path / "p"

@@ -14,8 +14,9 @@ import msgspec
 import numpy as np
 import pytest
 
-from enyal_daemon.service import listing, memories, transfer
-from enyal_daemon.service import recall as recall_verb
+from enyal_daemon.service.memory import listing, memories
+from enyal_daemon.service.memory import recall as recall_verb
+from enyal_daemon.service.upkeep import transfer
 from enyal_daemon.store import entries
 from enyal_daemon.store.filters import EntryFilter
 from enyal_protocol import wire as p
@@ -173,7 +174,7 @@ def test_a_type_filter_is_served_by_the_index_and_follows_type_changes(
     """A type filter (alone or with a scope) is a mask in the vector index, which must
     agree with SQL's content_type after an update changes a type, a restore reverts it,
     and the index is rebuilt from the database at start."""
-    from enyal_daemon.service.engine import Engine
+    from enyal_daemon.service.core.engine import Engine
 
     decision = remember(memory, "We decided to deploy from the release workflow only.")
     facts, decisions = EntryFilter(content_type="fact"), EntryFilter(content_type="decision")

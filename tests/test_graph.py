@@ -12,10 +12,11 @@ import pytest
 
 from conftest import old_store
 from enyal_daemon.errors import Conflict, InvalidValue, NotFound
-from enyal_daemon.service import analytics as analytics_verb
-from enyal_daemon.service import graph, health, memories, transfer, validity
-from enyal_daemon.service import recall as recall_verb
-from enyal_daemon.service import stats as stats_verb
+from enyal_daemon.service.memory import graph, memories, validity
+from enyal_daemon.service.memory import recall as recall_verb
+from enyal_daemon.service.upkeep import analytics as analytics_verb
+from enyal_daemon.service.upkeep import health, transfer
+from enyal_daemon.service.upkeep import stats as stats_verb
 from enyal_daemon.store import entries, migrations
 from enyal_protocol import wire as p
 
@@ -416,7 +417,7 @@ def test_analytics_records_recall_update_link_impact(memory: Any) -> None:
 
 
 def test_migration_from_previous_schema_keeps_data(home: Path, embedder: Any) -> None:
-    from enyal_daemon.service.engine import Engine
+    from enyal_daemon.service.core.engine import Engine
     from enyal_daemon.store import entries
 
     db = home / "enyal.db"

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from enyal_daemon.errors import InvalidValue, NotFound
-from enyal_daemon.service import graph, memories, transfer, validity
+from enyal_daemon.service.memory import graph, memories, validity
+from enyal_daemon.service.upkeep import transfer
 from enyal_protocol import wire as p
 
 

@@ -12,7 +12,7 @@ import pytest
 from conftest import DaemonProc, run_cli, start_daemon, wait_for
 from daemon_support import StderrDrain, open_db
 from enyal_client.transport import RpcError
-from enyal_daemon.service import chunks
+from enyal_daemon.service.files import chunks
 
 CLAUDE = """# Project notes
 

@@ -16,7 +16,7 @@ import msgspec
 import pytest
 
 from enyal_daemon.index import keywords
-from enyal_daemon.service import transfer
+from enyal_daemon.service.upkeep import transfer
 from enyal_protocol import wire as p
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from enyal_daemon.errors import AlreadyRunning, Conflict
 from enyal_daemon.locks import lock_pidfile, pidfile_held, release_pidfile
-from enyal_daemon.service import bulk
+from enyal_daemon.tools import bulk
 
 
 def test_a_held_pidfile_refuses_a_second_holder_and_names_the_first(tmp_path: Path) -> None:

@@ -17,8 +17,9 @@ from conftest import old_store, raw_db
 from enyal_daemon.embedder.passages import MAX_PASSAGES, PASSAGE_TOKENS, split
 from enyal_daemon.index.entry_index import EntryIndex
 from enyal_daemon.index.passages import SLOTS
-from enyal_daemon.service import memories, transfer
-from enyal_daemon.service import recall as recall_verb
+from enyal_daemon.service.memory import memories
+from enyal_daemon.service.memory import recall as recall_verb
+from enyal_daemon.service.upkeep import transfer
 from enyal_protocol import wire as p
 
 # A long turn about one thing, with the fact asked about said in passing.
@@ -172,8 +173,8 @@ def test_memories_stored_before_passages_get_them_in_the_background(
     """A store of schema 10 (no passages) with a long memory in it: m011 marks it, the
     backfill gives it passages step by step, and the daemon does so by itself."""
     from daemon_support import running
-    from enyal_daemon.service import backfill
-    from enyal_daemon.service.engine import Engine
+    from enyal_daemon.service.core.engine import Engine
+    from enyal_daemon.service.upkeep import backfill
 
     db = home / "enyal.db"
     conn = old_store(db, 10)

@@ -9,9 +9,10 @@ from typing import Any
 
 import msgspec
 
-from enyal_daemon.service import graph, memories, transfer
-from enyal_daemon.service import recall as recall_verb
-from enyal_daemon.service.engine import Engine
+from enyal_daemon.service.core.engine import Engine
+from enyal_daemon.service.memory import graph, memories
+from enyal_daemon.service.memory import recall as recall_verb
+from enyal_daemon.service.upkeep import transfer
 from enyal_protocol import wire as p
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from daemon_support import RunningDaemon
 from enyal_client.transport import RpcError
-from enyal_daemon.service.session_state import Sessions
+from enyal_daemon.service.core.session_state import Sessions
 from enyal_protocol import wire as p
 
 

@@ -179,8 +179,9 @@ async def _task_tools(project: Path, stderr: TextIO) -> None:
 
 
 def test_m009_upgrades_a_database_of_m008(home: Path, embedder: Any) -> None:
-    from enyal_daemon.service import memories, tasks, validity
-    from enyal_daemon.service.engine import Engine
+    from enyal_daemon.service.core.engine import Engine
+    from enyal_daemon.service.memory import memories, validity
+    from enyal_daemon.service.session import tasks
     from enyal_daemon.store import migrations
 
     db = home / "enyal.db"

@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 
 from enyal_daemon.errors import Conflict
-from enyal_daemon.service import graph, health, memories, validity
-from enyal_daemon.service import recall as recall_verb
+from enyal_daemon.service.memory import graph, memories, validity
+from enyal_daemon.service.memory import recall as recall_verb
+from enyal_daemon.service.upkeep import health
 from enyal_protocol import wire as p
 
 
@@ -161,7 +162,7 @@ def test_the_middle_of_a_chain_expiring_closes_it_too(memory: Any) -> None:
 
 
 def test_closing_and_reopening_a_chain_are_published_as_changes(memory: Any) -> None:
-    from enyal_daemon.service.changes import Filter
+    from enyal_daemon.service.core.changes import Filter
 
     v1 = add(memory, "The API listens on port 8000.")
     v2 = add(memory, "The API listens on port 8080.", supersedes=[v1])

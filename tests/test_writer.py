@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from enyal_daemon.service import bookkeeping as bookkeeping_module
-from enyal_daemon.service import memories
+from enyal_daemon.service.core import bookkeeping as bookkeeping_module
+from enyal_daemon.service.memory import memories
 from enyal_daemon.store import analytics, db
 from enyal_daemon.store.writer import Tx, Writer
 from enyal_protocol import wire as p

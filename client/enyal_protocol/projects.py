@@ -18,7 +18,7 @@ worktree's `commondir`), never by running git: this runs on every request that n
 folder. The remote is cached per config file and read again only when its mtime or size
 moves.
 
-Shared (standard library only): the daemon places paths with it (service/scopes.py, and
+Shared (standard library only): the daemon places paths with it (service/rules/scopes.py, and
 the migration that turned stored absolute paths into places, m016), and a client that
 selects one project's memories (`enyal export --format markdown --project`) places its
 folder the same way.

@@ -19,7 +19,7 @@ from . import heap
 from .errors import EnyalError
 
 if TYPE_CHECKING:
-    from .service.clock import Clock
+    from .service.rules.clock import Clock
 
 
 def _seconds(text: str) -> float:
@@ -81,7 +81,7 @@ def run_daemon(argv: list[str], clock: Clock | None = None) -> int:
             handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
     from .errors import AlreadyRunning
     from .server.daemon import main as run
-    from .service.clock import SYSTEM
+    from .service.rules.clock import SYSTEM
 
     try:
         return run(paths, idle_timeout=args.idle_timeout, cfg=cfg, clock=clock or SYSTEM)

@@ -55,7 +55,7 @@ class InvalidValue(EnyalError):
 
 
 class PathRefused(InvalidValue):
-    """`message` is the reason the file is not read (service/confined.py)."""
+    """`message` is the reason the file is not read (service/files/confined.py)."""
 
     code = protocol.INVALID_VALUE
 

@@ -50,8 +50,8 @@ def daemon_ops() -> tuple[Callable[[str], Any], Callable[[str], Any], Callable[[
 def peer_ops() -> tuple[Callable[[str], Any], Callable[[str], Any], Callable[[], None]]:
     from benchlib.peer_mcp import load_engine
     from enyal_daemon.server.daemon import TOUCH_FLUSH_SECONDS
-    from enyal_daemon.service.memories import remember as remember_verb
-    from enyal_daemon.service.recall import recall as recall_verb
+    from enyal_daemon.service.memory.memories import remember as remember_verb
+    from enyal_daemon.service.memory.recall import recall as recall_verb
     from enyal_protocol import wire as p
 
     memory = load_engine()

@@ -30,7 +30,7 @@ from enyal_protocol import paths
 
 TOP = 100  # candidates per side for the fusions, as in the README's table
 RRF_K = 60
-RECENCY_HALF_LIFE_DAYS = 30.0  # Enyal's (service/scoring.py)
+RECENCY_HALF_LIFE_DAYS = 30.0  # Enyal's (service/rules/scoring.py)
 Ranker = Callable[[int], list[str]]  # query index -> ids, best first
 
 

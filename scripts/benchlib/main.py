@@ -72,7 +72,7 @@ def corpus_note(base: int, sizes: tuple[int, ...], sigma: float, cos: float) -> 
             "detail variants). "
         )
     return text + (
-        "Built with enyal_daemon.service.bulk.load, daemon stopped, cached in the cache dir. "
+        "Built with enyal_daemon.tools.bulk.load, daemon stopped, cached in the cache dir. "
         "Queries are distinct generated questions, embedded by the daemon inside each timed "
         "recall."
     )

@@ -2,7 +2,7 @@
 
 Every MCP process loads the model, opens the database file and builds its own
 vector index before it can answer; this script does exactly that with Enyal's own
-engine (enyal_daemon.service.engine.Engine and its verbs), then answers
+engine (enyal_daemon.service.core.engine.Engine and its verbs), then answers
 initialize and tools/call enyal_recall on stdin/stdout. `--once QUERY` instead
 runs one recall and prints it: the per-client CLI.
 
@@ -20,7 +20,7 @@ from typing import Any
 def load_engine() -> Any:
     from enyal_daemon.embedder import build8
     from enyal_daemon.embedder.model_files import locate
-    from enyal_daemon.service.engine import Engine
+    from enyal_daemon.service.core.engine import Engine
     from enyal_protocol import paths
 
     p = paths.resolve()
@@ -33,7 +33,7 @@ def recall(memory: Any, arguments: dict[str, Any]) -> Any:
     from enyal_protocol import wire as p
 
     params = msgspec.convert({"cwd": os.getcwd(), **arguments}, p.RecallParams)
-    from enyal_daemon.service.recall import recall as recall_verb
+    from enyal_daemon.service.memory.recall import recall as recall_verb
 
     return msgspec.to_builtins(recall_verb(memory, params))
 

@@ -1,6 +1,6 @@
 """Stores of n memories for the benchmark, built once through the bulk path and cached.
 
-A store is built by enyal_daemon.service.bulk.load (entries + vectors + FTS rows
+A store is built by enyal_daemon.tools.bulk.load (entries + vectors + FTS rows
 through the daemon's own store functions, daemon stopped) from corpus.entries, then
 kept under the cache dir and copied into each benchmark's ENYAL_HOME.
 """
@@ -78,7 +78,7 @@ def make_corpus(engine: Engine, base: int, cache: Path, log: corpus.Log) -> Corp
 
 
 def _entry(fields: dict[str, Any]) -> Any:
-    from enyal_daemon.service.clock import to_iso
+    from enyal_daemon.service.rules.clock import to_iso
     from enyal_daemon.store.entries import content_hash
     from enyal_protocol import wire as p
 
@@ -107,8 +107,8 @@ def _entry(fields: dict[str, Any]) -> Any:
 def cached_store(engine: Engine, c: Corpus, n: int, cache: Path, log: Any) -> tuple[Path, float]:
     """Path of a cached store of n memories (built now if missing), and build seconds (0 if
     it was cached)."""
-    from enyal_daemon.service import bulk
     from enyal_daemon.store import migrations
+    from enyal_daemon.tools import bulk
 
     schema = hashlib.sha256(Path(migrations.__file__).read_bytes()).hexdigest()
     key = hashlib.sha256(

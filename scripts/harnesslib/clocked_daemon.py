@@ -15,7 +15,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from enyal_daemon.__main__ import run_daemon
-from enyal_daemon.service.clock import Clock
+from enyal_daemon.service.rules.clock import Clock
 from harnesslib.clockfile import read_offset
 
 

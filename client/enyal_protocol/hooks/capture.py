@@ -3,7 +3,7 @@
 Each digest item is written once per session: the daemon's session state (session_seen)
 says which items this session already wrote, so a Stop after every turn and the
 SessionEnd after them add only what is new, as ONE log line per event: a log append
-re-embeds the day's entry (service/daylog.py), 0.2 s idle and seconds under load, so an
+re-embeds the day's entry (service/session/daylog.py), 0.2 s idle and seconds under load, so an
 append per item made a Stop take 17-43 s on a loaded machine. The daemon redacts
 secrets on write."""
 

@@ -5,7 +5,7 @@ search within a scope (dedup, a project's recall, the file → global chain) is 
 numpy mask over the rows rather than a list of rids read from SQLite (34 ms for a
 global scope of 100k entries). Keys live as long as the daemon; an entry never
 changes scope, so a row's group never changes either. When a project's key changes
-(service/identity.py) its groups are renamed instead: a scope can then hold more than
+(service/core/identity.py) its groups are renamed instead: a scope can then hold more than
 one group, its own and those merged into it.
 """
 

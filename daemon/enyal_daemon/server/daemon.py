@@ -35,12 +35,15 @@ from ..embedder import build8
 from ..embedder.model_files import locate
 from ..errors import AlreadyRunning, EnyalError, StartupError, TooLarge
 from ..locks import acquire_pidfile, lock_database, release_pidfile
-from ..service import backfill, consolidation, redaction, sharing
-from ..service.clock import SYSTEM, Clock
-from ..service.engine import Engine
-from ..service.sharer import Sharer
+from ..service.core.engine import Engine
+from ..service.files import sharing
+from ..service.files.sharer import Sharer
+from ..service.files.watching import Watcher
+from ..service.memory import consolidation
+from ..service.rules import redaction
+from ..service.rules.clock import SYSTEM, Clock
+from ..service.upkeep import backfill
 from ..service.verbs import bind
-from ..service.watching import Watcher
 from ..store import db
 from .activation import inherited_socket, notify
 from .dispatch import Dispatcher, Handler, error_frame
@@ -333,7 +336,7 @@ class Daemon:
                 heap.trim()
 
     async def backfill_passages(self) -> None:
-        """Older long memories get their passages (service/backfill.py), a step at a time
+        """Older long memories get their passages (service/upkeep/backfill.py), a step at a time
         with a pause between steps, until none are left; then this ends."""
         if self.engine.read_only:
             return
@@ -402,7 +405,7 @@ class Daemon:
             watcher = Watcher(self.engine, self.watch_debounce) if self.watch_debounce else None
             if watcher is not None:
                 watcher.start()
-            sharer = Sharer(self.engine)  # .enyal/ folders, both ways (service/sharer.py)
+            sharer = Sharer(self.engine)  # .enyal/ folders, both ways (service/files/sharer.py)
             sharer.start()
             log.info("enyal %s ready on %s (pid %d)", __version__, self.paths.socket, os.getpid())
             await self.stop.wait()
@@ -463,7 +466,7 @@ def main(
     """Run until stopped. idle_timeout: seconds without a connection before exiting (0 never);
     None means the config's daemon.idle_timeout when a service manager started us, else
     never. cfg: the configuration (loaded from the home when not given). clock: the
-    engine's (service/clock.py); only the test harness gives another."""
+    engine's (service/rules/clock.py); only the test harness gives another."""
     inherited = inherited_socket()  # first: it clears LISTEN_* before anything can inherit them
     if inherited is not None and inherited.path is not None and inherited.path != paths.socket:
         log.warning(

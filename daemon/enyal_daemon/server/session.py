@@ -1,7 +1,7 @@
 """One connection's outgoing side: the single writer of its stream, and its subscriptions.
 
 Responses (from requests answered concurrently) and `changed` notifications (from
-the writer thread, through service/changes.py) all leave through `send`, one frame
+the writer thread, through service/core/changes.py) all leave through `send`, one frame
 or batch at a time under a lock, so frames never interleave and one `drain` waits at
 a time. A subscription's changes reach the stream through `pump`, a task of the
 connection that waits until a queue has something, then writes it: a client that
@@ -25,7 +25,7 @@ import msgspec
 from enyal_protocol import wire as p
 
 from ..errors import InvalidValue, NotFound
-from ..service.changes import Filter, Publisher, Subscription
+from ..service.core.changes import Filter, Publisher, Subscription
 
 log = logging.getLogger(__name__)
 

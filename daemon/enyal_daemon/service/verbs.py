@@ -12,28 +12,12 @@ from typing import Any
 
 from enyal_protocol import wire as p
 
-from . import (
-    analytics,
-    backup,
-    brief,
-    consolidation,
-    daylog,
-    graph,
-    health,
-    identity,
-    indexing,
-    listing,
-    memories,
-    recall,
-    scan,
-    sessions,
-    sharing,
-    stats,
-    tasks,
-    transfer,
-    validity,
-)
-from .engine import Engine
+from .core import identity
+from .core.engine import Engine
+from .files import indexing, sharing
+from .memory import consolidation, graph, listing, memories, recall, validity
+from .session import brief, daylog, sessions, tasks
+from .upkeep import analytics, backup, health, scan, stats, transfer
 
 Verb = Callable[[Engine, Any], Any]
 
@@ -84,7 +68,7 @@ def bind(engine: Engine) -> dict[str, Callable[[Any], Any]]:
     """Every verb with the engine bound. Each first deletes what has expired, if anything
     has: that is what makes an expired entry vanish for every reader at once. And each
     sent from a folder first finds that folder's project where it is now, should its
-    key have changed (service/identity.py)."""
+    key have changed (service/core/identity.py)."""
 
     def run(verb: Verb, sweep: bool, params: Any) -> Any:
         identity.follow(engine, getattr(params, "cwd", None))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import apsw
 
-# + a project's key: when its last brief was made (service/brief.py). Said here so the
+# + a project's key: when its last brief was made (service/session/brief.py). Said here so the
 # migration and a project's change of key (store/roots.py) move it with the project.
 BRIEFED = "last_brief:"
 

@@ -374,7 +374,7 @@ def m011_passages(conn: apsw.Connection) -> None:
     serves every search, so this only has to keep the vectors and give up an entry's
     all at once; its key orders them as the index does. Entries stored before have
     none: the daemon gives them theirs in the background, up to the rid recorded here
-    (service/backfill.py reads the key)."""
+    (service/upkeep/backfill.py reads the key)."""
     conn.execute(
         """
         CREATE TABLE context_passages (
@@ -456,7 +456,7 @@ def m016_project_keys(conn: apsw.Connection) -> None:
     when it was last briefed; workspaces stay paths. Nothing is lost:
     context_project_roots keeps each root seen with its key, so root + the path from
     it gives back the absolute path, and it is how a checkout whose remote changes is
-    told apart from another repository (service/identity.py)."""
+    told apart from another repository (service/core/identity.py)."""
     conn.execute(
         """
         CREATE TABLE context_project_roots (

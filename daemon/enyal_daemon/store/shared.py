@@ -1,7 +1,7 @@
 """SQL over context_shared (which entries are shared, and into which repository),
 context_shared_roots (the repositories whose `.enyal/` is read, with each one's rule)
 and context_shared_problems (files there that could not be read). No policy here:
-service/sharing.py decides what is written and what a changed file means."""
+service/files/sharing.py decides what is written and what a changed file means."""
 
 from __future__ import annotations
 

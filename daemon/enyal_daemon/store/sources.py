@@ -1,5 +1,5 @@
 """SQL over context_sources (the file an entry cites, as it was) and context_index_roots
-(what `index` was given). No policy here: service/sources.py and service/indexing.py
+(what `index` was given). No policy here: service/files/sources.py and service/files/indexing.py
 decide what is stale and what a file's chunks are."""
 
 from __future__ import annotations

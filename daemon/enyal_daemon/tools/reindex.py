@@ -1,4 +1,4 @@
-"""`reindex`: re-embed every entry with the model found now (service/reindex.py).
+"""`reindex`: re-embed every entry with the model found now (tools/reindexing.py).
 
 It must run while no daemon serves the database, so it holds the daemon's pidfile lock
 for its whole run: a daemon started meanwhile exits as AlreadyRunning, and a daemon
@@ -34,8 +34,8 @@ def run(args: argparse.Namespace) -> Reindexed:
     from ..embedder import build8
     from ..embedder.model_files import locate
     from ..locks import pidfile_held
-    from ..service import reindex
     from ..store import db
+    from . import reindexing
 
     # AlreadyRunning while a daemon serves it
     with pidfile_held(paths.pid_file):
@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> Reindexed:
         embedder = build8.load(locate(paths.data_dir), paths.cache_dir)
         conn = db.connect(paths.db, writer=True)
         try:
-            out = reindex.run(
+            out = reindexing.run(
                 conn,
                 embedder,
                 batch_size=args.batch_size,

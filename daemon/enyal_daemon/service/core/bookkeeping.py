@@ -1,0 +1,110 @@
+"""Access counts and usage events, buffered off the request path and written in batches.
+
+Neither is an acknowledged write: a crash may lose a few seconds of counts, never a
+memory. So they are kept in memory, written by the daemon every couple of seconds in
+transactions that need not wait for the disk (Writer.run(durable=False)), and the
+event log is bounded: events older than RETENTION_DAYS, and all but the newest
+MAX_EVENTS, are pruned now and then.
+
+They share the one writer with acknowledged writes, so they are written in small
+chunks, one transaction each (Batch.chunks; pruning deletes PRUNE_CHUNK rows at a
+time): a remember arriving meanwhile waits for one chunk, a few milliseconds, not
+for two seconds of a busy daemon's counts (30-140 ms at 100k under steady recall,
+scripts/bench).
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from ...store import analytics, entries
+from ...store.analytics import EventRow
+from ...store.writer import Tx
+from ..rules.clock import Clock, to_iso
+
+RETENTION_DAYS = 90
+MAX_EVENTS = 200_000
+PRUNE_EVERY_SECONDS = 600.0
+TOUCH_CHUNK = 64  # entries whose counts one transaction updates (a page write each)
+EVENT_CHUNK = 256  # events one transaction inserts
+PRUNE_CHUNK = 2000  # events one transaction deletes
+
+
+@dataclass
+class Batch:
+    accessed: dict[str, tuple[int, str]] = field(default_factory=dict)  # id -> (times, last)
+    events: list[EventRow] = field(default_factory=list)
+    prune_before: str | None = None  # events older than this go
+
+    @property
+    def empty(self) -> bool:
+        return not self.accessed and not self.events and self.prune_before is None
+
+    def chunks(self) -> Iterator[Callable[[Tx], bool]]:
+        """The writes, in order, as writer jobs of bounded size. A job returns whether it
+        left some of its work undone (pruning does, PRUNE_CHUNK rows at a time): then it
+        is run again."""
+        touched = [(i, n, when) for i, (n, when) in self.accessed.items()]
+        for start in range(0, len(touched), TOUCH_CHUNK):
+            yield functools.partial(_touch, touched[start : start + TOUCH_CHUNK])
+        for start in range(0, len(self.events), EVENT_CHUNK):
+            yield functools.partial(_insert, self.events[start : start + EVENT_CHUNK])
+        if self.prune_before is not None:
+            yield functools.partial(_prune, self.prune_before)
+
+
+def _touch(accessed: list[tuple[str, int, str]], tx: Tx) -> bool:
+    entries.touch(tx.conn, accessed)
+    return False
+
+
+def _insert(events: list[EventRow], tx: Tx) -> bool:
+    analytics.insert(tx.conn, events)
+    return False
+
+
+def _prune(cutoff: str, tx: Tx) -> bool:
+    return analytics.prune(tx.conn, cutoff, MAX_EVENTS, PRUNE_CHUNK) == PRUNE_CHUNK
+
+
+class Bookkeeping:
+    def __init__(self, clock: Clock) -> None:
+        self.clock = clock
+        self._lock = threading.Lock()
+        self._pending = Batch()
+        self._pruned_at = 0.0
+
+    def touch(self, ids: Iterable[str]) -> None:
+        """Keyed by entry id, not rid: a rid freed by a hard delete can be handed to the
+        next insert."""
+        now = self.clock.now_iso()
+        with self._lock:
+            accessed = self._pending.accessed
+            for entry_id in ids:
+                count, _ = accessed.get(entry_id, (0, now))
+                accessed[entry_id] = (count + 1, now)
+
+    def event(
+        self, entry_id: str, event_type: str, query: str | None = None, rank: int | None = None
+    ) -> None:
+        with self._lock:
+            self._pending.events.append((entry_id, event_type, self.clock.now_iso(), query, rank))
+
+    def events(self, rows: Iterable[EventRow]) -> None:
+        with self._lock:
+            self._pending.events.extend(rows)
+
+    def drain(self) -> Batch:
+        """What is pending, handed over once; pruning rides along every so often."""
+        with self._lock:
+            batch, self._pending = self._pending, Batch()
+        now = time.monotonic()
+        if now - self._pruned_at >= PRUNE_EVERY_SECONDS:
+            self._pruned_at = now
+            batch.prune_before = to_iso(self.clock.now() - timedelta(days=RETENTION_DAYS))
+        return batch

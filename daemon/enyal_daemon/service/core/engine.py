@@ -1,0 +1,364 @@
+"""The engine: the resources every verb shares, and nothing else.
+
+One Engine per daemon holds the database (the single writer and a reader per
+thread), the vector index, the keyword document counts, the embedder with its two
+inference slots, the bookkeeping buffer and the publisher of live changes. The verbs
+live in their own modules (memories, recall, graph, validity, health, analytics, stats,
+transfer), each a set of functions taking the engine; none reaches into another's
+state, and the engine imports none of them.
+
+Everything here is thread-safe: the server calls verbs from worker threads; reads
+run on per-thread connections, writes go through the one Writer.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import threading
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import TypeVar
+
+import apsw
+import numpy as np
+
+from enyal_protocol import wire as p
+
+from ...embedder import passages
+from ...embedder.batcher import Batcher
+from ...embedder.model_files import ModelFiles
+from ...embedder.onnx import Embedder, Vectors
+from ...embedder.passages import Embedding
+from ...errors import InvalidValue, ModelUnavailable, NotFound, StorageError
+from ...hygiene.secrets import BUILT_IN, Redactor
+from ...index import keywords
+from ...index.entry_index import EntryIndex
+from ...index.groups import ScopeGroups, kind_code
+from ...store import db, entries, failures, graph, meta
+from ...store.rows import EntryRow
+from ...store.writer import Tx, Writer
+from ..rules import expiry, scoring
+from ..rules.clock import SYSTEM, Clock
+from . import changes
+from .bookkeeping import Bookkeeping
+from .session_state import Sessions
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+PARALLEL_EMBED_FROM = 16
+MIN_PREFIX = 4
+SHOW_AMBIGUOUS = 5
+EMBED_CONCURRENCY = 2  # one inference per core; more only queues inside onnxruntime
+
+
+def bind_model(conn: apsw.Connection, files: ModelFiles, dim: int) -> None:
+    """The vectors in a database are only comparable with the model that made them: a new
+    database records the model, one made by another model is refused."""
+    recorded = meta.get(conn, "model_id")
+    if recorded is None:
+        with conn:
+            meta.record_model(conn, files.model_id, dim, files.model_sha256)
+    elif recorded != files.model_id:
+        raise ModelUnavailable(
+            f"this database was embedded with {recorded}, but the model found is "
+            f"{files.model_id}; run `enyal reindex` to re-embed it"
+        )
+
+
+def require_entry(conn: apsw.Connection, entry_id: str) -> EntryRow:
+    """The entry with this id, or with an id this unique prefix starts (as git takes
+    abbreviated hashes, MIN_PREFIX characters at least); NotFound, or InvalidValue for an
+    ambiguous prefix: the one place that says so."""
+    row = entries.get(conn, entry_id)
+    if row is not None:
+        return row
+    if len(entry_id) >= MIN_PREFIX and "\x00" not in entry_id:
+        matches = entries.by_prefix(conn, entry_id, SHOW_AMBIGUOUS + 1)
+        if len(matches) == 1:
+            return matches[0]
+        if matches:
+            ids = [m.id for m in matches[:SHOW_AMBIGUOUS]]
+            more = ", …" if len(matches) > SHOW_AMBIGUOUS else ""
+            raise InvalidValue(
+                f"id prefix {entry_id!r} is ambiguous: {', '.join(ids)}{more}",
+                {"matches": ids},
+            )
+    raise NotFound(f"no entry with id {entry_id!r}")
+
+
+class Engine:
+    def __init__(
+        self,
+        db_path: Path,
+        embedder: Embedder,
+        half_lives: Mapping[str, float] | None = None,
+        secrets: Redactor = BUILT_IN,
+        redact: bool = True,
+        clock: Clock = SYSTEM,
+    ) -> None:
+        self.db_path = db_path
+        self.clock = clock  # the verbs' "now" (service/rules/clock.py): a test's can be moved
+        self.embedder = embedder
+        self.decay_rates = scoring.decay_rates(half_lives)  # config.toml's [decay]
+        self.secrets = secrets  # the rules in force: built-in ones and config.toml's
+        self.redactor = secrets if redact else None  # what writes go through; None: off
+        self.index = EntryIndex(embedder.dim)
+        self.groups = ScopeGroups()
+        self.doc_counts = keywords.DocCounts()
+        self.bookkeeping = Bookkeeping(clock)
+        self.changes = changes.Publisher(
+            clock
+        )  # live change notifications (service/core/changes.py)
+        self.sessions = Sessions()  # what each client session was shown (session_seen)
+        self._local = threading.local()
+        self._readers: list[apsw.Connection] = []
+        self._readers_lock = threading.Lock()
+        self._embed_slots = threading.BoundedSemaphore(EMBED_CONCURRENCY)
+        self._embed_pool = ThreadPoolExecutor(EMBED_CONCURRENCY, thread_name_prefix="enyal-embed")
+        self._batcher = Batcher(embedder, lambda: self._embed_slots, EMBED_CONCURRENCY)
+        # SQLite releases the GIL while it searches: keyword searches run here, beside the
+        # request thread that embeds the query.
+        self._side_pool = ThreadPoolExecutor(
+            (os.cpu_count() or 2) + 2, thread_name_prefix="enyal-fts"
+        )
+        conn = db.connect(db_path, writer=True)
+        try:
+            bind_model(conn, embedder.files, embedder.dim)
+        except Exception:
+            conn.close()
+            raise
+        self.read_only = db.read_only(conn)
+        if self.read_only:
+            log.warning("%s cannot be written: serving reads only", db_path)
+        self.writer = Writer(conn, None if self.read_only else db.connect(db_path, writer=False))
+        self._reopen_lock = threading.Lock()
+        # Bumped when the database is opened anew (writable again): each thread's reader
+        # is then opened anew too, as one opened read-only (immutable) sees no write.
+        self._generation = 0
+        self.expiry = expiry.Expiry(entries.next_expiry(self.reader()))
+        self.index.load(
+            (
+                (rid, blob, deprecated, self.groups.key(level, path), kind_code(content_type))
+                for rid, blob, deprecated, level, path, content_type in entries.iter_vectors(
+                    self.reader()
+                )
+            ),
+            (
+                (rid, i, blob, deprecated, self.groups.key(level, path), kind_code(content_type))
+                for rid, i, blob, deprecated, level, path, content_type in entries.iter_passages(
+                    self.reader()
+                )
+            ),
+        )
+
+    def close(self) -> None:
+        self.flush_bookkeeping()
+        self.writer.close()
+        self._batcher.close()
+        self._embed_pool.shutdown()
+        self._side_pool.shutdown()
+        with self._readers_lock:
+            for conn in self._readers:
+                conn.close()
+            self._readers.clear()
+
+    # --- the database ------------------------------------------------------------------
+
+    def reader(self) -> apsw.Connection:
+        """This thread's read connection (WAL: it never waits for the writer)."""
+        conn: apsw.Connection | None = getattr(self._local, "conn", None)
+        if conn is not None and getattr(self._local, "generation", 0) != self._generation:
+            conn = None  # the old one stays in _readers (closed with the engine): a cursor
+            # of this thread may still be reading from it
+        if conn is None:
+            conn = db.connect(self.db_path, writer=False)
+            self._local.conn = conn
+            self._local.generation = self._generation
+            with self._readers_lock:
+                self._readers.append(conn)
+        return conn
+
+    def writable_again(self) -> bool:
+        """Storage that was read-only when the database was opened (a read-only mount, a
+        file without write permission) may have been given write access back since: then
+        the writer is opened again, for writing, and writes work without a restart.
+        Cheap while nothing changed (two access(2) calls). Returns whether it reopened."""
+        if not self.read_only or not db.writable(self.db_path):
+            return False
+        with self._reopen_lock:
+            if not self.read_only:
+                return False
+            try:
+                conn = db.connect(self.db_path, writer=True)
+            except (apsw.Error, StorageError) as exc:
+                log.warning("%s still cannot be opened for writing: %s", self.db_path, exc)
+                return False
+            if db.read_only(conn):
+                conn.close()
+                return False
+            old = self.writer
+            self.writer = Writer(conn, db.connect(self.db_path, writer=False))
+            self._generation += 1
+            self.read_only = False
+            old.close()  # jobs it had accepted fail as read-only, as they would have
+        log.info("%s can be written again: writes resume", self.db_path)
+        return True
+
+    def write(self, job: Callable[[Tx], T], durable: bool = True) -> T:
+        """Run `job` on the writer; returns once its transaction has committed."""
+        self.writable_again()
+        try:
+            return self.writer.run(job, durable)
+        except apsw.Error as exc:
+            storage = failures.describe(exc, self.db_path)
+            if storage is None:
+                raise
+            raise storage from exc
+
+    def sweep_expired(self) -> None:
+        """Delete what has expired, if anything has (service/rules/expiry.py)."""
+        now = self.clock.now_iso()
+        if self.read_only or not self.expiry.due(now):
+            return
+
+        try:
+            self.write(functools.partial(self.sweep_on, now=now))
+        except StorageError as exc:  # a full disk must not stop reads: sweep next time
+            log.warning("could not delete expired entries: %s", exc.message)
+
+    def sweep_on(self, tx: Tx, now: str) -> int:
+        """Delete what has expired by `now` on this transaction; returns how many."""
+
+        def before_delete(row: EntryRow) -> None:
+            self.close_chain(tx, row.id, now)  # its chain holds across the gap
+            self.changes.note_deleted(tx, row)
+
+        gone = expiry.sweep(tx, now, before_delete)
+        for row in gone:
+            tx.after_commit.append(functools.partial(self.index.remove, row.rid))
+        if gone:
+            self.purge_after_commit(tx)
+        earliest = entries.next_expiry(tx.conn)
+        # In commit order with the notes of other writes, which also run after commit.
+        tx.after_commit.append(lambda: self.expiry.reset(earliest))
+        return len(gone)
+
+    def close_chain(self, tx: Tx, entry_id: str, now: str) -> None:
+        """`entry_id` leaves its supersession chain (forgotten or deleted): the chain is
+        closed over it (store/graph.py), and the new edges are changes like any link."""
+        self._note_edges(tx, "linked", graph.close_over(tx.conn, entry_id, now))
+
+    def reopen_chain(self, tx: Tx, entry_id: str) -> None:
+        """`entry_id` is back: the edges that closed its chain over it go."""
+        self._note_edges(tx, "unlinked", graph.reopen(tx.conn, entry_id))
+
+    def _note_edges(self, tx: Tx, kind: p.ChangeKind, edges: list[p.Edge]) -> None:
+        rows = entries.by_ids(tx.conn, [i for e in edges for i in (e.source_id, e.target_id)])
+        for e in edges:
+            if e.source_id in rows and e.target_id in rows:
+                self.changes.note_edge(tx, kind, rows[e.source_id], rows[e.target_id], e.edge_type)
+
+    def purge_after_commit(self, tx: Tx) -> None:
+        """Text deleted for good on `tx` is gone from the database file once it commits
+        (secure_delete zeroes it: store/db.py); its old pages still sit in the WAL, so
+        the WAL is checkpointed and truncated before the write is acknowledged."""
+
+        def purge() -> None:
+            if not self.writer.empty_wal():
+                log.warning("a reader kept part of the WAL; the next checkpoint empties it")
+
+        tx.after_commit.append(purge)
+
+    def note_expiry(self, tx: Tx, when: str | None) -> None:
+        """A write on `tx` sets an expiry: known to sweep_expired once it has committed."""
+        if when is not None:
+            tx.after_commit.append(lambda: self.expiry.note(when))
+
+    def beside(self, fn: Callable[[], T]) -> Future[T]:
+        """Run `fn` on a side thread (with its own reader) while this one does other work."""
+        return self._side_pool.submit(fn)
+
+    def require(self, entry_id: str, conn: apsw.Connection | None = None) -> EntryRow:
+        return require_entry(conn or self.reader(), entry_id)
+
+    def index_after_commit(
+        self,
+        tx: Tx,
+        rid: int,
+        emb: Embedding,
+        scope: tuple[str, str | None],
+        content_type: str,
+        active: bool = True,
+    ) -> None:
+        """Show the row's (new) vectors to searches once its transaction has committed."""
+        group = self.groups.key(*scope)
+        kind = kind_code(content_type)
+        tx.after_commit.append(
+            lambda: self.index.add(
+                rid, emb.whole, emb.passages, active=active, group=group, kind=kind
+            )
+        )
+
+    def retype_after_commit(self, tx: Tx, rid: int, content_type: str) -> None:
+        """A type change without a new vector: the index's type filter must see it."""
+        kind = kind_code(content_type)
+        tx.after_commit.append(lambda: self.index.set_kind(rid, kind))
+
+    # --- the model ---------------------------------------------------------------------
+
+    def embed(self, text: str) -> Vectors:
+        """One text; concurrent requests' texts share an inference (embedder/batcher.py)."""
+        return self._batcher.embed(text)
+
+    def embed_memory(self, text: str) -> Embedding:
+        """A memory's text as stored: its vector, and its passages' if it is long."""
+        parts = passages.split(text, self.embedder.count_tokens)
+        whole = self.embed(text)
+        return Embedding(whole, self.embed_many(parts)) if parts else Embedding.of(whole)
+
+    def embed_memories(self, texts: list[str]) -> list[Embedding]:
+        """Many memories' texts as stored, on both cores (embed_many)."""
+        return passages.embed_all(texts, self.embed_many, self.embedder.count_tokens)
+
+    def embed_many(self, texts: list[str]) -> Vectors:
+        """Many texts on both cores: an import is one request, but its batch is split in two
+        (alternating by length, so both halves pad alike) and embedded in parallel."""
+        if len(texts) < PARALLEL_EMBED_FROM:
+            with self._embed_slots:
+                return self.embedder.embed_many(texts)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        halves = [order[0::2], order[1::2]]
+        futures = [
+            self._embed_pool.submit(self._embed_slotted, [texts[i] for i in half])
+            for half in halves
+        ]
+        out = np.empty((len(texts), self.embedder.dim), dtype=np.float32)
+        for half, fut in zip(halves, futures, strict=True):
+            out[half] = fut.result()
+        return out
+
+    def _embed_slotted(self, texts: list[str]) -> Vectors:
+        with self._embed_slots:
+            return self.embedder.embed_many(texts)
+
+    # --- bookkeeping ---------------------------------------------------------------------
+
+    def flush_bookkeeping(self) -> bool:
+        """Write buffered access counts and analytics events, a small transaction at a
+        time (service/core/bookkeeping.py): acknowledged writes queued meanwhile go first.
+        Returns whether there was anything to write."""
+        self.writable_again()  # called every few seconds: writes come back by themselves
+        batch = self.bookkeeping.drain()
+        if batch.empty or self.read_only:
+            return False
+        try:
+            for job in batch.chunks():
+                while self.write(job, durable=False):
+                    pass
+        except StorageError as exc:  # counts are not worth failing anything for
+            log.warning("access counts and events dropped: %s", exc.message)
+        return True

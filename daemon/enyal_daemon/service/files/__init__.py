@@ -1,0 +1,2 @@
+"""Files as memories: sources, confined paths, chunking, indexing a folder,
+watching it. Imports core and rules."""

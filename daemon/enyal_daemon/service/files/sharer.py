@@ -1,0 +1,116 @@
+"""The sharer: shared memories' files kept in line with the store, both ways, on one
+background thread.
+
+Store -> files: it subscribes to the engine's live changes (service/core/changes.py), which
+are published only once a write has committed, and writes the file of each shared
+entry that changed (sharing.write_file: a no-op for one that is not shared or is in
+line). A subscription that overflowed (a bulk import) costs a full reconcile instead.
+
+Files -> store: every `interval` it lists each known repository's `.enyal/` (names,
+mtimes and sizes: no reads); a folder whose listing moved and then held still for one
+interval (a pull writes many files) is read through sharing.sync_root, which reads
+only the files that changed. On start every repository is read: files may have
+changed, and writes may have failed, while no daemon ran.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from ...errors import EnyalError
+from ...store import shared
+from ..core import changes
+from ..core.engine import Engine
+from . import sharing
+
+log = logging.getLogger(__name__)
+
+ALL = changes.Filter(None, None, False, None, frozenset())
+
+
+class Sharer:
+    def __init__(self, engine: Engine, interval: float = 1.0) -> None:
+        self.engine = engine
+        self.interval = interval
+        self._stop = threading.Event()
+        self._wake = threading.Event()
+        self._sub = engine.changes.subscribe(ALL, self._wake.set)
+        self._thread = threading.Thread(target=self._run, name="enyal-share", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._thread.is_alive():
+            self._thread.join()
+        self.engine.changes.unsubscribe(self._sub)
+
+    def _roots(self) -> list[str]:
+        return list(shared.roots(self.engine.reader()))
+
+    def _run(self) -> None:
+        seen: dict[str, dict[str, tuple[int, int]] | None] = {}
+        pending: set[str] = set()
+        try:
+            pending = set(self._roots())
+        except EnyalError as exc:
+            log.warning("the sharer cannot list its repositories: %s", exc.message)
+        while not self._stop.is_set():
+            self._write_changed()
+            try:
+                now = {root: sharing.listing(root) for root in self._roots()}
+            except EnyalError as exc:
+                log.warning("the sharer cannot list its repositories: %s", exc.message)
+                now = seen
+            moved = {root for root in now if now[root] != seen.get(root)}
+            # A folder is read once its listing has held still for an interval: a pull or
+            # a checkout writes many files. (At start every one is pending, and read once
+            # its first two listings agree.)
+            ready = pending - moved
+            for root in sorted(ready):
+                self._sync(root)
+            pending = (pending - ready) | moved
+            seen = now
+            self._wake.wait(self.interval)
+            self._wake.clear()
+
+    def _write_changed(self) -> None:
+        while True:
+            batch, dropped, more = self._sub.take()
+            if dropped:
+                for root in self._roots():
+                    self._sync(root)
+            for change in batch:
+                try:
+                    if change.kind == "deleted":
+                        sharing.remove_everywhere(self.engine, change.id)
+                    else:
+                        sharing.write_file(self.engine, change.id)
+                except Exception as exc:  # the thread must outlive any one file
+                    log.error("could not write the shared file of %s: %r", change.id, exc)
+            if not more:
+                return
+
+    def _sync(self, root: str) -> None:
+        try:
+            r = sharing.sync_root(self.engine, root)
+        except EnyalError as exc:
+            log.warning("reading %s/.enyal failed: %s", root, exc.message)
+            return
+        except Exception as exc:  # the thread must outlive any one folder
+            log.error("reading %s/.enyal failed: %r", root, exc)
+            return
+        if r.added or r.updated or r.forgotten or r.problems or r.written:
+            log.info(
+                "shared memories of %s: %d added, %d updated, %d forgotten, %d files written, "
+                "%d files need a look",
+                root,
+                r.added,
+                r.updated,
+                r.forgotten,
+                r.written,
+                len(r.problems),
+            )

@@ -1,0 +1,140 @@
+"""The one scorer: candidates in, the best few as Hits out. Current and as-of recall
+both rank here, with the formulas of scoring.py applied to whole arrays at once.
+
+A candidate is an entry with its similarity in meaning and in words; for as-of
+recall it also carries the version that was current then, whose content, type,
+confidence, tags and time are scored and reported instead of today's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+import msgspec
+import numpy as np
+
+from enyal_protocol import wire as p
+
+from ...store import entries
+from ...store.rows import EntryRow
+from . import scoring
+
+# Only the best limit × HIT_MARGIN candidates become full hits (decoding tags and
+# metadata is the costly part); the margin leaves room for validity to drop or re-rank.
+HIT_MARGIN = 3
+
+Floats = scoring.Floats
+Weight = Callable[[str, str | None], float]
+
+
+@dataclass(slots=True)
+class Candidate:
+    row: EntryRow
+    semantic: float
+    keyword: float = 0.0
+    then: p.Version | None = None  # as-of recall: the entry as it was
+
+
+def _days_since(stamps: Sequence[str], now: datetime) -> Floats:
+    # numpy parses ISO 8601 in C; our stamps are UTC with a Z, which it wants dropped.
+    parsed = np.array([s[:-1] if s.endswith("Z") else s for s in stamps], dtype="datetime64[us]")
+    now64 = np.datetime64(now.replace(tzinfo=None), "us")
+    days = (now64 - parsed).astype(np.float64) / 86_400e6
+    return np.maximum(days, 0.0)
+
+
+@dataclass(frozen=True)
+class Floors:
+    """What a result must reach to be returned at all: effective (decayed) confidence, and
+    relevance, in meaning (cosine) or in words (the share of the query's information it
+    matches, which is the square root of the keyword part), both as such and as a share
+    of the best candidate's (`relative`: the list ends where relevance ends)."""
+
+    confidence: float
+    relevance: float
+    relative: float = 0.0
+
+
+def rank(
+    candidates: Sequence[Candidate],
+    now: datetime,
+    floors: Floors,
+    weight: Weight,
+    keep: int,
+    rates: Mapping[str, float] = scoring.DECAY_RATES,
+) -> list[p.Hit]:
+    """The `keep` best candidates above the floors, best first. `rates`: decay per type
+    (the engine's, which config.toml's [decay] may have changed)."""
+    if not candidates:
+        return []
+    n = len(candidates)
+    stamps: list[str] = []
+    confidence = np.empty(n)
+    rate = np.empty(n)
+    uses = np.empty(n)
+    importance = np.empty(n)
+    w = np.empty(n)
+    sem = np.empty(n)
+    kw = np.empty(n)
+    for i, c in enumerate(candidates):
+        row, then = c.row, c.then
+        if then is None:
+            stamps.append(row.checked_at)
+            confidence[i] = row.confidence
+            rate[i] = rates.get(row.content_type, 1.0)
+            uses[i] = row.access_count
+        else:  # as of then: its confidence and type of then, and no use counted since
+            stamps.append(then.changed_at)
+            confidence[i] = then.confidence
+            rate[i] = rates.get(then.content_type, 1.0)
+            uses[i] = 0
+        importance[i] = row.importance
+        w[i] = weight(row.scope_level, row.scope_path)
+        sem[i] = c.semantic
+        kw[i] = c.keyword
+    age = _days_since(stamps, now)
+    fresh, eff = scoring.trust_now(confidence, rate, age, uses)
+    rec = scoring.recency(age)
+    sem = np.maximum(sem, 0.0)
+    score = scoring.combine(sem, kw, rec, eff, w, importance)
+    relevance = np.maximum(sem, np.sqrt(kw))
+    trusted = eff >= floors.confidence
+    best = float(relevance[trusted].max()) if trusted.any() else 0.0
+    relevant = relevance >= max(floors.relevance, floors.relative * best)
+    eligible = np.flatnonzero(trusted & relevant)
+    order = eligible[np.argsort(-score[eligible], kind="stable")][:keep]
+    hits = []
+    for i in order.tolist():
+        hit = _hit(candidates[i])
+        hit.score = float(score[i])
+        hit.semantic = float(sem[i])
+        hit.keyword = float(kw[i])
+        hit.recency = float(rec[i])
+        hit.effective_confidence = float(eff[i])
+        hit.scope_weight = float(w[i])
+        hit.freshness_score = float(fresh[i])
+        hits.append(hit)
+    return hits
+
+
+def _hit(c: Candidate) -> p.Hit:
+    """The candidate as a hit, its score parts still zero (rank fills them in). As of a
+    past moment, the version of then supplies what it said and how sure it was."""
+    fields = msgspec.structs.asdict(c.row.entry())
+    then = c.then
+    if then is not None:
+        fields.update(
+            content=then.content,
+            content_type=then.content_type,
+            confidence=then.confidence,
+            updated_at=then.changed_at,
+            tags=then.tags,
+            metadata=then.metadata,
+            is_deprecated=then.is_deprecated,
+            content_hash=entries.content_hash(then.content),
+        )
+    return p.Hit(
+        **fields, score=0.0, semantic=0.0, keyword=0.0, recency=0.0, effective_confidence=0.0
+    )

@@ -1,0 +1,340 @@
+"""Import and export as JSONL: everything a memory means, vectors left out.
+
+The format (docs/PROTOCOL.md, "The export format"): a header line naming the format
+and the model, then one line per entry with its version history, then one line
+per edge. Exports of format 1 (bare entry lines, no header) still import.
+Vectors are a function of the content and the model, so they are recomputed on
+import rather than carried (a file stays small, and stays valid across models).
+
+Each import line is its own savepoint: a line is stored whole or not at all, and a
+bad line is reported without touching the others. Edges come after the entries
+they join, so a whole file imports in order; an edge whose ends are missing fails
+alone. Imported edges and histories are taken as they were written: the checks of
+`link` (one head per supersession chain) guard new edges, not restored ones.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import uuid
+from collections.abc import Callable
+from typing import Any, Literal
+
+import msgspec
+
+from enyal_protocol import wire as p
+from enyal_protocol.projects import place_ref
+
+from ... import heap
+from ...embedder.passages import Embedding
+from ...errors import EnyalError, InvalidValue
+from ...hygiene.injection import judge
+from ...hygiene.secrets import Redactor, merge_found
+from ...store import entries, graph, versions
+from ...store.failures import STORAGE_FAILURES
+from ...store.writer import Tx
+from ..core.engine import Engine, require_entry
+from ..rules import redaction, scopes
+from ..rules.clock import Clock, normalize_iso
+from ..rules.limits import check_content, check_metadata
+
+_entry_decoder = msgspec.json.Decoder(p.ImportEntry)
+_edge_decoder = msgspec.json.Decoder(p.ImportEdge)
+_header_decoder = msgspec.json.Decoder(p.ExportHeader)
+MAX_RID = 2**63 - 1
+
+Parsed = tuple[int, p.Entry, list[p.Version] | None] | tuple[int, p.Edge]
+
+
+def _decode(decoder: msgspec.json.Decoder[Any], line: str, what: str) -> Any:
+    try:
+        return decoder.decode(line)
+    except msgspec.ValidationError as exc:
+        raise InvalidValue(f"invalid {what}: {exc}") from None
+    except msgspec.DecodeError as exc:
+        raise InvalidValue(f"not JSON: {exc}") from None
+    except RecursionError:
+        raise InvalidValue("JSON nested too deeply") from None
+
+
+LineKind = Literal["entry", "edge", "header"]
+
+
+def _kind(line: str) -> LineKind:
+    """What a line holds, from its first key: a header and an edge line each have one."""
+    head = line.lstrip()[:32]
+    if head.startswith('{"enyal_export"'):
+        return "header"
+    if head.startswith('{"edge"'):
+        return "edge"
+    return "entry"
+
+
+def _header(line: str) -> p.ExportHeader:
+    header: p.ExportHeader = _decode(_header_decoder, line, "header")
+    if header.enyal_export > p.EXPORT_FORMAT:
+        raise InvalidValue(
+            f"written in export format {header.enyal_export} by enyal {header.enyal_version}; "
+            f"this one reads up to {p.EXPORT_FORMAT}: upgrade Enyal to import it"
+        )
+    return header
+
+
+def _entry(
+    line: str, redactor: Redactor | None, clock: Clock
+) -> tuple[p.Entry, list[p.Version] | None, dict[str, int], bool]:
+    """The entry, its history, what was redacted, and whether its quarantine state is
+    kept as exported (else it is judged once its vectors are made)."""
+    item: p.ImportEntry = _decode(_entry_decoder, line, "entry")
+    check_content(item.content)
+    check_metadata(item.metadata)
+    item, found = _scrubbed(item, redactor)
+    if item.scope_level == "global" and item.scope_path is not None:
+        raise InvalidValue("global scope takes no scope_path")
+    if item.scope_level != "global" and item.scope_path is None:
+        raise InvalidValue(f"{item.scope_level} scope needs scope_path")
+    item = _placed(item)
+    now = clock.now_iso()
+    # An exported entry (it has an id) says whether it is quarantined, and keeps that: a
+    # released one stays released. A line written by hand is judged as remember judges,
+    # once its vectors are made (_store_entry).
+    kept = item.id is not None and item.quarantined is not None
+    quarantined = bool(item.quarantined)
+    reason = item.quarantine_reason if quarantined else None
+    created = normalize_iso(item.created_at, "created_at") if item.created_at else now
+    updated = normalize_iso(item.updated_at, "updated_at") if item.updated_at else created
+    accessed = normalize_iso(item.accessed_at, "accessed_at") if item.accessed_at else None
+    entry = p.Entry(
+        id=item.id or str(uuid.uuid4()),
+        content=item.content,
+        content_type=item.content_type,
+        scope_level=item.scope_level,
+        scope_path=item.scope_path,
+        confidence=item.confidence,
+        created_at=created,
+        updated_at=updated,
+        accessed_at=accessed,
+        access_count=item.access_count,
+        source_type=item.source_type,
+        source_ref=item.source_ref,
+        tags=list(dict.fromkeys(item.tags)),
+        metadata=item.metadata,
+        is_deprecated=item.is_deprecated,
+        content_hash=entries.content_hash(item.content),
+        importance=item.importance,
+        expires_at=normalize_iso(item.expires_at, "expires_at") if item.expires_at else None,
+        confirmed_at=(
+            normalize_iso(item.confirmed_at, "confirmed_at") if item.confirmed_at else None
+        ),
+        confirm_count=item.confirm_count,
+        # An exported entry (it has an id) keeps its provenance, even none; a line
+        # written by hand is the import's.
+        written_by=item.written_by if item.id is not None else (item.written_by or "import"),
+        quarantined=quarantined,
+        quarantine_reason=reason,
+        status=item.status or ("open" if item.content_type == "task" else None),
+        due=item.due if item.content_type == "task" else None,
+    )
+    if entry.status is not None and entry.content_type != "task":
+        raise InvalidValue("only a task has a status")
+    if item.versions is not None:
+        numbers = [v.version for v in item.versions]
+        if len(set(numbers)) != len(numbers) or min(numbers, default=1) < 1:
+            raise InvalidValue("versions must be numbered from 1, each once")
+        for v in item.versions:
+            normalize_iso(v.changed_at, "versions.changed_at")
+    return entry, item.versions, found, kept
+
+
+def _placed(item: p.ImportEntry) -> p.ImportEntry:
+    """An entry exported before projects had keys names its project and file by absolute
+    paths: placed as they are placed now (projects.py), when the folders are here. A
+    place (`git:...`) is kept: it is what makes an export portable."""
+    path, ref = item.scope_path, item.source_ref
+    if item.scope_level in ("project", "file") and path is not None and os.path.isabs(path):
+        path = scopes.place(scopes.absolute(path, None))
+    if item.source_type == "file" and ref is not None and "://" not in ref and "\x00" not in ref:
+        ref = place_ref(ref)
+    return msgspec.structs.replace(item, scope_path=path, source_ref=ref)
+
+
+def _scrubbed(
+    item: p.ImportEntry, redactor: Redactor | None
+) -> tuple[p.ImportEntry, dict[str, int]]:
+    """The line with secrets redacted everywhere it holds text: fields and history."""
+    clean = redaction.scrub(
+        redactor,
+        content=item.content,
+        tags=item.tags,
+        metadata=item.metadata,
+        source_ref=item.source_ref,
+    )
+    counts = [clean.found]
+    history = None
+    if item.versions is not None:
+        history = []
+        for v in item.versions:
+            old = redaction.scrub(redactor, content=v.content, tags=v.tags, metadata=v.metadata)
+            counts.append(old.found)
+            history.append(
+                msgspec.structs.replace(
+                    v, content=old.content, tags=old.tags, metadata=old.metadata
+                )
+            )
+    item = msgspec.structs.replace(
+        item,
+        content=clean.content,
+        tags=clean.tags,
+        metadata=clean.metadata,
+        source_ref=clean.source_ref,
+        versions=history,
+    )
+    return item, merge_found(*counts)
+
+
+def _edge(line: str, redactor: Redactor | None) -> p.Edge:
+    edge: p.Edge = _decode(_edge_decoder, line, "edge").edge
+    check_metadata(edge.metadata)
+    edge = msgspec.structs.replace(
+        edge, metadata=redaction.scrub(redactor, metadata=edge.metadata).metadata
+    )
+    if edge.source_id == edge.target_id:
+        raise InvalidValue("an entry cannot be linked to itself")
+    normalize_iso(edge.created_at, "edge.created_at")
+    return edge
+
+
+def import_lines(engine: Engine, params: p.ImportParams) -> p.ImportResult:
+    results: list[p.ImportLine] = []
+    to_embed: list[tuple[int, p.Entry, list[p.Version] | None, dict[str, int], bool]] = []
+    edges: list[tuple[int, p.Edge]] = []
+    for offset, line in enumerate(params.lines):
+        number = params.first_line + offset
+        if not line.strip():
+            continue  # blank lines are not entries
+        kind = _kind(line)
+        try:
+            if kind == "header":
+                _header(line)
+                results.append(p.ImportLine(line=number, status="read", kind="header"))
+            elif kind == "edge":
+                edges.append((number, _edge(line, engine.redactor)))
+            else:
+                to_embed.append((number, *_entry(line, engine.redactor, engine.clock)))
+        except EnyalError as exc:
+            results.append(p.ImportLine(line=number, status="failed", error=exc.message, kind=kind))
+    vectors = engine.embed_memories([e.content for _, e, _, _, _ in to_embed])
+
+    def job(tx: Tx) -> list[p.ImportLine]:
+        out: list[p.ImportLine] = []
+        for (number, entry, history, found, kept), vec in zip(to_embed, vectors, strict=True):
+            store = functools.partial(_store_entry, engine, tx, number, entry, history, vec, kept)
+            done = _savepoint(tx, number, "entry", store)
+            out.append(msgspec.structs.replace(done, redacted=found) if found else done)
+        for number, edge in edges:
+            store = functools.partial(_store_edge, engine, tx, number, edge)
+            out.append(_savepoint(tx, number, "edge", store))
+        return out
+
+    if to_embed or edges:
+        results.extend(engine.write(job))
+        del vectors
+        heap.trim()  # a batch of long texts leaves tens of MB of freed heap behind
+    results.sort(key=lambda r: r.line)
+    counted = [r for r in results if r.kind != "header"]
+    return p.ImportResult(
+        stored=sum(r.status == "stored" for r in counted),
+        existing=sum(r.status == "existing" for r in counted),
+        failed=sum(r.status == "failed" for r in counted),
+        lines=results,
+        redacted=merge_found(*(r.redacted for r in results)),
+    )
+
+
+def _savepoint(
+    tx: Tx, number: int, kind: Literal["entry", "edge"], store: Callable[[], p.ImportLine]
+) -> p.ImportLine:
+    try:
+        with tx.conn:  # one savepoint per line
+            return store()
+    except EnyalError as exc:
+        error = exc.message
+    except STORAGE_FAILURES:
+        raise  # the whole batch fails as one StorageError (Engine.write), not line by line
+    except Exception as exc:  # a constraint the checks above did not foresee
+        error = str(exc)
+    return p.ImportLine(line=number, status="failed", error=error, kind=kind)
+
+
+def _store_entry(
+    engine: Engine,
+    tx: Tx,
+    number: int,
+    entry: p.Entry,
+    history: list[p.Version] | None,
+    vec: Embedding,
+    kept: bool,
+) -> p.ImportLine:
+    if entries.get(tx.conn, entry.id) is not None:
+        return p.ImportLine(line=number, status="existing", id=entry.id)
+    if not kept:
+        flags = judge(" ".join([entry.content, *entry.tags]), vec.whole, vec.passages)
+        entry = msgspec.structs.replace(
+            entry,
+            quarantined=entry.quarantined or bool(flags),
+            quarantine_reason=entry.quarantine_reason or (", ".join(flags) or None),
+        )
+    if not entry.is_deprecated:
+        same = entries.find_by_hash(
+            tx.conn, entry.content_hash, entry.scope_level, entry.scope_path
+        )
+        if same is not None:
+            return p.ImportLine(line=number, status="existing", id=same.id)
+    rid = entries.insert(tx.conn, entry, *vec.blobs())
+    engine.note_expiry(tx, entry.expires_at)
+    if history:
+        versions.insert_all(tx.conn, entry.id, history)
+    else:
+        versions.record(tx.conn, entry.id, "created", entry.created_at)
+    scope = (entry.scope_level, entry.scope_path)
+    engine.index_after_commit(
+        tx, rid, vec, scope, entry.content_type, active=not entry.is_deprecated
+    )
+    engine.changes.note(tx, "created", entry)
+    return p.ImportLine(line=number, status="stored", id=entry.id)
+
+
+def _store_edge(engine: Engine, tx: Tx, number: int, edge: p.Edge) -> p.ImportLine:
+    if graph.get(tx.conn, edge.id) is not None:
+        return p.ImportLine(line=number, status="existing", id=edge.id, kind="edge")
+    same = graph.find(tx.conn, edge.source_id, edge.target_id, edge.edge_type)
+    if same is not None:
+        return p.ImportLine(line=number, status="existing", id=same.id, kind="edge")
+    source = require_entry(tx.conn, edge.source_id)
+    target = require_entry(tx.conn, edge.target_id)
+    graph.insert_edge(tx.conn, edge)
+    engine.changes.note_edge(tx, "linked", source, target, edge.edge_type)
+    return p.ImportLine(line=number, status="stored", id=edge.id, kind="edge")
+
+
+def export_page(engine: Engine, params: p.ExportParams) -> p.ExportResult:
+    # Cursors are SQLite integers (64-bit): one beyond them just means past the end.
+    after = min(params.after, MAX_RID)
+    conn = engine.reader()
+    if params.kind == "edges":
+        page = graph.page(conn, after, params.limit)
+        nxt = page[-1][0] if len(page) == params.limit else None
+        return p.ExportResult(entries=[], edges=[edge for _, edge in page], next=nxt)
+    rows = entries.page(conn, after, params.limit, params.include_deprecated)
+    history = versions.all_for(conn, [r.id for r in rows]) if params.versions else {}
+    exported = [
+        p.ExportedEntry(
+            **msgspec.structs.asdict(r.entry()),
+            versions=history.get(r.id, []) if params.versions else None,
+        )
+        for r in rows
+    ]
+    return p.ExportResult(
+        entries=exported, next=rows[-1].rid if len(rows) == params.limit else None
+    )
