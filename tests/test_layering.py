@@ -63,11 +63,12 @@ def daemon_part(path: Path) -> str:
     return path.relative_to(PACKAGES["enyal_daemon"]).parts[0].removesuffix(".py")
 
 
-def daemon_parts_imported(path: Path) -> set[str]:
-    """The daemon's parts that `path` imports, relative imports resolved against its own
-    package (`from ..store import db` in service/x.py is the part `store`)."""
+def daemon_modules_imported(path: Path) -> set[tuple[str, ...]]:
+    """The daemon's modules that `path` imports, as names below enyal_daemon, relative
+    imports resolved against its own package (`from ..store import db` in service/x.py is
+    ("store", "db")); a name may be a module's attribute, one part too long."""
     package = list(path.relative_to(PACKAGES["enyal_daemon"]).parts[:-1])
-    found: set[str] = set()
+    found: set[tuple[str, ...]] = set()
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
         names: list[list[str]] = []
         if isinstance(node, ast.Import):
@@ -82,8 +83,12 @@ def daemon_parts_imported(path: Path) -> set[str]:
                 names = [base + module] if module else [[*base, a.name] for a in node.names]
         for name in names:
             if len(name) > 1 and name[0] == "enyal_daemon":
-                found.add(name[1])
+                found.add(tuple(name[1:]))
     return found
+
+
+def daemon_parts_imported(path: Path) -> set[str]:
+    return {name[0] for name in daemon_modules_imported(path)}
 
 
 def test_every_daemon_part_has_a_tier() -> None:
@@ -100,6 +105,54 @@ def test_daemon_imports_run_only_down_its_tiers() -> None:
             part
             for part in daemon_parts_imported(path)
             if part != mine and tier.get(part, len(DAEMON_TIERS)) <= tier[mine]
+        )
+        if up:
+            offenders[str(path.relative_to(ROOT))] = up
+    assert offenders == {}
+
+
+# Inside service/ the same rule, one level down: its modules live in rooms, grouped by what
+# calls what (docs/ARCHITECTURE.md, "Inside the service"), and a room imports only itself
+# and rooms on lower tiers. verbs.py, the method table, stands on top of them all.
+SERVICE = PACKAGES["enyal_daemon"] / "service"
+SERVICE_TIERS: list[set[str]] = [
+    {"__init__", "verbs"},
+    {"session"},
+    {"memory", "upkeep"},
+    {"files"},
+    {"core"},
+    {"rules"},
+]
+
+
+def service_room(path: Path) -> str:
+    return path.relative_to(SERVICE).parts[0].removesuffix(".py")
+
+
+def test_every_service_module_is_in_a_room() -> None:
+    rooms = set().union(*SERVICE_TIERS)
+    loose = sorted(
+        str(path.relative_to(ROOT))
+        for path in SERVICE.rglob("*.py")
+        if service_room(path) not in rooms or len(path.relative_to(SERVICE).parts) > 2
+    )
+    assert loose == []
+
+
+def test_service_imports_run_only_down_its_rooms() -> None:
+    tier = {room: n for n, rooms in enumerate(SERVICE_TIERS) for room in rooms}
+    offenders: dict[str, list[str]] = {}
+    for path in sorted(SERVICE.rglob("*.py")):
+        mine = service_room(path)
+        if mine not in tier:
+            continue  # a module in no room: the test above names it
+        up = sorted(
+            name[1]
+            for name in daemon_modules_imported(path)
+            if len(name) > 1
+            and name[0] == "service"
+            and name[1] != mine
+            and tier.get(name[1], len(SERVICE_TIERS)) <= tier[mine]
         )
         if up:
             offenders[str(path.relative_to(ROOT))] = up
