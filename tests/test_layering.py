@@ -45,8 +45,9 @@ def test_package_imports_only_what_its_layer_may(package: str) -> None:
 # Inside the daemon the data flows down (docs/ARCHITECTURE.md): server -> service ->
 # index -> store/embedder -> hygiene, over a base every part may use. A part (a folder, or
 # a module at the top) imports only itself and parts on lower tiers. The offline tools
-# (reindex, model, doctor) share the server's tier: they run with no daemon, so they take
-# nothing from its server (the pidfile lock they share is the base's locks.py).
+# (reindex, bulk load, model, doctor) share the server's tier: they run with no daemon,
+# so they take nothing from its server (the pidfile lock they share is the base's
+# locks.py).
 DAEMON_TIERS: list[set[str]] = [
     {"__init__", "__main__"},
     {"server", "tools"},

@@ -7,4 +7,7 @@ job; entry.py parses the command line and writes the result.
     model status|verify|path|fetch   where the model is, its hashes, a download
     reindex                          re-embed every entry with the model found now
     doctor                           the doctor's SQLite, model and database checks
+
+Beside the commands, two offline jobs' own code, which never runs in the daemon:
+reindexing.py (what `reindex` runs) and bulk.py (the benchmark's bulk load).
 """
