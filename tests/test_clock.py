@@ -18,7 +18,7 @@ from enyal_daemon.service.verbs import bind
 from enyal_protocol import wire as p
 
 DAEMON = Path(__file__).resolve().parent.parent / "daemon" / "enyal_daemon"
-CLOCK = DAEMON / "service" / "clock.py"
+CLOCK = DAEMON / "service" / "rules" / "clock.py"
 # What reads the calendar: time.monotonic (intervals, not dates) is not among them.
 CALENDAR = {
     ("datetime", "now"),
