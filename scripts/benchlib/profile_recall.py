@@ -59,6 +59,12 @@ def main() -> None:
     ap.add_argument(
         "--dump", type=Path, default=None, help="write every answer here (to diff two trees')"
     )
+    ap.add_argument(
+        "--asked-at",
+        default=None,
+        help="ask every recall at this moment: recency and freshness no longer follow the "
+        "clock, so two trees' --dump compare exactly (bookkeeping is then skipped)",
+    )
     args = ap.parse_args()
     os.environ.setdefault("ENYAL_CACHE_DIR", str(args.cache / "enyal-cache"))
 
@@ -89,13 +95,14 @@ def main() -> None:
     for name in p.METHODS:
         handlers.setdefault(name, lambda params: None)
     queries = corpus.questions(args.calls + 20, seed=args.n + 7)
+    pinned = {} if args.asked_at is None else {"asked_at": args.asked_at}
     frames = [
         msgspec.json.encode(
             {
                 "jsonrpc": "2.0",
                 "id": i,
                 "method": "recall",
-                "params": {"query": q, "cwd": PROJECTS[0]},
+                "params": {"query": q, "cwd": PROJECTS[0], **pinned},
             }
         )
         for i, q in enumerate(queries)
