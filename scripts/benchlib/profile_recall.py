@@ -20,6 +20,7 @@ import contextlib
 import cProfile
 import os
 import pstats
+import shutil
 import tempfile
 import threading
 import time
@@ -132,6 +133,7 @@ def main() -> None:
         if profile:
             main_prof.disable()
     engine.close()
+    shutil.rmtree(home, ignore_errors=True)
     if args.dump:  # ids and scores in order: what a change "without changing results" keeps
         ranked = [
             [(h["id"], round(h["score"], 9)) for h in msgspec.json.decode(a)["result"]["results"]]
