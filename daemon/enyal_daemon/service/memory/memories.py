@@ -193,7 +193,7 @@ def _contradictions(
     # Only what some place sees together with the new memory can contradict it: two
     # projects' opposite conventions are each right in their own project.
     view = scopes.view_around(params.scope, params.scope_path, params.cwd)
-    groups = None if view is None else engine.groups.matching(view.sees)
+    groups = None if view is None else engine.groups.matching(view.sees, view)
     hits = engine.index.search(vec, conflicts.CANDIDATES, groups=groups)
     rows = entries.by_rids(tx.conn, [rid for rid, _ in hits])
     similar = [(rows[rid], sim) for rid, sim in hits if rid in rows]

@@ -254,7 +254,7 @@ def _index_mask(engine: Engine, f: EntryFilter) -> tuple[list[int] | None, list[
         return None
     kinds = None if f.content_type is None else [kind_code(f.content_type)]
     if f.view is not None:
-        return engine.groups.matching(f.view.sees), kinds
+        return engine.groups.matching(f.view.sees, f.view), kinds
     if f.scopes:
         return engine.groups.known(f.scopes), kinds
     if f.scope_level is not None:

@@ -1,0 +1,158 @@
+"""The daemon's CPU per recall, profiled in-process below the socket (issue 30).
+
+    cd scripts && ../.venv/bin/python -m benchlib.profile_recall [--n 10000] [--calls 500]
+
+Builds (or reuses) the bench's cached store of n memories (benchlib/store.py, all real
+embeddings for n <= 10k), opens an Engine on a copy, and sends `calls` distinct recall
+frames through the server's own Dispatcher (decode -> request pool -> verb -> encode),
+as the socket would hand them over. Reports time.process_time per recall (every thread:
+the request pool, the embedding workers, the keyword side pool) and a cProfile of every
+thread, merged, each on its thread's CPU clock (waiting counts nothing, so the shares
+hold under load; the workers' profiles include the 20 warm-up recalls). Bookkeeping is
+flushed inside the measured span, as the daemon's flusher would.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import cProfile
+import os
+import pstats
+import shutil
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+_profiles: list[cProfile.Profile] = []
+_profiling = threading.Event()
+_original_run = threading.Thread.run
+
+
+def _profiled_run(self: threading.Thread) -> None:
+    """Every thread started while profiling runs under its own profiler (cProfile sees
+    only the thread that enables it); they are merged at the end."""
+    if not _profiling.is_set():
+        _original_run(self)
+        return
+    prof = cProfile.Profile(time.thread_time)
+    _profiles.append(prof)
+    prof.enable()
+    try:
+        _original_run(self)
+    finally:
+        prof.disable()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", type=int, default=10_000)
+    ap.add_argument("--calls", type=int, default=500)
+    ap.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "enyal-bench")
+    ap.add_argument("--out", type=Path, default=None, help="write the pstats dump here")
+    ap.add_argument("--no-profile", action="store_true", help="process_time only")
+    ap.add_argument(
+        "--dump", type=Path, default=None, help="write every answer here (to diff two trees')"
+    )
+    ap.add_argument(
+        "--asked-at",
+        default=None,
+        help="ask every recall at this moment: recency and freshness no longer follow the "
+        "clock, so two trees' --dump compare exactly (bookkeeping is then skipped)",
+    )
+    args = ap.parse_args()
+    os.environ.setdefault("ENYAL_CACHE_DIR", str(args.cache / "enyal-cache"))
+
+    from benchlib import corpus
+    from benchlib.store import Engine as BenchEngine
+    from benchlib.store import cached_store, install, make_corpus
+    from benchlib.vocab import PROJECTS
+
+    log = print
+    bench = BenchEngine.load()
+    c = make_corpus(bench, min(args.n, 10_000), args.cache, log)
+    store, _ = cached_store(bench, c, args.n, args.cache, log)
+
+    from enyal_daemon.server.dispatch import Dispatcher
+    from enyal_daemon.service import verbs
+    from enyal_daemon.service.core.engine import Engine
+    from enyal_protocol import wire as p
+
+    home = Path(tempfile.mkdtemp(prefix="enyal-profile-"))
+    install(store, home)
+    profile = not args.no_profile
+    if profile:
+        threading.Thread.run = _profiled_run  # type: ignore[method-assign]
+        _profiling.set()
+    engine = Engine(home / "enyal.db", bench.embedder)
+    engine.embed("warm up")
+    handlers: dict[str, Any] = verbs.bind(engine)
+    for name in p.METHODS:
+        handlers.setdefault(name, lambda params: None)
+    queries = corpus.questions(args.calls + 20, seed=args.n + 7)
+    pinned = {} if args.asked_at is None else {"asked_at": args.asked_at}
+    frames = [
+        msgspec.json.encode(
+            {
+                "jsonrpc": "2.0",
+                "id": i,
+                "method": "recall",
+                "params": {"query": q, "cwd": PROJECTS[0], **pinned},
+            }
+        )
+        for i, q in enumerate(queries)
+    ]
+    workers = (os.cpu_count() or 2) + 2  # as server/daemon.py sizes its request pool
+
+    answers: list[bytes] = []
+
+    async def serve(batch: list[bytes]) -> None:
+        for frame in batch:
+            out = await dispatcher.handle(frame)
+            assert out is not None and b'"error"' not in out[:40], out[:200]
+            answers.append(out)
+
+    with ThreadPoolExecutor(workers, thread_name_prefix="enyal-req") as pool:
+        dispatcher = Dispatcher(handlers, pool, engine.db_path)
+        asyncio.run(serve(frames[:20]))  # warm every thread and cache
+        engine.flush_bookkeeping()
+        main_prof = cProfile.Profile(time.thread_time)
+        if profile:
+            main_prof.enable()
+        cpu0, wall0 = time.process_time(), time.perf_counter()
+        asyncio.run(serve(frames[20:]))
+        engine.flush_bookkeeping()
+        cpu = time.process_time() - cpu0
+        wall = time.perf_counter() - wall0
+        if profile:
+            main_prof.disable()
+    engine.close()
+    shutil.rmtree(home, ignore_errors=True)
+    if args.dump:  # ids and scores in order: what a change "without changing results" keeps
+        ranked = [
+            [(h["id"], round(h["score"], 9)) for h in msgspec.json.decode(a)["result"]["results"]]
+            for a in answers
+        ]
+        args.dump.write_bytes(msgspec.json.encode(ranked))
+    print(
+        f"{args.calls} recalls at {args.n:,}: {cpu / args.calls * 1e3:.2f} ms CPU per recall "
+        f"(process_time, all threads), {wall / args.calls * 1e3:.2f} ms wall"
+    )
+    if profile:
+        stats = pstats.Stats(main_prof)
+        for prof in _profiles:
+            with contextlib.suppress(TypeError):  # a thread that ran nothing while profiled
+                stats.add(prof)
+        if args.out:
+            stats.dump_stats(str(args.out))
+        stats.sort_stats("tottime").print_stats(40)
+
+
+if __name__ == "__main__":
+    main()
