@@ -36,3 +36,19 @@ def test_views_are_remembered_apart_and_bounded() -> None:
     for i in range(MAX_MATCHED + 3):  # past the bound: it starts over, answers stay exact
         view = View(f"/p{i % 5}")
         assert groups.matching(view.sees, view) == _fresh(groups, view) == [i % 5 + 1]
+
+
+def test_a_rename_is_seen_by_remembered_answers_and_ids_are_never_reused() -> None:
+    """A checkout's remote changed (service/core/identity.py renames its groups): a view
+    of the new key remembered before sees them at once, and a group made after a rename
+    that merged two scopes gets an id of its own (it once took len(_keys) + 1, an id
+    still in use after the merge)."""
+    groups = ScopeGroups()
+    old = groups.key("project", "path:/w/app")
+    new = groups.key("project", "git:host/app")
+    view = View("git:host/app")
+    assert groups.matching(view.sees, view) == [new]
+    groups.rename("path:/w/app", "git:host/app")  # merges into the existing scope
+    assert sorted(groups.matching(view.sees, view)) == sorted(_fresh(groups, view)) == [old, new]
+    fresh = groups.key("project", "git:host/other")
+    assert fresh not in (old, new)
