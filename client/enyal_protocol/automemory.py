@@ -15,6 +15,8 @@ import os
 import re
 from pathlib import Path
 
+from .projects import common_dir, git_dir, repository_top
+
 LONGEST_NAME = 200  # Claude Code cuts a longer folder name and adds a hash of the path
 _NOT_ALNUM = re.compile(r"[^a-zA-Z0-9]")
 
@@ -23,29 +25,23 @@ def project_of(folder: str) -> Path:
     """The project Claude Code keys its auto memory by: the git repository holding
     `folder` (its main worktree, for a linked one), else the folder itself."""
     start = Path(folder).absolute()
-    for d in (start, *start.parents):
-        git = d / ".git"
-        if git.is_dir():
-            return d
-        if git.is_file():  # a linked worktree: .git says where its git dir is
-            return _main_worktree(git) or d
-    return start
+    top = repository_top(str(start))
+    if top is None:
+        return start
+    return _main_worktree(top) or Path(top)
 
 
-def _main_worktree(git_file: Path) -> Path | None:
-    try:
-        first = git_file.read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError):
+def _main_worktree(top: str) -> Path | None:
+    """The main worktree of the linked worktree at `top`, None for any other: its `.git`
+    file and `commondir` are read as project identity reads them (projects.py)."""
+    gitdir = git_dir(top)
+    if gitdir is None:
         return None
-    if not first.startswith("gitdir:"):
+    shared = common_dir(gitdir)
+    if shared == gitdir:  # no commondir: a main worktree, a submodule, a separate git dir
         return None
-    gitdir = (git_file.parent / first.removeprefix("gitdir:").strip()).resolve()
-    try:
-        common = (gitdir / "commondir").read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError):
-        return None
-    common_dir = (gitdir / common).resolve()
-    return common_dir.parent if common_dir.name == ".git" else None
+    main_git = Path(shared).resolve()
+    return main_git.parent if main_git.name == ".git" else None
 
 
 def config_dir() -> Path:

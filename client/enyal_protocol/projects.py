@@ -77,7 +77,7 @@ def project_root(path: str) -> str:
 def project_of(path: str) -> Project:
     """The project holding `path` (absolute, normalised; need not exist)."""
     root = project_root(path)
-    top = _repository_top(root)
+    top = repository_top(root)
     if top is None:
         return Project(root, root)
     url = remote_url(top)
@@ -88,7 +88,7 @@ def project_of(path: str) -> Project:
     return Project(key if rel == "." else key + "/" + rel, root, url, top)
 
 
-def _repository_top(root: str) -> str | None:
+def repository_top(root: str) -> str | None:
     """The working tree's top at or above `root`: the nearest folder holding `.git`."""
     here = Path(root)
     for d in (here, *here.parents):
