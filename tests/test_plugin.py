@@ -17,6 +17,7 @@ import pytest
 from conftest import BIN
 from daemon_support import RunningDaemon
 from enyal_client.commands.hooks import HOOKS, plugin_hooks
+from enyal_protocol.hooks.answer import EVENT, FAILURE_EVENT
 
 ROOT = Path(__file__).resolve().parent.parent
 PLUGIN = ROOT / "client" / "claude-code"
@@ -53,6 +54,13 @@ def test_the_plugin_hooks_are_the_installed_ones() -> None:
     for verb in ("remember", "recall", "brief", "review"):
         text = (PLUGIN / "commands" / f"{verb}.md").read_text()
         assert text.startswith("---\ndescription: ") and f"enyal_{verb}" in text
+
+
+def test_every_installed_event_runs_the_verb_that_answers_it() -> None:
+    # HOOKS (event -> `enyal hook` verb) and hooks/answer.EVENT (verb -> the event its
+    # output names) say one fact from both ends; a failed command's event is post-tool-use's.
+    answered = {event: verb for verb, event in EVENT.items()} | {FAILURE_EVENT: "post-tool-use"}
+    assert {event: hook.verb for event, hook in HOOKS.items()} == answered
 
 
 @needs_claude

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from enyal_protocol import config
-from enyal_protocol.hooks.answer import COMMON_FIELDS, FIELDS
+from enyal_protocol.hooks.answer import COMMON_FIELDS, FIELDS, INSTRUCTION_FILES
 from enyal_protocol.hooks.token import hook_token, token_file
 from enyal_protocol.paths import resolve
 
@@ -69,7 +69,7 @@ HOOKS: dict[str, Hook] = {
     "SessionEnd": Hook("session-end", None, 30),
     # Indexing embeds the file's sections: a cold model load fits.
     "InstructionsLoaded": Hook("instructions-loaded", None, 60, background=True),
-    "FileChanged": Hook("file-changed", "CLAUDE.md|AGENTS.md|CLAUDE.local.md", 60, background=True),
+    "FileChanged": Hook("file-changed", "|".join(INSTRUCTION_FILES), 60, background=True),
 }
 OPT_IN = "UserPromptSubmit"  # before every prompt: only with --prompt-recall
 # Codex's hooks get Claude Code's input and read its hookSpecificOutput, for the events

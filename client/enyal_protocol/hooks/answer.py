@@ -34,7 +34,8 @@ EVENT = {
     "file-changed": "FileChanged",
 }
 FAILURE_EVENT = "PostToolUseFailure"
-INSTRUCTION_FILES = frozenset({"CLAUDE.md", "CLAUDE.local.md", "AGENTS.md"})
+# In order: commands/hooks.py joins them into the FileChanged matcher.
+INSTRUCTION_FILES = ("CLAUDE.md", "AGENTS.md", "CLAUDE.local.md")
 
 # What each event reads of Claude Code's input besides session_id, cwd and
 # hook_event_name: the fields an mcp_tool hook passes as `${field}` (it cannot pass the
