@@ -16,11 +16,12 @@ import os
 import shlex
 import shutil
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from enyal_protocol.whole_file import write_whole
 
 from ..transport import ClientError
 from . import toml_table
@@ -100,15 +101,8 @@ def _write(path: Path, data: dict[str, Any]) -> None:
 def write_text(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = path.stat().st_mode & 0o777 if path.exists() else 0o600
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.chmod(tmp, mode)  # these files can hold API keys: keep their privacy
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    # These files can hold API keys: keep their privacy.
+    write_whole(path, text.encode("utf-8"), mode)
 
 
 def merge(

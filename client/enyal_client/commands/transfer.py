@@ -15,7 +15,8 @@ import msgspec
 
 from enyal_protocol import projects
 from enyal_protocol import wire as p
-from enyal_protocol.private import open_private
+from enyal_protocol.private import FILE_MODE, open_private
+from enyal_protocol.whole_file import write_whole
 
 from ..transport import ClientError, Connection
 from . import claude_memory, markdown, memory_files
@@ -244,10 +245,7 @@ def _write_claude_memory(c: Connection, a: Args) -> Result:
 
 def _replace(path: Path, text: str) -> None:
     """Write `path` whole or not at all: a reader never sees half a file."""
-    tmp = path.with_name(f".{path.name}.enyal-tmp")
-    with open_private(str(tmp)) as f:
-        f.write(text.encode("utf-8"))
-    os.replace(tmp, path)
+    write_whole(path, text.encode("utf-8"), FILE_MODE)
 
 
 def check_export(ctx: Context, a: Args) -> Result:

@@ -24,7 +24,6 @@ from it, which resolves the markers (the person still commits it).
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import functools
 import hashlib
@@ -32,7 +31,6 @@ import logging
 import os
 import stat
 import subprocess
-import tempfile
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,6 +40,7 @@ import msgspec
 
 from enyal_protocol import memory_file as mf
 from enyal_protocol import wire as p
+from enyal_protocol.whole_file import write_whole
 
 from ...embedder.passages import Embedding
 from ...errors import InvalidValue
@@ -137,18 +136,7 @@ def as_file(engine: Engine, conn: Any, row: EntryRow, root: str) -> mf.MemoryFil
 
 def _write_atomically(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)  # a file for the repository, not a private one
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    write_whole(path, data, 0o644)  # a file for the repository, not a private one
 
 
 def write_file(engine: Engine, entry_id: str) -> bool:
