@@ -29,6 +29,7 @@ from benchlib.config import Ctx
 from benchlib.procs import Daemon, env_for
 from benchlib.report import Row, Target, size
 from benchlib.stats import Pooled, Runs, pct
+from benchlib.stdio_rpc import PROTOCOL, StdioClient
 from benchlib.vocab import PROJECTS
 from enyal_client.commands.hooks import mcp_input
 from enyal_protocol.hooks.token import hook_token
@@ -87,46 +88,21 @@ def _substituted(template: dict[str, str], data: dict[str, Any]) -> dict[str, st
     return out
 
 
-class _Shim:
-    def __init__(self, ctx: Ctx, env: dict[str, str]) -> None:
-        self.proc = subprocess.Popen(
-            [str(ctx.client_bin / "enyal-mcp")],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env=env,
-            cwd=PROJECT if Path(PROJECT).is_dir() else None,
-        )
-        self.ids = 0
-        hello = {"capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}
-        self.ask("initialize", {**hello, "protocolVersion": "2025-06-18"})
-        self._send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-
-    def _send(self, msg: dict[str, Any]) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(json.dumps(msg).encode() + b"\n")
-        self.proc.stdin.flush()
-
-    def ask(self, method: str, params: dict[str, Any]) -> Any:
-        self.ids += 1
-        self._send({"jsonrpc": "2.0", "id": self.ids, "method": method, "params": params})
-        assert self.proc.stdout is not None
-        while True:
-            reply = json.loads(self.proc.stdout.readline())
-            if reply.get("id") == self.ids:
-                return reply
-
-    def close(self) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.close()
-        self.proc.wait(30)
+def _shim(ctx: Ctx, env: dict[str, str]) -> StdioClient:
+    """enyal-mcp over its pipes, initialized."""
+    cwd = PROJECT if Path(PROJECT).is_dir() else None
+    shim = StdioClient([str(ctx.client_bin / "enyal-mcp")], env, subprocess.DEVNULL, cwd)
+    hello = {"capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}
+    shim.request("initialize", {**hello, "protocolVersion": PROTOCOL})
+    shim.notify("notifications/initialized")
+    return shim
 
 
 def run(ctx: Ctx, daemon: Daemon, n: int, port: int) -> None:
     reps = max(ctx.cfg.cli_reps, 20)
     env = env_for(daemon.home)
     token = hook_token(daemon.paths)
-    shim = _Shim(ctx, env)
+    shim = _shim(ctx, env)
     calls = iter(range(1_000_000))
 
     def command(verb: str, data: dict[str, Any]) -> None:
@@ -142,9 +118,9 @@ def run(ctx: Ctx, daemon: Daemon, n: int, port: int) -> None:
 
     def mcp(verb: str, data: dict[str, Any]) -> None:
         args = _substituted(mcp_input(verb), data)
-        reply = shim.ask("tools/call", {"name": "enyal_hook", "arguments": args})
-        if reply["result"].get("isError"):
-            raise RuntimeError(f"enyal_hook {verb}: {reply['result']}")
+        result = shim.request("tools/call", {"name": "enyal_hook", "arguments": args})
+        if result.get("isError"):
+            raise RuntimeError(f"enyal_hook {verb}: {result}")
 
     def post(verb: str, data: dict[str, Any]) -> None:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)

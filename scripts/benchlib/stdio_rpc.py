@@ -17,9 +17,15 @@ class StdioError(Exception):
 
 
 class StdioClient:
-    def __init__(self, argv: list[str], env: dict[str, str], stderr: IO[bytes] | int) -> None:
+    def __init__(
+        self,
+        argv: list[str],
+        env: dict[str, str],
+        stderr: IO[bytes] | int,
+        cwd: str | None = None,
+    ) -> None:
         self.proc = subprocess.Popen(
-            argv, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr
+            argv, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, cwd=cwd
         )
         self._next = 0
 
