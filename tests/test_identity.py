@@ -23,7 +23,7 @@ from enyal_client.transport import RpcError
 from enyal_daemon.store import migrations
 from enyal_protocol import projects
 from enyal_protocol.wire import INVALID_VALUE
-from test_nvim import run_nvim
+from test_nvim import LIVE_AFTER, run_nvim
 
 
 def git(*args: str, cwd: Path | None = None) -> str:
@@ -415,10 +415,7 @@ def test_neovim_refreshes_a_files_memories_named_by_their_place(
     assert r["out"]["listening"] is True, r["out"]
     assert r["out"]["cli_status"] == 0, r["out"]["cli"]
     assert r["out"]["buffer_events"] == 0
-    assert r["out"]["virt_after"] == [
-        "  enyal [fact] Another client says: keep this file free of globals",
-        "  enyal [fact] app.py must stay import-light",
-    ]
+    assert r["out"]["virt_after"] == LIVE_AFTER
 
 
 def test_neovims_enyal_file_marks_stale_memories_named_by_their_place(

@@ -33,6 +33,14 @@ ERROR, WARN, INFO = 4, 3, 2  # vim.log.levels
 CHECK_ERRMSG = "if v:errmsg != '' | cquit 1 | endif"
 
 
+# The lines live_refresh.lua shows after its other client's `enyal remember`, beside the
+# test's own memory (test_identity runs the script too, on a file named by its place).
+LIVE_AFTER = [
+    "  enyal [fact] Another client says: keep this file free of globals",
+    "  enyal [fact] app.py must stay import-light",
+]
+
+
 def _nvim() -> str:
     nvim = shutil.which("nvim")
     if nvim is None:
@@ -203,10 +211,7 @@ def test_a_remember_from_another_client_shows_up_without_a_buffer_event(
     assert r["out"]["virt_before"] == ["  enyal [fact] app.py must stay import-light"]
     assert r["out"]["cli_status"] == 0, r["out"]["cli"]
     assert r["out"]["buffer_events"] == 0
-    assert r["out"]["virt_after"] == [
-        "  enyal [fact] Another client says: keep this file free of globals",
-        "  enyal [fact] app.py must stay import-light",
-    ]
+    assert r["out"]["virt_after"] == LIVE_AFTER
 
 
 def test_without_subscribe_in_the_daemon_the_buffer_events_still_refresh(
