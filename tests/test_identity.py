@@ -23,7 +23,7 @@ from enyal_client.transport import RpcError
 from enyal_daemon.store import migrations
 from enyal_protocol import projects
 from enyal_protocol.wire import INVALID_VALUE
-from test_nvim import LIVE_AFTER, run_nvim
+from test_nvim import LIVE_AFTER, run_nvim, stale_note
 
 
 def git(*args: str, cwd: Path | None = None) -> str:
@@ -427,14 +427,7 @@ def test_neovims_enyal_file_marks_stale_memories_named_by_their_place(
     own_repository(clone)  # the app's file memories of the other tests are not this one's
     file = str(clone / "src" / "app.py")
     remember(d, "app.py must stay import-light", clone, scope="file", scope_path=file)
-    old = {
-        "content": "Old note: this module used to call the v1 API",
-        "scope_level": "file",
-        "scope_path": file,
-        "created_at": "2020-01-02T00:00:00Z",
-        "updated_at": "2020-01-02T00:00:00Z",
-    }
-    assert d.call("import", {"lines": [json.dumps(old)]})["stored"] == 1
+    assert d.call("import", {"lines": [stale_note(file)]})["stored"] == 1
     r = run_nvim(
         "file_memories", tmp_path, cwd=clone, ENYAL_TEST_FILE=file, ENYAL_HOME=str(d.paths.home)
     )

@@ -41,6 +41,19 @@ LIVE_AFTER = [
 ]
 
 
+def stale_note(file: str) -> str:
+    """An import line: a memory of `file` last changed in 2020, which review calls stale
+    (file_memories.lua looks for it; test_identity runs that script too)."""
+    old = {
+        "content": "Old note: this module used to call the v1 API",
+        "scope_level": "file",
+        "scope_path": file,
+        "created_at": "2020-01-02T00:00:00Z",
+        "updated_at": "2020-01-02T00:00:00Z",
+    }
+    return json.dumps(old)
+
+
 def _nvim() -> str:
     nvim = shutil.which("nvim")
     if nvim is None:
@@ -152,14 +165,7 @@ def test_file_memories_in_virtual_lines_and_in_enyal_file(
     here = {"scope": "file", "scope_path": file}
     daemon.call("remember", {"content": "app.py must stay import-light", **here})
     daemon.call("remember", {"content": "A project-wide rule", "cwd": str(project)})
-    old = {
-        "content": "Old note: this module used to call the v1 API",
-        "scope_level": "file",
-        "scope_path": file,
-        "created_at": "2020-01-02T00:00:00Z",
-        "updated_at": "2020-01-02T00:00:00Z",
-    }
-    assert daemon.call("import", {"lines": [json.dumps(old)]})["stored"] == 1
+    assert daemon.call("import", {"lines": [stale_note(file)]})["stored"] == 1
 
     r = run_nvim("file_memories", tmp_path, cwd=project, ENYAL_TEST_FILE=file)
 
