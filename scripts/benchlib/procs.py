@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
-import signal
 import subprocess
 import sys
 import time
@@ -13,6 +13,7 @@ from pathlib import Path
 
 from enyal_client import transport
 from enyal_protocol import paths as enyal_paths
+from harnesslib import daemons
 
 BIN = Path(sys.executable).parent
 HERE = Path(__file__).resolve().parent
@@ -91,18 +92,12 @@ class Daemon:
                 stdout=log,
                 stderr=log,
             )
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            sock = transport.try_connect(paths.socket)
-            if sock is not None:
-                sock.close()
-                return cls(proc, home, paths, time.perf_counter() - t0)
-            if proc.poll() is not None:
-                tail = (paths.log_dir / "bench-daemon.log").read_text(errors="replace")[-2000:]
-                raise RuntimeError(f"the daemon exited with {proc.returncode}:\n{tail}")
-            time.sleep(0.01)
-        proc.kill()
-        raise TimeoutError("the daemon did not open its socket in time")
+
+        def why() -> str:
+            return (paths.log_dir / "bench-daemon.log").read_text(errors="replace")[-2000:]
+
+        daemons.wait_until_answering(proc, paths, timeout, why, poll=0.01)
+        return cls(proc, home, paths, time.perf_counter() - t0)
 
     @property
     def pid(self) -> int:
@@ -118,10 +113,5 @@ class Daemon:
         return transport.connect(self.paths, autostart=False)
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(60)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        with contextlib.suppress(subprocess.TimeoutExpired):  # killed by then
+            daemons.stop(self.proc)

@@ -65,9 +65,11 @@ def wait_until_answering(
     paths: enyal_paths.Paths,
     timeout: float,
     why: Callable[[], str],
+    poll: float = POLL_SECONDS,
 ) -> None:
     """Return once the daemon's socket answers. DaemonExited (with `why()`, what it logged)
-    if it exits first; TimeoutError, after killing it, if it takes longer than `timeout`."""
+    if it exits first; TimeoutError, after killing it, if it takes longer than `timeout`.
+    `poll`: the seconds between looks (the bench, timing the start, looks more often)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         sock = transport.try_connect(paths.socket)
@@ -76,7 +78,7 @@ def wait_until_answering(
             return
         if proc.poll() is not None:
             raise DaemonExited(f"the daemon exited with {proc.returncode} while starting: {why()}")
-        time.sleep(POLL_SECONDS)
+        time.sleep(poll)
     proc.kill()
     proc.wait()
     raise TimeoutError(f"the daemon did not open {paths.socket} in {timeout:.0f} s")
