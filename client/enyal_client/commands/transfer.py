@@ -48,6 +48,14 @@ def _batches(f: IO[str]) -> Iterator[tuple[int, list[str]]]:
         yield first, batch
 
 
+def _count(totals: dict[str, int], r: p.ImportResult) -> None:
+    """One import batch's counts added to the running totals."""
+    totals["stored"] += r.stored
+    totals["existing"] += r.existing
+    totals["failed"] += r.failed
+    totals["edges"] += sum(x.kind == "edge" and x.status == "stored" for x in r.lines)
+
+
 def _import_files(c: Connection, a: Args) -> Result:
     """Memory files (`.enyal/` format): a folder of them, or one; each failure named by
     its file."""
@@ -57,10 +65,7 @@ def _import_files(c: Connection, a: Args) -> Result:
     for first in range(0, len(lines), IMPORT_BATCH):
         params = {"lines": lines[first : first + IMPORT_BATCH], "first_line": first + 1}
         r = ct.call(c, "import", params, p.ImportResult)
-        totals["stored"] += r.stored
-        totals["existing"] += r.existing
-        totals["failed"] += r.failed
-        totals["edges"] += sum(x.kind == "edge" and x.status == "stored" for x in r.lines)
+        _count(totals, r)
         failures += [f"{names[x.line - 1]}: {x.error}" for x in r.lines if x.status == "failed"]
     text = "\n".join(
         [
@@ -89,10 +94,7 @@ def cmd_import(c: Connection, a: Args) -> Result:
             for first, lines in _batches(f):
                 params = {"lines": lines, "first_line": first}
                 r = ct.call(c, "import", params, p.ImportResult)
-                totals["stored"] += r.stored
-                totals["existing"] += r.existing
-                totals["failed"] += r.failed
-                totals["edges"] += sum(x.kind == "edge" and x.status == "stored" for x in r.lines)
+                _count(totals, r)
                 failures.extend(x for x in r.lines if x.status == "failed")
                 for kind, n in r.redacted.items():
                     redacted[kind] = redacted.get(kind, 0) + n
