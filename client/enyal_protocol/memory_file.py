@@ -16,6 +16,7 @@ writes and reads these files, and the CLI's `export --format markdown` writes th
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 import msgspec
@@ -54,6 +55,36 @@ class MemoryFile(msgspec.Struct, kw_only=True):
     written_by: str | None = None
     status: p.TaskStatus | None = None
     due: str | None = None
+
+
+# The edges a memory's file carries: MemoryFile's lists of targets, one per edge type.
+LINKS: tuple[p.EdgeType, ...] = ("supersedes", "relates_to", "depends_on")
+
+
+def of_entry(
+    e: p.Entry, path: str | None, links: Mapping[p.EdgeType, list[str]], version: int = 1
+) -> MemoryFile:
+    """The memory `e` as its file says it: `path` its file from the project's root (a
+    file-scoped memory's), `links` its outgoing edges' targets by type (LINKS). Shared by
+    sharing's .enyal/ files and `enyal export` into a folder (commands/memory_files.py)."""
+    return MemoryFile(
+        id=e.id,
+        content=e.content,
+        content_type=e.content_type,
+        path=path,
+        tags=e.tags,
+        importance=e.importance,
+        confidence=e.confidence,
+        created=e.created_at,
+        updated=e.updated_at,
+        version=version,
+        supersedes=links["supersedes"],
+        relates_to=links["relates_to"],
+        depends_on=links["depends_on"],
+        written_by=e.written_by,
+        status=e.status,
+        due=e.due,
+    )
 
 
 # Front matter keys, in the order written: each field of MemoryFile once, `content` as the

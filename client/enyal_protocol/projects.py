@@ -59,6 +59,12 @@ class Project:
         return self.key + "/" + rel
 
 
+def within(place: str | None, key: str) -> bool:
+    """Whether `place` (as stored) is the project or folder `key` itself or a file or
+    folder in it."""
+    return place is not None and (place == key or place.startswith(key.rstrip("/") + "/"))
+
+
 def _exists(path: Path) -> bool:
     # os.path.exists, not Path.exists: it says False for a name too long or holding a NUL
     # (a path from an old store or an import), where Path.exists raises.

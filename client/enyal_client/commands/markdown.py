@@ -15,6 +15,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from enyal_protocol import wire as p
+from enyal_protocol.projects import within
 
 # Every type (p.ALL_TYPES; a test holds them equal), in the order the document shows them.
 TYPE_TITLES: dict[p.ContentType, str] = {
@@ -44,8 +45,7 @@ def _day(iso: str) -> str:
 
 def in_project(e: p.Entry, root: str) -> bool:
     """Is the entry stored under `root` (the folder itself, or a file or folder in it)?"""
-    path = e.scope_path or ""
-    return path == root or path.startswith(root.rstrip("/") + "/")
+    return within(e.scope_path, root)
 
 
 def render(entries: Iterable[p.Entry], edges: Iterable[p.Edge], title: str) -> tuple[str, int]:

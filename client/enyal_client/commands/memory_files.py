@@ -23,16 +23,12 @@ from enyal_protocol import wire as p
 from enyal_protocol.private import open_private
 
 _encoder = msgspec.json.Encoder()
-LINKS = ("supersedes", "relates_to", "depends_on")
+LINKS = mf.LINKS
 
 
 def is_files(path: str) -> bool:
     """Whether `enyal import PATH` reads memory files rather than JSONL."""
     return os.path.isdir(path) or path.endswith(mf.SUFFIX)
-
-
-def _under(place: str | None, key: str) -> bool:
-    return place is not None and (place == key or place.startswith(key.rstrip("/") + "/"))
 
 
 def export(
@@ -46,9 +42,9 @@ def export(
         for e in entries
         if not e.is_deprecated
         and e.scope_level in ("project", "file")
-        and _under(e.scope_path, key)
+        and projects.within(e.scope_path, key)
     }
-    out: dict[str, dict[str, list[str]]] = {i: {t: [] for t in LINKS} for i in mine}
+    out: dict[str, dict[p.EdgeType, list[str]]] = {i: {t: [] for t in LINKS} for i in mine}
     n_links = 0
     for edge in edges:
         if edge.source_id in mine and edge.target_id in mine and edge.edge_type in LINKS:
@@ -56,23 +52,7 @@ def export(
             n_links += 1
     for e in mine.values():
         path = e.scope_path[len(key) + 1 :] if e.scope_level == "file" and e.scope_path else None
-        m = mf.MemoryFile(
-            id=e.id,
-            content=e.content,
-            content_type=e.content_type,
-            path=path or None,
-            tags=e.tags,
-            importance=e.importance,
-            confidence=e.confidence,
-            created=e.created_at,
-            updated=e.updated_at,
-            supersedes=out[e.id]["supersedes"],
-            relates_to=out[e.id]["relates_to"],
-            depends_on=out[e.id]["depends_on"],
-            written_by=e.written_by,
-            status=e.status,
-            due=e.due,
-        )
+        m = mf.of_entry(e, path or None, out[e.id])
         f: IO[bytes]
         with open_private(os.path.join(folder, mf.file_name(e.id))) as f:
             f.write(mf.render(m).encode())
@@ -123,7 +103,7 @@ def import_lines(path: str, project: str) -> tuple[list[str], list[str], list[st
                     id=str(uuid.uuid4()),
                     source_id=m.id,
                     target_id=target,
-                    edge_type=edge_type,  # type: ignore[arg-type]
+                    edge_type=edge_type,
                     confidence=1.0,
                     created_at=m.updated,
                     metadata={},

@@ -40,6 +40,7 @@ import msgspec
 
 from enyal_protocol import memory_file as mf
 from enyal_protocol import wire as p
+from enyal_protocol.projects import within
 from enyal_protocol.whole_file import write_whole
 
 from ...embedder.passages import Embedding
@@ -58,13 +59,9 @@ log = logging.getLogger(__name__)
 # One read or write of a folder at a time: the watcher's thread and a request's may both
 # want the same repository, and a file must not be read while it is half renamed.
 _lock = threading.RLock()
-LINKS: tuple[p.EdgeType, ...] = ("supersedes", "relates_to", "depends_on")
+LINKS = mf.LINKS
 MAX_FILE = 1 << 20  # a memory is at most 64 KiB of text: a larger file is no memory
 CONCURRENT = "edited on two branches: both versions are in its history, the later is current"
-
-
-def _under(place: str, key: str) -> bool:
-    return place == key or place.startswith(key.rstrip("/") + "/")
 
 
 def checkout_of(conn: Any, entry: EntryRow | p.Entry, cwd: str | None = None) -> str:
@@ -78,9 +75,9 @@ def checkout_of(conn: Any, entry: EntryRow | p.Entry, cwd: str | None = None) ->
     place = entry.scope_path
     if cwd is not None:
         here = scopes.project_of(scopes.absolute(cwd, None))
-        if _under(place, here.key):
+        if within(place, here.key):
             return here.root
-    seen = [(key, root) for root, key in project_roots.known(conn).items() if _under(place, key)]
+    seen = [(key, root) for root, key in project_roots.known(conn).items() if within(place, key)]
     seen = [(key, root) for key, root in seen if os.path.isdir(root)]
     if seen:
         return max(seen, key=lambda kr: len(kr[0]))[1]
@@ -113,24 +110,10 @@ def as_file(engine: Engine, conn: Any, row: EntryRow, root: str) -> mf.MemoryFil
     path = None
     if e.scope_level == "file" and e.scope_path is not None:
         key = scopes.project_of(root).key
-        path = e.scope_path[len(key) + 1 :] if _under(e.scope_path, key) else None
-    return mf.MemoryFile(
-        id=e.id,
-        content=content,
-        content_type=e.content_type,
-        path=path,
-        tags=tags,
-        importance=e.importance,
-        confidence=e.confidence,
-        created=e.created_at,
-        updated=e.updated_at,
-        version=latest[0].version if latest else 1,
-        supersedes=linked["supersedes"],
-        relates_to=linked["relates_to"],
-        depends_on=linked["depends_on"],
-        written_by=e.written_by,
-        status=e.status,
-        due=e.due,
+        path = e.scope_path[len(key) + 1 :] if within(e.scope_path, key) else None
+    version = latest[0].version if latest else 1
+    return mf.of_entry(
+        msgspec.structs.replace(e, content=content, tags=tags), path, linked, version
     )
 
 
