@@ -37,7 +37,7 @@ from ...hygiene.secrets import BUILT_IN, Redactor
 from ...index import keywords
 from ...index.entry_index import EntryIndex
 from ...index.groups import ScopeGroups, kind_code
-from ...store import db, entries, failures, graph, meta
+from ...store import db, entries, failures, graph, meta, versions
 from ...store.rows import EntryRow
 from ...store.writer import Tx, Writer
 from ..rules import expiry, scoring
@@ -246,6 +246,15 @@ class Engine:
         # In commit order with the notes of other writes, which also run after commit.
         tx.after_commit.append(lambda: self.expiry.reset(earliest))
         return len(gone)
+
+    def deprecate(self, tx: Tx, row: EntryRow, now: str) -> None:
+        """`row` forgotten softly (restorable): marked deprecated, a "forgotten" version
+        recorded, out of the index once committed, and the change noted. Its chain is the
+        caller's (close_chain), as not every forget closes it."""
+        entries.update_fields(tx.conn, row.rid, {"is_deprecated": 1})
+        versions.record(tx.conn, row.id, "forgotten", now)
+        tx.after_commit.append(functools.partial(self.index.set_active, row.rid, False))
+        self.changes.note(tx, "forgotten", row)
 
     def close_chain(self, tx: Tx, entry_id: str, now: str) -> None:
         """`entry_id` leaves its supersession chain (forgotten or deleted): the chain is

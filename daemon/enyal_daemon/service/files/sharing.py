@@ -496,10 +496,7 @@ def _apply(engine: Engine, root: str, plan: _Plan) -> p.ShareSyncResult:
             if row is None or row.is_deprecated:
                 continue
             engine.close_chain(tx, row.id, now)
-            entries.update_fields(tx.conn, row.rid, {"is_deprecated": 1})
-            versions.record(tx.conn, row.id, "forgotten", now)
-            tx.after_commit.append(functools.partial(engine.index.set_active, row.rid, False))
-            engine.changes.note(tx, "forgotten", row)
+            engine.deprecate(tx, row, now)
             counts["forgotten"] += 1
         for name, reason, h in bad:
             shared.record_problem(tx.conn, root, name, reason, h, now)

@@ -170,10 +170,7 @@ def _forget_stale(engine: Engine, tx: Tx, stale: list[EntryRow], now: str) -> li
         row = _current(tx.conn, planned)
         if row is None or row.accessed_at != planned.accessed_at:
             continue  # merged, forgotten, changed or used since it was found
-        entries.update_fields(tx.conn, row.rid, {"is_deprecated": 1})
-        versions.record(tx.conn, row.id, "forgotten", now)
-        tx.after_commit.append(functools.partial(engine.index.set_active, row.rid, False))
-        engine.changes.note(tx, "forgotten", row)
+        engine.deprecate(tx, row, now)
         forgotten.append(row.id)
     return forgotten
 

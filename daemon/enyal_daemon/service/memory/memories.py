@@ -373,10 +373,7 @@ def forget(engine: Engine, params: p.ForgetParams) -> p.ForgetResult:
             return p.ForgetResult(id=row.id, action="deleted")
         if row.is_deprecated:  # already forgotten: nothing changes, no version is added
             return p.ForgetResult(id=row.id, action="deprecated", changed=False)
-        entries.update_fields(tx.conn, row.rid, {"is_deprecated": 1})
-        versions.record(tx.conn, row.id, "forgotten", engine.clock.now_iso())
-        tx.after_commit.append(lambda: engine.index.set_active(row.rid, False))
-        engine.changes.note(tx, "forgotten", row)
+        engine.deprecate(tx, row, engine.clock.now_iso())
         return p.ForgetResult(id=row.id, action="deprecated")
 
     return engine.write(job)
