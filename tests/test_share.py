@@ -484,3 +484,37 @@ def test_a_memory_deleted_for_good_takes_its_file_and_does_not_come_back(
     wait_for(lambda: not c.file(entry_id).exists(), what="the file to go")
     c.ok("share", "--sync")
     assert not _exists(c, entry_id)
+
+
+def test_the_last_shared_file_removed_by_git_forgets_its_memory(other_repo: Clone) -> None:
+    """`git rm` of a folder's last file (or a pull of that commit) removes `.enyal/`
+    itself: the folder gone from a branch that held it is an empty folder, not a
+    checkout from before sharing, so the memory is forgotten and its file not written
+    back (an untracked file the next commit would bring back)."""
+    c = other_repo
+    entry_id = c.ok("remember", uniq("The tools repo has one shared memory"), "--shared")["id"]
+    c.git("add", "-A", mf.FOLDER)
+    c.git("commit", "-q", "-m", "share it")
+    c.git("rm", "-q", str(c.file(entry_id)))
+    c.git("commit", "-q", "-m", "a teammate removes it")
+    assert not (c.path / mf.FOLDER).exists()
+    c.ok("share", "--sync")  # this read forgets it, or the watcher's just before
+    assert not c.file(entry_id).exists()
+    assert c.get(entry_id)["is_deprecated"]
+
+
+def test_share_sync_outside_a_repository_is_refused_and_reads_nothing(
+    pair: Pair, tmp_path: Path
+) -> None:
+    a = pair.a
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    before = sorted(s["root"] for s in a.daemon.call("status")["shared"])
+    r = run_cli("share", "--sync", cwd=plain, env=a.env())
+    assert r.code == 2 and "not in a git repository" in r.err
+    r = a.enyal("share", "--sync", "--path", str(tmp_path / "nonexistent"))
+    assert r.code == 2 and "not a folder" in r.err
+    r = run_cli("remember", uniq("A note in a plain folder"), "--shared", cwd=plain, env=a.env())
+    assert r.code == 2 and "not in a git repository" in r.err
+    assert not (plain / mf.FOLDER).exists()
+    assert sorted(s["root"] for s in a.daemon.call("status")["shared"]) == before

@@ -80,16 +80,28 @@ def checkout_of(conn: Any, entry: EntryRow | p.Entry, cwd: str | None = None) ->
     if cwd is not None:
         here = scopes.project_of(scopes.absolute(cwd, None))
         if _under(place, here.key):
-            return here.root
+            return in_repository(here)
     seen = [(key, root) for root, key in project_roots.known(conn).items() if _under(place, key)]
     seen = [(key, root) for key, root in seen if os.path.isdir(root)]
     if seen:
-        return max(seen, key=lambda kr: len(kr[0]))[1]
+        return in_repository(scopes.project_of(max(seen, key=lambda kr: len(kr[0]))[1]))
     if os.path.isabs(place) and os.path.isdir(scopes.project_root(place)):
-        return scopes.project_root(place)  # a project keyed by its path: the path is it
+        # A project keyed by its path: the path is it.
+        return in_repository(scopes.project_of(scopes.project_root(place)))
     raise InvalidValue(
         f"no checkout of {place} is known on this machine: share it from a folder in one"
     )
+
+
+def in_repository(project: scopes.Project) -> str:
+    """The project's root, if a git repository holds it: `.enyal/` is for a team to
+    commit, and a folder that is no repository (a scratch folder, /tmp, a path that does
+    not exist, which resolves to /) would only be watched every second for nothing."""
+    if project.top is None:
+        raise InvalidValue(
+            f"{project.root} is not in a git repository: a shared memory lives in one"
+        )
+    return project.root
 
 
 def folder(root: str) -> Path:
@@ -273,7 +285,7 @@ def notice(engine: Engine, root: str) -> None:
     session's brief does not wait for a clone's first thousand files to be embedded)."""
     if engine.read_only or root in shared.roots(engine.reader()):
         return
-    if folder(root).is_dir():
+    if folder(root).is_dir() and scopes.project_of(root).top is not None:
         engine.write(lambda tx: shared.add_root(tx.conn, root, engine.clock.now_iso()))
 
 
@@ -281,9 +293,9 @@ def share_sync(engine: Engine, params: p.ShareSyncParams) -> p.ShareSyncResult:
     if params.path is None and params.cwd is None:
         raise InvalidValue("give path or the client's cwd")
     start = scopes.absolute(params.path or params.cwd or "", params.cwd)
-    root = scopes.project_root(start)
-    if not os.path.isdir(root):
-        raise InvalidValue(f"{root} is not a folder")
+    if not os.path.isdir(start):
+        raise InvalidValue(f"{start} is not a folder")
+    root = in_repository(scopes.project_of(start))
 
     def job(tx: Tx) -> None:
         shared.add_root(tx.conn, root, engine.clock.now_iso())
@@ -349,7 +361,8 @@ class _Plan:
 def listing(root: str) -> dict[str, tuple[int, int]] | None:
     """The folder's entries (files, and links, which are refused when read) with their
     mtime and size: what the watcher compares. None: there is no folder (a checkout of
-    a branch from before sharing), which forgets nothing."""
+    a branch from before sharing, which forgets nothing; or one commits emptied:
+    _emptied)."""
     out: dict[str, tuple[int, int]] = {}
     try:
         with os.scandir(folder(root)) as it:
@@ -423,9 +436,29 @@ def _plan(engine: Engine, root: str) -> _Plan:
         incoming.file_hash = h
         plan.incoming.append(incoming)
         plan.good_names.add(name)
+    if on_disk is None and _emptied(root):
+        on_disk = {}
     if on_disk is not None:
         plan.gone = [r for i, r in rows.items() if mf.file_name(i) not in on_disk and r.file_hash]
     return plan
+
+
+def _emptied(root: str) -> bool:
+    """Whether a missing `.enyal/` is one that commits emptied: git removes a folder with
+    its last file, so a pull of a commit removing the last shared memory leaves none,
+    where a checkout of a branch from before sharing has none either. The first has
+    `.enyal/` in HEAD's history and forgets its memories; the second forgets nothing."""
+    try:
+        done = subprocess.run(
+            ["git", "-C", root, "log", "-1", "--format=%H", "HEAD", "--", mf.FOLDER],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0 and bool(done.stdout.strip())
 
 
 def _read(data: bytes, name: str) -> _Incoming:
