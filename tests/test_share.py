@@ -518,3 +518,28 @@ def test_share_sync_outside_a_repository_is_refused_and_reads_nothing(
     assert r.code == 2 and "not in a git repository" in r.err
     assert not (plain / mf.FOLDER).exists()
     assert sorted(s["root"] for s in a.daemon.call("status")["shared"]) == before
+
+
+def test_a_worktrees_copy_of_a_shared_file_neither_takes_the_memory_nor_reverts_it(
+    other_repo: Clone, tmp_path: Path
+) -> None:
+    """A memory is shared into one checkout. A worktree (or a second clone on this
+    machine) holding an older copy of its file is read too, from its first brief on: its
+    copy must not take the memory over (the next edit would be written there, not where
+    the user commits) nor, at the next read of the first checkout, revert an edit."""
+    c = other_repo
+    entry_id = c.ok("remember", uniq("Tools are released from tags"), "--shared")["id"]
+    c.git("add", "-A", mf.FOLDER)
+    c.git("commit", "-q", "-m", "share it")
+    wt = tmp_path / "tools-wt"
+    c.git("worktree", "add", "-q", "-b", "feature", str(wt))
+    c.daemon.call("share_sync", {"path": str(wt)})  # as its first brief would, at once
+    edited = uniq("Tools are released from the release branch")
+    c.ok("update", entry_id, "--content", edited)
+    wait_for(lambda: edited in c.file(entry_id).read_text(), what="the edit in the checkout")
+    assert edited not in (wt / mf.FOLDER / mf.file_name(entry_id)).read_text()
+    for root in (c.path, wt, c.path):  # each checkout read again, as at a restart
+        c.daemon.call("share_sync", {"path": str(root)})
+    assert c.get(entry_id)["content"] == edited
+    versions = [v["content"] for v in c.ok("history", entry_id)["versions"]]
+    assert len(versions) == 2, versions

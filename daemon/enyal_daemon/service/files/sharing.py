@@ -346,6 +346,9 @@ class _Incoming:
     earlier: mf.MemoryFile | None = None  # the other branch's edit, kept in history first
     author: str | None = None
     found: dict[str, int] = field(default_factory=dict)
+    # A newer copy in another checkout of a memory shared into one (_elsewhere): stored,
+    # but the memory stays shared where it was.
+    elsewhere: bool = False
 
 
 @dataclass
@@ -433,6 +436,12 @@ def _plan(engine: Engine, root: str) -> _Plan:
         except (mf.FormatError, InvalidValue) as exc:
             plan.problems.append((name, str(exc), h))
             continue
+        if row is None and (elsewhere := _elsewhere(conn, root, incoming.memory)) is not None:
+            if not elsewhere:
+                plan.unchanged += 1
+                plan.good_names.add(name)
+                continue
+            incoming.elsewhere = True
         incoming.file_hash = h
         plan.incoming.append(incoming)
         plan.good_names.add(name)
@@ -441,6 +450,25 @@ def _plan(engine: Engine, root: str) -> _Plan:
     if on_disk is not None:
         plan.gone = [r for i, r in rows.items() if mf.file_name(i) not in on_disk and r.file_hash]
     return plan
+
+
+def _elsewhere(conn: Any, root: str, m: mf.MemoryFile) -> bool | None:
+    """For a file of a memory shared into another checkout that is still here (a
+    worktree, a second clone of the project on this machine): whether this copy is newer
+    than the store (an edit pulled there), else False (a copy of an older version: the
+    branch is behind, nothing to read). None: the memory is not shared elsewhere.
+    Without this each checkout's copy took the memory in turn: the next edit was written
+    into whichever was read last, and reading the other reverted it."""
+    mark = shared.get(conn, m.id)
+    if mark is None or mark.root == root or not folder(mark.root).is_dir():
+        return None
+    row = entries.get(conn, m.id)
+    if row is None:
+        return None
+    try:
+        return normalize_iso(m.updated, "updated") > row.updated_at
+    except InvalidValue:
+        return True  # read as any file is, and refused there with the reason
 
 
 def _emptied(root: str) -> bool:
@@ -663,9 +691,15 @@ def _store(
             _update(engine, tx, row, item.earlier, vectors.get(item.earlier.content), [], now)
             row = engine.require(m.id, tx.conn)
         changed = _update(engine, tx, row, m, emb, flags, now) or back
-        shared.mark(tx.conn, row.rid, root)
         kind = "updated" if changed or item.earlier is not None else None
         rid = row.rid
+        if item.elsewhere:
+            # Shared into its own checkout, whose file the change is written to (the
+            # sharer sees the change): this copy is not that file.
+            if item.earlier is not None:
+                shared.set_review(tx.conn, rid, CONCURRENT)
+            return kind
+        shared.mark(tx.conn, row.rid, root)
     shared.set_synced(tx.conn, rid, item.file_hash)
     if item.earlier is not None:
         shared.set_review(tx.conn, rid, CONCURRENT)
