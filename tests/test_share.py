@@ -219,6 +219,12 @@ def test_a_concurrent_edit_keeps_both_versions_and_is_flagged(pair: Pair) -> Non
         return any(x["id"] == entry_id for x in review["shared"])
 
     wait_for(flagged, what="B to flag the memory")
+
+    def to_look_at() -> int:
+        status = b.daemon.call("status")["shared"]
+        return int(next(s["problems"] for s in status if s["root"] == str(b.path)))
+
+    flagged_count = to_look_at()  # status counts the files review lists
     contents = [v["content"] for v in b.ok("history", entry_id)["versions"]]
     assert theirs in contents and ours in contents
     review = b.daemon.call("review", {"kind": "shared"})
@@ -229,6 +235,7 @@ def test_a_concurrent_edit_keeps_both_versions_and_is_flagged(pair: Pair) -> Non
     assert mf.parse(b.file(entry_id).read_text(), b.file(entry_id).name).id == entry_id
     b.ok("share", entry_id)  # sharing it again says it was looked at: off the review list
     assert entry_id not in [x["id"] for x in b.daemon.call("review", {"kind": "shared"})["shared"]]
+    assert to_look_at() == flagged_count - 1
     b.git("add", "-A", mf.FOLDER)
     b.git("commit", "-q", "-m", "merge")
     b.git("push", "-q", "origin", "HEAD:main")

@@ -326,7 +326,8 @@ def roots(engine: Engine) -> list[p.SharedRoot]:
     """What `status` shows: each repository read, with its rule and counts."""
     conn = engine.reader()
     counts = shared.counts(conn)
-    bad: dict[str, int] = {}
+    # Files that could not be read, and memories edited on two branches: what review lists.
+    bad = shared.review_counts(conn)
     for root, *_ in shared.problems(conn):
         bad[root] = bad.get(root, 0) + 1
     return [
