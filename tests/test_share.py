@@ -550,3 +550,15 @@ def test_a_worktrees_copy_of_a_shared_file_neither_takes_the_memory_nor_reverts_
     assert c.get(entry_id)["content"] == edited
     versions = [v["content"] for v in c.ok("history", entry_id)["versions"]]
     assert len(versions) == 2, versions
+
+
+def test_unshare_of_a_memory_not_shared_says_there_is_nothing_to_commit(
+    other_repo: Clone,
+) -> None:
+    c = other_repo
+    entry_id = c.ok("remember", uniq("The tools repo builds with make"), "--shared")["id"]
+    first = c.enyal("unshare", entry_id)
+    assert first.code == 0 and "commit the file's removal" in first.out
+    again = c.enyal("unshare", entry_id)
+    assert again.code == 0 and "was not shared" in again.out
+    assert "commit" not in again.out  # no file was removed: nothing to commit
