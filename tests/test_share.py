@@ -562,3 +562,34 @@ def test_unshare_of_a_memory_not_shared_says_there_is_nothing_to_commit(
     again = c.enyal("unshare", entry_id)
     assert again.code == 0 and "was not shared" in again.out
     assert "commit" not in again.out  # no file was removed: nothing to commit
+
+
+def test_a_memory_shared_from_a_removed_worktree_is_written_to_a_checkout_still_here(
+    other_repo: Clone, tmp_path: Path
+) -> None:
+    """`git worktree remove` takes the folder a memory was shared into: its next change
+    goes to a checkout of the project that is still here, and the removed folder is
+    not made again."""
+    c = other_repo
+    # A remote: the worktree is then the same project (without one each folder is its own).
+    c.git("remote", "add", "origin", f"https://example.org/own/tools-{uuid.uuid4().hex}.git")
+    c.ok("remember", uniq("The tools repo is checked out here"))  # the daemon sees c.path
+    wt = tmp_path / "tools-wt"
+    c.git("commit", "-q", "--allow-empty", "-m", "start")
+    c.git("worktree", "add", "-q", "-b", "feature", str(wt))
+    r = run_cli(
+        "remember", uniq("Feature flags live in flags.toml"), "--shared", cwd=wt, env=c.env()
+    )
+    assert r.code == 0, r.err
+    entry_id = json.loads(run_cli("list", "--json", "--limit", "1", cwd=wt, env=c.env()).out)[
+        "entries"
+    ][0]["id"]
+    assert (wt / mf.FOLDER / mf.file_name(entry_id)).exists()
+    c.git("worktree", "remove", "--force", str(wt))
+    edited = uniq("Feature flags live in config/flags.toml")
+    c.ok("update", entry_id, "--content", edited)
+    wait_for(
+        lambda: c.file(entry_id).exists() and edited in c.file(entry_id).read_text(),
+        what="the edit written into the checkout still here",
+    )
+    assert not wt.exists()

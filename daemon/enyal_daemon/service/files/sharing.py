@@ -148,7 +148,7 @@ def as_file(engine: Engine, conn: Any, row: EntryRow, root: str) -> mf.MemoryFil
 
 
 def _write_atomically(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(exist_ok=True)  # `.enyal/` alone: never the checkout around it
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
@@ -174,6 +174,11 @@ def write_file(engine: Engine, entry_id: str) -> bool:
         mark = shared.get(conn, entry_id) if row is not None else None
         if row is None or mark is None:
             return False
+        if not os.path.isdir(mark.root):
+            moved = _checkout_still_here(engine, conn, row, mark)
+            if moved is None:
+                return False
+            mark = moved
         path = folder(mark.root) / mf.file_name(entry_id)
         latest = versions.list_for(conn, entry_id, 1)
         on_disk = _hash_of(path)
@@ -197,6 +202,27 @@ def write_file(engine: Engine, entry_id: str) -> bool:
             return False
         engine.write(lambda tx: shared.set_synced(tx.conn, mark.rid, new_hash))
         return changed
+
+
+def _checkout_still_here(
+    engine: Engine, conn: Any, row: EntryRow, mark: shared.SharedRow
+) -> shared.SharedRow | None:
+    """The checkout a memory was shared into is gone (`git worktree remove`, a deleted
+    clone): it is shared into another checkout of its project the daemon knows, or, with
+    none, left until one is (its file is not written: making the folder again would
+    make a checkout that is not one)."""
+    try:
+        root = checkout_of(conn, row)
+    except InvalidValue:
+        log.info("%s: no checkout of its project here; its file is written once there is", row.id)
+        return None
+
+    def job(tx: Tx) -> None:
+        shared.add_root(tx.conn, root, engine.clock.now_iso())
+        shared.mark(tx.conn, mark.rid, root)
+
+    engine.write(job)
+    return msgspec.structs.replace(mark, root=root, file_hash=None)
 
 
 def remove_file(root: str, entry_id: str) -> None:
