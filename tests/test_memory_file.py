@@ -92,3 +92,10 @@ def test_merge_conflict_markers_are_refused_and_split_into_both_sides() -> None:
     assert [mf.parse(s).content for s in sides] == ["Use tox", "Use nox"]
     assert mf.sides(mf.render(ours)) is None
     assert mf.sides("<<<<<<< HEAD\nonly one side\n") is None  # an unfinished hunk
+
+
+def test_a_bad_value_is_named_by_the_key_a_person_wrote() -> None:
+    text = f'---\nenyal: 1\nid: "{ID}"\ntype: "bogus"\n---\n\nx\n'
+    with pytest.raises(mf.FormatError) as caught:
+        mf.parse(text)
+    assert "`type`" in str(caught.value) and "content_type" not in str(caught.value)

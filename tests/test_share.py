@@ -219,6 +219,12 @@ def test_a_concurrent_edit_keeps_both_versions_and_is_flagged(pair: Pair) -> Non
         return any(x["id"] == entry_id for x in review["shared"])
 
     wait_for(flagged, what="B to flag the memory")
+
+    def to_look_at() -> int:
+        status = b.daemon.call("status")["shared"]
+        return int(next(s["problems"] for s in status if s["root"] == str(b.path)))
+
+    flagged_count = to_look_at()  # status counts the files review lists
     contents = [v["content"] for v in b.ok("history", entry_id)["versions"]]
     assert theirs in contents and ours in contents
     review = b.daemon.call("review", {"kind": "shared"})
@@ -229,6 +235,7 @@ def test_a_concurrent_edit_keeps_both_versions_and_is_flagged(pair: Pair) -> Non
     assert mf.parse(b.file(entry_id).read_text(), b.file(entry_id).name).id == entry_id
     b.ok("share", entry_id)  # sharing it again says it was looked at: off the review list
     assert entry_id not in [x["id"] for x in b.daemon.call("review", {"kind": "shared"})["shared"]]
+    assert to_look_at() == flagged_count - 1
     b.git("add", "-A", mf.FOLDER)
     b.git("commit", "-q", "-m", "merge")
     b.git("push", "-q", "origin", "HEAD:main")
@@ -484,3 +491,105 @@ def test_a_memory_deleted_for_good_takes_its_file_and_does_not_come_back(
     wait_for(lambda: not c.file(entry_id).exists(), what="the file to go")
     c.ok("share", "--sync")
     assert not _exists(c, entry_id)
+
+
+def test_the_last_shared_file_removed_by_git_forgets_its_memory(other_repo: Clone) -> None:
+    """`git rm` of a folder's last file (or a pull of that commit) removes `.enyal/`
+    itself: the folder gone from a branch that held it is an empty folder, not a
+    checkout from before sharing, so the memory is forgotten and its file not written
+    back (an untracked file the next commit would bring back)."""
+    c = other_repo
+    entry_id = c.ok("remember", uniq("The tools repo has one shared memory"), "--shared")["id"]
+    c.git("add", "-A", mf.FOLDER)
+    c.git("commit", "-q", "-m", "share it")
+    c.git("rm", "-q", str(c.file(entry_id)))
+    c.git("commit", "-q", "-m", "a teammate removes it")
+    assert not (c.path / mf.FOLDER).exists()
+    c.ok("share", "--sync")  # this read forgets it, or the watcher's just before
+    assert not c.file(entry_id).exists()
+    assert c.get(entry_id)["is_deprecated"]
+
+
+def test_share_sync_outside_a_repository_is_refused_and_reads_nothing(
+    pair: Pair, tmp_path: Path
+) -> None:
+    a = pair.a
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    before = sorted(s["root"] for s in a.daemon.call("status")["shared"])
+    r = run_cli("share", "--sync", cwd=plain, env=a.env())
+    assert r.code == 2 and "not in a git repository" in r.err
+    r = a.enyal("share", "--sync", "--path", str(tmp_path / "nonexistent"))
+    assert r.code == 2 and "not a folder" in r.err
+    r = run_cli("remember", uniq("A note in a plain folder"), "--shared", cwd=plain, env=a.env())
+    assert r.code == 2 and "not in a git repository" in r.err
+    assert not (plain / mf.FOLDER).exists()
+    assert sorted(s["root"] for s in a.daemon.call("status")["shared"]) == before
+
+
+def test_a_worktrees_copy_of_a_shared_file_neither_takes_the_memory_nor_reverts_it(
+    other_repo: Clone, tmp_path: Path
+) -> None:
+    """A memory is shared into one checkout. A worktree (or a second clone on this
+    machine) holding an older copy of its file is read too, from its first brief on: its
+    copy must not take the memory over (the next edit would be written there, not where
+    the user commits) nor, at the next read of the first checkout, revert an edit."""
+    c = other_repo
+    entry_id = c.ok("remember", uniq("Tools are released from tags"), "--shared")["id"]
+    c.git("add", "-A", mf.FOLDER)
+    c.git("commit", "-q", "-m", "share it")
+    wt = tmp_path / "tools-wt"
+    c.git("worktree", "add", "-q", "-b", "feature", str(wt))
+    c.daemon.call("share_sync", {"path": str(wt)})  # as its first brief would, at once
+    edited = uniq("Tools are released from the release branch")
+    c.ok("update", entry_id, "--content", edited)
+    wait_for(lambda: edited in c.file(entry_id).read_text(), what="the edit in the checkout")
+    assert edited not in (wt / mf.FOLDER / mf.file_name(entry_id)).read_text()
+    for root in (c.path, wt, c.path):  # each checkout read again, as at a restart
+        c.daemon.call("share_sync", {"path": str(root)})
+    assert c.get(entry_id)["content"] == edited
+    versions = [v["content"] for v in c.ok("history", entry_id)["versions"]]
+    assert len(versions) == 2, versions
+
+
+def test_unshare_of_a_memory_not_shared_says_there_is_nothing_to_commit(
+    other_repo: Clone,
+) -> None:
+    c = other_repo
+    entry_id = c.ok("remember", uniq("The tools repo builds with make"), "--shared")["id"]
+    first = c.enyal("unshare", entry_id)
+    assert first.code == 0 and "commit the file's removal" in first.out
+    again = c.enyal("unshare", entry_id)
+    assert again.code == 0 and "was not shared" in again.out
+    assert "commit" not in again.out  # no file was removed: nothing to commit
+
+
+def test_a_memory_shared_from_a_removed_worktree_is_written_to_a_checkout_still_here(
+    other_repo: Clone, tmp_path: Path
+) -> None:
+    """`git worktree remove` takes the folder a memory was shared into: its next change
+    goes to a checkout of the project that is still here, and the removed folder is
+    not made again."""
+    c = other_repo
+    # A remote: the worktree is then the same project (without one each folder is its own).
+    c.git("remote", "add", "origin", f"https://example.org/own/tools-{uuid.uuid4().hex}.git")
+    c.ok("remember", uniq("The tools repo is checked out here"))  # the daemon sees c.path
+    wt = tmp_path / "tools-wt"
+    c.git("commit", "-q", "--allow-empty", "-m", "start")
+    c.git("worktree", "add", "-q", "-b", "feature", str(wt))
+    r = run_cli(
+        "remember", uniq("Feature flags live in flags.toml"), "--shared", cwd=wt, env=c.env()
+    )
+    assert r.code == 0, r.err
+    entry_id = json.loads(run_cli("list", "--json", "--limit", "1", cwd=wt, env=c.env()).out)[
+        "entries"
+    ][0]["id"]
+    assert (wt / mf.FOLDER / mf.file_name(entry_id)).exists()
+    c.git("worktree", "remove", "--force", str(wt))
+    edited = uniq("Feature flags live in config/flags.toml")
+    c.ok("update", entry_id, "--content", edited)
+    wait_for(
+        lambda: c.file(entry_id).exists() and edited in c.file(entry_id).read_text(),
+        what="the edit written into the checkout still here",
+    )
+    assert not wt.exists()

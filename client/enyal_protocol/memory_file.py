@@ -177,7 +177,11 @@ def parse(text: str, name: str | None = None) -> MemoryFile:
     try:
         m = _decoder.decode(msgspec.json.encode(fields))
     except msgspec.ValidationError as exc:
-        raise FormatError(f"bad front matter: {exc}") from None
+        # msgspec names the struct's field (`$.content_type`): say the key the file holds.
+        why = str(exc)
+        for key, attr in _KEYS.items():
+            why = why.replace(f"`$.{attr}`", f"`{key}`")
+        raise FormatError(f"bad front matter: {why}") from None
     if not _ID.match(m.id):
         raise FormatError(f"bad id {m.id!r}")
     if name is not None and id_of(name) != m.id:

@@ -40,8 +40,9 @@ def cmd_share(c: Connection, a: Args) -> Result:
 
 def cmd_unshare(c: Connection, a: Args) -> Result:
     r = ct.call(c, "unshare", {"id": a.id}, p.ShareResult, FLAGS)
-    what = "no longer shared" if r.changed else "was not shared"
-    return r, f"{r.id} {what} (the memory stays here; commit the file's removal)"
+    if not r.changed:
+        return r, f"{r.id} was not shared: nothing changed"
+    return r, f"{r.id} no longer shared (the memory stays here; commit the file's removal)"
 
 
 def register(reg: Registry) -> None:

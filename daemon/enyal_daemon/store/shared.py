@@ -91,6 +91,14 @@ def to_review(conn: apsw.Connection, limit: int) -> list[SharedRow]:
     return [SharedRow(*r) for r in cur]
 
 
+def review_counts(conn: apsw.Connection) -> dict[str, int]:
+    """root -> how many of its shared entries are flagged for review."""
+    cur = conn.execute(
+        "SELECT root, count(*) FROM context_shared WHERE review IS NOT NULL GROUP BY root"
+    )
+    return {root: n for root, n in cur}
+
+
 def counts(conn: apsw.Connection) -> dict[str, int]:
     """root -> how many entries are shared into it."""
     cur = conn.execute("SELECT root, count(*) FROM context_shared GROUP BY root")

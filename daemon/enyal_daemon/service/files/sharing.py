@@ -76,16 +76,28 @@ def checkout_of(conn: Any, entry: EntryRow | p.Entry, cwd: str | None = None) ->
     if cwd is not None:
         here = scopes.project_of(scopes.absolute(cwd, None))
         if within(place, here.key):
-            return here.root
+            return in_repository(here)
     seen = [(key, root) for root, key in project_roots.known(conn).items() if within(place, key)]
     seen = [(key, root) for key, root in seen if os.path.isdir(root)]
     if seen:
-        return max(seen, key=lambda kr: len(kr[0]))[1]
+        return in_repository(scopes.project_of(max(seen, key=lambda kr: len(kr[0]))[1]))
     if os.path.isabs(place) and os.path.isdir(scopes.project_root(place)):
-        return scopes.project_root(place)  # a project keyed by its path: the path is it
+        # A project keyed by its path: the path is it.
+        return in_repository(scopes.project_of(scopes.project_root(place)))
     raise InvalidValue(
         f"no checkout of {place} is known on this machine: share it from a folder in one"
     )
+
+
+def in_repository(project: scopes.Project) -> str:
+    """The project's root, if a git repository holds it: `.enyal/` is for a team to
+    commit, and a folder that is no repository (a scratch folder, /tmp, a path that does
+    not exist, which resolves to /) would only be watched every second for nothing."""
+    if project.top is None:
+        raise InvalidValue(
+            f"{project.root} is not in a git repository: a shared memory lives in one"
+        )
+    return project.root
 
 
 def folder(root: str) -> Path:
@@ -118,7 +130,7 @@ def as_file(engine: Engine, conn: Any, row: EntryRow, root: str) -> mf.MemoryFil
 
 
 def _write_atomically(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(exist_ok=True)  # `.enyal/` alone: never the checkout around it
     write_whole(path, data, 0o644)  # a file for the repository, not a private one
 
 
@@ -133,6 +145,11 @@ def write_file(engine: Engine, entry_id: str) -> bool:
         mark = shared.get(conn, entry_id) if row is not None else None
         if row is None or mark is None:
             return False
+        if not os.path.isdir(mark.root):
+            moved = _checkout_still_here(engine, conn, row, mark)
+            if moved is None:
+                return False
+            mark = moved
         path = folder(mark.root) / mf.file_name(entry_id)
         latest = versions.list_for(conn, entry_id, 1)
         on_disk = _hash_of(path)
@@ -156,6 +173,27 @@ def write_file(engine: Engine, entry_id: str) -> bool:
             return False
         engine.write(lambda tx: shared.set_synced(tx.conn, mark.rid, new_hash))
         return changed
+
+
+def _checkout_still_here(
+    engine: Engine, conn: Any, row: EntryRow, mark: shared.SharedRow
+) -> shared.SharedRow | None:
+    """The checkout a memory was shared into is gone (`git worktree remove`, a deleted
+    clone): it is shared into another checkout of its project the daemon knows, or, with
+    none, left until one is (its file is not written: making the folder again would
+    make a checkout that is not one)."""
+    try:
+        root = checkout_of(conn, row)
+    except InvalidValue:
+        log.info("%s: no checkout of its project here; its file is written once there is", row.id)
+        return None
+
+    def job(tx: Tx) -> None:
+        shared.add_root(tx.conn, root, engine.clock.now_iso())
+        shared.mark(tx.conn, mark.rid, root)
+
+    engine.write(job)
+    return msgspec.structs.replace(mark, root=root, file_hash=None)
 
 
 def remove_file(root: str, entry_id: str) -> None:
@@ -244,7 +282,7 @@ def notice(engine: Engine, root: str) -> None:
     session's brief does not wait for a clone's first thousand files to be embedded)."""
     if engine.read_only or root in shared.roots(engine.reader()):
         return
-    if folder(root).is_dir():
+    if folder(root).is_dir() and scopes.project_of(root).top is not None:
         engine.write(lambda tx: shared.add_root(tx.conn, root, engine.clock.now_iso()))
 
 
@@ -252,9 +290,9 @@ def share_sync(engine: Engine, params: p.ShareSyncParams) -> p.ShareSyncResult:
     if params.path is None and params.cwd is None:
         raise InvalidValue("give path or the client's cwd")
     start = scopes.absolute(params.path or params.cwd or "", params.cwd)
-    root = scopes.project_root(start)
-    if not os.path.isdir(root):
-        raise InvalidValue(f"{root} is not a folder")
+    if not os.path.isdir(start):
+        raise InvalidValue(f"{start} is not a folder")
+    root = in_repository(scopes.project_of(start))
 
     def job(tx: Tx) -> None:
         shared.add_root(tx.conn, root, engine.clock.now_iso())
@@ -285,7 +323,8 @@ def roots(engine: Engine) -> list[p.SharedRoot]:
     """What `status` shows: each repository read, with its rule and counts."""
     conn = engine.reader()
     counts = shared.counts(conn)
-    bad: dict[str, int] = {}
+    # Files that could not be read, and memories edited on two branches: what review lists.
+    bad = shared.review_counts(conn)
     for root, *_ in shared.problems(conn):
         bad[root] = bad.get(root, 0) + 1
     return [
@@ -305,6 +344,9 @@ class _Incoming:
     earlier: mf.MemoryFile | None = None  # the other branch's edit, kept in history first
     author: str | None = None
     found: dict[str, int] = field(default_factory=dict)
+    # A newer copy in another checkout of a memory shared into one (_elsewhere): stored,
+    # but the memory stays shared where it was.
+    elsewhere: bool = False
 
 
 @dataclass
@@ -320,7 +362,8 @@ class _Plan:
 def listing(root: str) -> dict[str, tuple[int, int]] | None:
     """The folder's entries (files, and links, which are refused when read) with their
     mtime and size: what the watcher compares. None: there is no folder (a checkout of
-    a branch from before sharing), which forgets nothing."""
+    a branch from before sharing, which forgets nothing; or one commits emptied:
+    _emptied)."""
     out: dict[str, tuple[int, int]] = {}
     try:
         with os.scandir(folder(root)) as it:
@@ -391,12 +434,57 @@ def _plan(engine: Engine, root: str) -> _Plan:
         except (mf.FormatError, InvalidValue) as exc:
             plan.problems.append((name, str(exc), h))
             continue
+        if row is None and (elsewhere := _elsewhere(conn, root, incoming.memory)) is not None:
+            if not elsewhere:
+                plan.unchanged += 1
+                plan.good_names.add(name)
+                continue
+            incoming.elsewhere = True
         incoming.file_hash = h
         plan.incoming.append(incoming)
         plan.good_names.add(name)
+    if on_disk is None and _emptied(root):
+        on_disk = {}
     if on_disk is not None:
         plan.gone = [r for i, r in rows.items() if mf.file_name(i) not in on_disk and r.file_hash]
     return plan
+
+
+def _elsewhere(conn: Any, root: str, m: mf.MemoryFile) -> bool | None:
+    """For a file of a memory shared into another checkout that is still here (a
+    worktree, a second clone of the project on this machine): whether this copy is newer
+    than the store (an edit pulled there), else False (a copy of an older version: the
+    branch is behind, nothing to read). None: the memory is not shared elsewhere.
+    Without this each checkout's copy took the memory in turn: the next edit was written
+    into whichever was read last, and reading the other reverted it."""
+    mark = shared.get(conn, m.id)
+    if mark is None or mark.root == root or not folder(mark.root).is_dir():
+        return None
+    row = entries.get(conn, m.id)
+    if row is None:
+        return None
+    try:
+        return normalize_iso(m.updated, "updated") > row.updated_at
+    except InvalidValue:
+        return True  # read as any file is, and refused there with the reason
+
+
+def _emptied(root: str) -> bool:
+    """Whether a missing `.enyal/` is one that commits emptied: git removes a folder with
+    its last file, so a pull of a commit removing the last shared memory leaves none,
+    where a checkout of a branch from before sharing has none either. The first has
+    `.enyal/` in HEAD's history and forgets its memories; the second forgets nothing."""
+    try:
+        done = subprocess.run(
+            ["git", "-C", root, "log", "-1", "--format=%H", "HEAD", "--", mf.FOLDER],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0 and bool(done.stdout.strip())
 
 
 def _read(data: bytes, name: str) -> _Incoming:
@@ -598,9 +686,15 @@ def _store(
             _update(engine, tx, row, item.earlier, vectors.get(item.earlier.content), [], now)
             row = engine.require(m.id, tx.conn)
         changed = _update(engine, tx, row, m, emb, flags, now) or back
-        shared.mark(tx.conn, row.rid, root)
         kind = "updated" if changed or item.earlier is not None else None
         rid = row.rid
+        if item.elsewhere:
+            # Shared into its own checkout, whose file the change is written to (the
+            # sharer sees the change): this copy is not that file.
+            if item.earlier is not None:
+                shared.set_review(tx.conn, rid, CONCURRENT)
+            return kind
+        shared.mark(tx.conn, row.rid, root)
     shared.set_synced(tx.conn, rid, item.file_hash)
     if item.earlier is not None:
         shared.set_review(tx.conn, rid, CONCURRENT)
