@@ -352,3 +352,17 @@ def test_claude_code_sends_its_http_hook_with_the_token(served: Served, tmp_path
     text = log.read_text()
     assert f"HTTP hook POST to http://127.0.0.1:{served.port}/hook/prompt-submit" in text, text
     assert "HTTP hook response status 200" in text, text
+
+
+def test_text_that_is_not_unicode_is_answered_on_every_path(served: Served) -> None:
+    """JSON may escape a lone surrogate (`"\\ud800"`, half of an emoji cut in two), and a
+    prompt piped from a non-UTF-8 terminal arrives as such: each path answers with the
+    rest of the text (the half replaced) instead of a traceback, a 502 or a tool error."""
+    for n, (field, value) in enumerate((("prompt", "lint \ud83d here"), ("cwd", None))):
+        data = fixture("prompt-submit", served.project, session_id=f"surrogate-{n}")
+        if value is None:  # a lone surrogate in a path: the project's own path with it
+            data[field] = f"{served.project}/\udcff"
+        else:
+            data[field] = value
+        for path in ("command", "mcp", "http"):
+            assert isinstance(getattr(served, path)("prompt-submit", data), dict), path

@@ -6,6 +6,7 @@ whole lines whole, because responses come from several threads at once.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import threading
@@ -16,6 +17,7 @@ import msgspec
 from msgspec import UNSET, Struct, UnsetType
 
 from enyal_protocol import wire as p
+from enyal_protocol.well_formed import well_formed
 
 log = logging.getLogger(__name__)
 
@@ -69,11 +71,25 @@ def _usable_id(value: Any) -> RequestId | None:
 TOO_DEEP = "JSON nested too deeply"
 
 
+def _with_surrogates(line: bytes, exc: msgspec.DecodeError) -> Any:
+    """A message msgspec refused for a lone surrogate escaped in it (JSON allows one;
+    Claude Code's JSON.stringify writes one for half an emoji in a prompt), read with
+    the surrogate replaced: refused, its id unread, the client would wait for an answer."""
+    if "surrogate" not in str(exc):
+        raise Fault(PARSE_ERROR, f"malformed JSON: {exc}") from None
+    try:
+        return well_formed(json.loads(line))
+    except ValueError:
+        raise Fault(PARSE_ERROR, f"malformed JSON: {exc}") from None
+    except RecursionError:
+        raise Fault(INVALID_REQUEST, TOO_DEEP) from None
+
+
 def parse(line: bytes) -> Message:
     try:
         obj = _any_decoder.decode(line)
     except msgspec.DecodeError as exc:
-        raise Fault(PARSE_ERROR, f"malformed JSON: {exc}") from None
+        obj = _with_surrogates(line, exc)
     except UnicodeDecodeError as exc:  # msgspec raises this, not DecodeError, for bad UTF-8
         raise Fault(PARSE_ERROR, f"not UTF-8: {exc.reason} at byte {exc.start}") from None
     except RecursionError:  # valid JSON, but deeper than msgspec decodes: as the daemon says

@@ -16,6 +16,7 @@ from typing import Any
 
 from enyal_protocol import automemory, config
 from enyal_protocol import wire as p
+from enyal_protocol.well_formed import well_formed
 
 from . import inject
 from .caller import Caller
@@ -124,6 +125,7 @@ def answer(
     """The hook JSON for `event` (a key of EVENT) given Claude Code's input `data`.
     Raises HookInputError for input the event cannot use, ConfigError for a bad
     config.toml, and whatever `c` raises for a daemon that refuses."""
+    data = well_formed(data)  # a lone surrogate would fail every call to the daemon
     cwd = inject.text_field(data, "cwd")
     if not config.load().hook_enabled(event):  # off: the daemon is not called
         return {}
