@@ -300,6 +300,8 @@ def test_an_event_turned_off_prints_nothing(
     prompt = fixture("prompt-submit", project)
     assert answer(env, "prompt-submit", prompt) == {}
     assert answer(env, "prompt-submit", {**prompt, "session_id": "s9"}) == {}
+    # Off means off whatever the input holds: no cwd is no error, and nothing is asked.
+    assert answer(env, "prompt-submit", {"prompt": "x"}) == {}
     assert answer(env, "prompt-submit", prompt) == {}
     on = {**env, "ENYAL_HOOKS_PROMPT_SUBMIT": "true"}  # the environment wins over the file
     assert "Lint with ruff" in context(answer(on, "prompt-submit", prompt)), "it was never recorded"

@@ -125,10 +125,10 @@ def answer(
     """The hook JSON for `event` (a key of EVENT) given Claude Code's input `data`.
     Raises HookInputError for input the event cannot use, ConfigError for a bad
     config.toml, and whatever `c` raises for a daemon that refuses."""
+    if not config.load().hook_enabled(event):  # off: the input is not even read
+        return {}
     data = well_formed(data)  # a lone surrogate would fail every call to the daemon
     cwd = inject.text_field(data, "cwd")
-    if not config.load().hook_enabled(event):  # off: the daemon is not called
-        return {}
     session = data.get("session_id")
     session = session if isinstance(session, str) and 0 < len(session) <= 256 else ""
     return output(_event_name(event, data), RUN[event](c, data, session, cwd, budget))
