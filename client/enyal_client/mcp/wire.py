@@ -78,11 +78,17 @@ def _with_surrogates(line: bytes, exc: msgspec.DecodeError) -> Any:
     if "surrogate" not in str(exc):
         raise Fault(PARSE_ERROR, f"malformed JSON: {exc}") from None
     try:
-        return well_formed(json.loads(line))
+        obj = json.loads(line)
     except ValueError:
         raise Fault(PARSE_ERROR, f"malformed JSON: {exc}") from None
     except RecursionError:
         raise Fault(INVALID_REQUEST, TOO_DEEP) from None
+    envelope = {k: obj.get(k) for k in ("id", "method")} if isinstance(obj, dict) else None
+    if envelope is None or well_formed(envelope) != envelope:
+        # Only text inside params is mended: an id answered as another id (or a method
+        # read as another) would answer a request nobody sent.
+        raise Fault(PARSE_ERROR, f"malformed JSON: {exc}")
+    return well_formed(obj)
 
 
 def parse(line: bytes) -> Message:
