@@ -227,6 +227,9 @@ def test_a_second_clients_writes_reach_a_listening_client_2026_07_28(
 
             # The stream ended (notifications/cancelled): a write reaches nobody now. (The
             # SDK also hands the stream's two events to the message handler, maybe late.)
+            # The cancel is a notification, handled on the shim's own time: a's round trip
+            # first, so the write below comes after it and not in a race with it.
+            await a.call("enyal_get", {"id": made["id"]})
             await b.call("enyal_update", {"id": made["id"], "importance": 4})
             await a.call("enyal_get", {"id": made["id"]})
             assert len([m for m in a.heard if updated(uri)(m)]) <= 1
