@@ -254,8 +254,11 @@ def share(engine: Engine, params: p.ShareParams) -> p.ShareResult:
             engine.changes.note(tx, "updated", row)
         return row.id, before is None, root
 
-    entry_id, changed, root = engine.write(job)
-    write_file(engine, entry_id)
+    # Under the sharer's lock, the mark and the file together: a read of the folder
+    # between them would take a shared memory without its file for one removed.
+    with _lock:
+        entry_id, changed, root = engine.write(job)
+        write_file(engine, entry_id)
     path = str(folder(root) / mf.file_name(entry_id))
     return p.ShareResult(id=entry_id, shared=True, changed=changed, file=path)
 
@@ -269,9 +272,11 @@ def unshare(engine: Engine, params: p.UnshareParams) -> p.ShareResult:
             engine.changes.note(tx, "updated", row)
         return row.id, before
 
-    entry_id, before = engine.write(job)
-    if before is not None:
-        with _lock:
+    # Under the sharer's lock, the unmark and the removal together: a read of the folder
+    # between them would take the file still there for a teammate's and share it again.
+    with _lock:
+        entry_id, before = engine.write(job)
+        if before is not None:
             remove_file(before.root, entry_id)
     return p.ShareResult(id=entry_id, shared=False, changed=before is not None, file=None)
 
