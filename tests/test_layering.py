@@ -53,7 +53,7 @@ DAEMON_TIERS: list[set[str]] = [
     {"server", "tools"},
     {"service"},
     {"index"},
-    {"store", "embedder"},
+    {"store", "embedder", "hub"},
     {"hygiene"},
     {"heap", "locks"},
     {"errors"},

@@ -1701,6 +1701,7 @@ VERSION_MISMATCH = -32008
 STORAGE_UNAVAILABLE = -32009
 BAD_PATH = -32010  # a path the file system cannot hold or reach
 BUSY = -32011  # another process holds the database's write lock; try again
+HUB_UNAVAILABLE = -32012  # the team hub cannot be reached or refused us; local work goes on
 
 ERROR_NAMES: dict[int, str] = {
     PARSE_ERROR: "parse error",
@@ -1719,6 +1720,7 @@ ERROR_NAMES: dict[int, str] = {
     STORAGE_UNAVAILABLE: "storage unavailable",
     BAD_PATH: "bad path",
     BUSY: "busy",
+    HUB_UNAVAILABLE: "hub unavailable",
 }
 
 MAX_FRAME_BYTES = 1024 * 1024

@@ -15,6 +15,7 @@
     ├── StorageError                -32009  disk full, read-only or failing storage
     ├── BadPath                     -32010  a path the file system cannot hold or reach
     ├── Busy                        -32011  another process holds the write lock; retry
+    ├── HubUnavailable              -32012  the team hub cannot be reached or refused us
     ├── HttpRefused                 -32602  never on the wire: the hook endpoint's HTTP
     │                                       refusal (server/hook_http.py), by its status
     └── StartupError                -32007  the daemon cannot start; never on the wire, the
@@ -94,6 +95,13 @@ class BadPath(EnyalError):
 
 class Busy(EnyalError):
     code = protocol.BUSY
+
+
+class HubUnavailable(EnyalError):
+    """The hub (PostgreSQL) cannot be reached, or refused this role: what is local goes
+    on, and what waits for the hub stays in the outbox."""
+
+    code = protocol.HUB_UNAVAILABLE
 
 
 class HttpRefused(EnyalError):
