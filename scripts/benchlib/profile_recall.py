@@ -50,6 +50,55 @@ def _profiled_run(self: threading.Thread) -> None:
         prof.disable()
 
 
+# One recall's parts (ARCHITECTURE.md, "Where a recall's CPU goes"): each the CPU of
+# these functions (file suffix, function name; "cum" with what they call, "tot" their own)
+# in the merged profile, so a part is the same code before and after a change. "The
+# rest" is what no part names: the hops between the loop and the threads, the loop itself.
+PARTS: list[tuple[str, list[tuple[str, str, str]]]] = [
+    ("decode", [("server/dispatch.py", "handle", "tot"), ("~", "<method 'decode' of", "cum")]),
+    ("filter (view_from)", [("service/memory/recall.py", "_filter", "cum")]),
+    ("embed (batcher worker)", [("embedder/batcher.py", "_work", "cum")]),
+    ("keywords (side thread)", [("index/keywords.py", "search", "cum")]),
+    ("KNN", [("service/memory/recall.py", "_nearest", "cum")]),
+    ("keyword hits' similarity", [("index/entry_index.py", "similarity", "cum")]),
+    (
+        "rows + candidates",
+        [("store/entries.py", "by_rids", "cum"), ("recall.py", "_candidates", "cum")],
+    ),
+    ("scoring", [("service/rules/ranking.py", "rank", "cum")]),
+    ("result building", [("service/rules/ranking.py", "_hit", "cum")]),
+    ("validity", [("service/memory/validity.py", "annotate", "cum")]),
+    ("sources", [("service/files/sources.py", "annotate", "cum")]),
+    (
+        "bookkeeping (_used + flush)",
+        [("recall.py", "_used", "cum"), ("engine.py", "flush_bookkeeping", "cum")],
+    ),
+    ("encode", [("server/dispatch.py", "result_frame", "cum")]),
+]
+
+
+def breakdown(stats: pstats.Stats, calls: int) -> None:
+    """Per recall, each part's CPU and its share of the profiled whole."""
+    table: dict[tuple[str, int, str], tuple[Any, ...]] = stats.stats  # type: ignore[attr-defined]
+    total = sum(v[2] for v in table.values())
+
+    def cpu(names: list[tuple[str, str, str]]) -> float:
+        return sum(
+            v[3 if how == "cum" else 2]
+            for (file, _, func), v in table.items()
+            for suffix, name, how in names
+            if file.endswith(suffix) and (func == name or (file == "~" and func.startswith(name)))
+        )
+
+    got = {label: cpu(names) for label, names in PARTS}
+    # rank's cumulative time holds the hits it builds: scoring is the rest of it
+    got["scoring"] -= got["result building"]
+    got["the rest (hops, loop, queues)"] = total - sum(got.values())
+    for label, t in got.items():
+        print(f"  {label:32s} {t / calls * 1e3:6.2f} ms  {t / total:6.1%}")
+    print(f"  {'total profiled':32s} {total / calls * 1e3:6.2f} ms")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=10_000)
@@ -65,6 +114,13 @@ def main() -> None:
         default=None,
         help="ask every recall at this moment: recency and freshness no longer follow the "
         "clock, so two trees' --dump compare exactly (bookkeeping is then skipped)",
+    )
+    ap.add_argument(
+        "--frozen-at",
+        default=None,
+        help="the engine's clock stands still at this moment: as --asked-at, two trees' "
+        "--dump compare exactly, but the recalls take the daemon's own path (asked_at adds "
+        "a created_before clause that no daemon request has) and keep their bookkeeping",
     )
     args = ap.parse_args()
     os.environ.setdefault("ENYAL_CACHE_DIR", str(args.cache / "enyal-cache"))
@@ -90,7 +146,10 @@ def main() -> None:
     if profile:
         threading.Thread.run = _profiled_run  # type: ignore[method-assign]
         _profiling.set()
-    engine = Engine(home / "enyal.db", bench.embedder)
+    from enyal_daemon.service.rules.clock import SYSTEM, SetClock, parse_iso
+
+    clock = SYSTEM if args.frozen_at is None else SetClock(parse_iso(args.frozen_at))
+    engine = Engine(home / "enyal.db", bench.embedder, clock=clock)
     engine.embed("warm up")
     handlers: dict[str, Any] = verbs.bind(engine)
     for name in p.METHODS:
@@ -120,11 +179,11 @@ def main() -> None:
 
     with ThreadPoolExecutor(workers, thread_name_prefix="enyal-req") as pool:
         dispatcher = Dispatcher(handlers, pool, engine.db_path)
+        main_prof = cProfile.Profile(time.thread_time)
+        if profile:  # the warm-up too, as the threads' profiles hold it
+            main_prof.enable()
         asyncio.run(serve(frames[:20]))  # warm every thread and cache
         engine.flush_bookkeeping()
-        main_prof = cProfile.Profile(time.thread_time)
-        if profile:
-            main_prof.enable()
         cpu0, wall0 = time.process_time(), time.perf_counter()
         asyncio.run(serve(frames[20:]))
         engine.flush_bookkeeping()
@@ -152,6 +211,7 @@ def main() -> None:
         if args.out:
             stats.dump_stats(str(args.out))
         stats.sort_stats("tottime").print_stats(40)
+        breakdown(stats, args.calls + 20)  # the workers' profiles include the warm-up
 
 
 if __name__ == "__main__":
