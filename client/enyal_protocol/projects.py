@@ -65,18 +65,25 @@ def within(place: str | None, key: str) -> bool:
     return place is not None and (place == key or place.startswith(key.rstrip("/") + "/"))
 
 
-def _exists(path: Path) -> bool:
+def _exists(path: str) -> bool:
     # os.path.exists, not Path.exists: it says False for a name too long or holding a NUL
     # (a path from an old store or an import), where Path.exists raises.
     return os.path.exists(path)
 
 
+def _upward(here: Path) -> list[tuple[str, str]]:
+    """`here` and every folder above it, each as (itself, what a name in it starts with):
+    the markers are joined as strings, as a pathlib join per marker cost every recall
+    ~1 ms (issue 30)."""
+    return [(d, d if d.endswith("/") else d + "/") for d in map(str, (here, *here.parents))]
+
+
 def project_root(path: str) -> str:
     start = Path(path)
     here = start if os.path.isdir(start) else start.parent
-    for d in (here, *here.parents):
-        if any(_exists(d / marker) for marker in PROJECT_MARKERS):
-            return str(d)
+    for d, inside in _upward(here):
+        if any(_exists(inside + marker) for marker in PROJECT_MARKERS):
+            return d
     return str(here)
 
 
@@ -96,10 +103,9 @@ def project_of(path: str) -> Project:
 
 def repository_top(root: str) -> str | None:
     """The working tree's top at or above `root`: the nearest folder holding `.git`."""
-    here = Path(root)
-    for d in (here, *here.parents):
-        if _exists(d / ".git"):
-            return str(d)
+    for d, inside in _upward(Path(root)):
+        if _exists(inside + ".git"):
+            return d
     return None
 
 

@@ -56,7 +56,10 @@ def _profiled_run(self: threading.Thread) -> None:
 # rest" is what no part names: the hops between the loop and the threads, the loop itself.
 PARTS: list[tuple[str, list[tuple[str, str, str]]]] = [
     ("decode", [("server/dispatch.py", "handle", "tot"), ("~", "<method 'decode' of", "cum")]),
-    ("filter (view_from)", [("service/memory/recall.py", "_filter", "cum")]),
+    (
+        "filter (cwd's project, view)",
+        [("service/memory/recall.py", "_filter", "cum"), ("core/identity.py", "follow", "cum")],
+    ),
     ("embed (batcher worker)", [("embedder/batcher.py", "_work", "cum")]),
     ("keywords (side thread)", [("index/keywords.py", "search", "cum")]),
     ("KNN", [("service/memory/recall.py", "_nearest", "cum")]),
@@ -71,7 +74,13 @@ PARTS: list[tuple[str, list[tuple[str, str, str]]]] = [
     ("sources", [("service/files/sources.py", "annotate", "cum")]),
     (
         "bookkeeping (_used + flush)",
-        [("recall.py", "_used", "cum"), ("engine.py", "flush_bookkeeping", "cum")],
+        [
+            ("recall.py", "_used", "cum"),
+            ("engine.py", "flush_bookkeeping", "cum"),
+            # the writer's threads: the only writes a recall makes are its bookkeeping's
+            ("store/writer.py", "_run", "cum"),
+            ("store/writer.py", "_checkpoint_forever", "cum"),
+        ],
     ),
     ("encode", [("server/dispatch.py", "result_frame", "cum")]),
 ]

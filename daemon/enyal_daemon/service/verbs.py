@@ -16,6 +16,7 @@ from .core import identity
 from .core.engine import Engine
 from .files import indexing, sharing
 from .memory import consolidation, graph, listing, memories, recall, validity
+from .rules import scopes
 from .session import brief, daylog, sessions, tasks
 from .upkeep import analytics, backup, health, scan, stats, transfer
 
@@ -71,10 +72,11 @@ def bind(engine: Engine) -> dict[str, Callable[[Any], Any]]:
     key have changed (service/core/identity.py)."""
 
     def run(verb: Verb, sweep: bool, params: Any) -> Any:
-        identity.follow(engine, getattr(params, "cwd", None))
-        if sweep:
-            engine.sweep_expired()
-        return verb(engine, params)
+        with scopes.one_look():  # the cwd's project, found here, serves the verb too
+            identity.follow(engine, getattr(params, "cwd", None))
+            if sweep:
+                engine.sweep_expired()
+            return verb(engine, params)
 
     return {
         name: functools.partial(run, verb, name not in SWEEP_THEMSELVES)

@@ -18,8 +18,12 @@ for all of them. Two memories can contradict each other only if some place sees 
 from __future__ import annotations
 
 import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
-from enyal_protocol.projects import GIT_PREFIX, Project, place, project_of, project_root
+from enyal_protocol import projects
+from enyal_protocol.projects import GIT_PREFIX, Project, place, project_root
 from enyal_protocol.wire import ScopeLevel
 
 from ...errors import BadPath, InvalidValue
@@ -27,6 +31,34 @@ from ...store.filters import View
 from .scoring import SCOPE_WEIGHTS
 
 __all__ = ["Project", "place", "project_of", "project_root"]  # the resolver, for other services
+
+_request = threading.local()
+
+
+@contextmanager
+def one_look() -> Iterator[None]:
+    """Within it (one request, on its thread), each path's project is looked for once:
+    identity.follow and the view of the same cwd both ask, and a look is ~30 stats up
+    the folders (issue 30)."""
+    outer: dict[str, Project] | None = getattr(_request, "projects", None)
+    if outer is None:
+        _request.projects = {}
+    try:
+        yield
+    finally:
+        if outer is None:
+            _request.projects = None
+
+
+def project_of(path: str) -> Project:
+    """The project holding `path` (projects.project_of), looked for once per one_look."""
+    memo: dict[str, Project] | None = getattr(_request, "projects", None)
+    if memo is None:
+        return projects.project_of(path)
+    found = memo.get(path)
+    if found is None:
+        found = memo[path] = projects.project_of(path)
+    return found
 
 
 def absolute(path: str, cwd: str | None) -> str:
