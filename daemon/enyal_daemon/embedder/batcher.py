@@ -44,13 +44,17 @@ class Batcher:
             t.start()
 
     def embed(self, text: str) -> Vectors:
+        return self.submit(text).result()
+
+    def submit(self, text: str) -> Future[Vectors]:
+        """The text's vector, to come: the caller can do other work while it is embedded."""
         fut: Future[Vectors] = Future()
         with self._cond:
             if self._closed:
                 raise ShuttingDown("the daemon is shutting down; retry")
             self._waiting.append((text, fut))
             self._cond.notify()
-        return fut.result()
+        return fut
 
     def close(self) -> None:
         with self._cond:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import os
 import threading
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -120,11 +119,6 @@ class Engine:
         self._embed_slots = threading.BoundedSemaphore(EMBED_CONCURRENCY)
         self._embed_pool = ThreadPoolExecutor(EMBED_CONCURRENCY, thread_name_prefix="enyal-embed")
         self._batcher = Batcher(embedder, lambda: self._embed_slots, EMBED_CONCURRENCY)
-        # SQLite releases the GIL while it searches: keyword searches run here, beside the
-        # request thread that embeds the query.
-        self._side_pool = ThreadPoolExecutor(
-            (os.cpu_count() or 2) + 2, thread_name_prefix="enyal-fts"
-        )
         conn = db.connect(db_path, writer=True)
         try:
             bind_model(conn, embedder.files, embedder.dim)
@@ -160,7 +154,6 @@ class Engine:
         self.writer.close()
         self._batcher.close()
         self._embed_pool.shutdown()
-        self._side_pool.shutdown()
         with self._readers_lock:
             for conn in self._readers:
                 conn.close()
@@ -287,10 +280,6 @@ class Engine:
         if when is not None:
             tx.after_commit.append(lambda: self.expiry.note(when))
 
-    def beside(self, fn: Callable[[], T]) -> Future[T]:
-        """Run `fn` on a side thread (with its own reader) while this one does other work."""
-        return self._side_pool.submit(fn)
-
     def require(self, entry_id: str, conn: apsw.Connection | None = None) -> EntryRow:
         return require_entry(conn or self.reader(), entry_id)
 
@@ -322,6 +311,12 @@ class Engine:
     def embed(self, text: str) -> Vectors:
         """One text; concurrent requests' texts share an inference (embedder/batcher.py)."""
         return self._batcher.embed(text)
+
+    def embed_soon(self, text: str) -> Future[Vectors]:
+        """One text's vector, to come: a recall searches its words meanwhile (onnxruntime
+        and SQLite both release the GIL), on its own thread rather than handing the search
+        to another (a hop each way, ~1 ms of a recall's CPU: issue 30)."""
+        return self._batcher.submit(text)
 
     def embed_memory(self, text: str) -> Embedding:
         """A memory's text as stored: its vector, and its passages' if it is long."""

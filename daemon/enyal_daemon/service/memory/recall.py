@@ -1,7 +1,8 @@
 """Recall: the entries that best answer a query, now or as of a past moment.
 
 Candidates come from two searches run side by side: the query's words in FTS5 on
-a side thread, its meaning in the vector index on this one (after embedding). Each
+this thread while an embedding worker embeds the query, then its meaning in the
+vector index. Each
 candidate then has both similarities; ranking.rank scores them all at once, and
 validity.annotate drops or re-ranks the superseded and the conflicting.
 """
@@ -20,9 +21,10 @@ from ...index import keywords
 from ...index.groups import kind_code
 from ...store import entries, versions
 from ...store.filters import EntryFilter
+from ...store.rows import EntryRow
 from ..core.engine import Engine
 from ..files import sources
-from ..rules import redaction, scopes
+from ..rules import ranking, redaction, scopes
 from ..rules.clock import parse_iso, to_iso
 from ..rules.ranking import HIT_MARGIN, Candidate, Floors, Weight, rank
 from . import budget, validity
@@ -164,11 +166,12 @@ def _search(
     _check_query(query)
     conn = engine.reader()
     k = max(limit * 5, 50)
-    by_words = engine.beside(
-        lambda: keywords.search(engine.reader(), engine.doc_counts, query, k, f)
-    )
-    if qvec is None:
-        qvec = engine.embed(query)
+    # The query is embedded on an embedding worker while its words are searched here.
+    meaning = engine.embed_soon(query) if qvec is None else None
+    keyword = dict(keywords.search(conn, engine.doc_counts, query, k, f))
+    if meaning is not None:
+        qvec = meaning.result()
+    assert qvec is not None
     # Long memories are also searched by their passages (embedder/passages.py): an
     # entry's similarity is the best of its whole text's and its passages'.
     semantic = dict(
@@ -176,24 +179,30 @@ def _search(
         if f.restricts
         else engine.index.search(qvec, k, active_only=not f.include_deprecated, passages=True)
     )
-    keyword = dict(by_words.result())
     semantic.update(
         engine.index.similarity(qvec, [r for r in keyword if r not in semantic], passages=True)
     )
     rows = entries.by_rids(conn, semantic.keys() | keyword.keys())
-    candidates = [
+    candidates = _candidates(rows, semantic, keyword, f)
+    ranked = rank(
+        candidates, at or engine.clock.now(), floors, weight, limit * HIT_MARGIN, engine.decay_rates
+    )
+    ranked = validity.annotate(engine, ranked, v, as_of=None if at is None else to_iso(at))
+    hits = ranking.hits(ranked[:limit])
+    sources.annotate(engine, hits)
+    return hits
+
+
+def _candidates(
+    rows: dict[int, EntryRow], semantic: dict[int, float], keyword: dict[int, float], f: EntryFilter
+) -> list[Candidate]:
+    return [
         Candidate(row, semantic.get(rid, 0.0), keyword.get(rid, 0.0))
         for rid, row in rows.items()
         if (f.include_deprecated or not row.is_deprecated)
         and (f.include_quarantined or not row.quarantined)
         and (f.include_done or row.status != "done")
     ]
-    hits = rank(
-        candidates, at or engine.clock.now(), floors, weight, limit * HIT_MARGIN, engine.decay_rates
-    )
-    hits = validity.annotate(engine, hits, v, as_of=None if at is None else to_iso(at))[:limit]
-    sources.annotate(engine, hits)
-    return hits
 
 
 def _used(engine: Engine, query: str, hits: list[p.Hit], asked_at: datetime | None = None) -> None:
@@ -328,7 +337,9 @@ def _recall_as_of(
             sims[row.rid] = float(sim)
     candidates = [Candidate(row, sims.get(row.rid, 0.0), then=then) for row, then in states]
     keep = params.limit * HIT_MARGIN
-    hits = rank(candidates, parse_iso(when), _floors(params), _unweighted, keep, engine.decay_rates)
-    hits = validity.annotate(engine, hits, v, as_of=when)[: params.limit]
+    ranked = rank(
+        candidates, parse_iso(when), _floors(params), _unweighted, keep, engine.decay_rates
+    )
+    hits = ranking.hits(validity.annotate(engine, ranked, v, as_of=when)[: params.limit])
     sources.annotate(engine, hits)
     return hits

@@ -20,6 +20,7 @@ from enyal_protocol import wire as p
 from ...store import entries, graph, versions
 from ..core.engine import Engine
 from ..rules.clock import parse_iso, to_iso
+from ..rules.ranking import Ranked
 from .graph import walk
 
 CONFLICT_FACTOR = 0.8
@@ -35,14 +36,14 @@ class Validity:
 
 
 def annotate(
-    engine: Engine, hits: list[p.Hit], v: Validity, as_of: str | None = None
-) -> list[p.Hit]:
+    engine: Engine, hits: list[Ranked], v: Validity, as_of: str | None = None
+) -> list[Ranked]:
     """Validity fields on every hit; superseded ones dropped if asked; ranked by adjusted_score."""
     conn = engine.reader()
     ids = [h.id for h in hits]
     superseders = graph.superseded_by(conn, ids, as_of)
     conflicts = graph.conflicted(conn, ids) if v.flag_conflicts else set()
-    kept: list[p.Hit] = []
+    kept: list[Ranked] = []
     for h in hits:
         h.superseded_by = superseders.get(h.id)
         h.is_superseded = h.superseded_by is not None

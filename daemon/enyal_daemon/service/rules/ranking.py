@@ -21,8 +21,9 @@ from ...store import entries
 from ...store.rows import EntryRow
 from . import scoring
 
-# Only the best limit × HIT_MARGIN candidates become full hits (decoding tags and
-# metadata is the costly part); the margin leaves room for validity to drop or re-rank.
+# The best limit × HIT_MARGIN candidates are ranked on to validity, which may drop or
+# re-rank some; only the limit it keeps become full hits (decoding tags and metadata is
+# the costly part).
 HIT_MARGIN = 3
 
 Floats = scoring.Floats
@@ -57,6 +58,30 @@ class Floors:
     relative: float = 0.0
 
 
+@dataclass(slots=True)
+class Ranked:
+    """A candidate scored: its parts, and what validity (service/memory/validity.py) says
+    of it. Only those returned become full hits (`hits`): building one decodes tags and
+    metadata, and a recall ranks limit × HIT_MARGIN of them to return limit."""
+
+    candidate: Candidate
+    score: float
+    semantic: float
+    keyword: float
+    recency: float
+    effective_confidence: float
+    scope_weight: float
+    freshness_score: float
+    is_superseded: bool = False
+    superseded_by: str | None = None
+    has_conflicts: bool = False
+    adjusted_score: float = 0.0
+
+    @property
+    def id(self) -> str:
+        return self.candidate.row.id
+
+
 def rank(
     candidates: Sequence[Candidate],
     now: datetime,
@@ -64,7 +89,7 @@ def rank(
     weight: Weight,
     keep: int,
     rates: Mapping[str, float] = scoring.DECAY_RATES,
-) -> list[p.Hit]:
+) -> list[Ranked]:
     """The `keep` best candidates above the floors, best first. `rates`: decay per type
     (the engine's, which config.toml's [decay] may have changed)."""
     if not candidates:
@@ -105,23 +130,19 @@ def rank(
     relevant = relevance >= max(floors.relevance, floors.relative * best)
     eligible = np.flatnonzero(trusted & relevant)
     order = eligible[np.argsort(-score[eligible], kind="stable")][:keep]
-    hits = []
-    for i in order.tolist():
-        hit = _hit(candidates[i])
-        hit.score = float(score[i])
-        hit.semantic = float(sem[i])
-        hit.keyword = float(kw[i])
-        hit.recency = float(rec[i])
-        hit.effective_confidence = float(eff[i])
-        hit.scope_weight = float(w[i])
-        hit.freshness_score = float(fresh[i])
-        hits.append(hit)
-    return hits
+    # Python floats once for the kept few (float() of a numpy element each is slower).
+    parts = zip(*(a[order].tolist() for a in (score, sem, kw, rec, eff, w, fresh)), strict=True)
+    return [Ranked(candidates[i], *p) for i, p in zip(order.tolist(), parts, strict=True)]
 
 
-def _hit(c: Candidate) -> p.Hit:
-    """The candidate as a hit, its score parts still zero (rank fills them in). As of a
-    past moment, the version of then supplies what it said and how sure it was."""
+def hits(ranked: Sequence[Ranked]) -> list[p.Hit]:
+    """The ranked candidates as wire hits, every score part and validity field set."""
+    return [_hit(r) for r in ranked]
+
+
+def _hit(r: Ranked) -> p.Hit:
+    """As of a past moment, the version of then supplies what it said and how sure it was."""
+    c = r.candidate
     fields = msgspec.structs.asdict(c.row.entry())
     then = c.then
     if then is not None:
@@ -136,5 +157,16 @@ def _hit(c: Candidate) -> p.Hit:
             content_hash=entries.content_hash(then.content),
         )
     return p.Hit(
-        **fields, score=0.0, semantic=0.0, keyword=0.0, recency=0.0, effective_confidence=0.0
+        **fields,
+        score=r.score,
+        semantic=r.semantic,
+        keyword=r.keyword,
+        recency=r.recency,
+        effective_confidence=r.effective_confidence,
+        scope_weight=r.scope_weight,
+        freshness_score=r.freshness_score,
+        is_superseded=r.is_superseded,
+        superseded_by=r.superseded_by,
+        has_conflicts=r.has_conflicts,
+        adjusted_score=r.adjusted_score,
     )
