@@ -223,6 +223,8 @@ def test_search_within_groups_and_kinds_matches_a_search_over_their_rids(
         ([2, 4], None),
         (None, [3]),
         ([2, 4], [3, 5]),
+        # every group: with active_only=False every row passes, read in place (not gathered)
+        ([1, 2, 3, 4, 5], None),
     ]
     for groups, kinds in masks:
         rids = [

@@ -270,7 +270,10 @@ class VectorIndex:
                     mask &= np.isin(self._kind[:n], of_kind)
                 positions = np.flatnonzero(mask).astype(np.int64)
                 if len(positions) >= self.restricted_min:
-                    positions = self._prefilter(q, positions, floor, k, scratch)
+                    # Every row passing (a view that sees every group) is every row of state
+                    # >= floor: read in place, not gathered (0.37 -> 0.24 ms at 10k).
+                    every = len(positions) == n
+                    positions = self._prefilter(q, None if every else positions, floor, k, scratch)
                 sims = self._gather(q, positions, scratch)
                 rids = self._rids[positions]
             elif only is None and n < self.prefilter_min:
