@@ -61,7 +61,7 @@ PARTS: list[tuple[str, list[tuple[str, str, str]]]] = [
         [("service/memory/recall.py", "_filter", "cum"), ("core/identity.py", "follow", "cum")],
     ),
     ("embed (batcher worker)", [("embedder/batcher.py", "_work", "cum")]),
-    ("keywords (side thread)", [("index/keywords.py", "search", "cum")]),
+    ("keywords (FTS5)", [("index/keywords.py", "search", "cum")]),
     ("KNN", [("service/memory/recall.py", "_nearest", "cum")]),
     ("keyword hits' similarity", [("index/entry_index.py", "similarity", "cum")]),
     (
