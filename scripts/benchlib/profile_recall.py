@@ -1,15 +1,17 @@
 """The daemon's CPU per recall, profiled in-process below the socket (issue 30).
 
     cd scripts && ../.venv/bin/python -m benchlib.profile_recall [--n 10000] [--calls 500]
+    ... --frozen-at 2026-11-20T00:00:00Z --dump a.json   # then diff two trees' dumps
 
 Builds (or reuses) the bench's cached store of n memories (benchlib/store.py, all real
 embeddings for n <= 10k), opens an Engine on a copy, and sends `calls` distinct recall
 frames through the server's own Dispatcher (decode -> request pool -> verb -> encode),
 as the socket would hand them over. Reports time.process_time per recall (every thread:
-the request pool, the embedding workers, the keyword side pool) and a cProfile of every
-thread, merged, each on its thread's CPU clock (waiting counts nothing, so the shares
-hold under load; the workers' profiles include the 20 warm-up recalls). Bookkeeping is
-flushed inside the measured span, as the daemon's flusher would.
+the request pool, the embedding workers, the writer) and a cProfile of every thread,
+merged, each on its thread's CPU clock (waiting counts nothing, so the shares hold under
+load; every profile includes the 20 warm-up recalls), then one recall's breakdown by
+part (PARTS). Bookkeeping is flushed inside the measured span, as the daemon's flusher
+would.
 """
 
 from __future__ import annotations
