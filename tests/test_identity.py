@@ -144,6 +144,21 @@ def test_every_way_of_writing_a_remote_names_one_repository() -> None:
     assert projects.normal_url("../srv/app.git", "/x/top") == "/x/srv/app"
 
 
+def test_a_folder_is_looked_at_once_a_request_and_afresh_by_the_next(tmp_path: Path) -> None:
+    """Within one request (scopes.one_look) the cwd's project is found once, for
+    identity.follow and the view alike; the next request looks again."""
+    from enyal_daemon.service.rules import scopes
+
+    folder = tmp_path / "app" / "src"
+    folder.mkdir(parents=True)
+    with scopes.one_look():
+        first = scopes.project_of(str(folder))
+        (tmp_path / "app" / "pyproject.toml").write_text("")
+        assert scopes.project_of(str(folder)) is first
+    assert first.root == str(folder)  # no marker above it then: its own project
+    assert scopes.project_of(str(folder)).root == str(tmp_path / "app")
+
+
 def test_a_clone_a_worktree_and_a_subfolder_share_the_key(world: World) -> None:
     key = key_of(world.origin)
     for where in (world.a, world.b, world.wt, world.a / "src", world.wt / "src" / "app.py"):
