@@ -21,6 +21,7 @@ on the labelled set in tests/data/injection/.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from . import classifier
 
@@ -72,9 +73,35 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 )
 
 
+# Letters that look Latin and are not: Greek and Cyrillic look-alikes and the small
+# capitals ("ɪɢɴᴏʀᴇ") that NFKC leaves alone. Mapped only to read the rules through them.
+_LOOKALIKES = str.maketrans(
+    "οαεικνρτυχνΟΑΒΕΗΙΚΜΝΡΤΧΥΖ"  # Greek
+    "аеорсухіјѕԁһӏАВЕКМНОРСТХІЈЅ"  # Cyrillic
+    "ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘʀꜱᴛᴜᴠᴡʏᴢ",  # small capitals
+    "oaeikvptuxvOABEHIKMNPTXYZaeopcyxijsdhlABEKMHOPCTXIJSabcdefghijklmnoprstuvwyz",
+)
+# Letters split to dodge word matching: "i.g.n.o.r.e", "I g n o r e   a l l" (words
+# then stand apart by two spaces or more).
+_DOTTED = re.compile(r"\b(?:\w\.){2,}\w\b")
+_SPACED = re.compile(r"(?<!\S)(?:\w ){2,}\w(?!\S)")
+
+
+def _undisguised(text: str) -> str:
+    """The text with its disguises undone (fullwidth and mathematical letters by NFKC,
+    look-alike letters, letters split by dots or spaces): what a model reads through."""
+    plain = text if text.isascii() else unicodedata.normalize("NFKC", text).translate(_LOOKALIKES)
+    plain = _DOTTED.sub(lambda m: m[0].replace(".", ""), plain)
+    return _SPACED.sub(lambda m: m[0].replace(" ", ""), plain)
+
+
 def suspicious(text: str) -> list[str]:
-    """The rules `text` trips, by name (empty: it reads as plain data)."""
+    """The rules `text` trips, by name (empty: it reads as plain data); read as written
+    and with its disguises undone."""
     found = [name for name, rule in _RULES if rule.search(text)]
+    plain = _undisguised(text)
+    if plain != text:
+        found += [name for name, rule in _RULES if name not in found and rule.search(plain)]
     if _HIDDEN.search(text):
         found.append("hidden-characters")
     return found

@@ -32,6 +32,7 @@ from composed import benign as composed_benign  # noqa: E402
 from conventions import CONVENTIONS  # noqa: E402
 from more_attacks import MORE_ATTACKS, MORE_HIDDEN, MORE_MULTILINGUAL  # noqa: E402
 from more_benign import MORE_BENIGN, MORE_FILLERS  # noqa: E402
+from third_batch import THIRD_ATTACKS, THIRD_BENIGN  # noqa: E402
 
 MEMORIES = HERE.parent / "agent_memories.jsonl"
 OUT = HERE / "labelled.jsonl"
@@ -74,6 +75,7 @@ def rows() -> list[dict[str, Any]]:
         for carrier, text in _carried(i, filler):
             out.append(_row(text, "benign", "carrier", f"own ({carrier})", f"filler-{i}"))
     out += _second_batch()
+    out += _third_batch()
     memories = [json.loads(line) for line in MEMORIES.read_text(encoding="utf-8").splitlines()]
     for m in memories[::MEMORY_EVERY]:
         out.append(
@@ -99,6 +101,19 @@ def _second_batch() -> list[dict[str, Any]]:
     for i, filler in enumerate(MORE_FILLERS):
         for carrier, text in _carried(i + 3, filler):
             out.append(_row(text, "benign", "carrier", f"own ({carrier})", f"more-filler-{i}"))
+    return out
+
+
+def _third_batch() -> list[dict[str, Any]]:
+    """third_batch.py: one group a text, named apart from the earlier batches'."""
+    out = [
+        _row(text, "attack", kind, "own", f"third-attack-{i}")
+        for i, (kind, text) in enumerate(THIRD_ATTACKS)
+    ]
+    out += [
+        _row(text, "benign", kind, "own", f"third-benign-{i}")
+        for i, (kind, text) in enumerate(THIRD_BENIGN)
+    ]
     return out
 
 
