@@ -234,6 +234,19 @@ def test_the_endpoint_refuses_and_changes_nothing(served: Served) -> None:
     assert served.d.call("status")["pid"] == served.d.proc.proc.pid
 
 
+def test_the_auth_scheme_is_case_insensitive(served: Served) -> None:
+    """RFC 9110 §11.1: the scheme is case-insensitive (`bearer`, `BEARER`), the token is
+    not: it stays an exact compare."""
+    data = fixture("pre-tool-use", served.project, tool_name="Glob", session_id="scheme")
+    body = json.dumps(data).encode()
+    for scheme in ("bearer", "BEARER", "BeArEr"):
+        auth = {"Authorization": f"{scheme} {served.token}"}
+        assert served.post("/hook/pre-tool-use", body, auth) == (200, {}), scheme
+    for wrong in (f"Basic {served.token}", f"Bearer {served.token.swapcase()}", served.token):
+        got, out = served.post("/hook/pre-tool-use", body, {"Authorization": wrong})
+        assert got == 403 and out["error"], wrong
+
+
 def test_the_shim_refuses_bad_hook_arguments(served: Served) -> None:
     bad = [{"event": "session-start", "cwd": "/"}, {"event": "prompt-submit", "cwd": 3}]
     bad += [{"event": "prompt-submit", "cwd": "/", "command": "x"}]

@@ -19,8 +19,8 @@ Who may ask, the checks `enyal ui` makes (client/enyal_client/ui/server.py):
   Host     exactly 127.0.0.1:PORT or localhost:PORT, which a page on another name that
            rebinds its DNS to 127.0.0.1 cannot send;
   Origin   none: Claude Code sends none, and a browser always does on a cross-site POST;
-  token    `Authorization: Bearer <token>` (enyal_protocol/hooks/token.py), compared in
-           constant time.
+  token    `Authorization: Bearer <token>` (enyal_protocol/hooks/token.py), the scheme in
+           any case (RFC 9110), the token compared exactly, in constant time.
 One request per connection, a bounded head and body, a deadline for each.
 """
 
@@ -59,6 +59,14 @@ _response = msgspec.json.Decoder(p.Response)
 _ids = itertools.count(1)
 REASONS = {200: "OK", 400: "Bad Request", 403: "Forbidden", 404: "Not Found"}
 REASONS |= {405: "Method Not Allowed", 413: "Content Too Large", 502: "Bad Gateway"}
+
+
+def bearer(authorization: str) -> str:
+    """The token of an `Authorization: Bearer <token>` value, "" for any other scheme.
+    The scheme is matched case-insensitively (RFC 9110 §11.1: `bearer`, `BEARER`), the
+    token is not: the caller compares it exactly."""
+    scheme, _, token = authorization.partition(" ")
+    return token.lstrip(" ") if scheme.lower() == "bearer" else ""
 
 
 class InProcess:
@@ -148,7 +156,7 @@ class HookEndpoint:
         if "origin" in headers:
             raise HttpRefused(403, "a request with an Origin (a web page) is refused")
         auth = headers.get("authorization", [""])
-        given = auth[0].removeprefix("Bearer ").encode() if len(auth) == 1 else b""
+        given = bearer(auth[0]).encode() if len(auth) == 1 else b""
         if not hmac.compare_digest(given, self._token):
             raise HttpRefused(403, "no valid token: Authorization: Bearer $ENYAL_HOOK_TOKEN")
         if method != "POST":
