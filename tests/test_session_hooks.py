@@ -6,6 +6,7 @@ becomes a redacted, deduplicated digest in the day's log, and each event can be 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -289,6 +290,45 @@ def test_instruction_files_are_indexed_again(
     assert is_instructions(Path("/x/.claude/rules/a/b.md")) and not is_instructions(
         Path("/x/rules/b.md")
     )
+
+
+def claude_code_fires(matcher: str, cwd: Path, changed: Path) -> bool:
+    """Whether Claude Code runs a FileChanged hook of this matcher when `changed` changes,
+    as its file watcher does it (2.1.197, read from the CLI tests/test_plugin.py installs):
+    each `|` part of the matcher is a path it watches (relative: under the session's cwd;
+    a folder: everything below it), and the hook runs when the whole matcher, as a regex,
+    is found in the changed file's name."""
+    watched = [Path(cwd, part) for part in matcher.split("|")]
+    covered = any(changed == w or w in changed.parents for w in watched)
+    return covered and re.search(matcher, changed.name) is not None
+
+
+def test_a_rule_added_in_a_session_is_found(
+    d: RunningDaemon, env: dict[str, str], project: Path
+) -> None:
+    """The issue's table: FileChanged re-indexes `.claude/rules/` as it changes. Claude
+    Code watches only what the installed matcher names, so a rule written mid-session
+    (no InstructionsLoaded for it yet, no `enyal index` root for the daemon's own
+    watcher) reaches Enyal only if that matcher covers the rules folder."""
+    from enyal_client.commands.hooks import HOOKS
+
+    rules = project / ".claude" / "rules"
+    rules.mkdir(parents=True)
+    (project / "CLAUDE.md").write_text("# Testing\n\nRun the suite with pytest -x.\n")
+    assert answer(env, "instructions-loaded", fixture("instructions-loaded", project)) == {}
+    rule = rules / "deploys.md"
+    rule.write_text("# Deploys\n\nDeploys go out on Tuesdays through the blue-green switch.\n")
+    matcher = HOOKS["FileChanged"].matcher
+    assert matcher is not None
+    for changed in (rule, rules / "nested" / "x.mdc", project / "CLAUDE.md"):
+        assert claude_code_fires(matcher, project, changed), changed
+    for quiet in (project / "notes.md", project / "src" / "CLAUDE.txt"):
+        assert not claude_code_fires(matcher, project, quiet), quiet
+    if claude_code_fires(matcher, project, rule):
+        data = fixture("file-changed", project, file_path=str(rule), event="add")
+        assert answer(env, "file-changed", data) == {}
+    hits = d.call("recall", {"query": "when do deploys go out", "cwd": str(project)})
+    assert any("Tuesdays" in h["content"] for h in hits["results"]), hits
 
 
 def test_an_event_turned_off_prints_nothing(

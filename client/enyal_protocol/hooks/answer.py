@@ -37,6 +37,8 @@ EVENT = {
 FAILURE_EVENT = "PostToolUseFailure"
 # In order: commands/hooks.py joins them into the FileChanged matcher.
 INSTRUCTION_FILES = ("CLAUDE.md", "AGENTS.md", "CLAUDE.local.md")
+RULES_FOLDER = (".claude", "rules")  # its *.md and *.mdc, at any depth
+RULE_SUFFIXES = (".md", ".mdc")
 
 # What each event reads of Claude Code's input besides session_id, cwd and
 # hook_event_name: the fields an mcp_tool hook passes as `${field}` (it cannot pass the
@@ -79,8 +81,8 @@ def _capture(c: Caller, data: dict[str, Any], session: str, cwd: str, _: int | N
 def is_instructions(path: Path) -> bool:
     """CLAUDE.md, AGENTS.md, or a rule under .claude/rules/."""
     parts = path.parts
-    in_rules = any(parts[i : i + 2] == (".claude", "rules") for i in range(len(parts) - 1))
-    return path.name in INSTRUCTION_FILES or (in_rules and path.suffix in (".md", ".mdc"))
+    in_rules = any(parts[i : i + 2] == RULES_FOLDER for i in range(len(parts) - 1))
+    return path.name in INSTRUCTION_FILES or (in_rules and path.suffix in RULE_SUFFIXES)
 
 
 def _reindex(c: Caller, data: dict[str, Any], session: str, cwd: str, _: int | None) -> str:
