@@ -12,6 +12,7 @@ import json
 import re
 import socket
 import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,7 @@ from enyal_protocol.hooks.token import hook_token
 from enyal_protocol.paths import resolve
 from test_session_hooks import FAILURE, fixture
 
+ROOT = Path(__file__).resolve().parent.parent
 # The recorded inputs of the events that may come over MCP or HTTP, by `enyal hook` verb.
 CASES = {
     "prompt-submit": "prompt-submit",
@@ -200,6 +202,41 @@ def test_each_path_gives_the_same_answer(served: Served) -> None:
         # And the session state is the same one: asked again, nothing is repeated.
         again = fixture(name, served.project, session_id=f"command-{name}")
         assert served.mcp(verb, again) == served.http(verb, again) == {}, name
+
+
+# What the command hook's process must not import (issue 29: ≤ 50 ms, "a client path
+# that imports no more than it needs"): msgspec and what it pulls in, the CLI's parser.
+NOT_IN_A_HOOK = ("msgspec", "typing_extensions", "argparse", "enyal_protocol.wire")
+
+
+def test_the_command_hook_imports_no_msgspec(served: Served) -> None:
+    """`enyal hook prompt-submit` as the installed console script runs it (its entry point
+    read from pyproject.toml; the shared venv's script may predate it), with
+    `-X importtime`: every module the process imported is listed, the daemon's answer
+    included, and none of NOT_IN_A_HOOK is."""
+    import tomllib
+
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    module, func = scripts["enyal"].split(":")
+    launcher = f"import sys\nfrom {module} import {func}\nsys.exit({func}())"
+    cwd = str(served.project)
+    text = "Invoices are rounded half-even in the billing module, as the tax office requires."
+    served.d.call("remember", {"content": text, "cwd": cwd})
+    data = fixture("prompt-submit", served.project, session_id="imports")
+    data["prompt"] = "how are invoices rounded in billing?"
+    r = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", launcher, "hook", "prompt-submit"],
+        input=json.dumps(data),
+        capture_output=True,
+        text=True,
+        env=served.env,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stderr
+    assert "half-even" in json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
+    imported = {line.rsplit("|", 1)[-1].strip() for line in r.stderr.splitlines() if "|" in line}
+    assert not imported & set(NOT_IN_A_HOOK), sorted(imported & set(NOT_IN_A_HOOK))
+    assert "enyal_protocol.hooks.inject" in imported, "the listing is of the hook's own path"
 
 
 def test_the_endpoint_refuses_and_changes_nothing(served: Served) -> None:

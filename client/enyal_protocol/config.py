@@ -49,8 +49,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .kinds import CONTENT_TYPES
 from .paths import Paths, resolve
-from .wire import CONTENT_TYPES
 
 HUB_URL = "https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2/resolve/main"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")

@@ -14,8 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from enyal_protocol import automemory, config
-from enyal_protocol import wire as p
+from enyal_protocol import config
 from enyal_protocol.well_formed import well_formed
 
 from . import inject
@@ -88,7 +87,7 @@ def is_instructions(path: Path) -> bool:
 def _reindex(c: Caller, data: dict[str, Any], session: str, cwd: str, _: int | None) -> str:
     path = Path(cwd, inject.text_field(data, "file_path"))
     if is_instructions(path) and path.is_file():
-        c.call("index", {"paths": [str(path)], "cwd": cwd}, p.IndexResult)
+        c.call("index", {"paths": [str(path)], "cwd": cwd})
     return ""
 
 
@@ -100,10 +99,12 @@ def _instructions_loaded(
     the plugin follows Claude's notes without a command. Unchanged files cost a stat."""
     _reindex(c, data, session, cwd, budget)
     if cwd:
+        from enyal_protocol import automemory  # this event's alone: git and project lookups
+
         project = automemory.project_of(cwd)
         folder = automemory.memory_dir(project)
         if folder.is_dir():
-            c.call("index", automemory.index_params(folder, project, cwd), p.IndexResult)
+            c.call("index", automemory.index_params(folder, project, cwd))
     return ""
 
 

@@ -33,7 +33,7 @@ import json
 import logging
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import Any
 
 import msgspec
 
@@ -46,7 +46,6 @@ from ..errors import HttpRefused
 from .dispatch import Dispatcher
 
 log = logging.getLogger(__name__)
-R = TypeVar("R")
 PATH = "/hook/"
 MAX_HEAD = 16 * 1024
 READ_SECONDS = 10.0
@@ -76,7 +75,7 @@ class InProcess:
         self._dispatcher = dispatcher
         self._loop = loop
 
-    def call(self, method: str, params: dict[str, Any], result: type[R]) -> R:
+    def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         request = {"jsonrpc": "2.0", "id": next(_ids), "method": method, "params": params}
         handled = self._dispatcher.handle(_encoder.encode(request))
         # Bounded: a daemon stopping mid-hook must not leave this thread waiting forever.
@@ -86,7 +85,7 @@ class InProcess:
         if not isinstance(reply.error, msgspec.UnsetType):
             raise HttpRefused(502, f"{method}: {reply.error.message}")
         assert not isinstance(reply.result, msgspec.UnsetType)
-        return msgspec.json.decode(reply.result, type=result)
+        return msgspec.json.decode(reply.result, type=dict[str, Any])
 
 
 class HookEndpoint:
