@@ -323,6 +323,10 @@ class Engine:
         """One text; concurrent requests' texts share an inference (embedder/batcher.py)."""
         return self._batcher.embed(text)
 
+    def embed_query(self, text: str) -> Vectors:
+        """A query's vector, from the part of it the model reads as one (Embedder.query_window)."""
+        return self.embed(self.embedder.query_window(text))
+
     def embed_memory(self, text: str) -> Embedding:
         """A memory's text as stored: its vector, and its passages' if it is long."""
         parts = passages.split(text, self.embedder.count_tokens)

@@ -69,7 +69,7 @@ def recall_batch(engine: Engine, params: p.RecallBatchParams) -> p.RecallBatchRe
         _check_query(query)
     at = None if params.asked_at is None else _asked_at(params.asked_at)
     f = _filter(params, at)
-    qvecs = engine.embed_many(list(params.queries))
+    qvecs = engine.embed_many([engine.embedder.query_window(q) for q in params.queries])
     floors = _floors(params)
     out = []
     for query, qvec in zip(params.queries, qvecs, strict=True):
@@ -168,7 +168,7 @@ def _search(
         lambda: keywords.search(engine.reader(), engine.doc_counts, query, k, f)
     )
     if qvec is None:
-        qvec = engine.embed(query)
+        qvec = engine.embed_query(query)
     # Long memories are also searched by their passages (embedder/passages.py): an
     # entry's similarity is the best of its whole text's and its passages'.
     semantic = dict(
@@ -293,7 +293,7 @@ def _recall_as_of(
     _check_query(params.query)
     when = validity.as_of_instant(params.as_of or "")
     conn = engine.reader()
-    qvec = engine.embed(params.query)
+    qvec = engine.embed_query(params.query)
     k = max(params.limit * 5, 50) * WIDEN
     near = (
         _nearest(engine, conn, qvec, k, f, active_only=False)
