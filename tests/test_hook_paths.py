@@ -205,8 +205,10 @@ def test_each_path_gives_the_same_answer(served: Served) -> None:
 
 
 # What the command hook's process must not import (issue 29: ≤ 50 ms, "a client path
-# that imports no more than it needs"): msgspec and what it pulls in, the CLI's parser.
+# that imports no more than it needs"): msgspec and what it pulls in, the CLI's parser,
+# dataclasses (which imports inspect) and tempfile (docs/ARCHITECTURE.md, "Client start-up").
 NOT_IN_A_HOOK = ("msgspec", "typing_extensions", "argparse", "enyal_protocol.wire")
+NOT_IN_A_HOOK += ("dataclasses", "inspect", "tempfile")
 
 
 def test_the_command_hook_imports_no_msgspec(served: Served) -> None:

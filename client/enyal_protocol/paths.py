@@ -13,8 +13,8 @@ import os
 import stat
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 APP = "enyal"
 DB_NAME = "enyal.db"
@@ -24,8 +24,10 @@ SOCKET_NAME = "enyal.sock"
 SOCKET_PATH_MAX = 103 if sys.platform == "darwin" else 107
 
 
-@dataclass(frozen=True)
-class Paths:
+# NamedTuples, not dataclasses, here and in config.py: both load in every client process,
+# and `dataclasses` imports `inspect` (ast, dis, tokenize): 45 M instructions of a
+# command hook's start (docs/ARCHITECTURE.md, "Client start-up").
+class Paths(NamedTuple):
     home: Path | None
     data_dir: Path
     runtime_dir: Path
