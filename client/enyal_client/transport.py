@@ -1,5 +1,8 @@
 """Talking to the daemon: one Unix socket, newline-delimited JSON-RPC 2.0. Every client
-(the CLI, the hooks, the MCP shim, the web view) goes through Connection: the framing,
+(the CLI, the MCP shim and its enyal_hook tool, the web view) goes through Connection; the
+command hook alone (`enyal hook EVENT`, before every prompt) has hook_rpc.py, which frames
+alike (enyal_protocol/framing.py) and opens the socket with the same checks (reach.py)
+without importing msgspec. Connection holds the framing,
 each response matched to its request, the notifications a subscription brings in between,
 the reconnect, and the one mapping from a daemon's error object to what a client raises
 (error_of). Calls that check their params first go through params.call; clients with
