@@ -241,6 +241,26 @@ def test_the_command_hook_imports_no_msgspec(served: Served) -> None:
     assert "enyal_protocol.hooks.inject" in imported, "the listing is of the hook's own path"
 
 
+def test_the_command_hook_checks_which_database_answers(served: Served, tmp_path: Path) -> None:
+    """The command hook's own connection (hook_rpc.py) sends what transport.py's first
+    request sends: a daemon serving another database refuses it, and the hook says so
+    (exit 1, never 2) instead of answering from another home's memories."""
+    other = tmp_path / "other-home"
+    env = served.env | {"ENYAL_HOME": str(other), "ENYAL_SOCKET": str(served.d.paths.socket)}
+    data = fixture("prompt-submit", served.project, session_id="other-db")
+    r = subprocess.run(
+        [str(BIN / "enyal"), "hook", "prompt-submit"],
+        input=json.dumps(data),
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert (r.returncode, r.stdout) == (1, ""), r
+    assert "serves the database" in r.stderr and str(other / "enyal.db") in r.stderr, r.stderr
+    assert not (other / "enyal.db").exists()
+
+
 def test_the_endpoint_refuses_and_changes_nothing(served: Served) -> None:
     data = fixture("prompt-submit", served.project, session_id="refused")
     body = json.dumps(data).encode()
