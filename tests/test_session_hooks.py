@@ -353,3 +353,27 @@ def test_an_event_turned_off_prints_nothing(
         )
         == {}
     )
+
+
+def test_an_event_reads_the_config_once(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """config.toml is read once per event (the switch and the recall floors from the same
+    read): a read is 1.4 ms under load, and UserPromptSubmit's goal is 15 ms. The Caller
+    here answers as a daemon with nothing to recall would, because what is counted is
+    this process's reads, which a daemon in another process cannot see."""
+    from enyal_protocol.hooks import answer as hook_answer
+
+    reads: list[int] = []
+    real = config.load
+
+    def counted(*args: Any, **kwargs: Any) -> config.Config:
+        reads.append(1)
+        return real(*args, **kwargs)
+
+    class NothingToRecall:
+        def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+            return {"results": [], "new": []}
+
+    monkeypatch.setattr(config, "load", counted)
+    data = {"cwd": str(tmp_path), "prompt": "how do we lint here?", "session_id": "once"}
+    assert hook_answer.answer(NothingToRecall(), "prompt-submit", data) == {}
+    assert len(reads) == 1

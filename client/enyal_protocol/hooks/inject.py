@@ -88,7 +88,12 @@ def render(title: str, hits: list[Hit]) -> str:
 
 
 def session_start(
-    c: Caller, data: dict[str, Any], session: str, cwd: str, budget: int | None
+    c: Caller,
+    data: dict[str, Any],
+    session: str,
+    cwd: str,
+    budget: int | None,
+    settings: config.Config,
 ) -> str:
     params: dict[str, Any] = {"path": cwd, "cwd": cwd}
     if budget is not None:
@@ -103,15 +108,20 @@ def session_start(
     return markdown
 
 
-def _floors() -> dict[str, float]:
+def _floors(settings: config.Config) -> dict[str, float]:
     """Where an injected list ends, as `enyal recall` ends it (config.toml's recall
-    floor and relative share): nothing rather than noise."""
-    settings = config.load()
+    floor and relative share): nothing rather than noise. `settings`: the config the
+    event was switched on by, read once per event (1.4 ms a read under load)."""
     return {"min_relevance": settings.min_relevance, "min_relative": settings.min_relative}
 
 
 def prompt_submit(
-    c: Caller, data: dict[str, Any], session: str, cwd: str, budget: int | None
+    c: Caller,
+    data: dict[str, Any],
+    session: str,
+    cwd: str,
+    budget: int | None,
+    settings: config.Config,
 ) -> str:
     prompt = data.get("prompt")
     if not isinstance(prompt, str):
@@ -123,7 +133,7 @@ def prompt_submit(
         "query": query,
         "limit": PROMPT_LIMIT,
         "budget_tokens": budget or PROMPT_BUDGET,
-        **_floors(),
+        **_floors(settings),
         "cwd": cwd,
     }
     hits = c.call("recall", params)["results"]
@@ -131,7 +141,12 @@ def prompt_submit(
 
 
 def pre_tool_use(
-    c: Caller, data: dict[str, Any], session: str, cwd: str, budget: int | None
+    c: Caller,
+    data: dict[str, Any],
+    session: str,
+    cwd: str,
+    budget: int | None,
+    settings: config.Config,
 ) -> str:
     args = data.get("tool_input")
     path = args.get("file_path") if isinstance(args, dict) else None
@@ -152,7 +167,7 @@ def pre_tool_use(
         "file_path": full,
         "limit": FILE_LIMIT,
         "budget_tokens": budget or FILE_BUDGET,
-        **_floors(),
+        **_floors(settings),
         "cwd": cwd,
     }
     hits = c.call("recall_by_scope", params)["results"]
@@ -199,7 +214,12 @@ def failure_text(data: dict[str, Any]) -> str:
 
 
 def post_tool_use(
-    c: Caller, data: dict[str, Any], session: str, cwd: str, budget: int | None
+    c: Caller,
+    data: dict[str, Any],
+    session: str,
+    cwd: str,
+    budget: int | None,
+    settings: config.Config,
 ) -> str:
     error = failure_text(data)
     if not error:
@@ -211,7 +231,7 @@ def post_tool_use(
         "query": _query(f"{head} {error}"),
         "limit": FAILURE_LIMIT,
         "budget_tokens": budget or FAILURE_BUDGET,
-        **_floors(),
+        **_floors(settings),
         "cwd": cwd,
     }
     words = {w for w in _words(error) if len(w) > 3}  # "in", "the", "1": not the error
@@ -222,7 +242,12 @@ def post_tool_use(
 
 
 def subagent_start(
-    c: Caller, data: dict[str, Any], session: str, cwd: str, budget: int | None
+    c: Caller,
+    data: dict[str, Any],
+    session: str,
+    cwd: str,
+    budget: int | None,
+    settings: config.Config,
 ) -> str:
     agent = data.get("agent_id")
     if session and isinstance(agent, str) and agent:  # one brief per subagent
