@@ -12,6 +12,7 @@ import json
 import re
 import socket
 import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,7 @@ from enyal_protocol.hooks.token import hook_token
 from enyal_protocol.paths import resolve
 from test_session_hooks import FAILURE, fixture
 
+ROOT = Path(__file__).resolve().parent.parent
 # The recorded inputs of the events that may come over MCP or HTTP, by `enyal hook` verb.
 CASES = {
     "prompt-submit": "prompt-submit",
@@ -202,6 +204,63 @@ def test_each_path_gives_the_same_answer(served: Served) -> None:
         assert served.mcp(verb, again) == served.http(verb, again) == {}, name
 
 
+# What the command hook's process must not import (issue 29: ≤ 50 ms, "a client path
+# that imports no more than it needs"): msgspec and what it pulls in, the CLI's parser,
+# dataclasses (which imports inspect) and tempfile (docs/ARCHITECTURE.md, "Client start-up").
+NOT_IN_A_HOOK = ("msgspec", "typing_extensions", "argparse", "enyal_protocol.wire")
+NOT_IN_A_HOOK += ("dataclasses", "inspect", "tempfile")
+
+
+def test_the_command_hook_imports_no_msgspec(served: Served) -> None:
+    """`enyal hook prompt-submit` as the installed console script runs it (its entry point
+    read from pyproject.toml; the shared venv's script may predate it), with
+    `-X importtime`: every module the process imported is listed, the daemon's answer
+    included, and none of NOT_IN_A_HOOK is."""
+    import tomllib
+
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    module, func = scripts["enyal"].split(":")
+    launcher = f"import sys\nfrom {module} import {func}\nsys.exit({func}())"
+    cwd = str(served.project)
+    text = "Invoices are rounded half-even in the billing module, as the tax office requires."
+    served.d.call("remember", {"content": text, "cwd": cwd})
+    data = fixture("prompt-submit", served.project, session_id="imports")
+    data["prompt"] = "how are invoices rounded in billing?"
+    r = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", launcher, "hook", "prompt-submit"],
+        input=json.dumps(data),
+        capture_output=True,
+        text=True,
+        env=served.env,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stderr
+    assert "half-even" in json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
+    imported = {line.rsplit("|", 1)[-1].strip() for line in r.stderr.splitlines() if "|" in line}
+    assert not imported & set(NOT_IN_A_HOOK), sorted(imported & set(NOT_IN_A_HOOK))
+    assert "enyal_protocol.hooks.inject" in imported, "the listing is of the hook's own path"
+
+
+def test_the_command_hook_checks_which_database_answers(served: Served, tmp_path: Path) -> None:
+    """The command hook's own connection (hook_rpc.py) sends what transport.py's first
+    request sends: a daemon serving another database refuses it, and the hook says so
+    (exit 1, never 2) instead of answering from another home's memories."""
+    other = tmp_path / "other-home"
+    env = served.env | {"ENYAL_HOME": str(other), "ENYAL_SOCKET": str(served.d.paths.socket)}
+    data = fixture("prompt-submit", served.project, session_id="other-db")
+    r = subprocess.run(
+        [str(BIN / "enyal"), "hook", "prompt-submit"],
+        input=json.dumps(data),
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert (r.returncode, r.stdout) == (1, ""), r
+    assert "serves the database" in r.stderr and str(other / "enyal.db") in r.stderr, r.stderr
+    assert not (other / "enyal.db").exists()
+
+
 def test_the_endpoint_refuses_and_changes_nothing(served: Served) -> None:
     data = fixture("prompt-submit", served.project, session_id="refused")
     body = json.dumps(data).encode()
@@ -232,6 +291,19 @@ def test_the_endpoint_refuses_and_changes_nothing(served: Served) -> None:
     # Nothing was recorded for the refused session: its first real ask still shows.
     assert served.http("prompt-submit", data) != {}
     assert served.d.call("status")["pid"] == served.d.proc.proc.pid
+
+
+def test_the_auth_scheme_is_case_insensitive(served: Served) -> None:
+    """RFC 9110 §11.1: the scheme is case-insensitive (`bearer`, `BEARER`), the token is
+    not: it stays an exact compare."""
+    data = fixture("pre-tool-use", served.project, tool_name="Glob", session_id="scheme")
+    body = json.dumps(data).encode()
+    for scheme in ("bearer", "BEARER", "BeArEr"):
+        auth = {"Authorization": f"{scheme} {served.token}"}
+        assert served.post("/hook/pre-tool-use", body, auth) == (200, {}), scheme
+    for wrong in (f"Basic {served.token}", f"Bearer {served.token.swapcase()}", served.token):
+        got, out = served.post("/hook/pre-tool-use", body, {"Authorization": wrong})
+        assert got == 403 and out["error"], wrong
 
 
 def test_the_shim_refuses_bad_hook_arguments(served: Served) -> None:

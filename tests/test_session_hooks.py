@@ -6,6 +6,7 @@ becomes a redacted, deduplicated digest in the day's log, and each event can be 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -291,6 +292,45 @@ def test_instruction_files_are_indexed_again(
     )
 
 
+def claude_code_fires(matcher: str, cwd: Path, changed: Path) -> bool:
+    """Whether Claude Code runs a FileChanged hook of this matcher when `changed` changes,
+    as its file watcher does it (2.1.197, read from the CLI tests/test_plugin.py installs):
+    each `|` part of the matcher is a path it watches (relative: under the session's cwd;
+    a folder: everything below it), and the hook runs when the whole matcher, as a regex,
+    is found in the changed file's name."""
+    watched = [Path(cwd, part) for part in matcher.split("|")]
+    covered = any(changed == w or w in changed.parents for w in watched)
+    return covered and re.search(matcher, changed.name) is not None
+
+
+def test_a_rule_added_in_a_session_is_found(
+    d: RunningDaemon, env: dict[str, str], project: Path
+) -> None:
+    """The issue's table: FileChanged re-indexes `.claude/rules/` as it changes. Claude
+    Code watches only what the installed matcher names, so a rule written mid-session
+    (no InstructionsLoaded for it yet, no `enyal index` root for the daemon's own
+    watcher) reaches Enyal only if that matcher covers the rules folder."""
+    from enyal_client.commands.hooks import HOOKS
+
+    rules = project / ".claude" / "rules"
+    rules.mkdir(parents=True)
+    (project / "CLAUDE.md").write_text("# Testing\n\nRun the suite with pytest -x.\n")
+    assert answer(env, "instructions-loaded", fixture("instructions-loaded", project)) == {}
+    rule = rules / "deploys.md"
+    rule.write_text("# Deploys\n\nDeploys go out on Tuesdays through the blue-green switch.\n")
+    matcher = HOOKS["FileChanged"].matcher
+    assert matcher is not None
+    for changed in (rule, rules / "nested" / "x.mdc", project / "CLAUDE.md"):
+        assert claude_code_fires(matcher, project, changed), changed
+    for quiet in (project / "notes.md", project / "src" / "CLAUDE.txt"):
+        assert not claude_code_fires(matcher, project, quiet), quiet
+    if claude_code_fires(matcher, project, rule):
+        data = fixture("file-changed", project, file_path=str(rule), event="add")
+        assert answer(env, "file-changed", data) == {}
+    hits = d.call("recall", {"query": "when do deploys go out", "cwd": str(project)})
+    assert any("Tuesdays" in h["content"] for h in hits["results"]), hits
+
+
 def test_an_event_turned_off_prints_nothing(
     d: RunningDaemon, env: dict[str, str], project: Path
 ) -> None:
@@ -313,3 +353,27 @@ def test_an_event_turned_off_prints_nothing(
         )
         == {}
     )
+
+
+def test_an_event_reads_the_config_once(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """config.toml is read once per event (the switch and the recall floors from the same
+    read): a read is 1.4 ms under load, and UserPromptSubmit's goal is 15 ms. The Caller
+    here answers as a daemon with nothing to recall would, because what is counted is
+    this process's reads, which a daemon in another process cannot see."""
+    from enyal_protocol.hooks import answer as hook_answer
+
+    reads: list[int] = []
+    real = config.load
+
+    def counted(*args: Any, **kwargs: Any) -> config.Config:
+        reads.append(1)
+        return real(*args, **kwargs)
+
+    class NothingToRecall:
+        def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+            return {"results": [], "new": []}
+
+    monkeypatch.setattr(config, "load", counted)
+    data = {"cwd": str(tmp_path), "prompt": "how do we lint here?", "session_id": "once"}
+    assert hook_answer.answer(NothingToRecall(), "prompt-submit", data) == {}
+    assert len(reads) == 1

@@ -187,3 +187,33 @@ def test_paths_answer_for_the_environment_given(tmp_path: Path) -> None:
     assert paths.log_dir == tmp_path / "xdg_state_home" / "enyal" / "log"
     assert paths.config_file == tmp_path / "c" / "enyal" / "config.toml"
     assert paths.cache_dir == tmp_path / "k" / "enyal"
+
+
+def test_the_temp_folder_is_tempfiles_choice(tmp_path: Path) -> None:
+    """paths._temp_dir (where the socket goes without XDG_RUNTIME_DIR) answers as
+    tempfile.gettempdir() does, without importing it: the client and a daemon of an
+    older release must find the same socket. Each case in a fresh interpreter (tempfile
+    keeps its first answer)."""
+    code = (
+        "import sys\n"
+        "from enyal_protocol.paths import _temp_dir\n"
+        "mine, loaded = _temp_dir(), 'tempfile' in sys.modules\n"
+        "import tempfile\n"
+        "print(loaded, str(mine) == tempfile.gettempdir())"
+    )
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    cases = [{}, {"TMPDIR": str(tmp_path)}, {"TMPDIR": str(tmp_path / "missing")}]
+    cases += [{"TMPDIR": "", "TMP": str(tmp_path)}, {"TMPDIR": str(tmp_path / "a" / "..")}]
+    if os.getuid() != 0:  # root may write anywhere: tempfile would take it too
+        cases.append({"TMPDIR": str(locked)})
+    for extra in cases:
+        env = {k: v for k, v in os.environ.items() if k not in ("TMPDIR", "TEMP", "TMP")}
+        r = subprocess.run(
+            [sys.executable, "-c", code],
+            env=env | extra,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert r.stdout.split() == ["False", "True"], (extra, r.stdout)

@@ -1,5 +1,8 @@
 """Talking to the daemon: one Unix socket, newline-delimited JSON-RPC 2.0. Every client
-(the CLI, the hooks, the MCP shim, the web view) goes through Connection: the framing,
+(the CLI, the MCP shim and its enyal_hook tool, the web view) goes through Connection; the
+command hook alone (`enyal hook EVENT`, before every prompt) has hook_rpc.py, which frames
+alike (enyal_protocol/framing.py) and opens the socket with the same checks (reach.py)
+without importing msgspec. Connection holds the framing,
 each response matched to its request, the notifications a subscription brings in between,
 the reconnect, and the one mapping from a daemon's error object to what a client raises
 (error_of). Calls that check their params first go through params.call; clients with
@@ -40,7 +43,6 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -48,9 +50,15 @@ import msgspec
 from enyal_protocol import __version__
 from enyal_protocol import wire as p
 from enyal_protocol.exits import EXIT_ALREADY_RUNNING
-from enyal_protocol.paths import WHAT_TO_DO, Paths, check_socket, ensure_private_dir, resolve
-from enyal_protocol.peercred import peer_uid
+from enyal_protocol.framing import DELIMITER, JSONRPC, MAX_LINE
+from enyal_protocol.paths import Paths, ensure_private_dir, resolve
 from enyal_protocol.private import make_private_dirs
+
+# Re-exported: every client imports them from here.
+from .reach import ClientError as ClientError
+from .reach import DaemonUnavailable as DaemonUnavailable
+from .reach import UntrustedSocket as UntrustedSocket
+from .reach import try_connect as try_connect
 
 if TYPE_CHECKING:
     import subprocess
@@ -58,21 +66,8 @@ if TYPE_CHECKING:
 SPAWN_WAIT_SECONDS = 60.0
 
 
-class ClientError(Exception):
-    """Base of what a client can raise."""
-
-
-class DaemonUnavailable(ClientError):
-    """No daemon answers and none could be started."""
-
-
 class VersionMismatch(ClientError):
     """The daemon answering is another version of Enyal than this client."""
-
-
-class UntrustedSocket(ClientError):
-    """The socket, its folder or the process listening on it is another user's: nothing
-    is sent there (it would read every memory and query, and answer with its own)."""
 
 
 class RpcError(ClientError):
@@ -109,8 +104,6 @@ class _Envelope(msgspec.Struct):
 
 _encoder = msgspec.json.Encoder()
 _decode_line = msgspec.json.Decoder(_Envelope).decode
-# A response may carry a whole export page; a notification is one frame.
-MAX_LINE = p.MAX_FRAME_BYTES * 64
 
 _EXPECT = p.Expect(version=__version__, protocol=p.PROTOCOL_VERSION)
 
@@ -211,12 +204,12 @@ class Connection:
         self.open()
         assert self._sock is not None
         req_id = next(self._ids)
-        req = p.Request(jsonrpc="2.0", method=method, params=body, id=req_id)
+        req = p.Request(jsonrpc=JSONRPC, method=method, params=body, id=req_id)
         if self._expect:
             req.enyal_expect = self._expectation
         if key is not None:
             req.enyal_key = key
-        self._sock.sendall(_encoder.encode(req) + b"\n")
+        self._sock.sendall(_encoder.encode(req) + DELIMITER)
         while line := self._line():
             msg = _decode_line(line)
             if isinstance(msg.id, msgspec.UnsetType) and isinstance(msg.method, str):
@@ -280,35 +273,6 @@ class Connection:
                 continue
             if isinstance(msg.method, str) and not isinstance(msg.params, msgspec.UnsetType):
                 yield msg.method, bytes(msg.params)
-
-
-def try_connect(path: os.PathLike[str] | str, timeout: float | None = None) -> socket.socket | None:
-    """A connection to the daemon at `path`, or None if nothing listens there. Raises
-    UntrustedSocket when the socket, its folder or the listening process belongs to
-    another user (enyal_protocol/paths.py check_socket, then the peer's credentials)."""
-    try:
-        if not check_socket(Path(path)):
-            return None
-    except PermissionError as exc:
-        raise UntrustedSocket(str(exc)) from None
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    sock.settimeout(timeout)
-    try:
-        sock.connect(os.fspath(path))
-        uid = peer_uid(sock)
-    except (FileNotFoundError, ConnectionRefusedError):
-        sock.close()
-        return None
-    except OSError:
-        sock.close()
-        raise
-    if uid is not None and uid != os.getuid():
-        sock.close()
-        raise UntrustedSocket(
-            f"the process listening on {path} runs as uid {uid}, not as this user "
-            f"(uid {os.getuid()}); nothing was sent to it. {WHAT_TO_DO[0].upper()}{WHAT_TO_DO[1:]}"
-        )
-    return sock
 
 
 def spawn_daemon(paths: Paths) -> subprocess.Popen[bytes]:

@@ -45,12 +45,11 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Mapping, MutableMapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
+from .kinds import CONTENT_TYPES
 from .paths import Paths, resolve
-from .wire import CONTENT_TYPES
 
 HUB_URL = "https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2/resolve/main"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
@@ -195,8 +194,7 @@ def _strings(raw: Any) -> tuple[str, ...]:
 SECRET_KIND = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")
 
 
-@dataclass(frozen=True)
-class SecretPattern:
+class SecretPattern(NamedTuple):  # not a dataclass: see paths.Paths
     kind: str
     pattern: str  # a regular expression; a group named `secret` marks the part to replace
     keywords: tuple[str, ...] = ()  # the rule runs only on text holding one (none: always)
@@ -228,8 +226,7 @@ def _patterns(raw: Any) -> tuple[SecretPattern, ...]:
     return tuple(out)
 
 
-@dataclass(frozen=True)
-class Key:
+class Key(NamedTuple):
     name: str  # "section.key" as written in config.toml
     env: str  # "" when only the file can set it (a list has no sensible variable form)
     default: Any
@@ -358,8 +355,7 @@ KEYS: tuple[Key, ...] = (
 )
 
 
-@dataclass(frozen=True)
-class Value:
+class Value(NamedTuple):
     key: Key
     value: Any
     source: str  # "default", "file", or "env"
@@ -368,8 +364,7 @@ class Value:
         return {"default": "default", "file": str(file), "env": f"env {self.key.env}"}[self.source]
 
 
-@dataclass(frozen=True)
-class Config:
+class Config(NamedTuple):
     file: Path
     file_exists: bool
     values: dict[str, Value]

@@ -13,8 +13,8 @@ import os
 import stat
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 APP = "enyal"
 DB_NAME = "enyal.db"
@@ -24,8 +24,10 @@ SOCKET_NAME = "enyal.sock"
 SOCKET_PATH_MAX = 103 if sys.platform == "darwin" else 107
 
 
-@dataclass(frozen=True)
-class Paths:
+# NamedTuples, not dataclasses, here and in config.py: both load in every client process,
+# and `dataclasses` imports `inspect` (ast, dis, tokenize): 45 M instructions of a
+# command hook's start (docs/ARCHITECTURE.md, "Client start-up").
+class Paths(NamedTuple):
     home: Path | None
     data_dir: Path
     runtime_dir: Path
@@ -66,7 +68,22 @@ class Paths:
 
 
 def _temp_dir() -> Path:
-    # Imported here: tempfile costs ~10 ms at start and most runs never need it.
+    """tempfile.gettempdir()'s answer without importing tempfile, which imports shutil,
+    random, bz2 and lzma: 45 M instructions, a sixth of a command hook's start on a
+    machine with no XDG_RUNTIME_DIR (docs/ARCHITECTURE.md, "Client start-up"). Its
+    candidates in its order ($TMPDIR, $TEMP, $TMP, /tmp, /var/tmp, /usr/tmp, the working
+    folder), the first this user can create a file in: it proves that by creating one,
+    access(2) answers the same (a read-only mount included) without writing. Where none
+    is, tempfile itself says why."""
+    names = [os.environ.get(name) for name in ("TMPDIR", "TEMP", "TMP")]
+    try:
+        here = os.getcwd()
+    except OSError:
+        here = os.curdir
+    for folder in [*filter(None, names), "/tmp", "/var/tmp", "/usr/tmp", here]:
+        folder = os.path.abspath(folder)
+        if os.path.isdir(folder) and os.access(folder, os.W_OK | os.X_OK):
+            return Path(folder)
     import tempfile
 
     return Path(tempfile.gettempdir())

@@ -12,19 +12,21 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-PROTOCOL_VERSION = 1
+# Said in modules that import nothing (the command hook reads them without msgspec).
+from .framing import MAX_FRAME_BYTES as MAX_FRAME_BYTES
+from .framing import PROTOCOL_VERSION as PROTOCOL_VERSION
+from .kinds import CONTENT_TYPES as CONTENT_TYPES
+from .kinds import MemoryType as MemoryType
 
 # What a memory is. task and log are written by their own methods (task_add, log_append),
 # which give them what they need (a status, a date); remember and update take the rest.
 ContentType = Literal["fact", "preference", "decision", "convention", "pattern", "task", "log"]
-MemoryType = Literal["fact", "preference", "decision", "convention", "pattern"]
 TaskStatus = Literal["open", "in_progress", "blocked", "done"]
 ScopeLevel = Literal["global", "workspace", "project", "file"]
 SourceType = Literal["conversation", "file", "commit", "manual"]
 DedupMode = Literal["off", "reject", "merge", "store"]
 WrittenBy = Literal["user", "agent", "import", "file", "repository"]
 
-CONTENT_TYPES: tuple[MemoryType, ...] = ("fact", "preference", "decision", "convention", "pattern")
 ALL_TYPES: tuple[ContentType, ...] = (*CONTENT_TYPES, "task", "log")
 TASK_STATUSES: tuple[TaskStatus, ...] = ("open", "in_progress", "blocked", "done")
 DueDate = Annotated[
@@ -1722,5 +1724,3 @@ ERROR_NAMES: dict[int, str] = {
     BUSY: "busy",
     HUB_UNAVAILABLE: "hub unavailable",
 }
-
-MAX_FRAME_BYTES = 1024 * 1024

@@ -152,6 +152,7 @@ def run(ctx: Ctx, daemon: Daemon, n: int, port: int) -> None:
             floor = walls.pop(BARE)
             for way, wall in walls.items():
                 _rows(ctx, n, name, way, wall)
+            _floor(ctx, n, name, floor)
             _ratio(ctx, n, name, walls["command"], floor)
     finally:
         shim.close()
@@ -186,6 +187,17 @@ def _rows(ctx: Ctx, n: int, event: str, way: str, wall: list[float]) -> None:
             pooled.pct(99),
         )
     )
+
+
+def _floor(ctx: Ctx, n: int, event: str, floor: list[float]) -> None:
+    """`python -c pass` timed in the same loop as this event's command hook, beside it: on
+    a loaded machine a missed 50 ms says little without the interpreter's own start."""
+    pooled = Pooled()
+    pooled.add_run(floor)
+    for q in (50, 99):
+        name = f"hook {event}: `python -c pass` beside the command hook, p{q}"
+        note = f"{len(floor)} starts, interleaved with the command hook's" if q == 50 else ""
+        ctx.report.add(Row("3c", name, size(n), pooled.per_run(q), "ms", None, note, pooled.pct(q)))
 
 
 def _ratio(ctx: Ctx, n: int, event: str, wall: list[float], floor: list[float]) -> None:

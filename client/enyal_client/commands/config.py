@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from typing import Any
 
-from enyal_protocol.config import KEYS, ConfigError, load
+from enyal_protocol.config import KEYS, ConfigError, SecretPattern, load
 from enyal_protocol.paths import resolve
 
 from ..transport import ClientError
@@ -25,7 +24,7 @@ def cmd_config(ctx: Context, a: Args) -> Result:
     rows = [
         {
             "key": v.key.name,
-            "value": v.value,
+            "value": plain(v.value),
             "source": v.source,
             "from": v.describe_source(cfg.file),
             "env": v.key.env,
@@ -53,6 +52,16 @@ def cmd_config(ctx: Context, a: Args) -> Result:
     )
 
 
+def plain(value: Any) -> Any:
+    """A value as --json shows it: a secret pattern as an object (it is a NamedTuple, which
+    JSON would make an array)."""
+    if isinstance(value, SecretPattern):
+        return value._asdict()
+    if isinstance(value, tuple | list):
+        return [plain(v) for v in value]
+    return value
+
+
 def toml_value(value: Any) -> str:
     """A value as it would be written in config.toml; a key left unset (None: the daemon's
     built-in value applies, such as a type's half-life) reads `(built in)`."""
@@ -64,8 +73,8 @@ def toml_value(value: Any) -> str:
         return repr(value)
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)  # a TOML basic string escapes alike
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        value = dataclasses.asdict(value)
+    if isinstance(value, SecretPattern):  # a table, as config.toml writes it
+        value = value._asdict()
     if isinstance(value, dict):
         return "{ " + ", ".join(f"{k} = {toml_value(v)}" for k, v in value.items()) + " }"
     if isinstance(value, list | tuple):

@@ -21,33 +21,19 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from enyal_protocol import config
-from enyal_protocol import wire as p
 from enyal_protocol.hooks.answer import EVENT, answer, is_instructions
 from enyal_protocol.hooks.caller import HookInputError
 
-from ..params import call
-from ..transport import ClientError, RpcError
-from .base import Args, Context, Registry, Result, UsageError
+from ..hook_rpc import HookConnection
+from ..reach import ClientError
+
+if TYPE_CHECKING:  # cli.py's types: msgspec and argparse stay out of run()'s process
+    from .base import Args, Context, Registry, Result
 
 __all__ = ["EVENT", "is_instructions", "register"]
-
-R = TypeVar("R")
-
-
-class _Daemon:
-    """The hook logic's Caller over this process's connection, through the call helper
-    every client shares. The connection opens at its first request (transport.connect),
-    after the params are checked: an event turned off, one with nothing to ask, or one
-    whose params would be refused starts no daemon."""
-
-    def __init__(self, ctx: Context) -> None:
-        self._ctx = ctx
-
-    def call(self, method: str, params: dict[str, Any], result: type[R]) -> R:
-        return call(self._ctx.connection(), method, params, result)
 
 
 def _input() -> dict[str, Any]:
@@ -77,21 +63,29 @@ def to_cursor(out: dict[str, Any]) -> dict[str, Any]:
     return {"additional_context": context} if context else {}
 
 
-def _answer(ctx: Context, event: str, budget: int | None, client: str) -> Result:
+def _answer(event: str, budget: int | None, client: str) -> Result:
+    """The hook JSON for one event. The daemon is reached over hook_rpc.py's connection
+    (no msgspec), opened at its first call: an event turned off, one with nothing to
+    ask, or input the event cannot use starts no daemon."""
+    daemon = HookConnection()
     try:
         data = _input()
         if client == "cursor":
             data = from_cursor(data)
-        out = answer(_Daemon(ctx), event, data, budget)
-    except (UsageError, RpcError, HookInputError, config.ConfigError) as exc:
+        out = answer(daemon, event, data, budget)
+    except (HookInputError, config.ConfigError) as exc:
         raise ClientError(str(exc)) from None  # exit 1, never 2: never block
+    except ClientError as exc:  # a refusal (RpcError) is exit 1 too, whatever its code
+        raise ClientError(str(exc)) from None
+    finally:
+        daemon.close()
     if client == "cursor":
         out = to_cursor(out)
     return out, json.dumps(out, ensure_ascii=False) if out else "{}"
 
 
 def cmd_hook(ctx: Context, a: Args) -> Result:
-    return _answer(ctx, a.event, a.budget_tokens, a.client)
+    return _answer(a.event, a.budget_tokens, a.client)
 
 
 def run(argv: list[str]) -> int | None:
@@ -100,21 +94,20 @@ def run(argv: list[str]) -> int | None:
     None for any other command line: cli.py's parser takes it."""
     if len(argv) != 1 or argv[0] not in EVENT:
         return None
-    ctx = Context()
     try:
-        _, text = _answer(ctx, argv[0], None, "claude-code")  # --client's default
+        _, text = _answer(argv[0], None, "claude-code")  # --client's default
     except BrokenPipeError:
         raise  # cli.main's: the reader went away, not a failure
     except (ClientError, OSError) as exc:
         print(f"enyal hook: {exc}", file=sys.stderr)
         return 1
-    finally:
-        ctx.close()
     print(text)
     return 0
 
 
 def register(reg: Registry) -> None:
+    from enyal_protocol import wire as p
+
     from . import contract as ct  # argparse's path only: run() never loads it
 
     h = reg.verb(

@@ -30,7 +30,12 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from enyal_protocol import config
-from enyal_protocol.hooks.answer import COMMON_FIELDS, FIELDS, INSTRUCTION_FILES
+from enyal_protocol.hooks.answer import (
+    COMMON_FIELDS,
+    FIELDS,
+    INSTRUCTION_FILES,
+    RULES_FOLDER,
+)
 from enyal_protocol.hooks.token import hook_token, token_file
 from enyal_protocol.paths import resolve
 
@@ -56,6 +61,15 @@ class Hook(NamedTuple):
 # Claude Code's SessionStart sources worth a brief: a new session, after /clear, and
 # after a compaction dropped the earlier one from the context (a resume still has it).
 SESSION_SOURCES = "startup|clear|compact"
+# Claude Code's FileChanged matcher is two things at once (2.1.197, read from its file
+# watcher): each `|` part is a path it watches (under the session's cwd; a folder with
+# everything below it), and the whole, as a regex, must be found in a changed file's NAME
+# for the hook to run. So the instruction files, the rules folder (watched, but a rule's
+# name `deploys.md` is not found by the parts before), and a last part that finds a
+# rule's name: as a path it names no file, so it watches nothing more.
+# RULE_SUFFIXES as one regex with no `|`, which would split it into two paths.
+RULE_NAME = r"\.mdc?$"
+FILE_CHANGED = "|".join((*INSTRUCTION_FILES, "/".join(RULES_FOLDER), RULE_NAME))
 HOOKS: dict[str, Hook] = {
     "SessionStart": Hook("session-start", SESSION_SOURCES, 15),
     "UserPromptSubmit": Hook("prompt-submit", None, 10),
@@ -69,7 +83,7 @@ HOOKS: dict[str, Hook] = {
     "SessionEnd": Hook("session-end", None, 30),
     # Indexing embeds the file's sections: a cold model load fits.
     "InstructionsLoaded": Hook("instructions-loaded", None, 60, background=True),
-    "FileChanged": Hook("file-changed", "|".join(INSTRUCTION_FILES), 60, background=True),
+    "FileChanged": Hook("file-changed", FILE_CHANGED, 60, background=True),
 }
 OPT_IN = "UserPromptSubmit"  # before every prompt: only with --prompt-recall
 # Codex's hooks get Claude Code's input and read its hookSpecificOutput, for the events

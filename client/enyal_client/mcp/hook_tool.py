@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any, TypeVar
+from typing import Any
 
 from enyal_protocol import config
 from enyal_protocol.hooks.answer import COMMON_FIELDS, EVENT, FIELDS, answer
@@ -28,7 +28,6 @@ from ..transport import ClientError, RpcError
 from .messages import CallToolResult, TextContent
 
 log = logging.getLogger(__name__)
-R = TypeVar("R")
 NAME = "enyal_hook"
 # Objects in the hook input, which reach the tool as JSON text.
 OBJECTS = frozenset({"tool_input", "tool_response"})
@@ -42,8 +41,8 @@ class _Linked:
     def __init__(self, link: Pool) -> None:
         self._link = link
 
-    def call(self, method: str, params: dict[str, Any], result: type[R]) -> R:
-        return call(self._link, method, params, result)
+    def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        return call(self._link, method, params, dict[str, Any])
 
 
 class InvalidArguments(Exception):

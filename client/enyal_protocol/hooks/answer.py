@@ -14,8 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from enyal_protocol import automemory, config
-from enyal_protocol import wire as p
+from enyal_protocol import config
 from enyal_protocol.well_formed import well_formed
 
 from . import inject
@@ -37,6 +36,8 @@ EVENT = {
 FAILURE_EVENT = "PostToolUseFailure"
 # In order: commands/hooks.py joins them into the FileChanged matcher.
 INSTRUCTION_FILES = ("CLAUDE.md", "AGENTS.md", "CLAUDE.local.md")
+RULES_FOLDER = (".claude", "rules")  # its *.md and *.mdc, at any depth
+RULE_SUFFIXES = (".md", ".mdc")
 
 # What each event reads of Claude Code's input besides session_id, cwd and
 # hook_event_name: the fields an mcp_tool hook passes as `${field}` (it cannot pass the
@@ -49,7 +50,7 @@ FIELDS = {
 }
 COMMON_FIELDS = ("session_id", "cwd", "hook_event_name")
 
-Run = Callable[[Caller, dict[str, Any], str, str, int | None], str]
+Run = Callable[[Caller, dict[str, Any], str, str, int | None, config.Config], str]
 
 
 def output(event: str, context: str) -> dict[str, Any]:
@@ -66,7 +67,9 @@ def _event_name(event: str, data: dict[str, Any]) -> str:
     return EVENT[event]
 
 
-def _capture(c: Caller, data: dict[str, Any], session: str, cwd: str, _: int | None) -> str:
+def _capture(
+    c: Caller, data: dict[str, Any], session: str, cwd: str, _: int | None, __: config.Config
+) -> str:
     if session:  # without a session id a digest could not be kept from repeating
         # Imported here: the transcript reader is only for these background events, and
         # every `enyal hook prompt-submit` process would pay for it.
@@ -79,29 +82,38 @@ def _capture(c: Caller, data: dict[str, Any], session: str, cwd: str, _: int | N
 def is_instructions(path: Path) -> bool:
     """CLAUDE.md, AGENTS.md, or a rule under .claude/rules/."""
     parts = path.parts
-    in_rules = any(parts[i : i + 2] == (".claude", "rules") for i in range(len(parts) - 1))
-    return path.name in INSTRUCTION_FILES or (in_rules and path.suffix in (".md", ".mdc"))
+    in_rules = any(parts[i : i + 2] == RULES_FOLDER for i in range(len(parts) - 1))
+    return path.name in INSTRUCTION_FILES or (in_rules and path.suffix in RULE_SUFFIXES)
 
 
-def _reindex(c: Caller, data: dict[str, Any], session: str, cwd: str, _: int | None) -> str:
+def _reindex(
+    c: Caller, data: dict[str, Any], session: str, cwd: str, _: int | None, __: config.Config
+) -> str:
     path = Path(cwd, inject.text_field(data, "file_path"))
     if is_instructions(path) and path.is_file():
-        c.call("index", {"paths": [str(path)], "cwd": cwd}, p.IndexResult)
+        c.call("index", {"paths": [str(path)], "cwd": cwd})
     return ""
 
 
 def _instructions_loaded(
-    c: Caller, data: dict[str, Any], session: str, cwd: str, budget: int | None
+    c: Caller,
+    data: dict[str, Any],
+    session: str,
+    cwd: str,
+    budget: int | None,
+    settings: config.Config,
 ) -> str:
     """An instructions file re-indexed, and Claude Code's auto memory of the project
     imported again (enyal_protocol/automemory.py): both load as a session starts, so
     the plugin follows Claude's notes without a command. Unchanged files cost a stat."""
-    _reindex(c, data, session, cwd, budget)
+    _reindex(c, data, session, cwd, budget, settings)
     if cwd:
+        from enyal_protocol import automemory  # this event's alone: git and project lookups
+
         project = automemory.project_of(cwd)
         folder = automemory.memory_dir(project)
         if folder.is_dir():
-            c.call("index", automemory.index_params(folder, project, cwd), p.IndexResult)
+            c.call("index", automemory.index_params(folder, project, cwd))
     return ""
 
 
@@ -125,10 +137,11 @@ def answer(
     """The hook JSON for `event` (a key of EVENT) given Claude Code's input `data`.
     Raises HookInputError for input the event cannot use, ConfigError for a bad
     config.toml, and whatever `c` raises for a daemon that refuses."""
-    if not config.load().hook_enabled(event):  # off: the input is not even read
+    settings = config.load()  # once per event: the switch, and the recall floors
+    if not settings.hook_enabled(event):  # off: the input is not even read
         return {}
     data = well_formed(data)  # a lone surrogate would fail every call to the daemon
     cwd = inject.text_field(data, "cwd")
     session = data.get("session_id")
     session = session if isinstance(session, str) and 0 < len(session) <= 256 else ""
-    return output(_event_name(event, data), RUN[event](c, data, session, cwd, budget))
+    return output(_event_name(event, data), RUN[event](c, data, session, cwd, budget, settings))

@@ -8,14 +8,14 @@ the logic never knows which."""
 
 from __future__ import annotations
 
-from typing import Any, Protocol, TypeVar
-
-R = TypeVar("R")
+from typing import Any, Protocol
 
 
 class Caller(Protocol):
-    def call(self, method: str, params: dict[str, Any], result: type[R]) -> R:
-        """Run a daemon method; its result decoded into `result`. Raises on a refusal."""
+    def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """Run a daemon method; its result object as JSON decodes it (the Struct of
+        wire.py it is, as a dict: the logic needs no msgspec, so `enyal hook EVENT`
+        imports none). Raises on a refusal."""
         ...
 
 

@@ -12,8 +12,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from enyal_protocol import wire as p
-
 from . import transcript
 from .caller import Caller, HookInputError
 
@@ -49,12 +47,12 @@ def capture(c: Caller, data: dict[str, Any], session: str, cwd: str) -> int:
         return 0
     keys = {f"log:{item}": item for item in items}
     ask = {"session_id": session, "keys": list(keys), "record": False}
-    new = [keys[k] for k in c.call("session_seen", ask, p.SessionSeenResult).new]
+    new = [keys[k] for k in c.call("session_seen", ask)["new"]]
     if not new:
         return 0
     text, held = line(session, new)
-    c.call("log_append", {"text": text, "cwd": cwd}, p.LogAppendResult)
+    c.call("log_append", {"text": text, "cwd": cwd})
     # Recorded only once written: a failed append is tried again at the next event.
     done = {"session_id": session, "keys": [f"log:{item}" for item in held]}
-    c.call("session_seen", done, p.SessionSeenResult)
+    c.call("session_seen", done)
     return len(held)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -31,12 +30,15 @@ REMEMBER = re.compile(
 SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
-@dataclass
 class Digest:
-    files: list[str] = field(default_factory=list)  # changed, in first-change order
-    commands: list[tuple[str, bool]] = field(default_factory=list)  # (command, ok)
-    fixed: list[tuple[str, list[str]]] = field(default_factory=list)  # (command, files between)
-    remember: list[str] = field(default_factory=list)
+    """Not a dataclass: `dataclasses` imports `inspect`, and inject.py, which every context
+    hook loads, imports this module (paths.Paths says what that costs)."""
+
+    def __init__(self) -> None:
+        self.files: list[str] = []  # changed, in first-change order
+        self.commands: list[tuple[str, bool]] = []  # (command, ok)
+        self.fixed: list[tuple[str, list[str]]] = []  # (command, files between)
+        self.remember: list[str] = []
 
     def items(self) -> list[str]:
         """The digest, an item per fact: each says one thing, so a repeat is recognisable."""

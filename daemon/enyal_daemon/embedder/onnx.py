@@ -20,6 +20,12 @@ from tokenizers import Tokenizer
 from .model_files import DIM, ModelFiles
 
 MAX_TOKENS = 256
+# A query is read to its first QUERY_TOKENS tokens ([CLS] and [SEP] included): the window
+# all-MiniLM-L6-v2 was trained on, and attention costs the square of the width, so a
+# prompt pasted whole (a log, a traceback) took 165 ms of CPU at 256 tokens against 86 at
+# 128 and 13 at 18 (docs/ARCHITECTURE.md, "What a prompt's recall costs"). Memories are
+# still read to MAX_TOKENS, and a long one by its passages as well.
+QUERY_TOKENS = 128
 BATCH_SIZE = 32
 # Rows x padded width per inference. Attention's activations grow with the square of the
 # width, and the process keeps the heap they took. Measured on 400 SciFact abstracts
@@ -90,6 +96,16 @@ class Embedder:
         if not texts:
             return []
         return [len(e.ids) for e in self._counter.encode_batch(texts, add_special_tokens=False)]
+
+    def query_window(self, text: str) -> str:
+        """`text` cut to what the model reads of it as a query: its first QUERY_TOKENS
+        tokens. A text of fewer characters than that is whole (no token is shorter than
+        a character), so a short query is not even counted."""
+        room = QUERY_TOKENS - 2  # [CLS] and [SEP]
+        if len(text) <= room:
+            return text
+        ends = self.token_ends(text)
+        return text if len(ends) <= room else text[: ends[room - 1]]
 
     def token_ends(self, text: str) -> list[int]:
         """The character offset where each of the text's tokens ends, in order: text[:ends[k-1]]

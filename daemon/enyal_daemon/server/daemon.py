@@ -19,7 +19,7 @@ import stat
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
@@ -476,7 +476,7 @@ def main(
             inherited.path,
             paths.socket,
         )
-        paths = replace(paths, socket=inherited.path)
+        paths = paths._replace(socket=inherited.path)
     cfg = cfg or enyal_config.load(paths)
     if idle_timeout is None:
         idle_timeout = cfg.idle_timeout if inherited is not None else 0.0

@@ -19,8 +19,8 @@ Who may ask, the checks `enyal ui` makes (client/enyal_client/ui/server.py):
   Host     exactly 127.0.0.1:PORT or localhost:PORT, which a page on another name that
            rebinds its DNS to 127.0.0.1 cannot send;
   Origin   none: Claude Code sends none, and a browser always does on a cross-site POST;
-  token    `Authorization: Bearer <token>` (enyal_protocol/hooks/token.py), compared in
-           constant time.
+  token    `Authorization: Bearer <token>` (enyal_protocol/hooks/token.py), the scheme in
+           any case (RFC 9110), the token compared exactly, in constant time.
 One request per connection, a bounded head and body, a deadline for each.
 """
 
@@ -33,7 +33,7 @@ import json
 import logging
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import Any
 
 import msgspec
 
@@ -46,7 +46,6 @@ from ..errors import HttpRefused
 from .dispatch import Dispatcher
 
 log = logging.getLogger(__name__)
-R = TypeVar("R")
 PATH = "/hook/"
 MAX_HEAD = 16 * 1024
 READ_SECONDS = 10.0
@@ -61,6 +60,14 @@ REASONS = {200: "OK", 400: "Bad Request", 403: "Forbidden", 404: "Not Found"}
 REASONS |= {405: "Method Not Allowed", 413: "Content Too Large", 502: "Bad Gateway"}
 
 
+def bearer(authorization: str) -> str:
+    """The token of an `Authorization: Bearer <token>` value, "" for any other scheme.
+    The scheme is matched case-insensitively (RFC 9110 §11.1: `bearer`, `BEARER`), the
+    token is not: the caller compares it exactly."""
+    scheme, _, token = authorization.partition(" ")
+    return token.lstrip(" ") if scheme.lower() == "bearer" else ""
+
+
 class InProcess:
     """The hook logic's Caller: each call a JSON-RPC frame through the Dispatcher."""
 
@@ -68,7 +75,7 @@ class InProcess:
         self._dispatcher = dispatcher
         self._loop = loop
 
-    def call(self, method: str, params: dict[str, Any], result: type[R]) -> R:
+    def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         request = {"jsonrpc": "2.0", "id": next(_ids), "method": method, "params": params}
         handled = self._dispatcher.handle(_encoder.encode(request))
         # Bounded: a daemon stopping mid-hook must not leave this thread waiting forever.
@@ -78,7 +85,7 @@ class InProcess:
         if not isinstance(reply.error, msgspec.UnsetType):
             raise HttpRefused(502, f"{method}: {reply.error.message}")
         assert not isinstance(reply.result, msgspec.UnsetType)
-        return msgspec.json.decode(reply.result, type=result)
+        return msgspec.json.decode(reply.result, type=dict[str, Any])
 
 
 class HookEndpoint:
@@ -148,7 +155,7 @@ class HookEndpoint:
         if "origin" in headers:
             raise HttpRefused(403, "a request with an Origin (a web page) is refused")
         auth = headers.get("authorization", [""])
-        given = auth[0].removeprefix("Bearer ").encode() if len(auth) == 1 else b""
+        given = bearer(auth[0]).encode() if len(auth) == 1 else b""
         if not hmac.compare_digest(given, self._token):
             raise HttpRefused(403, "no valid token: Authorization: Bearer $ENYAL_HOOK_TOKEN")
         if method != "POST":

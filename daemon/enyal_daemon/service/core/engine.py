@@ -312,11 +312,15 @@ class Engine:
         """One text; concurrent requests' texts share an inference (embedder/batcher.py)."""
         return self._batcher.embed(text)
 
-    def embed_soon(self, text: str) -> Future[Vectors]:
-        """One text's vector, to come: a recall searches its words meanwhile (onnxruntime
-        and SQLite both release the GIL), on its own thread rather than handing the search
-        to another (a hop each way, ~1 ms of a recall's CPU: issue 30)."""
-        return self._batcher.submit(text)
+    def embed_query(self, text: str) -> Vectors:
+        """A query's vector, from the part of it the model reads as one (Embedder.query_window)."""
+        return self.embed(self.embedder.query_window(text))
+
+    def embed_query_soon(self, text: str) -> Future[Vectors]:
+        """`embed_query`'s vector, to come: a recall searches its words meanwhile
+        (onnxruntime and SQLite both release the GIL), on its own thread rather than
+        handing the search to another (a hop each way, ~1 ms of a recall's CPU: issue 30)."""
+        return self._batcher.submit(self.embedder.query_window(text))
 
     def embed_memory(self, text: str) -> Embedding:
         """A memory's text as stored: its vector, and its passages' if it is long."""

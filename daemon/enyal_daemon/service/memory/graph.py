@@ -190,7 +190,7 @@ def traverse(engine: Engine, params: p.TraverseParams) -> p.TraverseResult:
         start = engine.require(params.id, conn).entry()
     else:
         assert params.query is not None
-        hits = engine.index.search(engine.embed(params.query), 1)
+        hits = engine.index.search(engine.embed_query(params.query), 1)
         found_rows = entries.by_rids(conn, [hits[0][0]]) if hits else {}
         if not found_rows:
             raise NotFound("no entry matches the query")

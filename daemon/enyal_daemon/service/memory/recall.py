@@ -71,7 +71,7 @@ def recall_batch(engine: Engine, params: p.RecallBatchParams) -> p.RecallBatchRe
         _check_query(query)
     at = None if params.asked_at is None else _asked_at(params.asked_at)
     f = _filter(params, at)
-    qvecs = engine.embed_many(list(params.queries))
+    qvecs = engine.embed_many([engine.embedder.query_window(q) for q in params.queries])
     floors = _floors(params)
     out = []
     for query, qvec in zip(params.queries, qvecs, strict=True):
@@ -167,7 +167,7 @@ def _search(
     conn = engine.reader()
     k = max(limit * 5, 50)
     # The query is embedded on an embedding worker while its words are searched here.
-    meaning = engine.embed_soon(query) if qvec is None else None
+    meaning = engine.embed_query_soon(query) if qvec is None else None
     keyword = dict(keywords.search(conn, engine.doc_counts, query, k, f))
     if meaning is not None:
         qvec = meaning.result()
@@ -302,7 +302,7 @@ def _recall_as_of(
     _check_query(params.query)
     when = validity.as_of_instant(params.as_of or "")
     conn = engine.reader()
-    qvec = engine.embed(params.query)
+    qvec = engine.embed_query(params.query)
     k = max(params.limit * 5, 50) * WIDEN
     near = (
         _nearest(engine, conn, qvec, k, f, active_only=False)

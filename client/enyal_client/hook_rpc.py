@@ -1,0 +1,113 @@
+"""`enyal hook EVENT`'s connection to the daemon: JSON-RPC on the socket with the standard
+library's json, so the process Claude Code starts for a command hook imports no msgspec
+(docs/ARCHITECTURE.md, "Client start-up": msgspec and what it pulls in were the largest
+share of a hook's start). Used by the command hook only; every other client goes through
+transport.py, whose framing (enyal_protocol/framing.py) and socket checks (reach.py)
+this shares.
+
+What it keeps of transport.Connection: the daemon's release and database checked on
+the first request (`enyal_expect`), a request the daemon hung up on sent once more
+under the same `enyal_key` (the daemon runs a keyed non-read once: server/replies.py;
+it ignores the key on a read, so every request carries one rather than this module
+importing wire.METHODS to tell them apart), and an error object turned into the
+client error transport.error_of makes. What it leaves to transport.py, imported only
+then: a daemon that is not on our socket (the database's owner elsewhere, or none:
+then started), and the error mapping. A hook that asks nothing opens nothing."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import socket
+from typing import Any
+
+from enyal_protocol import __version__
+from enyal_protocol.framing import DELIMITER, JSONRPC, MAX_LINE, PROTOCOL_VERSION
+from enyal_protocol.paths import Paths, resolve
+
+from .reach import DaemonUnavailable, try_connect
+
+
+class HookConnection:
+    """A Caller of the hook logic (enyal_protocol/hooks/caller.py) on one socket."""
+
+    def __init__(self, paths: Paths | None = None) -> None:
+        self._paths = paths
+        self._sock: socket.socket | None = None
+        self._file: Any = None
+        self._ids = itertools.count(1)
+        self._checked = False  # one answered request proves the release
+
+    def _open(self) -> None:
+        paths = self._paths = self._paths or resolve()
+        sock = try_connect(paths.socket)
+        if sock is None:  # not on our socket: found elsewhere or started, as every client
+            from .transport import open_socket
+
+            sock = open_socket(paths, autostart=True)
+        self._sock, self._file = sock, sock.makefile("rb")
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+        if self._sock is not None:
+            self._sock.close()
+        self._sock = self._file = None
+
+    def _send(self, frame: bytes) -> dict[str, Any] | None:
+        """The response to `frame` (sent on a fresh connection if need be), None when the
+        daemon hung up first."""
+        if self._sock is None:
+            self._open()
+        assert self._sock is not None
+        try:
+            self._sock.sendall(frame)
+            while line := self._file.readline(MAX_LINE):
+                try:
+                    msg = json.loads(line)
+                except ValueError:  # not JSON, or not UTF-8
+                    raise DaemonUnavailable("the daemon sent a line that is not JSON") from None
+                if isinstance(msg, dict) and "id" in msg:  # else a notification: not ours
+                    return msg
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        self.close()
+        return None
+
+    def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        request: dict[str, Any] = {"jsonrpc": JSONRPC, "id": next(self._ids), "method": method}
+        request |= {"params": params, "enyal_key": os.urandom(16).hex()}
+        if not self._checked:
+            if self._paths is None:
+                self._paths = resolve()
+            expect = {"version": __version__, "protocol": PROTOCOL_VERSION}
+            request["enyal_expect"] = expect | {"db": str(self._paths.db)}
+        frame = json.dumps(request, ensure_ascii=False).encode() + DELIMITER
+        reply = self._send(frame)
+        if reply is None:  # once: a daemon that keeps hanging up is a real failure
+            reply = self._send(frame)
+        if reply is None:
+            raise DaemonUnavailable("the daemon closed the connection")
+        if "error" in reply:
+            raise _error(reply["error"], request.get("enyal_expect"))
+        self._checked = True
+        result = reply.get("result")
+        if not isinstance(result, dict):
+            raise DaemonUnavailable(f"the daemon answered {method} with no result object")
+        return result
+
+
+def _error(error: Any, expect: dict[str, Any] | None) -> Exception:
+    """The error transport.py's clients get for this error object (imported only now)."""
+    import msgspec
+
+    from enyal_protocol import wire as p
+
+    from .transport import error_of
+
+    try:
+        obj = msgspec.convert(error, p.ErrorObject)
+    except msgspec.ValidationError:
+        return DaemonUnavailable(f"the daemon sent an unreadable error: {error!r}")
+    return error_of(obj, None if expect is None else msgspec.convert(expect, p.Expect))
