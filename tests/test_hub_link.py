@@ -121,6 +121,9 @@ def test_push_pull_round_trip_carries_vectors_and_is_idempotent_by_change_id(
     alice.join(space)
     alice.invite(space, "bob")
     bob.join(space)
+    with closing(PgLink(links["bob"].url)) as bobs_laptop:  # the same role, another machine
+        bobs_laptop.join(space)
+        alice.join(space)
     sent = [change(space, 1), change(space, 2, vector=False), change(space, 3)]
     before = bob.head()
     alice.push(sent)

@@ -28,7 +28,7 @@ import msgspec
 
 from ..errors import HubUnavailable
 from . import schema
-from .change import Change, Pulled, Rejected
+from .change import Change, HubLink, Pulled, Rejected
 
 if TYPE_CHECKING:
     import psycopg
@@ -159,11 +159,12 @@ class PgLink:
                     f"INSERT INTO {schema.SCHEMA}.spaces (name) VALUES (%s) ON CONFLICT DO NOTHING",
                     (space,),
                 )
-                try:
+                try:  # a member already (another machine of this role): nothing to check
                     conn.execute(
                         f"INSERT INTO {schema.SCHEMA}.members (space, role) "
-                        "VALUES (%s, current_user) ON CONFLICT DO NOTHING",
-                        (space,),
+                        "SELECT %s, current_user WHERE NOT EXISTS (SELECT 1 FROM "
+                        f"{schema.SCHEMA}.members WHERE space = %s AND role = current_user)",
+                        (space, space),
                     )
                 except self._psycopg.errors.InsufficientPrivilege:
                     raise HubUnavailable(
@@ -254,7 +255,10 @@ class PgLink:
 
     def wait(self, timeout: float) -> bool:
         """Wait for a NOTIFY. True also right after (re)connecting the listener: changes
-        announced while nobody listened would otherwise wait for the next poll."""
+        announced while nobody listened would otherwise wait for the next poll. Any
+        space's announcement wakes it (the payload names the space; pulling finds
+        nothing new if it is not this role's). With the hub down it raises at once:
+        the caller backs off."""
         fresh = self._listen is None or self._listen.closed
         try:
             if fresh:
@@ -334,6 +338,10 @@ class PgLink:
         conn, self._listen = self._listen, None
         if conn is not None:
             conn.close()
+
+
+if TYPE_CHECKING:
+    _IS_A_HUB_LINK: type[HubLink] = PgLink  # mypy holds PgLink to the contract
 
 
 def _import_psycopg() -> Any:

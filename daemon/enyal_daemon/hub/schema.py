@@ -159,9 +159,6 @@ MIGRATIONS: list[str] = [_V1]
 VERSION = len(MIGRATIONS)
 
 
-VERSION_QUERY = f"SELECT version FROM {SCHEMA}.schema_version"
-
-
 def init_schema(conn: psycopg.Connection[Any]) -> int:
     """Create or migrate the schema in one transaction on `conn` (autocommit off);
     the schema's version. A role that may not create it (a member, while the schema is
@@ -174,7 +171,9 @@ def init_schema(conn: psycopg.Connection[Any]) -> int:
             who = str(_one(conn, "SELECT current_user"))
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (INIT_LOCK,))
             exists = _one(conn, f"SELECT to_regclass('{SCHEMA}.schema_version') IS NOT NULL")
-            current: int = _one(conn, VERSION_QUERY) if exists else 0
+            current: int = (
+                _one(conn, f"SELECT version FROM {SCHEMA}.schema_version") if exists else 0
+            )
             if current > VERSION:
                 raise HubUnavailable(
                     f"the hub's schema is version {current}, newer than this Enyal's "
