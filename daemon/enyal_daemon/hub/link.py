@@ -211,7 +211,8 @@ class PgLink:
         # One statement for the batch (arrays unnested in their order, so seq follows
         # the outbox's order); a change_id already in the log is skipped, which makes a
         # push retried after a lost acknowledgement harmless.
-        arrays = ", ".join(f"%s::{_PG_TYPES.get(name, 'text')}[]" for name in FIELDS)
+        # Binary parameters (%b): a vector goes as its bytes, not as hex text to escape.
+        arrays = ", ".join(f"%b::{_PG_TYPES.get(name, 'text')}[]" for name in FIELDS)
         query = (
             f"INSERT INTO {schema.SCHEMA}.log ({', '.join(FIELDS)}) "
             f"SELECT * FROM unnest({arrays}) ON CONFLICT (change_id) DO NOTHING"
@@ -235,10 +236,11 @@ class PgLink:
 
         def run(conn: psycopg.Connection[Any]) -> list[tuple[Any, ...]]:
             with conn.transaction():
-                return conn.execute(
+                return conn.execute(  # binary rows: bytea arrives as bytes, not hex
                     f"SELECT seq, {', '.join(FIELDS)} FROM {schema.SCHEMA}.log WHERE {where} "
                     "ORDER BY seq LIMIT %s",
                     params,
+                    binary=True,
                 ).fetchall()
 
         return [row_to_change(row) for row in self._call(run)]
