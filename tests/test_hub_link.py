@@ -360,6 +360,31 @@ def test_a_hub_that_goes_down_is_unavailable_at_once_and_a_link_reconnects(
     assert bob.wait(1) is True  # listening again
 
 
+def test_a_pull_across_a_hub_restart_loses_and_repeats_nothing(
+    hub: Any, links: dict[str, PgLink]
+) -> None:
+    alice, bob = links["alice"], links["bob"]
+    space = space_name()
+    alice.join(space)
+    alice.invite(space, "bob")
+    bob.join(space)
+    start = bob.head()
+    sent = [change(space, n) for n in range(30)]
+    alice.push(sent[:20])
+    assert bob.wait(1) is True  # listening
+    first = bob.pull(start, 10)
+    hub.restart()
+    # Both links' connections died with the server: each call reconnects, no error.
+    assert bob.wait(5) is True  # listening again: what was missed is to be pulled
+    alice.push(sent[20:])
+    rest: list[Pulled | Rejected] = []
+    cursor = first[-1].seq
+    while page := bob.pull(cursor, 7):
+        rest += page
+        cursor = page[-1].seq
+    assert pulled(first + rest) == sent
+
+
 def test_no_password_shows_in_a_url_repr_or_error(hub: Any) -> None:
     password = hub.passwords["alice"]
     url = hub.url("alice", tcp=True).replace("alice@", f"alice:{password}@")

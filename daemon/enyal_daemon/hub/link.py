@@ -261,23 +261,28 @@ class PgLink:
         space's announcement wakes it (the payload names the space; pulling finds
         nothing new if it is not this role's). With the hub down it raises at once:
         the caller backs off."""
-        fresh = self._listen is None or self._listen.closed
+        if self._listen is not None and not self._listen.closed:
+            try:
+                woke = any(True for _ in self._listen.notifies(timeout=timeout, stop_after=1))
+                if woke:  # the rest of a burst is one wake-up, not several
+                    for _ in self._listen.notifies(timeout=0):
+                        pass
+                return woke
+            except self._psycopg.Error:
+                # The hub restarted or the connection broke: listen again on a new one
+                # (below), and answer True, since what was announced meanwhile was lost.
+                self._drop_listen()
         try:
-            if fresh:
-                self._listen = None
-                listen = self._connect(autocommit=True)
+            listen = self._connect(autocommit=True)
+            try:
                 listen.execute(f"LISTEN {schema.NOTIFY_CHANNEL}")
-                self._listen = listen
-                return True
-            assert self._listen is not None
-            woke = any(True for _ in self._listen.notifies(timeout=timeout, stop_after=1))
-            if woke:  # the rest of a burst is one wake-up, not several
-                for _ in self._listen.notifies(timeout=0):
-                    pass
-            return woke
+            except BaseException:
+                listen.close()
+                raise
         except self._psycopg.Error as e:
-            self._drop_listen()
             raise self._unavailable(e) from None
+        self._listen = listen
+        return True
 
     def close(self) -> None:
         for conn in (self._conn, self._listen):
