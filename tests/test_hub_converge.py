@@ -225,7 +225,7 @@ def test_a_change_is_captured_in_the_same_transaction_and_only_for_a_space(
     assert rows.depth(a.reader()) == 0 and rows.member(a.reader(), remember_local.id) is None
     x = remember(a, "Shared through the hub.")
     assert rows.depth(a.reader()) == 1  # written with the memory, before any push
-    out = rows.pending(a.reader(), 10)[0][1]
+    out = Change(*rows.pending(a.reader(), 10)[0][1])
     assert out.kind == body.PUT and out.memory_id == x and out.vector is not None
     assert out.model_id == a.embedder.files.model_id
 

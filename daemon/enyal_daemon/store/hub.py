@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from typing import Any
 
 import apsw
 import msgspec
-
-from ..hub.change import Change
 
 Version = tuple[int, str]  # (clock, device): the order of versions, never a wall clock
 
@@ -235,45 +234,36 @@ def edges_present(conn: apsw.Connection, memory_id: str) -> list[tuple[str, str,
 
 # --- the outbox and what was applied ----------------------------------------------------
 
+# A change's columns in the order of hub/change.py's Change fields: the service hands a
+# change over as msgspec.structs.astuple(change) and builds it back as Change(*row) (this
+# tier does not import the hub's contract).
 _CHANGE = "change_id, space, memory_id, clock, device, kind, body, vector, model_id"
+ChangeRow = tuple[str, str, str, int, str, str, bytes, bytes | None, str]
 
 
-def append(conn: apsw.Connection, change: Change) -> None:
+def append(conn: apsw.Connection, change: Sequence[Any]) -> None:
     """On the transaction of the change it records; also marks it applied here, so it is
     skipped when the pull brings it back."""
-    conn.execute(
-        f"INSERT INTO hub_outbox ({_CHANGE}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            change.change_id,
-            change.space,
-            change.memory_id,
-            change.clock,
-            change.device,
-            change.kind,
-            change.body,
-            change.vector,
-            change.model_id,
-        ),
-    )
-    mark_applied(conn, change.change_id)
+    conn.execute(f"INSERT INTO hub_outbox ({_CHANGE}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", change)
+    mark_applied(conn, str(change[0]))
 
 
-def pending(conn: apsw.Connection, limit: int) -> list[tuple[int, Change]]:
-    """The outbox's oldest changes, in the order they were made."""
+def pending(conn: apsw.Connection, limit: int) -> list[tuple[int, ChangeRow]]:
+    """The outbox's oldest changes, in the order they were made: (outbox seq, the change)."""
     cur = conn.execute(f"SELECT seq, {_CHANGE} FROM hub_outbox ORDER BY seq LIMIT ?", (limit,))
     return [
         (
             int(r[0]),
-            Change(
-                change_id=r[1],
-                space=r[2],
-                memory_id=r[3],
-                clock=r[4],
-                device=r[5],
-                kind=r[6],
-                body=bytes(r[7]),
-                vector=bytes(r[8]) if r[8] is not None else None,
-                model_id=r[9],
+            (
+                r[1],
+                r[2],
+                r[3],
+                r[4],
+                r[5],
+                r[6],
+                bytes(r[7]),
+                None if r[8] is None else bytes(r[8]),
+                r[9],
             ),
         )
         for r in cur

@@ -16,6 +16,7 @@ import uuid
 from collections.abc import Callable
 
 import apsw
+import msgspec
 
 from enyal_protocol.projects import within
 
@@ -138,20 +139,18 @@ class Capture:
         payload: bytes,
         vector: bytes | None,
     ) -> None:
-        rows.append(
-            conn,
-            Change(
-                change_id=uuid.uuid4().hex,
-                space=space,
-                memory_id=memory_id,
-                clock=version[0],
-                device=version[1],
-                kind=kind,
-                body=payload,
-                vector=vector,
-                model_id=self.model_id,
-            ),
+        change = Change(
+            change_id=uuid.uuid4().hex,
+            space=space,
+            memory_id=memory_id,
+            clock=version[0],
+            device=version[1],
+            kind=kind,
+            body=payload,
+            vector=vector,
+            model_id=self.model_id,
         )
+        rows.append(conn, msgspec.structs.astuple(change))
 
 
 def by_rule(conn: apsw.Connection, row: EntryRow) -> str | None:

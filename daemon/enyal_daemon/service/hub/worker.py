@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ...errors import EnyalError, HubUnavailable
-from ...hub.change import HubLink
+from ...hub.change import Change, HubLink
 from ...store import hub as rows
 from ..core.engine import Engine
 from . import converge
@@ -156,7 +156,7 @@ def push(engine: Engine, link: HubLink) -> int:
     batch = rows.pending(engine.reader(), BATCH)
     if not batch:
         return 0
-    link.push([change for _, change in batch])
+    link.push([Change(*change) for _, change in batch])
     upto = batch[-1][0]
     engine.write(lambda tx: rows.pushed(tx.conn, upto))  # only now: the hub has them
     return len(batch)
