@@ -65,6 +65,9 @@ class MemoryLink:
         self._up()
         self.hub.members.setdefault(self.role, set()).add(space)
 
+    def invite(self, space: str, role: str) -> None:
+        self._up()
+
     def spaces(self) -> list[str]:
         self._up()
         return sorted(self.hub.members.get(self.role, set()))
@@ -84,10 +87,12 @@ class MemoryLink:
             self.role, set()
         )
 
-    def pull(self, after: int, limit: int) -> list[Pulled | Rejected]:
+    def pull(self, after: int, limit: int, space: str | None = None) -> list[Pulled | Rejected]:
         self._up()
         with self.hub._lock:
             rows = [r for r in self.hub.log[after:] if self._visible(r)]
+        if space is not None:
+            rows = [r for r in rows if isinstance(r, Pulled) and r.change.space == space]
         return rows[:limit]
 
     def head(self) -> int:
@@ -119,7 +124,7 @@ class Reordered(MemoryLink):
                 else Rejected(seq=i, reason=row.reason)
             )
 
-    def pull(self, after: int, limit: int) -> list[Pulled | Rejected]:
+    def pull(self, after: int, limit: int, space: str | None = None) -> list[Pulled | Rejected]:
         return self.rows[after : after + limit]
 
     def head(self) -> int:

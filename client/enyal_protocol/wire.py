@@ -1482,6 +1482,22 @@ class HubJoinResult(Struct, kw_only=True):
     changed: bool  # false: a member already
 
 
+class HubInviteParams(Params, kw_only=True):
+    space: SpaceName
+    role: Annotated[
+        str,
+        Meta(
+            pattern=r"^[A-Za-z_][A-Za-z0-9_$-]{0,62}$",
+            description="The teammate's PostgreSQL role.",
+        ),
+    ]
+
+
+class HubInviteResult(Struct, kw_only=True):
+    space: str
+    role: str
+
+
 class HubRuleParams(Params, kw_only=True):
     project: Annotated[
         str | None, Meta(description="A folder of the project; default: the working one.")
@@ -1733,6 +1749,12 @@ METHODS: dict[str, Method] = {
         HubJoinParams,
         HubJoinResult,
         "Join a space of the team hub: its memories replicate here.",
+        repeat_changes_nothing=True,
+    ),
+    "hub.invite": Method(
+        HubInviteParams,
+        HubInviteResult,
+        "Let a teammate's role join a space this home is a member of.",
         repeat_changes_nothing=True,
     ),
     "hub.rule": Method(

@@ -10,7 +10,7 @@ from ..transport import Connection
 from . import contract as ct
 from .base import Args, Registry, Result, on_daemon
 
-FLAGS = {"url": "URL", "space": "SPACE", "project": "PROJECT"}
+FLAGS = {"url": "URL", "space": "SPACE", "project": "PROJECT", "role": "ROLE"}
 
 
 def status_lines(s: p.HubStatusResult) -> list[str]:
@@ -39,6 +39,9 @@ def cmd_hub(c: Connection, a: Args) -> Result:
     if a.action == "join":
         j = ct.call(c, "hub.join", {"space": a.space}, p.HubJoinResult, FLAGS)
         return j, f"{'joined' if j.changed else 'already a member of'} space {j.space}"
+    if a.action == "invite":
+        iv = ct.call(c, "hub.invite", {"space": a.space, "role": a.role}, p.HubInviteResult, FLAGS)
+        return iv, f"{iv.role} may join space {iv.space} now (`enyal hub join {iv.space}`)"
     if a.action == "rule":
         params = {"space": a.space, "cwd": os.getcwd()}
         if a.project is not None:
@@ -50,7 +53,7 @@ def cmd_hub(c: Connection, a: Args) -> Result:
 
 
 def register(reg: Registry) -> None:
-    h = reg.verb("hub", "a team hub: init, join, rule, status", on_daemon(cmd_hub))
+    h = reg.verb("hub", "a team hub: init, join, invite, rule, status", on_daemon(cmd_hub))
     sub = h.add_subparsers(dest="action", required=True, metavar="ACTION")
     i = sub.add_parser(
         "init",
@@ -62,6 +65,9 @@ def register(reg: Registry) -> None:
         "join", help="join a space: its memories replicate here", parents=[reg.common]
     )
     j.add_argument("space")
+    iv = sub.add_parser("invite", help="let a teammate's role join SPACE", parents=[reg.common])
+    iv.add_argument("space")
+    iv.add_argument("role")
     r = sub.add_parser(
         "rule", help="a project's memories join SPACE as they are written", parents=[reg.common]
     )

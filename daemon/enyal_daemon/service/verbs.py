@@ -66,6 +66,7 @@ VERBS: dict[str, Verb] = {
     "share_sync": sharing.share_sync,
     "hub.init": membership.init,
     "hub.join": membership.join,
+    "hub.invite": membership.invite,
     "hub.rule": membership.rule,
     "hub.status": membership.status,
 }

@@ -4,13 +4,12 @@ rule (`hub.rule`), what the replica sees (`hub.status`), and a memory put into a
 
 from __future__ import annotations
 
-from urllib.parse import parse_qs, urlsplit
-
 import apsw
 
 from enyal_protocol import wire as p
 
 from ...errors import InvalidValue
+from ...hub.link import redacted, url_has_password
 from ...store import hub as rows
 from ...store.writer import Tx
 from ..core.engine import Engine
@@ -24,19 +23,13 @@ NO_PASSWORD = (
 
 
 def check_url(url: str) -> str:
-    """The URL as it may be recorded; InvalidValue for one with a password in it (a
-    URL's user:password@, or a password= keyword or parameter)."""
+    """The URL as it may be recorded; InvalidValue for one with a password in it (read
+    as libpq reads it: hub/link.py), which is never recorded."""
     url = url.strip()
     if "\x00" in url or not url:
         raise InvalidValue("give the hub's PostgreSQL URL, e.g. postgresql://me@host/enyal")
-    if "password=" in url.lower().replace(" ", ""):
-        raise InvalidValue(NO_PASSWORD)
-    if url.startswith(("postgresql://", "postgres://")):
-        parts = urlsplit(url)
-        if parts.password is not None or "password" in parse_qs(parts.query):
-            raise InvalidValue(NO_PASSWORD)
-    elif "=" not in url:
-        raise InvalidValue(f"not a PostgreSQL URL or connection string: {url[:80]!r}")
+    if url_has_password(url):
+        raise InvalidValue(f"{NO_PASSWORD}; the URL without it: {redacted(url)}")
     return url
 
 
@@ -88,6 +81,17 @@ def join(engine: Engine, params: p.HubJoinParams) -> p.HubJoinResult:
     replica.start()
     replica.wake()
     return p.HubJoinResult(space=params.space, changed=changed)
+
+
+def invite(engine: Engine, params: p.HubInviteParams) -> p.HubInviteResult:
+    """Let another role (a teammate's) join a space this home is a member of."""
+    _joined(engine.reader(), params.space)
+    link = replica_of(engine).connect(_url(engine.reader()))
+    try:
+        link.invite(params.space, params.role)
+    finally:
+        link.close()
+    return p.HubInviteResult(space=params.space, role=params.role)
 
 
 def _joined(conn: apsw.Connection, space: str) -> None:

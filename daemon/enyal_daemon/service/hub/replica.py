@@ -4,13 +4,12 @@ URL is recorded. The server starts it with the daemon and stops it before the wr
 
 from __future__ import annotations
 
-import importlib
 import threading
 import weakref
 from collections.abc import Callable
 
-from ...errors import HubUnavailable
 from ...hub.change import HubLink
+from ...hub.link import PgLink
 from ...store import hub as rows
 from ..core.engine import Engine
 from .capture import Capture
@@ -18,16 +17,9 @@ from .worker import Progress, Worker
 
 
 def pg_link(url: str) -> HubLink:
-    """The PostgreSQL link (hub/link.py), imported only when a hub is used: psycopg is
-    the `hub` extra's, and a daemon without a hub never needs it."""
-    try:
-        module = importlib.import_module("enyal_daemon.hub.link")
-    except ImportError as exc:
-        raise HubUnavailable(
-            f"the hub link cannot be loaded ({exc}): pip install 'enyal[hub]'"
-        ) from None
-    link: HubLink = module.PgLink(url)
-    return link
+    """The PostgreSQL link (hub/link.py; psycopg is imported when it is made, so a daemon
+    without the `hub` extra runs, and says to install it when a hub is asked of it)."""
+    return PgLink(url)
 
 
 class Replica:

@@ -134,13 +134,14 @@ class Worker:
         return n == BATCH
 
     def _failed(self, why: str) -> None:
-        self.progress.last_error = why
+        link_broke = not why.startswith("hub row")  # not a row: the link; connect anew
+        if link_broke:
+            self.progress.connected = False  # before the error shows: status reads both
+            self._close()
         self.progress.last_error_at = self.engine.clock.now_iso()
+        self.progress.last_error = why
         with contextlib.suppress(EnyalError):  # a full disk: the status in memory says it
             self.engine.write(lambda tx: rows.put(tx.conn, "last_error", why))
-        if not why.startswith("hub row"):  # the link, not a row: connect anew next time
-            self.progress.connected = False
-            self._close()
 
     def _close(self) -> None:
         link, self._link = self._link, None
