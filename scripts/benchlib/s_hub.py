@@ -9,31 +9,47 @@ the replica's apply comes on top). Wake-up: bob waits, alice pushes one change; 
 push's call to bob's wait returning (the hub's side of propagation: the replica's pull
 and apply come on top).
 
+Then the replicas, daemons on homes of their own, each as its own role over loopback
+TCP: propagation from `remember --space` on daemon A to the memory as B's top recall
+hit (B polls recall; the goal is on the whole path); the initial sync of a space of
+SYNC rows (put changes, vectors carried under the daemon's model id, seeded straight
+into the hub) into an empty daemon C, from `hub.join` to `hub.status` showing every
+memory, in memories/s; and C's recall p99 while that sync runs against its p99 idle
+afterwards (same queries, same count).
+
 Runs alone, without the rest of the bench:
 
-    PYTHONPATH=daemon:client:scripts .venv/bin/python scripts/benchlib/s_hub.py [ROWS]
+    PYTHONPATH=daemon:client:scripts .venv/bin/python scripts/benchlib/s_hub.py [ROWS [SYNC]]
 """
 
 from __future__ import annotations
 
+import functools
 import os
+import shutil
 import sys
+import tempfile
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 if __package__ in (None, ""):  # run as a script: benchlib is its folder's package
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import msgspec
 import numpy as np
 
+from benchlib import corpus
 from benchlib.config import Ctx
+from benchlib.procs import Daemon
 from benchlib.report import Report, Row, Target, size
 from benchlib.stats import Runs, pct
 from enyal_daemon.hub.change import Change, Pulled
 from enyal_daemon.hub.link import PgLink
+from enyal_daemon.service.hub import body
 from harnesslib.pg_cluster import PgCluster, pg_bin
 
 ROWS = {"full": 100_000, "quick": 10_000}
@@ -41,8 +57,12 @@ DIM = 384  # all-MiniLM-L6-v2's
 PUSH_BATCH = 500
 PULL_PAGE = 1_000
 WAKES = {"full": 200, "quick": 40}
+PROPAGATIONS = {"full": 100, "quick": 20}
+SYNC = {"full": 100_000, "quick": 3_000}
+RECALL_GAP = 0.02  # seconds between recalls on the syncing daemon: an agent's pace, not a flood
 SYNC_GOAL = 1_000.0  # memories/s for an initial sync (issue 28): the hub must pull faster
 WAKE_GOAL_MS = 1_000.0  # propagation p99 (issue 28): the hub's wake-up is part of it
+RECALL_SLOWDOWN_GOAL = 1.10  # recall p99 during a sync within 10% of idle (issue 28)
 
 
 def _changes(space: str, n: int, seed: int) -> list[Change]:
@@ -64,7 +84,13 @@ def _changes(space: str, n: int, seed: int) -> list[Change]:
     ]
 
 
-def run(ctx: Ctx | None, daemon: Any = None, n: int = 0, report: Report | None = None) -> None:
+def run(
+    ctx: Ctx | None,
+    daemon: Any = None,
+    n: int = 0,
+    report: Report | None = None,
+    sync: int = 0,
+) -> None:
     """The daemon and store size the other sections use are not needed: the hub section
     makes its own cluster and log of ROWS changes."""
     rep = report or (ctx.report if ctx is not None else None)
@@ -81,6 +107,12 @@ def run(ctx: Ctx | None, daemon: Any = None, n: int = 0, report: Report | None =
         cluster.hub_setup()
         os.environ.update(cluster.env())
         _measure(cluster, rows, WAKES[mode], rep)
+        work = Path(tempfile.mkdtemp(prefix="enyal-bench-hub-", dir=ctx.work if ctx else None))
+        try:
+            texts, vecs = _corpus(ctx, sync or SYNC[mode])
+            _replicas(cluster, work, PROPAGATIONS[mode], texts, vecs, rep)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
     finally:
         cluster.close()
         if saved is None:
@@ -174,10 +206,173 @@ def _wake_row(alice: PgLink, bob: PgLink, wakes: int, s: str) -> Row:
     )
 
 
+def _corpus(ctx: Ctx | None, n: int) -> tuple[list[str], np.ndarray[Any, Any]]:
+    """n texts and their vectors: the bench's real embeddings when it has them (as many
+    as it has: the rest repeat with a suffix), else generated texts with random unit
+    vectors (alone, this section has no model to embed 100k texts with in time)."""
+    if ctx is not None:
+        base = ctx.corpus
+        k = len(base.texts)
+        texts = [base.texts[i % k][1] + (f" ({i // k})" if i >= k else "") for i in range(n)]
+        return texts, np.asarray(base.vecs[np.arange(n) % k], dtype="<f4")
+    texts = [t for _, t in corpus.base_texts(n, 21)]
+    vecs = np.random.default_rng(21).standard_normal((n, DIM)).astype("<f4")
+    return texts, vecs / np.linalg.norm(vecs, axis=1, keepdims=True)
+
+
+def _replicas(
+    cluster: PgCluster,
+    work: Path,
+    propagations: int,
+    texts: list[str],
+    vecs: np.ndarray[Any, Any],
+    rep: Report,
+) -> None:
+    url = functools.partial(cluster.url, tcp=True)
+    started: list[Daemon] = []
+    try:
+        a, b = Daemon.start(work / "a"), Daemon.start(work / "b")
+        started += [a, b]
+        ca, cb = a.connect(), b.connect()
+        ca.call("hub.init", {"url": url("alice")})
+        cb.call("hub.init", {"url": url("bob")})
+        ca.call("hub.join", {"space": "team"})
+        ca.call("hub.invite", {"space": "team", "role": "bob"})
+        cb.call("hub.join", {"space": "team"})
+        samples = []
+        for i in range(propagations):
+            text = f"{texts[i]} (propagated {uuid.uuid4().hex[:8]})"
+            t0 = time.perf_counter()
+            ca.call("remember", {"content": text, "space": "team", "scope": "global"})
+            while True:
+                hits = cb.call("recall", {"query": text, "limit": 1})["results"]
+                if hits and hits[0]["content"] == text:
+                    break
+                assert time.perf_counter() - t0 < 60, f"{text!r} never reached B"
+            samples.append((time.perf_counter() - t0) * 1000)
+        rep.add(
+            Row(
+                "12",
+                "hub propagation: remember on A to B's top recall hit, p99",
+                f"{propagations}",
+                Runs([pct(samples, 99)]),
+                "ms",
+                Target("<=", WAKE_GOAL_MS),
+                note=f"p50 {pct(samples, 50):.0f} ms; two daemons, roles alice and bob, "
+                "loopback TCP; B polls recall, so each sample includes B's recalls",
+                pooled=pct(samples, 99),
+            )
+        )
+        _initial_sync(cluster, work, url, texts, vecs, rep, started)
+    finally:
+        for d in started:
+            d.stop()
+
+
+def _seed(cluster: PgCluster, texts: list[str], vecs: np.ndarray[Any, Any], space: str) -> None:
+    """SYNC put changes of `space`, in the shape the replicas write: the first change the
+    daemons pushed is the template (its model id, its state's fields)."""
+    alice = PgLink(cluster.url("alice", tcp=True))
+    try:
+        first = next(p for p in alice.pull(0, 1, space="team") if isinstance(p, Pulled)).change
+        template = body.decode_put(first.body)
+        alice.join(space)
+        alice.invite(space, "carol")
+        device = uuid.uuid4().hex
+        for start in range(0, len(texts), PUSH_BATCH):
+            batch = []
+            for i in range(start, min(start + PUSH_BATCH, len(texts))):
+                state = msgspec.structs.replace(template.state, content=texts[i])
+                batch.append(
+                    Change(
+                        change_id=uuid.uuid4().hex,
+                        space=space,
+                        memory_id=str(uuid.uuid4()),
+                        clock=i + 1,
+                        device=device,
+                        kind=body.PUT,
+                        body=body.encode(body.Put(state=state, based=(0, ""))),
+                        vector=vecs[i].tobytes(),
+                        model_id=first.model_id,
+                    )
+                )
+            alice.push(batch)
+    finally:
+        alice.close()
+
+
+def _initial_sync(
+    cluster: PgCluster,
+    work: Path,
+    url: Callable[[str], str],
+    texts: list[str],
+    vecs: np.ndarray[Any, Any],
+    rep: Report,
+    started: list[Daemon],
+) -> None:
+    n = len(texts)
+    _seed(cluster, texts, vecs, "big")
+    c = Daemon.start(work / "c")
+    started.append(c)
+    cc, status = c.connect(), c.connect()
+    cc.call("hub.init", {"url": url("carol")})
+    queries = [f"where is {t.split()[-1]} configured" for t in texts[:: max(1, n // 400)]]
+    during: list[float] = []
+    t0 = time.perf_counter()
+    cc.call("hub.join", {"space": "big"})
+    synced = 0
+    i = 0
+    while synced < n:
+        q0 = time.perf_counter()
+        cc.call("recall", {"query": queries[i % len(queries)], "limit": 10})
+        during.append((time.perf_counter() - q0) * 1000)
+        i += 1
+        time.sleep(RECALL_GAP)
+        spaces = status.call("hub.status", {})["spaces"]
+        synced = next((s["memories"] for s in spaces if s["space"] == "big"), 0)
+        assert time.perf_counter() - t0 < 3600, f"initial sync stuck at {synced:,} of {n:,}"
+    sync_s = time.perf_counter() - t0
+    idle: list[float] = []
+    for j in range(len(during)):
+        q0 = time.perf_counter()
+        cc.call("recall", {"query": queries[j % len(queries)], "limit": 10})
+        idle.append((time.perf_counter() - q0) * 1000)
+        time.sleep(RECALL_GAP)
+    rep.add(
+        Row(
+            "12",
+            "hub initial sync into an empty daemon: memories/s, vectors carried",
+            size(n),
+            Runs([n / sync_s]),
+            "/s",
+            Target(">=", SYNC_GOAL),
+            note=f"{n:,} memories in {sync_s:.1f} s, from hub.join to hub.status counting "
+            "them all; nothing re-embedded (same model id)",
+        )
+    )
+    ratio = pct(during, 99) / pct(idle, 99)
+    rep.add(
+        Row(
+            "12",
+            "recall p99 during that sync / idle after it",
+            size(n),
+            Runs([ratio]),
+            "x",
+            Target("<=", RECALL_SLOWDOWN_GOAL),
+            note=f"{len(during)} recalls each, one every {RECALL_GAP * 1000:.0f} ms; p99 "
+            f"{pct(during, 99):.0f} ms during, {pct(idle, 99):.0f} ms idle (p50 "
+            f"{pct(during, 50):.0f} / {pct(idle, 50):.0f} ms); the store grows during",
+        )
+    )
+
+
 def main() -> None:
     rows = int(sys.argv[1]) if len(sys.argv) > 1 else ROWS["quick"]
+    sync = int(sys.argv[2]) if len(sys.argv) > 2 else SYNC["quick"]
+    cache = Path(os.environ.get("ENYAL_BENCH_CACHE", "~/.cache/enyal-bench")).expanduser()
+    os.environ.setdefault("ENYAL_CACHE_DIR", str(cache / "enyal-cache"))  # the 8-bit build
     report = Report({"cores": os.cpu_count()}, {})
-    run(None, None, rows, report)
+    run(None, None, rows, report, sync)
     print(report.markdown())
 
 
