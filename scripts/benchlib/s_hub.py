@@ -47,6 +47,7 @@ from benchlib.config import Ctx
 from benchlib.procs import Daemon
 from benchlib.report import Report, Row, Target, size
 from benchlib.stats import Runs, pct
+from benchlib.store import Engine
 from enyal_daemon.hub.change import Change, Pulled
 from enyal_daemon.hub.link import PgLink
 from enyal_daemon.service.hub import body
@@ -207,17 +208,18 @@ def _wake_row(alice: PgLink, bob: PgLink, wakes: int, s: str) -> Row:
 
 
 def _corpus(ctx: Ctx | None, n: int) -> tuple[list[str], np.ndarray[Any, Any]]:
-    """n texts and their vectors: the bench's real embeddings when it has them (as many
-    as it has: the rest repeat with a suffix), else generated texts with random unit
-    vectors (alone, this section has no model to embed 100k texts with in time)."""
+    """n texts and their real vectors: the bench's corpus (as many as it has, the rest
+    repeated with a suffix and the same vector), or alone, generated texts embedded here.
+    Real vectors matter: random ones read as odd to the injection classifier, which
+    quarantines them on arrival and so times another path."""
     if ctx is not None:
-        base = ctx.corpus
-        k = len(base.texts)
-        texts = [base.texts[i % k][1] + (f" ({i // k})" if i >= k else "") for i in range(n)]
-        return texts, np.asarray(base.vecs[np.arange(n) % k], dtype="<f4")
-    texts = [t for _, t in corpus.base_texts(n, 21)]
-    vecs = np.random.default_rng(21).standard_normal((n, DIM)).astype("<f4")
-    return texts, vecs / np.linalg.norm(vecs, axis=1, keepdims=True)
+        texts_base, vecs_base = [t for _, t in ctx.corpus.texts], ctx.corpus.vecs
+    else:
+        texts_base = [t for _, t in corpus.base_texts(n, 21)]
+        vecs_base = Engine.load().embed_many(texts_base)
+    k = len(texts_base)
+    texts = [texts_base[i % k] + (f" ({i // k})" if i >= k else "") for i in range(n)]
+    return texts, np.asarray(vecs_base[np.arange(n) % k], dtype="<f4")
 
 
 def _replicas(
