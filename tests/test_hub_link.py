@@ -4,6 +4,7 @@ sees it through raw SQL, malformed rows, and a hub that goes away and comes back
 
 from __future__ import annotations
 
+import socket
 import sys
 import threading
 import time
@@ -383,6 +384,37 @@ def test_a_pull_across_a_hub_restart_loses_and_repeats_nothing(
         rest += page
         cursor = page[-1].seq
     assert pulled(first + rest) == sent
+
+
+def test_a_hub_that_never_answers_or_a_stuck_statement_gives_up_in_time(
+    hub: Any, links: dict[str, PgLink]
+) -> None:
+    # A server that accepts the connection and then says nothing (a hung host, a
+    # half-open network path): connect_timeout ends it.
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        port = silent.getsockname()[1]
+        with closing(
+            PgLink(f"postgresql://alice@127.0.0.1:{port}/enyal", connect_timeout=1)
+        ) as link:
+            began = time.monotonic()
+            with pytest.raises(HubUnavailable, match="timeout"):
+                link.head()
+            assert time.monotonic() - began < 4
+    # A push stuck behind a lock nobody releases: statement_timeout ends it, and nothing
+    # of it is in the log.
+    space = space_name()
+    links["alice"].join(space)
+    start = links["alice"].head()
+    with hub.admin() as admin, closing(PgLink(hub.url("alice"), statement_timeout_ms=300)) as link:
+        admin.execute("SELECT pg_advisory_lock(%s)", (schema.APPEND_LOCK,))
+        began = time.monotonic()
+        with pytest.raises(HubUnavailable, match="statement timeout"):
+            link.push([change(space, 1)])
+        assert time.monotonic() - began < 4
+        admin.execute("SELECT pg_advisory_unlock(%s)", (schema.APPEND_LOCK,))
+        assert link.pull(start, 10, space=space) == []
 
 
 def test_no_password_shows_in_a_url_repr_or_error(hub: Any) -> None:

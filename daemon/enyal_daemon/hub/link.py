@@ -131,9 +131,16 @@ def shape_problem(change: Change) -> str | None:
 class PgLink:
     """A HubLink to the PostgreSQL hub at `url`, as the role the URL names."""
 
-    def __init__(self, url: str, *, statement_timeout_ms: int = STATEMENT_TIMEOUT_MS) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        connect_timeout: int = CONNECT_TIMEOUT,
+        statement_timeout_ms: int = STATEMENT_TIMEOUT_MS,
+    ) -> None:
         self._url = url
         self._password = _password_of(url)
+        self._connect_timeout = connect_timeout  # the URL's own connect_timeout wins
         self._statement_timeout_ms = statement_timeout_ms
         self._conn: psycopg.Connection[Any] | None = None
         self._listen: psycopg.Connection[Any] | None = None
@@ -294,7 +301,7 @@ class PgLink:
 
     def _connect(self, *, autocommit: bool) -> psycopg.Connection[Any]:
         given = self._psycopg.conninfo.conninfo_to_dict(self._url)
-        defaults: dict[str, Any] = {"connect_timeout": CONNECT_TIMEOUT, **KEEPALIVES}
+        defaults: dict[str, Any] = {"connect_timeout": self._connect_timeout, **KEEPALIVES}
         extra = {k: v for k, v in defaults.items() if k not in given}
         conn: psycopg.Connection[Any] = self._psycopg.connect(
             self._url, autocommit=autocommit, **extra
@@ -315,16 +322,23 @@ class PgLink:
             try:
                 return run(self._connected())
             except (self._psycopg.OperationalError, self._psycopg.InterfaceError):
-                self._drop_conn()
-                if not reused:
-                    raise
+                if not self._lost() or not reused:
+                    raise  # a statement timeout, say: the same again would wait again
                 return run(self._connected())
         except self._psycopg.Error as e:
-            if isinstance(e, self._psycopg.OperationalError | self._psycopg.InterfaceError):
-                self._drop_conn()  # reconnect on the next call
+            self._lost()
             raise self._unavailable(e) from None
         except HubUnavailable as e:
             raise HubUnavailable(_scrub(e.message, self._password)) from None
+
+    def _lost(self) -> bool:
+        """Whether the push/pull connection broke (then dropped: the next call makes a
+        new one). A statement cancelled by its timeout leaves it usable."""
+        conn = self._conn
+        if conn is None or conn.closed or conn.broken:
+            self._drop_conn()
+            return True
+        return False
 
     def _connected(self) -> psycopg.Connection[Any]:
         if self._conn is None or self._conn.closed:
