@@ -162,6 +162,10 @@ def test_the_hub_commands_refuse_a_password_and_report_status(trio: Trio) -> Non
     assert a.enyal("hub", "join", "bad space!").code == 2  # a usage error: nothing sent
     text = a.enyal("hub", "status")
     assert text.code == 0 and "hub: postgresql://alice@" in text.out and "lag:" in text.out
+    space = trio.space()
+    wait_for(lambda: settled(trio), what="the three at the hub's head")
+    doctor = {c["name"]: c for c in a.ok("doctor")["checks"]}
+    assert doctor["hub"]["status"] == "ok" and space in doctor["hub"]["detail"], doctor["hub"]
 
 
 def test_three_daemons_converge_after_a_mixed_workload(trio: Trio) -> None:
