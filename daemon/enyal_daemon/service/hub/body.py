@@ -2,7 +2,7 @@
 
 `put`: the memory's whole state after the change, and the version its writer held
 (`based`): two puts neither based on the other are concurrent. `delete`: a tombstone;
-its body is empty. `edge`: a link's (from, to, kind) and whether it is there now.
+its body is `{}`. `edge`: a link's (from, to, kind) and whether it is there now.
 Bodies are JSON: the hub stores them without reading them; a body that does not
 decode as its kind is refused on pull (reported in `hub status`), never applied.
 """

@@ -98,7 +98,7 @@ class Capture:
             version = (rows.tick(conn), device)
             rows.bury(conn, memory_id, member.space, version)
             rows.forget_member(conn, memory_id)
-            self._append(conn, member.space, memory_id, version, body.DELETE, b"", None)
+            self._append(conn, member.space, memory_id, version, body.DELETE, b"{}", None)
             return 1
         state = body.state_of(row)
         digest = body.digest(state)
