@@ -80,8 +80,10 @@ class PgCluster:
         self.bin = found
         self.tcp = tcp
         # Not under pytest's tmp_path: that is private to the running user, and as root
-        # the server runs as `postgres`, which must own its directory.
-        self.root = Path(tempfile.mkdtemp(prefix="enyal-pg-"))
+        # the server runs as `postgres`, which must own its directory and reach it (so
+        # /tmp itself then, whatever TMPDIR says).
+        root_user = os.geteuid() == 0
+        self.root = Path(tempfile.mkdtemp(prefix="enyal-pg-", dir="/tmp" if root_user else None))
         self.data = self.root / "data"
         self.sockets = self.root / "sock"
         self.sockets.mkdir()
@@ -90,7 +92,7 @@ class PgCluster:
         self.port = free_port()
         self.passwords: dict[str, str] = {}
         self._as: list[str] = []
-        if os.geteuid() == 0:
+        if root_user:
             owner = pwd.getpwnam("postgres")  # KeyError: no `postgres` user to run as
             for path in (self.root, self.sockets):
                 os.chown(path, owner.pw_uid, owner.pw_gid)
