@@ -276,6 +276,9 @@ def test_row_security_keeps_a_member_to_its_own_spaces(hub: Any, links: dict[str
     with pytest.raises(HubUnavailable, match="not a member"):
         bob.push([change(private, 3)])
     assert bob.pull(0, 10_000, space=private) == []
+    # The owner is no member: FORCEd row security keeps the log from it too.
+    with closing(raw(hub, "enyal_hub")) as as_owner:
+        assert as_owner.execute(f"SELECT count(*) FROM {LOG}").fetchone() == (0,)
     # What alice wrote is there, once, unchanged, in her name.
     with hub.admin() as admin:
         rows = admin.execute(
