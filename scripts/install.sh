@@ -21,6 +21,8 @@ install_enyal() {
 # The Neovim client's tests run a real headless `nvim`: Debian's neovim package (0.7 on
 # bookworm, the oldest release the plugin supports). The web view's browser test drives
 # Debian's chromium through Playwright (whose own browser download cannot be used here).
+# The team hub's tests start throwaway clusters with Debian's postgresql binaries
+# (initdb, pg_ctl under /usr/lib/postgresql/*/bin); never the cluster the package may start.
 install_test_system_tools() {
     [ "$(uname -s)" = Linux ] || return 0
     local wanted=()
@@ -28,13 +30,15 @@ install_test_system_tools() {
         || wanted+=(systemd)
     command -v nvim >/dev/null || wanted+=(neovim)
     [ -x /usr/bin/chromium ] || wanted+=(chromium)
+    compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || wanted+=(postgresql)
     [ ${#wanted[@]} -eq 0 ] && return 0
     if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
         apt-get update -qq >/dev/null
         DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${wanted[@]}" >/dev/null
     else
         echo "scripts/test: the service tests need systemd-analyze and systemd-socket-activate," \
-             "the Neovim client's tests need nvim, the web view's /usr/bin/chromium;" \
+             "the Neovim client's tests need nvim, the web view's /usr/bin/chromium," \
+             "the hub's tests PostgreSQL's initdb;" \
              "install them first" \
              "(Debian/Ubuntu: sudo apt-get install ${wanted[*]})" >&2
     fi

@@ -265,3 +265,28 @@ def old_store(db: Path, version: int) -> apsw.Connection:
     conn = raw_db(db)
     assert migrations.migrate(conn, upto=version) == version
     return conn
+
+
+@pytest.fixture(scope="module")
+def pg_hub() -> Iterator[Any]:
+    """A throwaway PostgreSQL for the module (scripts/harnesslib/pg_cluster.py), on its
+    socket and a loopback port, with the hub's admin setup done (owner enyal_hub; members
+    alice, bob and carol) and PGPASSFILE set for this process and its children. Skips
+    when no initdb exists, unless ENYAL_REQUIRE_PG=1 (CI: scripts/test installs it)."""
+    from harnesslib.pg_cluster import PgCluster, pg_bin
+
+    if pg_bin() is None:
+        reason = "no PostgreSQL initdb (Debian: apt-get install postgresql)"
+        if os.environ.get("ENYAL_REQUIRE_PG") == "1":
+            pytest.fail(f"ENYAL_REQUIRE_PG=1 but {reason}")
+        pytest.skip(reason)
+    cluster = PgCluster(tcp=True)
+    try:
+        cluster.start()
+        cluster.hub_setup()
+        with pytest.MonkeyPatch.context() as mp:
+            for key, value in cluster.env().items():
+                mp.setenv(key, value)
+            yield cluster
+    finally:
+        cluster.close()

@@ -29,6 +29,7 @@ NAMES = [
     "service",
     "writable",
     "database",
+    "hub",
 ]
 
 

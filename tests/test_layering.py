@@ -120,6 +120,7 @@ SERVICE_TIERS: list[set[str]] = [
     {"__init__", "verbs"},
     {"session"},
     {"memory", "upkeep"},
+    {"hub"},
     {"files"},
     {"core"},
     {"rules"},

@@ -53,6 +53,7 @@ VERB_MODULES: dict[str, tuple[str, ...]] = {
     "ui": ("ui",),
     "watch": ("watch",),
     "sharing": ("share", "unshare"),
+    "hub": ("hub",),
 }
 MODULE_OF = {verb: module for module, verbs in VERB_MODULES.items() for verb in verbs}
 

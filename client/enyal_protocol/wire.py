@@ -51,6 +51,13 @@ Tag = Annotated[str, Meta(min_length=1, max_length=64)]
 MAX_TAGS = 32
 Tags = Annotated[list[Tag], Meta(max_length=MAX_TAGS)]
 EntryId = Annotated[str, Meta(min_length=1, max_length=64, description="An entry id.")]
+SpaceName = Annotated[
+    str,
+    Meta(
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$",
+        description="A team hub's space: letters, digits, . _ -, at most 64.",
+    ),
+]
 Query = Annotated[
     str, Meta(min_length=1, max_length=4096, description="What to look for, in plain words.")
 ]
@@ -209,6 +216,10 @@ class RememberParams(Params, kw_only=True):
             )
         ),
     ] = False
+    space: Annotated[
+        SpaceName | None,
+        Meta(description="Share it through the team hub into this space (joined: hub.join)."),
+    ] = None
     auto_link_threshold: Annotated[float, Meta(ge=0.0, le=1.0)] = 0.75
     detect_conflicts: Annotated[
         bool,
@@ -1380,6 +1391,10 @@ class ShareParams(Params, kw_only=True):
         str | None,
         Meta(description="The client's working directory: its checkout is written to first."),
     ] = None
+    space: Annotated[
+        SpaceName | None,
+        Meta(description="Share it through the team hub into this space, not .enyal/."),
+    ] = None
 
 
 class UnshareParams(Params, kw_only=True):
@@ -1435,6 +1450,96 @@ class SharedRoot(Struct, kw_only=True):
     shared: int  # memories shared into it
     rule: list[MemoryType]
     problems: int
+
+
+# --- the team hub (issue 28): this daemon as a replica of the spaces it joined ------------
+
+
+class HubInitParams(Params, kw_only=True):
+    url: Annotated[
+        str,
+        Meta(
+            min_length=1,
+            max_length=4096,
+            description=(
+                "The hub's PostgreSQL URL, without a password (libpq finds it: ~/.pgpass, "
+                "PGPASSWORD, a client certificate)."
+            ),
+        ),
+    ]
+
+
+class HubInitResult(Struct, kw_only=True):
+    url: str  # as recorded (no password)
+    schema_version: int
+    device: str  # this home's device id
+
+
+class HubJoinParams(Params, kw_only=True):
+    space: SpaceName
+
+
+class HubJoinResult(Struct, kw_only=True):
+    space: str
+    changed: bool  # false: a member already
+
+
+class HubInviteParams(Params, kw_only=True):
+    space: SpaceName
+    role: Annotated[
+        str,
+        Meta(
+            pattern=r"^[A-Za-z_][A-Za-z0-9_$-]{0,62}$",
+            description="The teammate's PostgreSQL role.",
+        ),
+    ]
+
+
+class HubInviteResult(Struct, kw_only=True):
+    space: str
+    role: str
+
+
+class HubRuleParams(Params, kw_only=True):
+    project: Annotated[
+        str | None, Meta(description="A folder of the project; default: the working one.")
+    ] = None
+    cwd: Cwd = None
+    space: SpaceName
+
+
+class HubRuleResult(Struct, kw_only=True):
+    project: str  # the project's key
+    space: str
+
+
+class HubStatusParams(Params, kw_only=True):
+    pass
+
+
+class HubSpace(Struct, kw_only=True):
+    space: str
+    memories: int  # of it, held here
+
+
+class HubStatusResult(Struct, kw_only=True):
+    configured: bool  # hub.init was run in this home
+    url: str | None
+    device: str | None
+    clock: int  # this home's Lamport clock
+    connected: bool  # the last round reached the hub
+    spaces: list[HubSpace]
+    rules: dict[str, str]  # project key -> space
+    cursor: int  # the last hub log position applied here
+    head: int | None  # the hub log's last position, when reached
+    lag: int | None  # head - cursor
+    outbox: int  # local changes not yet pushed
+    conflicts: int  # memories edited concurrently, listed by review
+    refused: int  # pulled changes refused or quarantined since the daemon started
+    last_error: str | None
+    last_error_at: str | None
+    last_push: str | None
+    last_pull: str | None
 
 
 # --- the method table: the one list both sides dispatch on ------------------------------
@@ -1635,6 +1740,37 @@ METHODS: dict[str, Method] = {
         ShareSyncResult,
         "Read a repository's .enyal/ now (and set its rule).",
         repeat_changes_nothing=True,
+    ),
+    "hub.init": Method(
+        HubInitParams,
+        HubInitResult,
+        "Record the team hub's URL for this home and create or migrate its schema.",
+        repeat_changes_nothing=True,
+    ),
+    "hub.join": Method(
+        HubJoinParams,
+        HubJoinResult,
+        "Join a space of the team hub: its memories replicate here.",
+        repeat_changes_nothing=True,
+    ),
+    "hub.invite": Method(
+        HubInviteParams,
+        HubInviteResult,
+        "Let a teammate's role join a space this home is a member of.",
+        repeat_changes_nothing=True,
+    ),
+    "hub.rule": Method(
+        HubRuleParams,
+        HubRuleResult,
+        "Set a project's rule: its memories join this space as they are written.",
+        repeat_changes_nothing=True,
+    ),
+    "hub.status": Method(
+        HubStatusParams,
+        HubStatusResult,
+        "The team hub as this daemon sees it: spaces, lag, outbox, last error.",
+        idempotent=True,
+        writes=False,
     ),
     "shutdown": Method(ShutdownParams, ShutdownResult, "Stop the daemon gracefully."),
 }

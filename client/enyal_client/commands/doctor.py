@@ -15,6 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from enyal_protocol import __version__
 from enyal_protocol import wire as p
 from enyal_protocol.paths import SOCKET_PATH_MAX, Paths, resolve, short_socket_path
@@ -228,6 +230,35 @@ def check_redaction(configured: bool, status: dict[str, Any] | None) -> Check:
     )
 
 
+def check_hub(paths: Paths) -> Check:
+    """The team hub as the running daemon sees it (`enyal hub status`): only a daemon
+    knows whether its worker reaches the hub, so with none running there is nothing to say."""
+    from ..transport import Connection, try_connect
+
+    sock = try_connect(paths.socket, timeout=5.0)
+    if sock is None:
+        return Check("hub", "ok", "the daemon is not running: `enyal hub status` once it is")
+    conn = Connection(sock)
+    try:
+        st = msgspec.convert(conn.call("hub.status", {}), p.HubStatusResult)
+    finally:
+        conn.close()
+    if not st.configured:
+        return Check("hub", "ok", "none (memories stay on this machine)")
+    spaces = ", ".join(s.space for s in st.spaces) or "no space joined"
+    detail = f"{st.url}: {spaces}; lag {st.lag}, outbox {st.outbox}, conflicts {st.conflicts}"
+    if st.connected and not st.last_error:
+        return Check("hub", "ok", detail)
+    return Check(
+        "hub",
+        "warn",
+        f"{detail}; {'connected' if st.connected else 'not connected'}"
+        + (f", last error: {st.last_error}" if st.last_error else ""),
+        "`enyal hub status`; check the hub is up and this role's password is in ~/.pgpass "
+        "(or PGPASSFILE); local work goes on and the outbox is pushed once it is reached",
+    )
+
+
 def run_checks(paths: Paths, redacting: bool = True) -> list[Check]:
     deep = daemon_checks()
     checks = [
@@ -250,6 +281,7 @@ def run_checks(paths: Paths, redacting: bool = True) -> list[Check]:
     checks.append(_safe("service", lambda: check_service(paths)))
     checks.append(_safe("writable", lambda: check_writable(paths)))
     checks.append(deep["database"])
+    checks.append(_safe("hub", lambda: check_hub(paths)))
     return checks
 
 

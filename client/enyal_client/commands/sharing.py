@@ -11,10 +11,16 @@ from ..transport import Connection
 from . import contract as ct
 from .base import Args, Registry, Result, UsageError, on_daemon
 
-FLAGS = {"id": "ID", "rule": "--rule", "path": "--path"}
+FLAGS = {"id": "ID", "rule": "--rule", "path": "--path", "space": "--space"}
 
 
 def cmd_share(c: Connection, a: Args) -> Result:
+    if a.space is not None:
+        if a.id is None or a.sync or a.rule is not None:
+            raise UsageError("--space takes the ID of a memory, and no --sync / --rule")
+        rs = ct.call(c, "share", {"id": a.id, "space": a.space}, p.ShareResult, FLAGS)
+        what = "shared" if rs.changed else "already shared"
+        return rs, f"{what} {rs.id} into space {a.space} (through the team hub)"
     if a.id is not None:
         if a.sync or a.rule is not None:
             raise UsageError("give an ID, or --sync / --rule, not both")
@@ -60,5 +66,6 @@ def register(reg: Registry) -> None:
         "('' for none)",
     )
     s.add_argument("--path", help="a folder in the repository (default: this one)")
+    s.add_argument("--space", help="share it through the team hub into this space instead")
     u = reg.verb("unshare", "stop sharing a memory (its .enyal/ file goes)", on_daemon(cmd_unshare))
     u.add_argument("id")

@@ -49,6 +49,11 @@ class HubLink(Protocol):
         """Make this role a member of `space`, creating the space if it has none."""
         ...
 
+    def invite(self, space: str, role: str) -> None:
+        """Let `role` join `space`; only a member of `space` may invite (the hub's row
+        security refuses anyone else)."""
+        ...
+
     def spaces(self) -> list[str]:
         """The spaces this role is a member of."""
         ...
@@ -58,8 +63,9 @@ class HubLink(Protocol):
         there is skipped. Returns once committed (then the outbox may drop them)."""
         ...
 
-    def pull(self, after: int, limit: int) -> list[Pulled | Rejected]:
-        """Changes of this role's spaces with seq > after, in seq order."""
+    def pull(self, after: int, limit: int, space: str | None = None) -> list[Pulled | Rejected]:
+        """Changes of this role's spaces (or of `space` alone) with seq > after, in seq
+        order. `space` catches up a space just joined, whose rows lie below the cursor."""
         ...
 
     def head(self) -> int:

@@ -39,6 +39,7 @@ from ..service.core.engine import Engine
 from ..service.files import sharing
 from ..service.files.sharer import Sharer
 from ..service.files.watching import Watcher
+from ..service.hub.replica import replica_of
 from ..service.memory import consolidation
 from ..service.rules import redaction
 from ..service.rules.clock import SYSTEM, Clock
@@ -407,6 +408,8 @@ class Daemon:
                 watcher.start()
             sharer = Sharer(self.engine)  # .enyal/ folders, both ways (service/files/sharer.py)
             sharer.start()
+            hub = replica_of(self.engine)  # the team hub, when one is recorded (service/hub/)
+            hub.start()
             log.info("enyal %s ready on %s (pid %d)", __version__, self.paths.socket, os.getpid())
             await self.stop.wait()
             notify("STOPPING=1")
@@ -425,6 +428,7 @@ class Daemon:
             if watcher is not None:  # before the writer drains: a run in progress finishes
                 await loop.run_in_executor(None, watcher.stop)
             await loop.run_in_executor(None, sharer.stop)
+            await loop.run_in_executor(None, hub.stop)
             await flusher
             await consolidator
             await backfiller
@@ -454,6 +458,7 @@ def open_engine(paths: Paths, cfg: Config, clock: Clock = SYSTEM) -> Engine:
         clock=clock,
     )
     heap.trim()  # loading the index leaves ~50 MB of freed heap at 100k
+    replica_of(engine)  # before any write: a change to a space's memory is captured
     return engine
 
 

@@ -15,6 +15,7 @@ from enyal_protocol import wire as p
 from .core import identity
 from .core.engine import Engine
 from .files import indexing, sharing
+from .hub import membership
 from .memory import consolidation, graph, listing, memories, recall, validity
 from .rules import scopes
 from .session import brief, daylog, sessions, tasks
@@ -59,9 +60,16 @@ VERBS: dict[str, Verb] = {
     "brief": brief.brief,
     "index": indexing.index,
     "session_seen": sessions.seen,
-    "share": sharing.share,
+    "share": lambda e, params: (
+        membership.share(e, params) if params.space is not None else sharing.share(e, params)
+    ),
     "unshare": sharing.unshare,
     "share_sync": sharing.share_sync,
+    "hub.init": membership.init,
+    "hub.join": membership.join,
+    "hub.invite": membership.invite,
+    "hub.rule": membership.rule,
+    "hub.status": membership.status,
 }
 
 

@@ -561,6 +561,69 @@ def m017_shared(conn: apsw.Connection) -> None:
     )
 
 
+def m018_hub(conn: apsw.Connection) -> None:
+    """Issue 28: the daemon as a replica of a team hub (docs/ARCHITECTURE.md, "The
+    replica"). hub_state: this home's device id, Lamport clock, cursor, URL and status.
+    hub_spaces: the spaces joined; hub_rules: project key -> space. hub_memories: a
+    memory's space and its current version (clock, device), the version it was based
+    on, the digest of the state last sent or applied, and why to review it.
+    hub_conflicts: a concurrent version that lost, kept. hub_tombstones: hard deletes,
+    kept for good. hub_edges: each (from, to, kind)'s last version. hub_outbox: changes
+    to push, in order. hub_applied: change ids applied (or made) here."""
+    conn.execute(
+        """
+        CREATE TABLE hub_state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE hub_spaces (space TEXT PRIMARY KEY, joined_at TEXT NOT NULL);
+        CREATE TABLE hub_rules (project TEXT PRIMARY KEY, space TEXT NOT NULL);
+        CREATE TABLE hub_memories (
+            memory_id TEXT PRIMARY KEY,
+            space TEXT NOT NULL,
+            clock INTEGER NOT NULL DEFAULT 0,
+            device TEXT NOT NULL DEFAULT '',
+            based_clock INTEGER NOT NULL DEFAULT 0,
+            based_device TEXT NOT NULL DEFAULT '',
+            digest TEXT,
+            review TEXT
+        );
+        CREATE TABLE hub_conflicts (
+            memory_id TEXT NOT NULL,
+            clock INTEGER NOT NULL,
+            device TEXT NOT NULL,
+            body BLOB NOT NULL,
+            PRIMARY KEY (memory_id, clock, device)
+        );
+        CREATE TABLE hub_tombstones (
+            memory_id TEXT PRIMARY KEY,
+            space TEXT NOT NULL,
+            clock INTEGER NOT NULL,
+            device TEXT NOT NULL
+        );
+        CREATE TABLE hub_edges (
+            source TEXT NOT NULL,
+            target TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            clock INTEGER NOT NULL,
+            device TEXT NOT NULL,
+            present INTEGER NOT NULL,
+            PRIMARY KEY (source, target, kind)
+        );
+        CREATE TABLE hub_outbox (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            change_id TEXT NOT NULL UNIQUE,
+            space TEXT NOT NULL,
+            memory_id TEXT NOT NULL,
+            clock INTEGER NOT NULL,
+            device TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            body BLOB NOT NULL,
+            vector BLOB,
+            model_id TEXT NOT NULL
+        );
+        CREATE TABLE hub_applied (change_id TEXT PRIMARY KEY);
+        """
+    )
+
+
 Migration = Callable[[apsw.Connection], None]
 MIGRATIONS: list[Migration] = [
     m001_entries,
@@ -580,6 +643,7 @@ MIGRATIONS: list[Migration] = [
     m015_auto_memory_roots,
     m016_project_keys,
     m017_shared,
+    m018_hub,
 ]
 
 

@@ -45,10 +45,13 @@ CHECKPOINT_PAUSE = 0.25  # seconds between checkpoints at most: a busy writer co
 
 @dataclass
 class Tx:
-    """What a job sees: the writer's connection and a place for work to do after commit."""
+    """What a job sees: the writer's connection, work to do after commit, and work to do
+    at the end of the job, inside its savepoint (`before_commit`: what the job changed is
+    recorded in the same transaction, once, as it finally is: the hub's outbox)."""
 
     conn: apsw.Connection
     after_commit: list[Callable[[], None]] = field(default_factory=list)
+    before_commit: list[Callable[[], None]] = field(default_factory=list)
 
 
 @dataclass
@@ -184,6 +187,8 @@ class Writer:
                 try:
                     with self.conn:  # a savepoint inside the open transaction
                         result = job.fn(tx)
+                        for last in tx.before_commit:
+                            last()
                     outcomes.append((job, tx, result, None))
                 except Exception as exc:
                     outcomes.append((job, tx, None, exc))

@@ -132,10 +132,20 @@ class Subscription:
             return batch, dropped, bool(self._queue)
 
 
+class Capture(Protocol):
+    """What else hears of every change on its transaction: the hub's outbox
+    (service/hub/capture.py), which records a shared memory's change in the same
+    transaction. Every write verb passes through note/note_edge: the one place."""
+
+    def memory(self, tx: Tx, memory_id: str) -> None: ...
+    def edge(self, tx: Tx, source: str, target: str, edge_type: str, present: bool) -> None: ...
+
+
 class Publisher:
     def __init__(self, clock: Clock, queue: int = QUEUE) -> None:
         self.clock = clock  # a change's `at`
         self.queue = queue
+        self.capture: Capture | None = None  # set when the daemon replicates to a hub
         self._subs: dict[str, Subscription] = {}
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
@@ -180,6 +190,8 @@ class Publisher:
             previous_type=previous_type if previous_type != subject.content_type else None,
         )
         tx.after_commit.append(functools.partial(self.publish, change))
+        if self.capture is not None:
+            self.capture.memory(tx, subject.id)
 
     def note_deleted(self, tx: Tx, row: Subject) -> None:
         """An entry about to be deleted for good on `tx`: its edges go with it (ON DELETE
@@ -202,6 +214,8 @@ class Publisher:
     ) -> None:
         """An edge made or removed: a change for each end (each end's own scope decides who
         hears of it). The target of a new `supersedes` edge is `superseded`."""
+        if self.capture is not None:
+            self.capture.edge(tx, source.id, target.id, edge_type, kind == "linked")
         self.note(tx, kind, source, edge_type)
         superseded = kind == "linked" and edge_type == "supersedes"
         self.note(tx, "superseded" if superseded else kind, target, edge_type)

@@ -27,6 +27,7 @@ from ...store.sources import SourceRow
 from ...store.writer import Tx
 from ..core.engine import Engine
 from ..files import sharing, sources
+from ..hub import membership
 from ..rules import conflicts, expiry, redaction, scopes
 from ..rules.clock import to_iso
 from ..rules.limits import check_content, check_metadata
@@ -76,6 +77,7 @@ def remember(
     if cited_as is not None and cited_as.hash is None:
         cited_as = None
     digest = entries.content_hash(params.content)
+    membership.check_space(engine, params.space)
 
     def already(conn: apsw.Connection) -> EntryRow | None:
         same = entries.find_by_hash(conn, digest, params.scope, scope_path)
@@ -92,6 +94,8 @@ def remember(
     if same is not None:
         if params.shared:  # asked to share what it holds already: shared now
             sharing.share(engine, p.ShareParams(id=same.id, cwd=params.cwd))
+        if params.space is not None:  # likewise into the hub's space
+            membership.share(engine, p.ShareParams(id=same.id, space=params.space))
         return p.RememberResult(
             id=same.id, action="existing", entry=same.entry(), redacted=clean.found
         )
@@ -166,6 +170,8 @@ def remember(
         engine.index_after_commit(tx, rid, emb, (params.scope, scope_path), entry.content_type)
         if params.shared or sharing.by_rule(tx.conn, entry, params.cwd):
             sharing.mark_on(tx, rid, entry, params.cwd, now)
+        if params.space is not None:
+            membership.enrol(tx, entry.id, params.space)
         return p.RememberResult(
             id=entry.id,
             action="stored" if duplicate else "created",

@@ -10,6 +10,7 @@ from ...store import entries
 from ...store import health as queries
 from ..core.engine import Engine
 from ..files import sharing, sources
+from ..hub import membership
 from ..rules.clock import to_iso
 
 MAX_ISSUE_IDS = 100
@@ -75,7 +76,13 @@ def review(engine: Engine, params: p.ReviewParams) -> p.ReviewResult:
         conflicted=listed("conflicted"),
         quarantined=listed("quarantined"),
         stale_reasons=reasons,
-        shared=sharing.problems(engine, params.limit) if "shared" in want else [],
+        shared=(
+            (sharing.problems(engine, params.limit) + membership.problems(engine, params.limit))[
+                : params.limit
+            ]
+            if "shared" in want
+            else []
+        ),
     )
 
 

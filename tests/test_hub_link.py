@@ -1,0 +1,462 @@
+"""PgLink against a real PostgreSQL (one throwaway cluster for the module, tests/conftest.py
+`pg_hub`): the schema's migrations, push and pull, LISTEN, row security as a member
+sees it through raw SQL, malformed rows, and a hub that goes away and comes back."""
+
+from __future__ import annotations
+
+import socket
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import closing
+from typing import Any
+
+import numpy as np
+import psycopg
+import pytest
+
+from enyal_daemon.errors import HubUnavailable
+from enyal_daemon.hub import schema
+from enyal_daemon.hub.change import Change, Pulled, Rejected
+from enyal_daemon.hub.link import PgLink, redacted, url_has_password
+
+DIM = 384
+LOG = f"{schema.SCHEMA}.log"
+
+
+def change(space: str, n: int, *, vector: bool = True, change_id: str | None = None) -> Change:
+    vec = np.random.default_rng(n).standard_normal(DIM).astype("<f4").tobytes()
+    return Change(
+        change_id=change_id or uuid.uuid4().hex, space=space, memory_id=f"m{n}", clock=n,
+        device="dev-a", kind="remember", body=b'{"content": "note %d"}' % n,
+        vector=vec if vector else None, model_id="all-MiniLM-L6-v2",
+    )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def hub(pg_hub: Any) -> Any:
+    """The cluster with the schema made by its owner role, as `enyal hub init` would."""
+    owner = PgLink(pg_hub.url("enyal_hub"))
+    assert owner.init_schema() == schema.VERSION
+    owner.close()
+    return pg_hub
+
+
+@pytest.fixture
+def links(hub: Any) -> Iterator[dict[str, PgLink]]:
+    made = {role: PgLink(hub.url(role)) for role in ("alice", "bob", "carol")}
+    yield made
+    for link in made.values():
+        link.close()
+
+
+def space_name() -> str:
+    return f"s-{uuid.uuid4().hex[:8]}"
+
+
+def pulled(items: list[Pulled | Rejected]) -> list[Change]:
+    assert all(isinstance(i, Pulled) for i in items), items
+    return [i.change for i in items if isinstance(i, Pulled)]
+
+
+def raw(hub: Any, role: str) -> psycopg.Connection[Any]:
+    """A member's own psycopg session, as a member could open one outside Enyal."""
+    return psycopg.connect(hub.url(role), autocommit=True)
+
+
+# -- the schema ----------------------------------------------------------------------
+
+
+def test_init_schema_is_idempotent_and_two_machines_may_run_it_at_once(pg_hub: Any) -> None:
+    pg_hub.new_database("concurrent")
+    urls = [pg_hub.url("enyal_hub", database="concurrent")] * 2
+    start = threading.Barrier(2)
+    results: list[int | BaseException] = []
+
+    def init(url: str) -> None:
+        link = PgLink(url)
+        start.wait()
+        try:
+            results.append(link.init_schema())
+        except BaseException as e:
+            results.append(e)
+        finally:
+            link.close()
+
+    threads = [threading.Thread(target=init, args=(u,)) for u in urls]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == [schema.VERSION, schema.VERSION]
+    # Again, and by a member (who may not create anything): nothing to do, the version.
+    for role in ("enyal_hub", "alice"):
+        with closing(PgLink(pg_hub.url(role, database="concurrent"))) as link:
+            assert link.init_schema() == schema.VERSION
+    with pg_hub.admin("concurrent") as conn:
+        rows = conn.execute(f"SELECT version FROM {schema.SCHEMA}.schema_version").fetchall()
+    assert rows == [(schema.VERSION,)]
+
+
+def test_a_member_cannot_create_the_schema_and_is_told_who_can(pg_hub: Any) -> None:
+    pg_hub.new_database("unmade")
+    with (
+        pytest.raises(HubUnavailable, match=r"role alice .*enyal hub init.* owner role"),
+        closing(PgLink(pg_hub.url("alice", database="unmade"))) as link,
+    ):
+        link.init_schema()
+    with pg_hub.admin("unmade") as conn:
+        assert conn.execute("SELECT to_regnamespace('enyal_hub')").fetchone() == (None,)
+
+
+# -- push and pull -------------------------------------------------------------------
+
+
+def test_push_pull_round_trip_carries_vectors_and_is_idempotent_by_change_id(
+    links: dict[str, PgLink],
+) -> None:
+    alice, bob = links["alice"], links["bob"]
+    space = space_name()
+    alice.join(space)
+    alice.invite(space, "bob")
+    bob.join(space)
+    with closing(PgLink(links["bob"].url)) as bobs_laptop:  # the same role, another machine
+        bobs_laptop.join(space)
+        alice.join(space)
+    sent = [change(space, 1), change(space, 2, vector=False), change(space, 3)]
+    before = bob.head()
+    alice.push(sent)
+    alice.push(sent[:2])  # a retried push: already there, skipped
+    alice.push([sent[2], sent[2]])  # the same change twice in one batch: once
+    got = pulled(bob.pull(before, 100, space=space))
+    assert got == sent
+    assert np.array_equal(
+        np.frombuffer(got[0].vector or b"", "<f4"), np.frombuffer(sent[0].vector or b"", "<f4")
+    )
+    assert bob.head() >= before + 3
+    assert space in bob.spaces() and space in alice.spaces()
+
+
+def test_pull_pages_in_seq_order_from_the_cursor_and_by_space(links: dict[str, PgLink]) -> None:
+    alice = links["alice"]
+    one, two = space_name(), space_name()
+    alice.join(one)
+    alice.join(two)
+    start = alice.head()
+    sent = [change(one if n % 3 else two, n) for n in range(10)]
+    for batch in (sent[:3], sent[3:4], sent[4:]):
+        alice.push(batch)
+    seen: list[Pulled] = []
+    cursor = start
+    while page := alice.pull(cursor, 4):
+        assert len(page) <= 4
+        seen += [p for p in page if isinstance(p, Pulled)]
+        cursor = page[-1].seq
+    seqs = [p.seq for p in seen]
+    assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs)
+    assert [p.change for p in seen] == sent
+    assert pulled(alice.pull(start, 100, space=two)) == [c for c in sent if c.space == two]
+    assert alice.head() == seqs[-1]
+
+
+def test_appends_become_visible_in_seq_order(hub: Any, links: dict[str, PgLink]) -> None:
+    """A slow transaction holding a low seq must not let a later, higher seq be seen
+    first: the puller's cursor would pass the low one for ever."""
+    alice, bob = links["alice"], links["bob"]
+    space = space_name()
+    alice.join(space)
+    alice.invite(space, "bob")
+    bob.join(space)
+    start = bob.head()
+    slow = psycopg.connect(hub.url("alice"))  # a transaction left open mid-push
+    first, second = change(space, 1), change(space, 2)
+    slow.execute(
+        f"INSERT INTO {LOG} (change_id, space, memory_id, clock, device, kind, body, "
+        "vector, model_id) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+        (first.change_id, space, first.memory_id, first.clock, first.device, first.kind,
+         first.body, first.vector, first.model_id),
+    )  # fmt: skip
+    pusher = threading.Thread(target=bob.push, args=([second],))
+    pusher.start()
+    with hub.admin() as admin:
+        waiting = (
+            "SELECT count(*) FROM pg_stat_activity "
+            "WHERE usename = 'bob' AND wait_event_type = 'Lock'"
+        )
+        deadline = time.monotonic() + 10
+        while admin.execute(waiting).fetchone() != (1,):
+            assert time.monotonic() < deadline, "bob's push never waited for alice's"
+            assert pusher.is_alive()
+    with closing(PgLink(hub.url("bob"))) as puller:  # bob's link is busy pushing
+        assert puller.pull(start, 10) == []  # neither is visible yet
+        slow.commit()
+        slow.close()
+        pusher.join()
+        assert pulled(puller.pull(start, 10)) == [first, second]
+
+
+# -- LISTEN/NOTIFY -------------------------------------------------------------------
+
+
+def test_a_push_wakes_another_roles_wait_within_a_second(links: dict[str, PgLink]) -> None:
+    alice, bob = links["alice"], links["bob"]
+    space = space_name()
+    alice.join(space)
+    alice.invite(space, "bob")
+    bob.join(space)
+    # The first wait listens and answers at once: what came before it is to be pulled.
+    assert bob.wait(5) is True
+    assert bob.wait(0.05) is False
+    woke: list[float] = []
+    waiter = threading.Thread(
+        target=lambda: woke.append(time.monotonic()) if bob.wait(10) else None
+    )
+    waiter.start()
+    pushed = time.monotonic()
+    alice.push([change(space, 1)])
+    waiter.join()
+    assert woke and woke[0] - pushed < 1.0
+
+
+# -- row security, as a member sees it through raw SQL -------------------------------
+
+
+def test_row_security_keeps_a_member_to_its_own_spaces(hub: Any, links: dict[str, PgLink]) -> None:
+    alice, bob = links["alice"], links["bob"]
+    private = space_name()
+    alice.join(private)
+    secret = change(private, 1)
+    alice.push([secret])
+    mine = space_name()
+    bob.join(mine)
+    bob.push([change(mine, 2)])
+    as_bob = raw(hub, "bob")
+    try:
+        seen = as_bob.execute(f"SELECT DISTINCT space FROM {LOG}").fetchall()
+        assert (private,) not in seen and (mine,) in seen
+        assert as_bob.execute(f"SELECT count(*) FROM {LOG} WHERE space = %s", (private,)
+                              ).fetchone() == (0,)  # fmt: skip
+        insert = (
+            f"INSERT INTO {LOG} (change_id, space, memory_id, clock, device, kind, body, "
+            "model_id{author}) VALUES (%s, %s, 'm', 1, 'd', 'remember', '\\x7b7d', 'x'{val})"
+        )
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="row-level security"):
+            as_bob.execute(insert.format(author="", val=""), (uuid.uuid4().hex, private))
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="row-level security"):
+            as_bob.execute(
+                insert.format(author=", author", val=", 'alice'"), (uuid.uuid4().hex, mine)
+            )
+        for statement in (
+            f"UPDATE {LOG} SET body = '\\x7b7d'",
+            f"DELETE FROM {LOG}",
+            f"TRUNCATE {LOG}",
+            f"UPDATE {schema.SCHEMA}.members SET role = 'bob'",
+        ):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                as_bob.execute(statement)
+        # Nor can he make himself a member of alice's space, or invite himself into it.
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="row-level security"):
+            as_bob.execute(
+                f"INSERT INTO {schema.SCHEMA}.members (space, role) VALUES (%s, 'bob')",
+                (private,),
+            )
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="row-level security"):
+            as_bob.execute(
+                f"INSERT INTO {schema.SCHEMA}.invites (space, role) VALUES (%s, 'bob')",
+                (private,),
+            )
+    finally:
+        as_bob.close()
+    with pytest.raises(HubUnavailable, match="not invited"):
+        bob.join(private)
+    with pytest.raises(HubUnavailable, match="only a member"):
+        bob.invite(private, "carol")
+    with pytest.raises(HubUnavailable, match="not a member"):
+        bob.push([change(private, 3)])
+    assert bob.pull(0, 10_000, space=private) == []
+    # The owner is no member: FORCEd row security keeps the log from it too.
+    with closing(raw(hub, "enyal_hub")) as as_owner:
+        assert as_owner.execute(f"SELECT count(*) FROM {LOG}").fetchone() == (0,)
+    # What alice wrote is there, once, unchanged, in her name.
+    with hub.admin() as admin:
+        rows = admin.execute(
+            f"SELECT change_id, body, author FROM {LOG} WHERE space = %s", (private,)
+        ).fetchall()
+    assert rows == [(secret.change_id, secret.body, "alice")]
+
+
+# -- malformed rows ------------------------------------------------------------------
+
+
+def test_malformed_rows_come_back_rejected_and_the_rest_still_arrive(
+    hub: Any, links: dict[str, PgLink]
+) -> None:
+    alice = links["alice"]
+    space = space_name()
+    alice.join(space)
+    start = alice.head()
+    good = [change(space, n) for n in range(3)]
+    bad: dict[str, tuple[Any, ...]] = {
+        "body is not JSON": (uuid.uuid4().hex, "remember", b"{not json", b"\0" * 8),
+        "not a JSON object": (uuid.uuid4().hex, "remember", b"[1, 2]", None),
+        "whole float32s": (uuid.uuid4().hex, "remember", b"{}", b"\0" * 5),
+        "change_id": ("not-an-id", "remember", b"{}", None),
+        "kind": (uuid.uuid4().hex, "DROP TABLE", b"{}", None),
+    }
+    alice.push(good[:1])
+    with hub.admin() as admin:  # the superuser, past row security: as a bad hand would
+        for change_id, kind, body, vector in bad.values():
+            admin.execute(
+                f"INSERT INTO {LOG} (change_id, space, memory_id, clock, device, kind, body, "
+                "vector, model_id) VALUES (%s, %s, 'm', 1, 'dev', %s, %s, %s, 'model')",
+                (change_id, space, kind, body, vector),
+            )
+    alice.push(good[1:])
+    items = alice.pull(start, 100)
+    rejected = [i for i in items if isinstance(i, Rejected)]
+    assert [i.change for i in items if isinstance(i, Pulled)] == good
+    assert len(rejected) == len(bad)
+    for reason, item in zip(bad, rejected, strict=True):
+        assert reason in item.reason
+    assert [i.seq for i in items] == sorted(i.seq for i in items)
+
+
+# -- a hub that goes away ------------------------------------------------------------
+
+
+def test_a_hub_that_goes_down_is_unavailable_at_once_and_a_link_reconnects(
+    hub: Any, links: dict[str, PgLink]
+) -> None:
+    alice, bob = links["alice"], links["bob"]
+    space = space_name()
+    alice.join(space)
+    alice.invite(space, "bob")
+    bob.join(space)
+    assert bob.wait(1) is True  # listening
+    waiting: list[BaseException | bool] = []
+
+    def wait() -> None:
+        try:
+            waiting.append(bob.wait(30))
+        except BaseException as e:
+            waiting.append(e)
+
+    waiter = threading.Thread(target=wait)
+    waiter.start()
+    with hub.down():
+        began = time.monotonic()
+        for call in (alice.head, lambda: alice.push([change(space, 1)]), alice.spaces):
+            with pytest.raises(HubUnavailable):
+                call()
+        waiter.join(10)
+        assert not waiter.is_alive(), "a wait outlived its hub"
+        assert isinstance(waiting[0], HubUnavailable)
+        with pytest.raises(HubUnavailable):
+            bob.wait(5)
+        assert time.monotonic() - began < 5
+    # The same links, on the next call: new connections.
+    sent = change(space, 2)
+    start = bob.head()
+    alice.push([sent])
+    assert pulled(bob.pull(start, 10)) == [sent]
+    assert bob.wait(1) is True  # listening again
+
+
+def test_a_pull_across_a_hub_restart_loses_and_repeats_nothing(
+    hub: Any, links: dict[str, PgLink]
+) -> None:
+    alice, bob = links["alice"], links["bob"]
+    space = space_name()
+    alice.join(space)
+    alice.invite(space, "bob")
+    bob.join(space)
+    start = bob.head()
+    sent = [change(space, n) for n in range(30)]
+    alice.push(sent[:20])
+    assert bob.wait(1) is True  # listening
+    first = bob.pull(start, 10)
+    hub.restart()
+    # Both links' connections died with the server: each call reconnects, no error.
+    assert bob.wait(5) is True  # listening again: what was missed is to be pulled
+    alice.push(sent[20:])
+    rest: list[Pulled | Rejected] = []
+    cursor = first[-1].seq
+    while page := bob.pull(cursor, 7):
+        rest += page
+        cursor = page[-1].seq
+    assert pulled(first + rest) == sent
+
+
+def test_a_hub_that_never_answers_or_a_stuck_statement_gives_up_in_time(
+    hub: Any, links: dict[str, PgLink]
+) -> None:
+    # A server that accepts the connection and then says nothing (a hung host, a
+    # half-open network path): connect_timeout ends it.
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        port = silent.getsockname()[1]
+        with closing(
+            PgLink(f"postgresql://alice@127.0.0.1:{port}/enyal", connect_timeout=1)
+        ) as link:
+            began = time.monotonic()
+            with pytest.raises(HubUnavailable, match="timeout"):
+                link.head()
+            assert time.monotonic() - began < 4
+    # A push stuck behind a lock nobody releases: statement_timeout ends it, and nothing
+    # of it is in the log.
+    space = space_name()
+    links["alice"].join(space)
+    start = links["alice"].head()
+    with hub.admin() as admin, closing(PgLink(hub.url("alice"), statement_timeout_ms=300)) as link:
+        admin.execute("SELECT pg_advisory_lock(%s)", (schema.APPEND_LOCK,))
+        began = time.monotonic()
+        with pytest.raises(HubUnavailable, match="statement timeout"):
+            link.push([change(space, 1)])
+        assert time.monotonic() - began < 4
+        admin.execute("SELECT pg_advisory_unlock(%s)", (schema.APPEND_LOCK,))
+        assert link.pull(start, 10, space=space) == []
+
+
+def test_no_password_shows_in_a_url_repr_or_error(hub: Any) -> None:
+    password = hub.passwords["alice"]
+    url = hub.url("alice", tcp=True).replace("alice@", f"alice:{password}@")
+    assert url_has_password(url) and not url_has_password(hub.url("alice"))
+    link = PgLink(url)
+    try:
+        assert link.spaces() is not None  # the password in the URL works
+        shown = [repr(link), link.url, redacted(url)]
+        with hub.down():
+            with pytest.raises(HubUnavailable) as down:
+                link.head()
+            shown.append(str(down.value))
+    finally:
+        link.close()
+    wrong = url.replace(password, "Wr0ngPassw0rd")
+    with (
+        pytest.raises(HubUnavailable, match="password authentication failed") as refused,
+        closing(PgLink(wrong)) as link,
+    ):
+        link.head()
+    shown.append(str(refused.value))
+    for form in (
+        f"host=127.0.0.1 user=alice password={password} dbname=enyal",
+        f"postgresql://127.0.0.1/enyal?user=alice&password={password}",
+    ):
+        assert url_has_password(form)
+        shown.append(redacted(form))
+    assert not any(password in s for s in shown), shown
+    assert not any("Wr0ngPassw0rd" in s for s in shown), shown
+    assert all("***" in s for s in shown[:3])
+
+
+def test_without_psycopg_a_link_says_what_to_install(
+    hub: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Not a mock of Enyal: the import the `hub` extra provides is made to fail, as on a
+    # machine without it.
+    monkeypatch.setitem(sys.modules, "psycopg", None)
+    with pytest.raises(HubUnavailable, match=r"enyal\[hub\]"):
+        PgLink(hub.url("alice"))

@@ -1,0 +1,298 @@
+"""Three daemons (three homes, three roles: alice, bob, carol) replicating through one
+real PostgreSQL hub (issue 28): the throwaway cluster of tests/conftest.py `pg_hub`, the
+real `enyal` executable for the hub's commands, real daemons on real sockets. One
+cluster and one trio of daemons serve the module; each test works in a space of its
+own, so the tests do not depend on one another's order.
+
+The daemons' clocks are skewed by hours from the start (bob's 3 h ahead, carol's 5 h
+behind): every test runs under the skew, and one shows it changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import threading
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import CliResult, run_cli, start_daemon, wait_for
+from daemon_support import ACCESS_FIELDS, RunningDaemon, StderrDrain, isolated_env
+from enyal_daemon.hub.link import PgLink
+from harnesslib.store import export_edges, export_entries
+
+ROLES = ("alice", "bob", "carol")
+SKEW = {"alice": 0.0, "bob": 3 * 3600.0, "carol": -5 * 3600.0}
+# Each home's own: how often and when it was read or confirmed, and when it expires.
+LOCAL_FIELDS = (*ACCESS_FIELDS, "confirmed_at", "confirm_count", "expires_at")
+
+
+@dataclass
+class Member:
+    role: str
+    home: Path
+    cache: Path
+    daemon: RunningDaemon
+
+    def env(self) -> dict[str, str]:
+        return {**isolated_env(self.home), "ENYAL_CACHE_DIR": str(self.cache)}
+
+    def enyal(self, *args: str) -> CliResult:
+        return run_cli(*args, env=self.env())
+
+    def ok(self, *args: str) -> Any:
+        r = self.enyal(*args, "--json")
+        assert r.code == 0, r.err
+        return r.json()
+
+    def call(self, method: str, params: dict[str, Any] | None = None) -> Any:
+        return self.daemon.call(method, params or {})
+
+    def status(self) -> dict[str, Any]:
+        result: dict[str, Any] = self.call("hub.status")
+        return result
+
+    def start(self) -> None:
+        d = start_daemon(env=self.env(), clocked=True)
+        self.daemon = RunningDaemon(d, StderrDrain(d))
+
+
+@dataclass
+class Trio:
+    hub: Any  # the PgCluster
+    members: list[Member]
+
+    def space(self) -> str:
+        """A new space all three joined: alice makes it and invites the others."""
+        name = f"t-{uuid.uuid4().hex[:8]}"
+        a = self.members[0]
+        assert a.ok("hub", "join", name)["changed"] is True
+        for m in self.members[1:]:
+            a.ok("hub", "invite", name, m.role)
+            m.ok("hub", "join", name)
+        return name
+
+
+def launch(home: Path, cache: Path, role: str) -> Member:
+    d = start_daemon(env={**isolated_env(home), "ENYAL_CACHE_DIR": str(cache)}, clocked=True)
+    assert d.clock is not None
+    d.clock.advance(SKEW[role])
+    return Member(role, home, cache, RunningDaemon(d, StderrDrain(d)))
+
+
+@pytest.fixture(scope="module")
+def trio(
+    pg_hub: Any, tmp_path_factory: pytest.TempPathFactory, model_cache: Path
+) -> Iterator[Trio]:
+    owner = PgLink(pg_hub.url("enyal_hub"))  # the admin's one `enyal hub init`, as owner
+    owner.init_schema()
+    owner.close()
+    base = tmp_path_factory.mktemp("hub")
+    members = [launch(base / role, model_cache, role) for role in ROLES]
+    try:
+        for m in members:
+            r = m.ok("hub", "init", pg_hub.url(m.role))
+            assert r["url"] == pg_hub.url(m.role) and len(r["device"]) == 32
+        yield Trio(pg_hub, members)
+        for m in members:
+            assert "Traceback" not in m.daemon.log.text(), m.daemon.log.text()
+    finally:
+        for m in members:
+            m.daemon.stop()
+
+
+def remember(m: Member, text: str, space: str, **kw: Any) -> str:
+    r = m.call("remember", {"content": text, "scope": "global", "space": space, **kw})
+    assert r["action"] == "created", r
+    return str(r["id"])
+
+
+def space_export(m: Member, ids: set[str]) -> tuple[list[dict[str, Any]], list[Any]]:
+    """The memories of `ids` this home holds, as `export` writes them (less what is each
+    home's own), and the edges between them by their ends (an edge's id is the home's)."""
+    entries = [
+        {k: v for k, v in e.items() if k not in LOCAL_FIELDS}
+        for e in export_entries(m.call)
+        if e["id"] in ids
+    ]
+    edges = sorted(
+        (e["source_id"], e["target_id"], e["edge_type"])
+        for e in export_edges(m.call)
+        if e["source_id"] in ids and e["target_id"] in ids
+    )
+    return sorted(entries, key=lambda e: str(e["id"])), edges
+
+
+def settled(trio: Trio) -> bool:
+    for m in trio.members:
+        s = m.status()
+        if s["outbox"] != 0 or s["lag"] != 0 or not s["connected"]:
+            return False
+    return True
+
+
+def converge(trio: Trio, ids: set[str], timeout: float = 60) -> tuple[list[Any], list[Any]]:
+    """Wait until every outbox is empty, every cursor at the hub's head and the three
+    exports of `ids` are one; returns it."""
+    last: list[Any] = []
+
+    def same() -> bool:
+        if not settled(trio):
+            return False
+        last[:] = [space_export(m, ids) for m in trio.members]
+        return last[0] == last[1] == last[2]
+
+    wait_for(same, timeout, what=f"convergence (last exports: {json.dumps(last)[:2000]})")
+    return last[0]
+
+
+def test_the_hub_commands_refuse_a_password_and_report_status(trio: Trio) -> None:
+    a = trio.members[0]
+    r = a.enyal("hub", "init", "postgresql://alice:hunter2@127.0.0.1/enyal")
+    assert r.code == 2 and "pgpass" in r.err and "hunter2" not in r.err + r.out
+    st = a.ok("hub", "status")
+    assert st["configured"] and "hunter2" not in json.dumps(st)
+    r = a.enyal("remember", "Nowhere yet.", "--space", "never-joined")
+    assert r.code == 2 and "hub join never-joined" in r.err
+    assert a.enyal("hub", "join", "bad space!").code == 2  # a usage error: nothing sent
+    text = a.enyal("hub", "status")
+    assert text.code == 0 and "hub: postgresql://alice@" in text.out and "lag:" in text.out
+    space = trio.space()
+    wait_for(lambda: settled(trio), what="the three at the hub's head")
+    doctor = {c["name"]: c for c in a.ok("doctor")["checks"]}
+    assert doctor["hub"]["status"] == "ok" and space in doctor["hub"]["detail"], doctor["hub"]
+
+
+def test_three_daemons_converge_after_a_mixed_workload(trio: Trio) -> None:
+    a, b, c = trio.members
+    space = trio.space()
+    x = remember(a, "The service mesh is Linkerd.", space)
+    y = remember(b, "On-call rotates every Monday at 10:00.", space)
+    z = remember(c, "Feature branches are squashed on merge.", space)
+    gone = remember(a, "A memory to delete for good.", space)
+    converge(trio, {x, y, z, gone})
+    b.call("update", {"id": x, "content": "The service mesh is Istio now."})
+    c.call("link", {"source_id": x, "target_id": y, "edge_type": "relates_to"})
+    converge(trio, {x, y, z, gone})
+    a.call("forget", {"id": y})
+    w = remember(b, "The service mesh is Cilium's, replacing Istio.", space, supersedes=[x])
+    c.call("forget", {"id": gone, "hard": True})
+    converge(trio, {x, y, z, gone, w})
+    c.call("restore", {"id": y})
+    b.call("unlink", {"source_id": x, "target_id": y, "edge_type": "relates_to"})
+    entries, edges = converge(trio, {x, y, z, gone, w})
+
+    assert [e["id"] for e in entries] == sorted([x, y, z, w])  # `gone` gone everywhere
+    by_id = {e["id"]: e for e in entries}
+    assert by_id[x]["content"] == "The service mesh is Istio now."
+    assert by_id[y]["is_deprecated"] is False
+    assert (w, x, "supersedes") in edges and (x, y, "relates_to") not in edges
+    for m in trio.members:
+        assert m.ok("hub", "status")["spaces"] and m.status()["refused"] == 0
+
+
+def test_a_kill_9_in_mid_push_loses_nothing_acknowledged_and_applies_nothing_twice(
+    trio: Trio,
+) -> None:
+    a, b, c = trio.members
+    space = trio.space()
+    # Acknowledged writes, then SIGKILL while the worker is pushing them (it pushes
+    # within a quarter second of each write: some are on the hub, some only in the
+    # outbox, one batch possibly pushed but not yet dropped from it).
+    ids = {remember(a, f"Acknowledged before the crash, number {i}.", space) for i in range(12)}
+    assert a.daemon.stop(signal.SIGKILL) == -signal.SIGKILL
+    a.start()
+    entries, _ = converge(trio, ids)
+    assert {e["id"] for e in entries} == ids
+    for m in (b, c):  # each applied once: one version each, none a second "created"
+        for i in sorted(ids):
+            history = m.call("history", {"id": i})
+            assert [v["change_type"] for v in history["versions"]] == ["created"], history
+    with trio.hub.admin() as conn:
+        rows = conn.execute(
+            "SELECT count(*), count(DISTINCT memory_id) FROM enyal_hub.log WHERE space = %s",
+            (space,),
+        ).fetchone()
+    assert rows == (12, 12)  # one change per memory reached the hub, none twice
+
+
+def test_the_hub_restarted_and_down_for_a_while_the_outboxes_drain_and_converge(
+    trio: Trio,
+) -> None:
+    space = trio.space()
+    ids: set[str] = set()
+    ids |= {remember(m, f"Before the restart, from {m.role}.", space) for m in trio.members}
+    trio.hub.restart()  # mid-sync: the workers' connections are cut
+    ids |= {remember(m, f"Right after the restart, from {m.role}.", space) for m in trio.members}
+    # Down for 3 s, not 30: the suite's time budget; a longer outage only waits longer
+    # (the worker's backoff tops out at 30 s), the behaviour is the same.
+    restart = trio.hub.stop_for(3.0)
+    try:
+        for i in range(2):
+            ids |= {
+                remember(m, f"During the outage {i}, from {m.role}.", space) for m in trio.members
+            }
+        wait_for(
+            lambda: all(m.status()["last_error"] for m in trio.members),
+            what="the outage in every status",
+        )
+        assert all(m.status()["outbox"] >= 2 for m in trio.members)
+        assert all(not m.status()["connected"] for m in trio.members)
+    finally:
+        restart.join()
+    entries, _ = converge(trio, ids, timeout=90)
+    assert {e["id"] for e in entries} == ids and len(ids) == 12
+
+
+def test_clock_skew_of_hours_between_daemons_changes_nothing(trio: Trio) -> None:
+    a, b, c = trio.members
+    space = trio.space()
+    x = remember(a, "Secrets live in Vault.", space)
+    converge(trio, {x})
+    # carol's clock is 5 h behind alice's and bob's, but she edits after seeing theirs:
+    # hers is the later version everywhere (a wall clock would have kept alice's).
+    c.call("update", {"id": x, "content": "Secrets live in AWS Secrets Manager."})
+    entries, _ = converge(trio, {x})
+    assert entries[0]["content"] == "Secrets live in AWS Secrets Manager."
+    b.call("update", {"id": x, "importance": 5})
+    entries, _ = converge(trio, {x})
+    assert entries[0]["importance"] == 5
+    assert entries[0]["content"] == "Secrets live in AWS Secrets Manager."
+    assert all(m.call("review", {"kind": "shared"})["shared"] == [] for m in trio.members)
+
+
+def test_a_malformed_row_in_the_hub_is_reported_and_the_rest_applied(trio: Trio) -> None:
+    a, b = trio.members[:2]
+    space = trio.space()
+    before = b.status()["refused"]
+    with trio.hub.admin() as conn:  # a row no Enyal wrote: bypasses every check
+        conn.execute(
+            "INSERT INTO enyal_hub.log (change_id, space, memory_id, clock, device, kind, "
+            "body, model_id) VALUES (%s, %s, 'm-1', 1, 'd', 'put', %s, 'x')",
+            (uuid.uuid4().hex, space, b'{"state": "not a state"}'),
+        )
+    x = remember(a, "Applied although a bad row came before it.", space)
+    entries, _ = converge(trio, {x})
+    assert [e["id"] for e in entries] == [x]
+    st = b.status()
+    assert st["refused"] == before + 1 and "hub row" in (st["last_error"] or "")
+    text = b.enyal("hub", "status").out
+    assert "last error: hub row" in text
+
+
+def test_reads_never_wait_for_the_hub(trio: Trio) -> None:
+    a = trio.members[0]
+    space = trio.space()
+    x = remember(a, "Recall answers while the hub is down.", space)
+    stopped = threading.Event()
+    with trio.hub.down():
+        stopped.set()
+        hits = a.call("recall", {"query": "recall while the hub is down", "scope": "global"})
+        assert x in [h["id"] for h in hits["results"]]
+        assert a.call("hub.status")["configured"]
+    assert stopped.is_set()
