@@ -334,3 +334,38 @@ def test_the_worker_thread_pushes_pulls_and_backs_off_while_the_hub_is_down(
     st = membership.status(b, p.HubStatusParams())
     assert [s.space for s in st.spaces] == [SPACE] and st.spaces[0].memories == 4
     assert state(a) == state(b)
+
+
+def test_a_project_rule_puts_the_projects_memories_into_the_space(
+    reps: Replicas, tmp_path: Path
+) -> None:
+    a, b = reps.make("a"), reps.make("b")
+    project = tmp_path / "app"
+    (project / ".git").mkdir(parents=True)
+    (project / "src").mkdir()
+    with pytest.raises(InvalidValue, match="not a member"):
+        membership.rule(a, p.HubRuleParams(project=str(project), space="other"))
+    r = membership.rule(a, p.HubRuleParams(project=str(project), space=SPACE))
+    assert membership.status(a, p.HubStatusParams()).rules == {r.project: SPACE}
+    cwd = str(project / "src")
+    x = memories.remember(a, p.RememberParams(content="Use ruff for linting.", cwd=cwd)).id
+    f = memories.remember(
+        a,
+        p.RememberParams(
+            content="This module is generated.", scope="file", scope_path="gen.py", cwd=cwd
+        ),
+    ).id
+    mine = memories.remember(a, p.RememberParams(content="I like tabs.", scope="global")).id
+    sync(reps.hub, a, b)
+    assert {i for i in (x, f, mine) if entries.get(b.reader(), i) is not None} == {x, f}
+    row = entries.get(b.reader(), x)
+    assert row is not None and row.scope_path == r.project  # the key: the same on every machine
+
+
+def test_the_mcp_remember_tool_takes_a_space() -> None:
+    from enyal_client.mcp.schemas import object_schema
+    from enyal_client.mcp.tools import TOOLS
+
+    spec = next(t for t in TOOLS if t.name == "enyal_remember")
+    schema = object_schema(spec.params_type, spec.filled)
+    assert "space" in schema["properties"]
