@@ -369,3 +369,29 @@ def test_the_mcp_remember_tool_takes_a_space() -> None:
     spec = next(t for t in TOOLS if t.name == "enyal_remember")
     schema = object_schema(spec.params_type, spec.filled)
     assert "space" in schema["properties"]
+
+
+def test_a_space_joined_late_is_caught_up_below_the_cursor(reps: Replicas) -> None:
+    from conftest import wait_for
+
+    a = reps.make("a")
+    x = remember(a, "Written before carol could see the space.")
+    sync(reps.hub, a)
+    # carol's role reads another space meanwhile: her cursor passes x's row unseen.
+    reps.hub.link("carol").join("other")
+    reps.hub.members["team"].add("other")
+    a.write(lambda tx: rows.join(tx.conn, "other", NOW.isoformat()))
+    later = memories.remember(
+        a, p.RememberParams(content="In the other space.", scope="global", space="other")
+    ).id
+    sync(reps.hub, a)
+    c = reps.make("c", join=False)
+    replica_of(c).connect = lambda url: reps.hub.link("carol")
+    c.write(lambda tx: rows.put(tx.conn, "url", "postgresql://carol@localhost/enyal"))
+    membership.join(c, p.HubJoinParams(space="other"))
+    wait_for(lambda: entries.get(c.reader(), later) is not None, what="the other space")
+    assert int(rows.get(c.reader(), "cursor") or 0) == len(reps.hub.log)
+    assert entries.get(c.reader(), x) is None  # not hers to see yet
+    membership.join(c, p.HubJoinParams(space=SPACE))
+    wait_for(lambda: entries.get(c.reader(), x) is not None, what="the space caught up")
+    wait_for(lambda: rows.catching_up(c.reader()) == {}, what="the catch-up done")

@@ -54,6 +54,17 @@ def drop(conn: apsw.Connection, key: str) -> None:
     conn.execute("DELETE FROM hub_state WHERE key = ?", (key,))
 
 
+CATCHUP = "catchup:"  # + a space just joined: how far its own rows below the cursor are read
+
+
+def catching_up(conn: apsw.Connection) -> dict[str, int]:
+    """space -> its catch-up position, for each space joined and not yet caught up."""
+    cur = conn.execute(
+        "SELECT key, value FROM hub_state WHERE key LIKE ? ORDER BY key", (CATCHUP + "%",)
+    )
+    return {k[len(CATCHUP) :]: int(v) for k, v in cur}
+
+
 def device(conn: apsw.Connection) -> str:
     """This home's device id: random, made on first use and kept (a copy of the database
     moved to another machine is the same device; that is what a restore is)."""

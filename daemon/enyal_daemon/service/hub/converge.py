@@ -61,6 +61,10 @@ def _prepare(engine: Engine, item: Pulled | Rejected) -> Ready:
     if isinstance(item, Rejected):
         return Ready(item.seq, refused=f"hub row {item.seq}: {item.reason}")
     c = item.change
+    if rows.applied(engine.reader(), c.change_id):
+        # Ours coming back, or a pull again from an earlier position: nothing to check or
+        # embed (an old version's text would be embedded for nothing). apply skips it.
+        return Ready(item.seq, c)
     try:
         if not c.memory_id or len(c.memory_id) > MAX_ID or "\x00" in c.memory_id:
             raise ValueError(f"bad memory id {c.memory_id[:MAX_ID]!r}")
@@ -110,9 +114,16 @@ def _vectors(engine: Engine, c: Change, text: str) -> Embedding:
     return engine.embed_memory(text)
 
 
-def apply(engine: Engine, capture: Capture, ready: Sequence[Ready], cursor: int) -> list[str]:
-    """Apply a pulled batch and move the cursor to `cursor`, in one transaction. Returns
-    what was refused or quarantined (for `hub status`)."""
+def apply(
+    engine: Engine,
+    capture: Capture,
+    ready: Sequence[Ready],
+    cursor: int,
+    key: str = "cursor",
+) -> list[str]:
+    """Apply a pulled batch and move the cursor (`key` in hub_state: the log's, or a
+    space's catching up) to `cursor`, in one transaction. Returns what was refused or
+    quarantined (for `hub status`)."""
 
     def job(tx: Tx) -> list[str]:
         capture.silence(tx)
@@ -134,7 +145,7 @@ def apply(engine: Engine, capture: Capture, ready: Sequence[Ready], cursor: int)
                     f"hub row {r.seq}: memory {r.change.memory_id} quarantined "
                     f"({', '.join(r.flags)})"
                 )
-        rows.put(tx.conn, "cursor", str(cursor))
+        rows.put(tx.conn, key, str(cursor))
         return problems
 
     return engine.write(job)

@@ -72,9 +72,9 @@ def join(engine: Engine, params: p.HubJoinParams) -> p.HubJoinResult:
         if params.space in rows.spaces(tx.conn):
             return False
         rows.join(tx.conn, params.space, engine.clock.now_iso())
-        # The space's changes before now were not ours to see: the log is read again from
-        # its start (what was applied already is skipped by change id).
-        rows.put(tx.conn, "cursor", "0")
+        # The space's rows below the cursor were not ours to see: they are read, that
+        # space's alone, from the start up to the cursor (the worker's catch-up).
+        rows.put(tx.conn, rows.CATCHUP + params.space, "0")
         return True
 
     changed = engine.write(job)

@@ -123,6 +123,9 @@ class Worker:
 
     def _pull(self, link: HubLink) -> bool:
         n, problems = pull(self.engine, self.capture, link)
+        for space in rows.catching_up(self.engine.reader()):
+            caught, refused = catch_up(self.engine, self.capture, link, space)
+            n, problems = max(n, caught), problems + refused
         self.progress.head = link.head()
         self.progress.last_pull = self.engine.clock.now_iso()
         self.progress.applied += n - len(problems)
@@ -171,3 +174,21 @@ def pull(engine: Engine, capture: Capture, link: HubLink) -> tuple[int, list[str
         return 0, []
     ready = converge.prepare(engine, pulled)
     return len(pulled), converge.apply(engine, capture, ready, pulled[-1].seq)
+
+
+def catch_up(engine: Engine, capture: Capture, link: HubLink, space: str) -> tuple[int, list[str]]:
+    """One batch of a space just joined, from its catch-up position up to the cursor:
+    (rows pulled, what was refused). Its position goes once it reaches the cursor (what
+    lies beyond, the ordinary pull brings)."""
+    conn = engine.reader()
+    key = rows.CATCHUP + space
+    after = int(rows.get(conn, key) or 0)
+    cursor = int(rows.get(conn, "cursor") or 0)
+    pulled = (
+        [r for r in link.pull(after, BATCH, space) if r.seq <= cursor] if after < cursor else []
+    )
+    if not pulled:
+        engine.write(lambda tx: rows.drop(tx.conn, key))
+        return 0, []
+    ready = converge.prepare(engine, pulled)
+    return len(pulled), converge.apply(engine, capture, ready, pulled[-1].seq, key)
