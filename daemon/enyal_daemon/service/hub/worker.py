@@ -5,10 +5,10 @@ Push: the outbox's oldest changes, in order; a batch leaves the outbox only afte
 `push` returned (committed on the hub), so a crash in between pushes it again and the
 hub skips it by change id. Pull: after the cursor, applied with the cursor's advance
 in one transaction (converge.py). Between rounds it waits on the hub's announcement
-(LISTEN/NOTIFY through `HubLink.wait`), whose short timeout is also the polling
-fallback and how soon a local write is pushed. The hub unreachable: the error is kept
-for `hub status`, and the worker backs off, doubling to BACKOFF_MAX; nothing else waits
-for it. It never raises out of its loop: a daemon must not die of its hub.
+(LISTEN/NOTIFY through `HubLink.wait`) in short slices, between which it looks for a
+local write to push; with nothing announced it pulls every POLL seconds anyway. The
+hub unreachable: the error is kept for `hub status`, and the worker backs off, doubling
+to BACKOFF_MAX; nothing else waits for it. It never raises out of its loop: a daemon must not die of its hub.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -29,7 +30,8 @@ from .capture import Capture
 log = logging.getLogger(__name__)
 
 BATCH = 256  # changes per push or pull round
-WAIT = 0.25  # seconds on the hub's announcement before looking again (and pushing)
+WAIT = 0.05  # seconds on the hub's announcement at a time: how soon a local write is seen
+POLL = 5.0  # seconds between pulls when nothing is announced (LISTEN lost: a pooler)
 BACKOFF_FIRST = 0.5
 BACKOFF_MAX = 30.0
 
@@ -99,11 +101,15 @@ class Worker:
         self._close()
 
     def _idle(self) -> None:
-        if self._wake.is_set():
-            self._wake.clear()
-            return
+        """Until a local write wakes it, the hub announces a change, POLL passes, or stop."""
         assert self._link is not None
-        self._link.wait(WAIT)
+        since = time.monotonic()
+        while not self._stop.is_set():
+            if self._wake.is_set():
+                self._wake.clear()
+                return
+            if self._link.wait(WAIT) or time.monotonic() - since >= POLL:
+                return
 
     def _round(self) -> bool:
         """One push and one pull; whether there is more to do at once."""
