@@ -8,7 +8,8 @@ in one transaction (converge.py). Between rounds it waits on the hub's announcem
 (LISTEN/NOTIFY through `HubLink.wait`) in short slices, between which it looks for a
 local write to push; with nothing announced it pulls every POLL seconds anyway. The
 hub unreachable: the error is kept for `hub status`, and the worker backs off, doubling
-to BACKOFF_MAX; nothing else waits for it. It never raises out of its loop: a daemon must not die of its hub.
+to BACKOFF_MAX; nothing else waits for it. It never raises out of its loop: a daemon
+must not die of its hub.
 """
 
 from __future__ import annotations
