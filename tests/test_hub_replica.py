@@ -263,7 +263,8 @@ def test_clock_skew_of_hours_between_daemons_changes_nothing(trio: Trio) -> None
     entries, _ = converge(trio, {x})
     assert entries[0]["importance"] == 5
     assert entries[0]["content"] == "Secrets live in AWS Secrets Manager."
-    assert all(m.call("review", {"kind": "shared"})["shared"] == [] for m in trio.members)
+    for m in trio.members:  # one edit after another: no conflict
+        assert x not in [s["id"] for s in m.call("review", {"kind": "shared"})["shared"]]
 
 
 def test_a_malformed_row_in_the_hub_is_reported_and_the_rest_applied(trio: Trio) -> None:
@@ -296,3 +297,24 @@ def test_reads_never_wait_for_the_hub(trio: Trio) -> None:
         assert x in [h["id"] for h in hits["results"]]
         assert a.call("hub.status")["configured"]
     assert stopped.is_set()
+
+
+def test_a_concurrent_edit_keeps_both_versions_and_is_listed_for_review(trio: Trio) -> None:
+    a, b, c = trio.members
+    space = trio.space()
+    x = remember(a, "The release train leaves every second Thursday.", space)
+    converge(trio, {x})
+    with trio.hub.down():  # neither sees the other's edit before making its own
+        a.call("update", {"id": x, "content": "The release train leaves every Thursday."})
+        b.call("update", {"id": x, "content": "The release train leaves every Friday."})
+    entries, _ = converge(trio, {x}, timeout=90)
+    assert entries[0]["content"] in (
+        "The release train leaves every Thursday.",
+        "The release train leaves every Friday.",
+    )
+    for m in (a, b):  # each saw the other's version arrive: both flag it
+        shared = m.call("review", {"kind": "shared"})["shared"]
+        assert [(s["id"], s["file"]) for s in shared] == [(x, f"hub:{space}")], shared
+    c.call("update", {"id": x, "importance": 4})  # an edit after seeing the winner
+    entries, _ = converge(trio, {x})
+    assert entries[0]["importance"] == 4
