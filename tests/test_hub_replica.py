@@ -201,14 +201,28 @@ def test_a_kill_9_in_mid_push_loses_nothing_acknowledged_and_applies_nothing_twi
 ) -> None:
     a, b, c = trio.members
     space = trio.space()
-    # Acknowledged writes, then SIGKILL while the worker is pushing them (it pushes
-    # within a quarter second of each write: some are on the hub, some only in the
-    # outbox, one batch possibly pushed but not yet dropped from it).
-    ids = {remember(a, f"Acknowledged before the crash, number {i}.", space) for i in range(12)}
-    assert a.daemon.stop(signal.SIGKILL) == -signal.SIGKILL
+    first = {remember(a, f"Pushed before the crash, number {i}.", space) for i in range(4)}
+    converge(trio, first)
+    # The hub's log held by a lock (as a slow hub would): alice's next push is sent and
+    # waits inside PostgreSQL, and she is killed there, in mid-push.
+    with trio.hub.admin() as lock:
+        lock.execute("BEGIN")
+        lock.execute("LOCK TABLE enyal_hub.log IN EXCLUSIVE MODE")
+        ids = {remember(a, f"Acknowledged before the crash, number {i}.", space) for i in range(8)}
+
+        def pushing() -> bool:
+            row = lock.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE usename = 'alice' "
+                "AND wait_event_type = 'Lock' AND query LIKE 'INSERT%%'"
+            ).fetchone()
+            return bool(row and row[0])
+
+        wait_for(pushing, what="alice's push waiting on the hub")
+        assert a.daemon.stop(signal.SIGKILL) == -signal.SIGKILL
+        lock.execute("ROLLBACK")
     a.start()
-    entries, _ = converge(trio, ids)
-    assert {e["id"] for e in entries} == ids
+    entries, _ = converge(trio, first | ids)
+    assert {e["id"] for e in entries} == first | ids  # every acknowledged write
     for m in (b, c):  # each applied once: one version each, none a second "created"
         for i in sorted(ids):
             history = m.call("history", {"id": i})
