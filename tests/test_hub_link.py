@@ -4,6 +4,7 @@ sees it through raw SQL, malformed rows, and a hub that goes away and comes back
 
 from __future__ import annotations
 
+import socket
 import sys
 import threading
 import time
@@ -275,6 +276,9 @@ def test_row_security_keeps_a_member_to_its_own_spaces(hub: Any, links: dict[str
     with pytest.raises(HubUnavailable, match="not a member"):
         bob.push([change(private, 3)])
     assert bob.pull(0, 10_000, space=private) == []
+    # The owner is no member: FORCEd row security keeps the log from it too.
+    with closing(raw(hub, "enyal_hub")) as as_owner:
+        assert as_owner.execute(f"SELECT count(*) FROM {LOG}").fetchone() == (0,)
     # What alice wrote is there, once, unchanged, in her name.
     with hub.admin() as admin:
         rows = admin.execute(
@@ -358,6 +362,62 @@ def test_a_hub_that_goes_down_is_unavailable_at_once_and_a_link_reconnects(
     alice.push([sent])
     assert pulled(bob.pull(start, 10)) == [sent]
     assert bob.wait(1) is True  # listening again
+
+
+def test_a_pull_across_a_hub_restart_loses_and_repeats_nothing(
+    hub: Any, links: dict[str, PgLink]
+) -> None:
+    alice, bob = links["alice"], links["bob"]
+    space = space_name()
+    alice.join(space)
+    alice.invite(space, "bob")
+    bob.join(space)
+    start = bob.head()
+    sent = [change(space, n) for n in range(30)]
+    alice.push(sent[:20])
+    assert bob.wait(1) is True  # listening
+    first = bob.pull(start, 10)
+    hub.restart()
+    # Both links' connections died with the server: each call reconnects, no error.
+    assert bob.wait(5) is True  # listening again: what was missed is to be pulled
+    alice.push(sent[20:])
+    rest: list[Pulled | Rejected] = []
+    cursor = first[-1].seq
+    while page := bob.pull(cursor, 7):
+        rest += page
+        cursor = page[-1].seq
+    assert pulled(first + rest) == sent
+
+
+def test_a_hub_that_never_answers_or_a_stuck_statement_gives_up_in_time(
+    hub: Any, links: dict[str, PgLink]
+) -> None:
+    # A server that accepts the connection and then says nothing (a hung host, a
+    # half-open network path): connect_timeout ends it.
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        port = silent.getsockname()[1]
+        with closing(
+            PgLink(f"postgresql://alice@127.0.0.1:{port}/enyal", connect_timeout=1)
+        ) as link:
+            began = time.monotonic()
+            with pytest.raises(HubUnavailable, match="timeout"):
+                link.head()
+            assert time.monotonic() - began < 4
+    # A push stuck behind a lock nobody releases: statement_timeout ends it, and nothing
+    # of it is in the log.
+    space = space_name()
+    links["alice"].join(space)
+    start = links["alice"].head()
+    with hub.admin() as admin, closing(PgLink(hub.url("alice"), statement_timeout_ms=300)) as link:
+        admin.execute("SELECT pg_advisory_lock(%s)", (schema.APPEND_LOCK,))
+        began = time.monotonic()
+        with pytest.raises(HubUnavailable, match="statement timeout"):
+            link.push([change(space, 1)])
+        assert time.monotonic() - began < 4
+        admin.execute("SELECT pg_advisory_unlock(%s)", (schema.APPEND_LOCK,))
+        assert link.pull(start, 10, space=space) == []
 
 
 def test_no_password_shows_in_a_url_repr_or_error(hub: Any) -> None:

@@ -20,6 +20,7 @@ from benchlib import (
     s_filters,
     s_hookpaths,
     s_hooks,
+    s_hub,
     s_import,
     s_knn,
     s_memory,
@@ -45,6 +46,7 @@ SECTIONS = (
     "agents",
     "memory",
     "share",
+    "hub",
 )
 COLD_MAX = 100_000  # the per-client server loads the whole store on each start: not at 1M
 # the write, import and RSS goals are set at 100k: writes run at the largest size up to it
@@ -181,6 +183,8 @@ def main(argv: list[str] | None = None) -> int:
                     sections += [("writes", s_writes.run), ("import", s_import.run)]
                 if i == 0:
                     sections.append(("share", s_share.run))  # last: it adds 2,080 memories
+                    # on a PostgreSQL of its own, at its own size: no daemon, no store
+                    sections.append(("hub", lambda c, _d, _n: s_hub.run(c)))
                 for name, section in sections:
                     if name in only:
                         section(ctx, daemon, n)

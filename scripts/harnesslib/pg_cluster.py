@@ -80,8 +80,10 @@ class PgCluster:
         self.bin = found
         self.tcp = tcp
         # Not under pytest's tmp_path: that is private to the running user, and as root
-        # the server runs as `postgres`, which must own its directory.
-        self.root = Path(tempfile.mkdtemp(prefix="enyal-pg-"))
+        # the server runs as `postgres`, which must own its directory and reach it (so
+        # /tmp itself then, whatever TMPDIR says).
+        root_user = os.geteuid() == 0
+        self.root = Path(tempfile.mkdtemp(prefix="enyal-pg-", dir="/tmp" if root_user else None))
         self.data = self.root / "data"
         self.sockets = self.root / "sock"
         self.sockets.mkdir()
@@ -90,7 +92,7 @@ class PgCluster:
         self.port = free_port()
         self.passwords: dict[str, str] = {}
         self._as: list[str] = []
-        if os.geteuid() == 0:
+        if root_user:
             owner = pwd.getpwnam("postgres")  # KeyError: no `postgres` user to run as
             for path in (self.root, self.sockets):
                 os.chown(path, owner.pw_uid, owner.pw_gid)
@@ -130,7 +132,27 @@ class PgCluster:
         )
 
     def start(self) -> None:
-        self._run("pg_ctl", "-D", str(self.data), "-l", str(self.log), "-w", "-t", "60", "start")
+        for attempt in range(3):
+            try:
+                self._run(
+                    "pg_ctl", "-D", str(self.data), "-l", str(self.log), "-w", "-t", "60",
+                    "start",
+                )  # fmt: skip
+                return
+            except subprocess.CalledProcessError:
+                # The free port was taken between free_port() and the server's bind (two
+                # test workers, say): another one, set by a later line of the conf.
+                if not self.tcp or "could not bind" not in self._log_text() or attempt == 2:
+                    raise
+                self.port = free_port()
+                with (self.data / "postgresql.conf").open("a") as f:
+                    f.write(f"port = {self.port}\n")
+
+    def _log_text(self) -> str:
+        try:
+            return self.log.read_text(errors="replace")
+        except OSError:
+            return ""
 
     def stop(self) -> None:
         """Stop at once, as a crash would (no shutdown checkpoint, sessions cut)."""

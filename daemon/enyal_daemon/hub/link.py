@@ -131,9 +131,16 @@ def shape_problem(change: Change) -> str | None:
 class PgLink:
     """A HubLink to the PostgreSQL hub at `url`, as the role the URL names."""
 
-    def __init__(self, url: str, *, statement_timeout_ms: int = STATEMENT_TIMEOUT_MS) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        connect_timeout: int = CONNECT_TIMEOUT,
+        statement_timeout_ms: int = STATEMENT_TIMEOUT_MS,
+    ) -> None:
         self._url = url
         self._password = _password_of(url)
+        self._connect_timeout = connect_timeout  # the URL's own connect_timeout wins
         self._statement_timeout_ms = statement_timeout_ms
         self._conn: psycopg.Connection[Any] | None = None
         self._listen: psycopg.Connection[Any] | None = None
@@ -211,7 +218,8 @@ class PgLink:
         # One statement for the batch (arrays unnested in their order, so seq follows
         # the outbox's order); a change_id already in the log is skipped, which makes a
         # push retried after a lost acknowledgement harmless.
-        arrays = ", ".join(f"%s::{_PG_TYPES.get(name, 'text')}[]" for name in FIELDS)
+        # Binary parameters (%b): a vector goes as its bytes, not as hex text to escape.
+        arrays = ", ".join(f"%b::{_PG_TYPES.get(name, 'text')}[]" for name in FIELDS)
         query = (
             f"INSERT INTO {schema.SCHEMA}.log ({', '.join(FIELDS)}) "
             f"SELECT * FROM unnest({arrays}) ON CONFLICT (change_id) DO NOTHING"
@@ -235,10 +243,11 @@ class PgLink:
 
         def run(conn: psycopg.Connection[Any]) -> list[tuple[Any, ...]]:
             with conn.transaction():
-                return conn.execute(
+                return conn.execute(  # binary rows: bytea arrives as bytes, not hex
                     f"SELECT seq, {', '.join(FIELDS)} FROM {schema.SCHEMA}.log WHERE {where} "
                     "ORDER BY seq LIMIT %s",
                     params,
+                    binary=True,
                 ).fetchall()
 
         return [row_to_change(row) for row in self._call(run)]
@@ -259,23 +268,28 @@ class PgLink:
         space's announcement wakes it (the payload names the space; pulling finds
         nothing new if it is not this role's). With the hub down it raises at once:
         the caller backs off."""
-        fresh = self._listen is None or self._listen.closed
+        if self._listen is not None and not self._listen.closed:
+            try:
+                woke = any(True for _ in self._listen.notifies(timeout=timeout, stop_after=1))
+                if woke:  # the rest of a burst is one wake-up, not several
+                    for _ in self._listen.notifies(timeout=0):
+                        pass
+                return woke
+            except self._psycopg.Error:
+                # The hub restarted or the connection broke: listen again on a new one
+                # (below), and answer True, since what was announced meanwhile was lost.
+                self._drop_listen()
         try:
-            if fresh:
-                self._listen = None
-                listen = self._connect(autocommit=True)
+            listen = self._connect(autocommit=True)
+            try:
                 listen.execute(f"LISTEN {schema.NOTIFY_CHANNEL}")
-                self._listen = listen
-                return True
-            assert self._listen is not None
-            woke = any(True for _ in self._listen.notifies(timeout=timeout, stop_after=1))
-            if woke:  # the rest of a burst is one wake-up, not several
-                for _ in self._listen.notifies(timeout=0):
-                    pass
-            return woke
+            except BaseException:
+                listen.close()
+                raise
         except self._psycopg.Error as e:
-            self._drop_listen()
             raise self._unavailable(e) from None
+        self._listen = listen
+        return True
 
     def close(self) -> None:
         for conn in (self._conn, self._listen):
@@ -287,7 +301,7 @@ class PgLink:
 
     def _connect(self, *, autocommit: bool) -> psycopg.Connection[Any]:
         given = self._psycopg.conninfo.conninfo_to_dict(self._url)
-        defaults: dict[str, Any] = {"connect_timeout": CONNECT_TIMEOUT, **KEEPALIVES}
+        defaults: dict[str, Any] = {"connect_timeout": self._connect_timeout, **KEEPALIVES}
         extra = {k: v for k, v in defaults.items() if k not in given}
         conn: psycopg.Connection[Any] = self._psycopg.connect(
             self._url, autocommit=autocommit, **extra
@@ -308,16 +322,23 @@ class PgLink:
             try:
                 return run(self._connected())
             except (self._psycopg.OperationalError, self._psycopg.InterfaceError):
-                self._drop_conn()
-                if not reused:
-                    raise
+                if not self._lost() or not reused:
+                    raise  # a statement timeout, say: the same again would wait again
                 return run(self._connected())
         except self._psycopg.Error as e:
-            if isinstance(e, self._psycopg.OperationalError | self._psycopg.InterfaceError):
-                self._drop_conn()  # reconnect on the next call
+            self._lost()
             raise self._unavailable(e) from None
         except HubUnavailable as e:
             raise HubUnavailable(_scrub(e.message, self._password)) from None
+
+    def _lost(self) -> bool:
+        """Whether the push/pull connection broke (then dropped: the next call makes a
+        new one). A statement cancelled by its timeout leaves it usable."""
+        conn = self._conn
+        if conn is None or conn.closed or conn.broken:
+            self._drop_conn()
+            return True
+        return False
 
     def _connected(self) -> psycopg.Connection[Any]:
         if self._conn is None or self._conn.closed:
