@@ -332,3 +332,5 @@ def test_a_concurrent_edit_keeps_both_versions_and_is_listed_for_review(trio: Tr
     c.call("update", {"id": x, "importance": 4})  # an edit after seeing the winner
     entries, _ = converge(trio, {x})
     assert entries[0]["importance"] == 4
+    for m in trio.members:  # settles it everywhere
+        assert x not in [s["id"] for s in m.call("review", {"kind": "shared"})["shared"]]

@@ -110,6 +110,8 @@ class Capture:
             conn, member.space, memory_id, version, body.PUT, payload, entries.vector(conn, row.rid)
         )
         rows.set_version(conn, memory_id, member.space, version, member.version, digest)
+        if member.review is not None:  # edited here after both versions were seen: settled
+            rows.set_review(conn, memory_id, None)
         return 1
 
     def _edge(

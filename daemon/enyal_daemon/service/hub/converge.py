@@ -188,6 +188,8 @@ def _put(engine: Engine, tx: Tx, c: Change, r: Ready, put: body.Put, version: ro
             was = body.encode(body.Put(state=body.state_of(row), based=member.based))
             rows.keep_conflict(conn, c.memory_id, member.version, was)
             rows.set_review(conn, c.memory_id, CONCURRENT)
+        elif not concurrent and member.review is not None:
+            rows.set_review(conn, c.memory_id, None)  # made after seeing the winner: settled
     else:
         rows.enrol(conn, c.memory_id, c.space)
     _write_state(engine, tx, c.memory_id, put.state, r)
