@@ -333,6 +333,8 @@ def test_the_worker_thread_pushes_pulls_and_backs_off_while_the_hub_is_down(
     wait_for(lambda: membership.status(a, p.HubStatusParams()).outbox == 0, what="outbox empty")
     st = membership.status(b, p.HubStatusParams())
     assert [s.space for s in st.spaces] == [SPACE] and st.spaces[0].memories == 4
+    # Kept in the store too, for the status after a restart.
+    assert rows.get(a.reader(), "last_push") and rows.get(b.reader(), "last_pull")
     assert state(a) == state(b)
 
 

@@ -146,6 +146,7 @@ def apply(
                     f"({', '.join(r.flags)})"
                 )
         rows.put(tx.conn, key, str(cursor))
+        rows.put(tx.conn, "last_pull", engine.clock.now_iso())  # last pull that brought any
         return problems
 
     return engine.write(job)

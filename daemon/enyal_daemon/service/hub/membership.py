@@ -186,6 +186,6 @@ def status(engine: Engine, params: p.HubStatusParams) -> p.HubStatusResult:
         refused=progress.refused,
         last_error=progress.last_error or rows.get(conn, "last_error"),
         last_error_at=progress.last_error_at,
-        last_push=progress.last_push,
-        last_pull=progress.last_pull,
+        last_push=progress.last_push or rows.get(conn, "last_push"),
+        last_pull=progress.last_pull or rows.get(conn, "last_pull"),
     )

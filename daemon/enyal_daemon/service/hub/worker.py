@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from ...errors import EnyalError, HubUnavailable
 from ...hub.change import Change, HubLink
 from ...store import hub as rows
+from ...store.writer import Tx
 from ..core.engine import Engine
 from . import converge
 from .capture import Capture
@@ -169,7 +170,13 @@ def push(engine: Engine, link: HubLink) -> int:
         return 0
     link.push([Change(*change) for _, change in batch])
     upto = batch[-1][0]
-    engine.write(lambda tx: rows.pushed(tx.conn, upto))  # only now: the hub has them
+    now = engine.clock.now_iso()
+
+    def job(tx: Tx) -> None:
+        rows.pushed(tx.conn, upto)  # only now: the hub has them
+        rows.put(tx.conn, "last_push", now)  # kept for status across restarts
+
+    engine.write(job)
     return len(batch)
 
 
