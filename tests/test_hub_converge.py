@@ -22,7 +22,7 @@ from enyal_daemon.service.core.engine import Engine
 from enyal_daemon.service.files.sharing import CONCURRENT
 from enyal_daemon.service.hub import body, membership, worker
 from enyal_daemon.service.hub.replica import replica_of
-from enyal_daemon.service.memory import graph, memories
+from enyal_daemon.service.memory import consolidation, graph, memories
 from enyal_daemon.service.rules.clock import SetClock
 from enyal_daemon.service.upkeep import health
 from enyal_daemon.store import entries, versions
@@ -397,3 +397,20 @@ def test_a_space_joined_late_is_caught_up_below_the_cursor(reps: Replicas) -> No
     membership.join(c, p.HubJoinParams(space=SPACE))
     wait_for(lambda: entries.get(c.reader(), x) is not None, what="the space caught up")
     wait_for(lambda: rows.catching_up(c.reader()) == {}, what="the catch-up done")
+
+
+def test_a_consolidation_in_a_space_moves_its_edges_on_every_replica(reps: Replicas) -> None:
+    """Consolidation moves edges without a note of each (store/graph.py repoint): the
+    capture reads a touched memory's edges, so the others hear of them anyway."""
+    a, b = reps.make("a"), reps.make("b")
+    keep = remember(a, "The project uses pytest for all tests.", importance=4)
+    dup = remember(a, "The project uses pytest for all of its tests.")
+    deploy = remember(a, "Deploys go out on Friday afternoons.")
+    graph.link(a, p.LinkParams(source_id=deploy, target_id=dup, edge_type="depends_on"))
+    sync(reps.hub, a, b)
+    assert state(a) == state(b)
+    r = consolidation.consolidate(a, p.ConsolidateParams(dry_run=False, scope="global"))
+    assert r.merged == 1
+    sync(reps.hub, a, b)
+    assert (deploy, keep, "depends_on") in state(a)["edges"]
+    assert state(b) == state(a)
