@@ -243,6 +243,9 @@ def test_a_change_is_captured_in_the_same_transaction_and_only_for_a_space(
         memories.remember(a, p.RememberParams(content="Elsewhere.", scope="global", space="other"))
     shared = membership.share(a, p.ShareParams(id=remember_local.id, space=SPACE))
     assert shared.changed and rows.depth(a.reader()) == 2
+    assert memories.get(a, p.GetParams(id=x)).space == SPACE
+    other = memories.remember(a, p.RememberParams(content="Not shared.", scope="global")).id
+    assert "space" not in msgspec.to_builtins(memories.get(a, p.GetParams(id=other)))
 
 
 def test_a_pull_twice_applies_nothing_twice_and_bad_rows_are_reported(

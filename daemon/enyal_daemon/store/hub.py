@@ -187,6 +187,11 @@ def space_counts(conn: apsw.Connection) -> dict[str, int]:
     return {s: n for s, n in cur}
 
 
+def spaces_of(conn: apsw.Connection, ids: Sequence[str]) -> dict[str, str]:
+    """memory id -> its space, for those of `ids` that are in one."""
+    return {i: m.space for i in ids if (m := member(conn, i)) is not None}
+
+
 def members_of(conn: apsw.Connection, space: str) -> list[str]:
     cur = conn.execute(
         "SELECT memory_id FROM hub_memories WHERE space = ? ORDER BY memory_id", (space,)

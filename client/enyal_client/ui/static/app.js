@@ -345,6 +345,7 @@
         field("importance", String(e.importance)),
         field("tags", e.tags.join(", ")),
         field("written by", e.written_by),
+        field("team space", e.space),
         field("source", [e.source_type, e.source_ref].filter(Boolean).join(" ")),
         field("created", e.created_at),
         field("updated", e.updated_at),

@@ -155,6 +155,14 @@ def share(engine: Engine, params: p.ShareParams) -> p.ShareResult:
     return p.ShareResult(id=entry_id, shared=True, changed=changed, file=None)
 
 
+def annotate(engine: Engine, found: list[p.Entry]) -> None:
+    """Each entry's space, where it is in one (`get`)."""
+    spaces = rows.spaces_of(engine.reader(), [e.id for e in found])
+    for e in found:
+        if e.id in spaces:
+            e.space = spaces[e.id]
+
+
 def problems(engine: Engine, limit: int) -> list[p.SharedProblem]:
     """What review lists of the hub: memories edited concurrently on two devices."""
     return [
