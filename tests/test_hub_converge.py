@@ -417,3 +417,34 @@ def test_a_consolidation_in_a_space_moves_its_edges_on_every_replica(reps: Repli
     sync(reps.hub, a, b)
     assert (deploy, keep, "depends_on") in state(a)["edges"]
     assert state(b) == state(a)
+
+
+def test_a_link_that_fails_unexpectedly_never_stops_the_worker(reps: Replicas) -> None:
+    from conftest import wait_for
+
+    a, b = reps.make("a", join=False), reps.make("b", join=False)
+    for e in (a, b):
+        membership.init(e, p.HubInitParams(url="postgresql://me@localhost/enyal"))
+        membership.join(e, p.HubJoinParams(space=SPACE))
+    broken = {"on": True}
+    real_push = reps.hub.link().push
+
+    class Flaky:  # a bug of the link's, not an outage: not HubUnavailable
+        def __getattr__(self, name: str) -> Any:
+            return getattr(reps.hub.link(), name)
+
+        def push(self, changes: Any) -> None:
+            if broken["on"]:
+                raise RuntimeError("a bug in the link")
+            real_push(changes)
+
+    replica_of(a).connect = lambda url: Flaky()  # type: ignore[assignment,return-value]
+    replica_of(a).restart()
+    x = remember(a, "Kept in the outbox while the link is broken.")
+    wait_for(
+        lambda: "RuntimeError" in (membership.status(a, p.HubStatusParams()).last_error or ""),
+        what="the bug in a's status",
+    )
+    assert membership.status(a, p.HubStatusParams()).outbox == 1
+    broken["on"] = False
+    wait_for(lambda: entries.get(b.reader(), x) is not None, what="pushed once the link works")
