@@ -22,7 +22,7 @@ from enyal_daemon.service.core.engine import Engine
 from enyal_daemon.service.files.sharing import CONCURRENT
 from enyal_daemon.service.hub import body, membership, worker
 from enyal_daemon.service.hub.replica import replica_of
-from enyal_daemon.service.memory import graph, memories
+from enyal_daemon.service.memory import consolidation, graph, memories
 from enyal_daemon.service.rules.clock import SetClock
 from enyal_daemon.service.upkeep import health
 from enyal_daemon.store import entries, versions
@@ -171,11 +171,11 @@ def test_concurrent_edits_keep_both_versions_and_flag_the_memory_for_review(
             "Code review needs one approval.",
             "Code review needs three approvals.",
         }
-    # An edit made after seeing the winner is not a conflict.
+    # An edit made after seeing the winner is no conflict, and settles the one there was.
     memories.update(b, p.UpdateParams(id=x, content="Code review needs two approvals again."))
     sync(reps.hub, a, b)
     assert state(a) == state(b)
-    assert len(rows.to_review(a.reader(), 10)) == 1  # still the first pair, nothing new
+    assert rows.to_review(a.reader(), 10) == [] and rows.to_review(b.reader(), 10) == []
 
 
 def test_a_hard_delete_wins_over_a_concurrent_later_edit_and_keeps_winning(
@@ -243,6 +243,9 @@ def test_a_change_is_captured_in_the_same_transaction_and_only_for_a_space(
         memories.remember(a, p.RememberParams(content="Elsewhere.", scope="global", space="other"))
     shared = membership.share(a, p.ShareParams(id=remember_local.id, space=SPACE))
     assert shared.changed and rows.depth(a.reader()) == 2
+    assert memories.get(a, p.GetParams(id=x)).space == SPACE
+    other = memories.remember(a, p.RememberParams(content="Not shared.", scope="global")).id
+    assert "space" not in msgspec.to_builtins(memories.get(a, p.GetParams(id=other)))
 
 
 def test_a_pull_twice_applies_nothing_twice_and_bad_rows_are_reported(
@@ -333,4 +336,115 @@ def test_the_worker_thread_pushes_pulls_and_backs_off_while_the_hub_is_down(
     wait_for(lambda: membership.status(a, p.HubStatusParams()).outbox == 0, what="outbox empty")
     st = membership.status(b, p.HubStatusParams())
     assert [s.space for s in st.spaces] == [SPACE] and st.spaces[0].memories == 4
+    # Kept in the store too, for the status after a restart.
+    assert rows.get(a.reader(), "last_push") and rows.get(b.reader(), "last_pull")
     assert state(a) == state(b)
+
+
+def test_a_project_rule_puts_the_projects_memories_into_the_space(
+    reps: Replicas, tmp_path: Path
+) -> None:
+    a, b = reps.make("a"), reps.make("b")
+    project = tmp_path / "app"
+    (project / ".git").mkdir(parents=True)
+    (project / "src").mkdir()
+    with pytest.raises(InvalidValue, match="not a member"):
+        membership.rule(a, p.HubRuleParams(project=str(project), space="other"))
+    r = membership.rule(a, p.HubRuleParams(project=str(project), space=SPACE))
+    assert membership.status(a, p.HubStatusParams()).rules == {r.project: SPACE}
+    cwd = str(project / "src")
+    x = memories.remember(a, p.RememberParams(content="Use ruff for linting.", cwd=cwd)).id
+    f = memories.remember(
+        a,
+        p.RememberParams(
+            content="This module is generated.", scope="file", scope_path="gen.py", cwd=cwd
+        ),
+    ).id
+    mine = memories.remember(a, p.RememberParams(content="I like tabs.", scope="global")).id
+    sync(reps.hub, a, b)
+    assert {i for i in (x, f, mine) if entries.get(b.reader(), i) is not None} == {x, f}
+    row = entries.get(b.reader(), x)
+    assert row is not None and row.scope_path == r.project  # the key: the same on every machine
+
+
+def test_the_mcp_remember_tool_takes_a_space() -> None:
+    from enyal_client.mcp.schemas import object_schema
+    from enyal_client.mcp.tools import TOOLS
+
+    spec = next(t for t in TOOLS if t.name == "enyal_remember")
+    schema = object_schema(spec.params_type, spec.filled)
+    assert "space" in schema["properties"]
+
+
+def test_a_space_joined_late_is_caught_up_below_the_cursor(reps: Replicas) -> None:
+    from conftest import wait_for
+
+    a = reps.make("a")
+    x = remember(a, "Written before carol could see the space.")
+    sync(reps.hub, a)
+    # carol's role reads another space meanwhile: her cursor passes x's row unseen.
+    reps.hub.link("carol").join("other")
+    reps.hub.members["team"].add("other")
+    a.write(lambda tx: rows.join(tx.conn, "other", NOW.isoformat()))
+    later = memories.remember(
+        a, p.RememberParams(content="In the other space.", scope="global", space="other")
+    ).id
+    sync(reps.hub, a)
+    c = reps.make("c", join=False)
+    replica_of(c).connect = lambda url: reps.hub.link("carol")
+    c.write(lambda tx: rows.put(tx.conn, "url", "postgresql://carol@localhost/enyal"))
+    membership.join(c, p.HubJoinParams(space="other"))
+    wait_for(lambda: entries.get(c.reader(), later) is not None, what="the other space")
+    assert int(rows.get(c.reader(), "cursor") or 0) == len(reps.hub.log)
+    assert entries.get(c.reader(), x) is None  # not hers to see yet
+    membership.join(c, p.HubJoinParams(space=SPACE))
+    wait_for(lambda: entries.get(c.reader(), x) is not None, what="the space caught up")
+    wait_for(lambda: rows.catching_up(c.reader()) == {}, what="the catch-up done")
+
+
+def test_a_consolidation_in_a_space_moves_its_edges_on_every_replica(reps: Replicas) -> None:
+    """Consolidation moves edges without a note of each (store/graph.py repoint): the
+    capture reads a touched memory's edges, so the others hear of them anyway."""
+    a, b = reps.make("a"), reps.make("b")
+    keep = remember(a, "The project uses pytest for all tests.", importance=4)
+    dup = remember(a, "The project uses pytest for all of its tests.")
+    deploy = remember(a, "Deploys go out on Friday afternoons.")
+    graph.link(a, p.LinkParams(source_id=deploy, target_id=dup, edge_type="depends_on"))
+    sync(reps.hub, a, b)
+    assert state(a) == state(b)
+    r = consolidation.consolidate(a, p.ConsolidateParams(dry_run=False, scope="global"))
+    assert r.merged == 1
+    sync(reps.hub, a, b)
+    assert (deploy, keep, "depends_on") in state(a)["edges"]
+    assert state(b) == state(a)
+
+
+def test_a_link_that_fails_unexpectedly_never_stops_the_worker(reps: Replicas) -> None:
+    from conftest import wait_for
+
+    a, b = reps.make("a", join=False), reps.make("b", join=False)
+    for e in (a, b):
+        membership.init(e, p.HubInitParams(url="postgresql://me@localhost/enyal"))
+        membership.join(e, p.HubJoinParams(space=SPACE))
+    broken = {"on": True}
+    real_push = reps.hub.link().push
+
+    class Flaky:  # a bug of the link's, not an outage: not HubUnavailable
+        def __getattr__(self, name: str) -> Any:
+            return getattr(reps.hub.link(), name)
+
+        def push(self, changes: Any) -> None:
+            if broken["on"]:
+                raise RuntimeError("a bug in the link")
+            real_push(changes)
+
+    replica_of(a).connect = lambda url: Flaky()  # type: ignore[assignment,return-value]
+    replica_of(a).restart()
+    x = remember(a, "Kept in the outbox while the link is broken.")
+    wait_for(
+        lambda: "RuntimeError" in (membership.status(a, p.HubStatusParams()).last_error or ""),
+        what="the bug in a's status",
+    )
+    assert membership.status(a, p.HubStatusParams()).outbox == 1
+    broken["on"] = False
+    wait_for(lambda: entries.get(b.reader(), x) is not None, what="pushed once the link works")

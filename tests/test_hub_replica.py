@@ -201,14 +201,28 @@ def test_a_kill_9_in_mid_push_loses_nothing_acknowledged_and_applies_nothing_twi
 ) -> None:
     a, b, c = trio.members
     space = trio.space()
-    # Acknowledged writes, then SIGKILL while the worker is pushing them (it pushes
-    # within a quarter second of each write: some are on the hub, some only in the
-    # outbox, one batch possibly pushed but not yet dropped from it).
-    ids = {remember(a, f"Acknowledged before the crash, number {i}.", space) for i in range(12)}
-    assert a.daemon.stop(signal.SIGKILL) == -signal.SIGKILL
+    first = {remember(a, f"Pushed before the crash, number {i}.", space) for i in range(4)}
+    converge(trio, first)
+    # The hub's log held by a lock (as a slow hub would): alice's next push is sent and
+    # waits inside PostgreSQL, and she is killed there, in mid-push.
+    with trio.hub.admin() as lock:
+        lock.execute("BEGIN")
+        lock.execute("LOCK TABLE enyal_hub.log IN EXCLUSIVE MODE")
+        ids = {remember(a, f"Acknowledged before the crash, number {i}.", space) for i in range(8)}
+
+        def pushing() -> bool:
+            row = lock.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE usename = 'alice' "
+                "AND wait_event_type = 'Lock' AND query LIKE 'INSERT%%'"
+            ).fetchone()
+            return bool(row and row[0])
+
+        wait_for(pushing, what="alice's push waiting on the hub")
+        assert a.daemon.stop(signal.SIGKILL) == -signal.SIGKILL
+        lock.execute("ROLLBACK")
     a.start()
-    entries, _ = converge(trio, ids)
-    assert {e["id"] for e in entries} == ids
+    entries, _ = converge(trio, first | ids)
+    assert {e["id"] for e in entries} == first | ids  # every acknowledged write
     for m in (b, c):  # each applied once: one version each, none a second "created"
         for i in sorted(ids):
             history = m.call("history", {"id": i})
@@ -263,7 +277,8 @@ def test_clock_skew_of_hours_between_daemons_changes_nothing(trio: Trio) -> None
     entries, _ = converge(trio, {x})
     assert entries[0]["importance"] == 5
     assert entries[0]["content"] == "Secrets live in AWS Secrets Manager."
-    assert all(m.call("review", {"kind": "shared"})["shared"] == [] for m in trio.members)
+    for m in trio.members:  # one edit after another: no conflict
+        assert x not in [s["id"] for s in m.call("review", {"kind": "shared"})["shared"]]
 
 
 def test_a_malformed_row_in_the_hub_is_reported_and_the_rest_applied(trio: Trio) -> None:
@@ -296,3 +311,26 @@ def test_reads_never_wait_for_the_hub(trio: Trio) -> None:
         assert x in [h["id"] for h in hits["results"]]
         assert a.call("hub.status")["configured"]
     assert stopped.is_set()
+
+
+def test_a_concurrent_edit_keeps_both_versions_and_is_listed_for_review(trio: Trio) -> None:
+    a, b, c = trio.members
+    space = trio.space()
+    x = remember(a, "The release train leaves every second Thursday.", space)
+    converge(trio, {x})
+    with trio.hub.down():  # neither sees the other's edit before making its own
+        a.call("update", {"id": x, "content": "The release train leaves every Thursday."})
+        b.call("update", {"id": x, "content": "The release train leaves every Friday."})
+    entries, _ = converge(trio, {x}, timeout=90)
+    assert entries[0]["content"] in (
+        "The release train leaves every Thursday.",
+        "The release train leaves every Friday.",
+    )
+    for m in (a, b):  # each saw the other's version arrive: both flag it
+        shared = m.call("review", {"kind": "shared"})["shared"]
+        assert [(s["id"], s["file"]) for s in shared] == [(x, f"hub:{space}")], shared
+    c.call("update", {"id": x, "importance": 4})  # an edit after seeing the winner
+    entries, _ = converge(trio, {x})
+    assert entries[0]["importance"] == 4
+    for m in trio.members:  # settles it everywhere
+        assert x not in [s["id"] for s in m.call("review", {"kind": "shared"})["shared"]]

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # What the hand-written lists held when the flags replaced them.
 UI_READS = {"recall", "list", "get", "history", "edges", "traverse", "impact", "health"}
-UI_READS |= {"review", "stats", "task_list"}
+UI_READS |= {"review", "stats", "task_list", "hub.status"}
 UI_WRITES = {"forget": {"id"}, "restore": {"id", "version"}, "confirm": {"id"}}
 MCP_READ_ONLY = {"recall", "recall_by_scope", "get", "recall_batch", "list", "stats", "edges"}
 MCP_READ_ONLY |= {"traverse", "impact", "history", "health", "review", "analytics", "task_list"}

@@ -236,6 +236,13 @@ def test_the_token_signs_in_with_a_strict_http_only_cookie(ui: Ui) -> None:
     assert send(ui, "GET", "/api/stats", {"X-Enyal-Token": ui.token}).status == 200
 
 
+def test_the_page_reads_the_hub_status(ui: Ui) -> None:
+    """The health view's team-hub line reads hub.status (read-only, so a GET)."""
+    r = send(ui, "GET", "/api/hub.status", signed_in(ui))
+    assert r.status == 200 and r.json()["configured"] is False
+    assert b"hub.status" in send(ui, "GET", "/app.js", signed_in(ui)).body
+
+
 def test_another_host_name_is_refused_even_with_the_token(ui: Ui) -> None:
     for host in (
         f"evil.example:{ui.port}",  # DNS rebinding: the attacker's name, our address

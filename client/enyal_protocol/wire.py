@@ -108,6 +108,8 @@ class Entry(Struct, kw_only=True):
     # A mirror of a chunk of an indexed file (`index`): update refuses it; edit the file.
     read_only: bool | UnsetType = UNSET
     indexed_from: str | UnsetType = UNSET
+    # get only: the team hub's space it is shared into (hub.join), when it is.
+    space: str | UnsetType = UNSET
 
 
 class Hit(Entry, kw_only=True):

@@ -85,6 +85,7 @@ OFFERED = WRITE_PARAMS.keys() | {
     "review",
     "stats",
     "task_list",
+    "hub.status",
 }
 READS = frozenset(name for name in OFFERED if not p.METHODS[name].writes)
 # A write offered without its params fails here, at import, rather than open a door.

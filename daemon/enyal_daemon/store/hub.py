@@ -54,6 +54,17 @@ def drop(conn: apsw.Connection, key: str) -> None:
     conn.execute("DELETE FROM hub_state WHERE key = ?", (key,))
 
 
+CATCHUP = "catchup:"  # + a space just joined: how far its own rows below the cursor are read
+
+
+def catching_up(conn: apsw.Connection) -> dict[str, int]:
+    """space -> its catch-up position, for each space joined and not yet caught up."""
+    cur = conn.execute(
+        "SELECT key, value FROM hub_state WHERE key LIKE ? ORDER BY key", (CATCHUP + "%",)
+    )
+    return {k[len(CATCHUP) :]: int(v) for k, v in cur}
+
+
 def device(conn: apsw.Connection) -> str:
     """This home's device id: random, made on first use and kept (a copy of the database
     moved to another machine is the same device; that is what a restore is)."""
@@ -174,6 +185,11 @@ def space_counts(conn: apsw.Connection) -> dict[str, int]:
         "ON e.id = m.memory_id GROUP BY m.space"
     )
     return {s: n for s, n in cur}
+
+
+def spaces_of(conn: apsw.Connection, ids: Sequence[str]) -> dict[str, str]:
+    """memory id -> its space, for those of `ids` that are in one."""
+    return {i: m.space for i in ids if (m := member(conn, i)) is not None}
 
 
 def members_of(conn: apsw.Connection, space: str) -> list[str]:

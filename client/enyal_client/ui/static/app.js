@@ -345,6 +345,7 @@
         field("importance", String(e.importance)),
         field("tags", e.tags.join(", ")),
         field("written by", e.written_by),
+        field("team space", e.space),
         field("source", [e.source_type, e.source_ref].filter(Boolean).join(" ")),
         field("created", e.created_at),
         field("updated", e.updated_at),
@@ -578,11 +579,22 @@
   // --- health and review ---------------------------------------------------------------------
 
   async function healthView() {
-    const [health, review, stats] = await Promise.all([
+    const [health, review, stats, hub] = await Promise.all([
       read("health", {}),
       read("review", { kind: "all", limit: 50 }),
       read("stats", {}),
+      read("hub.status", {}).catch(() => null), // an older daemon has no hub: no line
     ]);
+    const hubLine = hub && hub.configured
+      ? h(
+          "p",
+          { class: "quiet", id: "hub-status" },
+          `Team hub ${hub.url} (${hub.connected ? "connected" : "not connected"}): `,
+          `spaces ${hub.spaces.map((s) => `${s.space} (${s.memories})`).join(", ") || "none"}; `,
+          `lag ${hub.lag === null ? "unknown" : hub.lag}, outbox ${hub.outbox}, conflicts ${hub.conflicts}`,
+          hub.last_error ? `; last error: ${hub.last_error}` : ""
+        )
+      : null;
     const count = (label, n) => h("div", { class: "count" }, h("span", { class: "n" }, String(n)), h("span", {}, label));
     const list = (title, entries, why) =>
       entries.length
@@ -606,6 +618,7 @@
         `${stats.total} memories (${stats.deprecated} forgotten); `,
         Object.entries(stats.by_type).map(([t, n]) => `${t} ${n}`).join(", ")
       ),
+      hubLine,
       h("h2", {}, "To review"),
       list("Stale", review.stale, "unused and decayed: confirm or forget"),
       list("In conflict", review.conflicted, "linked by conflicts_with"),

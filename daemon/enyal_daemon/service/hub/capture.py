@@ -21,7 +21,7 @@ import msgspec
 from enyal_protocol.projects import within
 
 from ...hub.change import Change
-from ...store import entries
+from ...store import entries, graph
 from ...store import hub as rows
 from ...store.rows import EntryRow
 from ...store.writer import Tx
@@ -80,6 +80,8 @@ class Capture:
             made += self._memory(conn, memory_id)
         for source, target, edge_type, present in pending.edges:
             made += self._edge(conn, source, target, edge_type, present)
+        for memory_id in pending.ids:
+            made += self._edges_of(conn, memory_id)
         if made and self.wake is not None:
             tx.after_commit.append(self.wake)
 
@@ -110,7 +112,23 @@ class Capture:
             conn, member.space, memory_id, version, body.PUT, payload, entries.vector(conn, row.rid)
         )
         rows.set_version(conn, memory_id, member.space, version, member.version, digest)
+        if member.review is not None:  # edited here after both versions were seen: settled
+            rows.set_review(conn, memory_id, None)
         return 1
+
+    def _edges_of(self, conn: apsw.Connection, memory_id: str) -> int:
+        """A touched memory's edges against those last sent or applied: not every edge
+        write is noted on its own (consolidation repoints edges in one UPDATE, a delete
+        cascades), so the difference is what changed."""
+        if rows.member(conn, memory_id) is None:
+            return 0
+        now = {
+            (e.source_id, e.target_id, e.edge_type)
+            for e in graph.touching(conn, [memory_id], "both")
+        }
+        sent = set(rows.edges_present(conn, memory_id))
+        made = sum(self._edge(conn, *key, True) for key in sorted(now - sent))
+        return made + sum(self._edge(conn, *key, False) for key in sorted(sent - now))
 
     def _edge(
         self, conn: apsw.Connection, source: str, target: str, edge_type: str, present: bool

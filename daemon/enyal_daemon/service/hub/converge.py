@@ -61,6 +61,10 @@ def _prepare(engine: Engine, item: Pulled | Rejected) -> Ready:
     if isinstance(item, Rejected):
         return Ready(item.seq, refused=f"hub row {item.seq}: {item.reason}")
     c = item.change
+    if rows.applied(engine.reader(), c.change_id):
+        # Ours coming back, or a pull again from an earlier position: nothing to check or
+        # embed (an old version's text would be embedded for nothing). apply skips it.
+        return Ready(item.seq, c)
     try:
         if not c.memory_id or len(c.memory_id) > MAX_ID or "\x00" in c.memory_id:
             raise ValueError(f"bad memory id {c.memory_id[:MAX_ID]!r}")
@@ -110,9 +114,16 @@ def _vectors(engine: Engine, c: Change, text: str) -> Embedding:
     return engine.embed_memory(text)
 
 
-def apply(engine: Engine, capture: Capture, ready: Sequence[Ready], cursor: int) -> list[str]:
-    """Apply a pulled batch and move the cursor to `cursor`, in one transaction. Returns
-    what was refused or quarantined (for `hub status`)."""
+def apply(
+    engine: Engine,
+    capture: Capture,
+    ready: Sequence[Ready],
+    cursor: int,
+    key: str = "cursor",
+) -> list[str]:
+    """Apply a pulled batch and move the cursor (`key` in hub_state: the log's, or a
+    space's catching up) to `cursor`, in one transaction. Returns what was refused or
+    quarantined (for `hub status`)."""
 
     def job(tx: Tx) -> list[str]:
         capture.silence(tx)
@@ -134,7 +145,8 @@ def apply(engine: Engine, capture: Capture, ready: Sequence[Ready], cursor: int)
                     f"hub row {r.seq}: memory {r.change.memory_id} quarantined "
                     f"({', '.join(r.flags)})"
                 )
-        rows.put(tx.conn, "cursor", str(cursor))
+        rows.put(tx.conn, key, str(cursor))
+        rows.put(tx.conn, "last_pull", engine.clock.now_iso())  # last pull that brought any
         return problems
 
     return engine.write(job)
@@ -177,6 +189,8 @@ def _put(engine: Engine, tx: Tx, c: Change, r: Ready, put: body.Put, version: ro
             was = body.encode(body.Put(state=body.state_of(row), based=member.based))
             rows.keep_conflict(conn, c.memory_id, member.version, was)
             rows.set_review(conn, c.memory_id, CONCURRENT)
+        elif not concurrent and member.review is not None:
+            rows.set_review(conn, c.memory_id, None)  # made after seeing the winner: settled
     else:
         rows.enrol(conn, c.memory_id, c.space)
     _write_state(engine, tx, c.memory_id, put.state, r)

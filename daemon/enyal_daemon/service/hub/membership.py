@@ -72,9 +72,9 @@ def join(engine: Engine, params: p.HubJoinParams) -> p.HubJoinResult:
         if params.space in rows.spaces(tx.conn):
             return False
         rows.join(tx.conn, params.space, engine.clock.now_iso())
-        # The space's changes before now were not ours to see: the log is read again from
-        # its start (what was applied already is skipped by change id).
-        rows.put(tx.conn, "cursor", "0")
+        # The space's rows below the cursor were not ours to see: they are read, that
+        # space's alone, from the start up to the cursor (the worker's catch-up).
+        rows.put(tx.conn, rows.CATCHUP + params.space, "0")
         return True
 
     changed = engine.write(job)
@@ -155,6 +155,14 @@ def share(engine: Engine, params: p.ShareParams) -> p.ShareResult:
     return p.ShareResult(id=entry_id, shared=True, changed=changed, file=None)
 
 
+def annotate(engine: Engine, found: list[p.Entry]) -> None:
+    """Each entry's space, where it is in one (`get`)."""
+    spaces = rows.spaces_of(engine.reader(), [e.id for e in found])
+    for e in found:
+        if e.id in spaces:
+            e.space = spaces[e.id]
+
+
 def problems(engine: Engine, limit: int) -> list[p.SharedProblem]:
     """What review lists of the hub: memories edited concurrently on two devices."""
     return [
@@ -186,6 +194,6 @@ def status(engine: Engine, params: p.HubStatusParams) -> p.HubStatusResult:
         refused=progress.refused,
         last_error=progress.last_error or rows.get(conn, "last_error"),
         last_error_at=progress.last_error_at,
-        last_push=progress.last_push,
-        last_pull=progress.last_pull,
+        last_push=progress.last_push or rows.get(conn, "last_push"),
+        last_pull=progress.last_pull or rows.get(conn, "last_pull"),
     )

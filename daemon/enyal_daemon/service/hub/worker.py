@@ -5,10 +5,11 @@ Push: the outbox's oldest changes, in order; a batch leaves the outbox only afte
 `push` returned (committed on the hub), so a crash in between pushes it again and the
 hub skips it by change id. Pull: after the cursor, applied with the cursor's advance
 in one transaction (converge.py). Between rounds it waits on the hub's announcement
-(LISTEN/NOTIFY through `HubLink.wait`), whose short timeout is also the polling
-fallback and how soon a local write is pushed. The hub unreachable: the error is kept
-for `hub status`, and the worker backs off, doubling to BACKOFF_MAX; nothing else waits
-for it. It never raises out of its loop: a daemon must not die of its hub.
+(LISTEN/NOTIFY through `HubLink.wait`) in short slices, between which it looks for a
+local write to push; with nothing announced it pulls every POLL seconds anyway. The
+hub unreachable: the error is kept for `hub status`, and the worker backs off, doubling
+to BACKOFF_MAX; nothing else waits for it. It never raises out of its loop: a daemon
+must not die of its hub.
 """
 
 from __future__ import annotations
@@ -16,12 +17,14 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from ...errors import EnyalError, HubUnavailable
 from ...hub.change import Change, HubLink
 from ...store import hub as rows
+from ...store.writer import Tx
 from ..core.engine import Engine
 from . import converge
 from .capture import Capture
@@ -29,7 +32,8 @@ from .capture import Capture
 log = logging.getLogger(__name__)
 
 BATCH = 256  # changes per push or pull round
-WAIT = 0.25  # seconds on the hub's announcement before looking again (and pushing)
+WAIT = 0.05  # seconds on the hub's announcement at a time: how soon a local write is seen
+POLL = 5.0  # seconds between pulls when nothing is announced (LISTEN lost: a pooler)
 BACKOFF_FIRST = 0.5
 BACKOFF_MAX = 30.0
 
@@ -99,11 +103,15 @@ class Worker:
         self._close()
 
     def _idle(self) -> None:
-        if self._wake.is_set():
-            self._wake.clear()
-            return
+        """Until a local write wakes it, the hub announces a change, POLL passes, or stop."""
         assert self._link is not None
-        self._link.wait(WAIT)
+        since = time.monotonic()
+        while not self._stop.is_set():
+            if self._wake.is_set():
+                self._wake.clear()
+                return
+            if self._link.wait(WAIT) or time.monotonic() - since >= POLL:
+                return
 
     def _round(self) -> bool:
         """One push and one pull; whether there is more to do at once."""
@@ -123,6 +131,9 @@ class Worker:
 
     def _pull(self, link: HubLink) -> bool:
         n, problems = pull(self.engine, self.capture, link)
+        for space in rows.catching_up(self.engine.reader()):
+            caught, refused = catch_up(self.engine, self.capture, link, space)
+            n, problems = max(n, caught), problems + refused
         self.progress.head = link.head()
         self.progress.last_pull = self.engine.clock.now_iso()
         self.progress.applied += n - len(problems)
@@ -159,7 +170,13 @@ def push(engine: Engine, link: HubLink) -> int:
         return 0
     link.push([Change(*change) for _, change in batch])
     upto = batch[-1][0]
-    engine.write(lambda tx: rows.pushed(tx.conn, upto))  # only now: the hub has them
+    now = engine.clock.now_iso()
+
+    def job(tx: Tx) -> None:
+        rows.pushed(tx.conn, upto)  # only now: the hub has them
+        rows.put(tx.conn, "last_push", now)  # kept for status across restarts
+
+    engine.write(job)
     return len(batch)
 
 
@@ -171,3 +188,21 @@ def pull(engine: Engine, capture: Capture, link: HubLink) -> tuple[int, list[str
         return 0, []
     ready = converge.prepare(engine, pulled)
     return len(pulled), converge.apply(engine, capture, ready, pulled[-1].seq)
+
+
+def catch_up(engine: Engine, capture: Capture, link: HubLink, space: str) -> tuple[int, list[str]]:
+    """One batch of a space just joined, from its catch-up position up to the cursor:
+    (rows pulled, what was refused). Its position goes once it reaches the cursor (what
+    lies beyond, the ordinary pull brings)."""
+    conn = engine.reader()
+    key = rows.CATCHUP + space
+    after = int(rows.get(conn, key) or 0)
+    cursor = int(rows.get(conn, "cursor") or 0)
+    pulled = (
+        [r for r in link.pull(after, BATCH, space) if r.seq <= cursor] if after < cursor else []
+    )
+    if not pulled:
+        engine.write(lambda tx: rows.drop(tx.conn, key))
+        return 0, []
+    ready = converge.prepare(engine, pulled)
+    return len(pulled), converge.apply(engine, capture, ready, pulled[-1].seq, key)

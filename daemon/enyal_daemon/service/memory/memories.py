@@ -234,6 +234,7 @@ def _replace_content(
 def get(engine: Engine, params: p.GetParams) -> p.Entry:
     entry = engine.require(params.id).entry()
     sources.annotate(engine, [entry])
+    membership.annotate(engine, [entry])
     engine.bookkeeping.touch([entry.id])  # reading an entry is using it, as a recall hit is
     engine.bookkeeping.event(entry.id, "access")
     return entry
