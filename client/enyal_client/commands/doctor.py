@@ -233,9 +233,12 @@ def check_redaction(configured: bool, status: dict[str, Any] | None) -> Check:
 def check_hub(paths: Paths) -> Check:
     """The team hub as the running daemon sees it (`enyal hub status`): only a daemon
     knows whether its worker reaches the hub, so with none running there is nothing to say."""
-    from ..transport import Connection, try_connect
+    from ..transport import ClientError, Connection, try_connect
 
-    sock = try_connect(paths.socket, timeout=5.0)
+    try:
+        sock = try_connect(paths.socket, timeout=5.0)
+    except (ClientError, OSError):  # the daemon check says why (not a socket, not ours)
+        return Check("hub", "ok", "no daemon to ask: see the daemon check")
     if sock is None:
         return Check("hub", "ok", "the daemon is not running: `enyal hub status` once it is")
     conn = Connection(sock)

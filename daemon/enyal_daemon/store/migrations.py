@@ -572,10 +572,10 @@ def m018_hub(conn: apsw.Connection) -> None:
     to push, in order. hub_applied: change ids applied (or made) here."""
     conn.execute(
         """
-        CREATE TABLE hub_state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-        CREATE TABLE hub_spaces (space TEXT PRIMARY KEY, joined_at TEXT NOT NULL);
-        CREATE TABLE hub_rules (project TEXT PRIMARY KEY, space TEXT NOT NULL);
-        CREATE TABLE hub_memories (
+        CREATE TABLE IF NOT EXISTS hub_state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE IF NOT EXISTS hub_spaces (space TEXT PRIMARY KEY, joined_at TEXT NOT NULL);
+        CREATE TABLE IF NOT EXISTS hub_rules (project TEXT PRIMARY KEY, space TEXT NOT NULL);
+        CREATE TABLE IF NOT EXISTS hub_memories (
             memory_id TEXT PRIMARY KEY,
             space TEXT NOT NULL,
             clock INTEGER NOT NULL DEFAULT 0,
@@ -585,20 +585,20 @@ def m018_hub(conn: apsw.Connection) -> None:
             digest TEXT,
             review TEXT
         );
-        CREATE TABLE hub_conflicts (
+        CREATE TABLE IF NOT EXISTS hub_conflicts (
             memory_id TEXT NOT NULL,
             clock INTEGER NOT NULL,
             device TEXT NOT NULL,
             body BLOB NOT NULL,
             PRIMARY KEY (memory_id, clock, device)
         );
-        CREATE TABLE hub_tombstones (
+        CREATE TABLE IF NOT EXISTS hub_tombstones (
             memory_id TEXT PRIMARY KEY,
             space TEXT NOT NULL,
             clock INTEGER NOT NULL,
             device TEXT NOT NULL
         );
-        CREATE TABLE hub_edges (
+        CREATE TABLE IF NOT EXISTS hub_edges (
             source TEXT NOT NULL,
             target TEXT NOT NULL,
             kind TEXT NOT NULL,
@@ -607,7 +607,7 @@ def m018_hub(conn: apsw.Connection) -> None:
             present INTEGER NOT NULL,
             PRIMARY KEY (source, target, kind)
         );
-        CREATE TABLE hub_outbox (
+        CREATE TABLE IF NOT EXISTS hub_outbox (
             seq INTEGER PRIMARY KEY AUTOINCREMENT,
             change_id TEXT NOT NULL UNIQUE,
             space TEXT NOT NULL,
@@ -619,7 +619,7 @@ def m018_hub(conn: apsw.Connection) -> None:
             vector BLOB,
             model_id TEXT NOT NULL
         );
-        CREATE TABLE hub_applied (change_id TEXT PRIMARY KEY);
+        CREATE TABLE IF NOT EXISTS hub_applied (change_id TEXT PRIMARY KEY);
         """
     )
 
