@@ -393,6 +393,11 @@ def test_an_event_turned_off_is_off_on_every_path(served: Served) -> None:
     daemon's endpoint as for `enyal hook`."""
     assert served.d.paths.home is not None
     toml = served.d.paths.config_file
+    # Something the prompt ("How do we lint here?") recalls, stored here and not left to
+    # an earlier test of the module: alone (-k, a rerun of the failure) the last assert
+    # found an empty store and failed on what it cannot tell from "recorded while off".
+    lint = {"content": "Lint with ruff, line length 100.", "content_type": "convention"}
+    served.d.call("remember", {**lint, "cwd": str(served.project)})
     data = fixture("prompt-submit", served.project, session_id="off")
     toml.write_text("[hooks]\nprompt_submit = false\n")
     try:
