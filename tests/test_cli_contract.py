@@ -145,12 +145,21 @@ def test_a_round_trip_through_the_cli_keeps_supersession(tmp_path: Path, home: P
         (home / name).unlink(missing_ok=True)
     back = run_cli("import", str(dump), "--json").json()
     assert (back["stored"], back["edges"], back["failed"]) == (3, 1, 0)
+    # Exported again before anything reads the memories: a recall counts an access, which
+    # an export made after it carries (below).
+    again = tmp_path / "again.jsonl"
+    assert run_cli("export", str(again)).code == 0
+    assert dump.read_text().splitlines()[1:] == again.read_text().splitlines()[1:]
     top = run_cli("recall", "how do we deploy?", "--json").json()["results"]
     assert top[0]["content"] == "We deploy with Flux."
     assert all(h["content"] != "We deploy with ArgoCD." for h in top)  # still superseded
-    again = tmp_path / "again.jsonl"
-    run_cli("export", str(again))
-    assert dump.read_text().splitlines()[1:] == again.read_text().splitlines()[1:]
+    # The recall just answered is in the next export, not only once the daemon's periodic
+    # bookkeeping flush has run: an export does not depend on when it is made.
+    later = tmp_path / "later.jsonl"
+    assert run_cli("export", str(later)).code == 0
+    rows = [json.loads(x) for x in later.read_text().splitlines()[1:]]
+    counts = {r["content"]: r["access_count"] for r in rows if "access_count" in r}
+    assert counts["We deploy with Flux."] == 1, counts
 
 
 def test_markdown_export_per_project(tmp_path: Path) -> None:

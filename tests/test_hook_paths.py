@@ -261,7 +261,16 @@ def test_the_command_hook_checks_which_database_answers(served: Served, tmp_path
     assert not (other / "enyal.db").exists()
 
 
+def something_to_recall(served: Served) -> None:
+    """What the recorded prompt ("How do we lint here?") recalls, stored by the test that
+    needs it and not left to an earlier test of the module: run alone (-k, a rerun of a
+    failure), "nothing was recorded" found an empty store, whose {} it cannot tell apart."""
+    lint = {"content": "Lint with ruff, line length 100.", "content_type": "convention"}
+    served.d.call("remember", {**lint, "cwd": str(served.project)})
+
+
 def test_the_endpoint_refuses_and_changes_nothing(served: Served) -> None:
+    something_to_recall(served)
     data = fixture("prompt-submit", served.project, session_id="refused")
     body = json.dumps(data).encode()
     host = f"127.0.0.1:{served.port}"
@@ -393,6 +402,7 @@ def test_an_event_turned_off_is_off_on_every_path(served: Served) -> None:
     daemon's endpoint as for `enyal hook`."""
     assert served.d.paths.home is not None
     toml = served.d.paths.config_file
+    something_to_recall(served)
     data = fixture("prompt-submit", served.project, session_id="off")
     toml.write_text("[hooks]\nprompt_submit = false\n")
     try:

@@ -3,12 +3,12 @@ background thread.
 
 Store -> files: it subscribes to the engine's live changes (service/core/changes.py), which
 are published only once a write has committed, and writes the file of each shared
-entry that changed (sharing.write_file: a no-op for one that is not shared or is in
+entry that changed (shared_files.write_file: a no-op for one that is not shared or is in
 line). A subscription that overflowed (a bulk import) costs a full reconcile instead.
 
 Files -> store: every `interval` it lists each known repository's `.enyal/` (names,
 mtimes and sizes: no reads); a folder whose listing moved and then held still for one
-interval (a pull writes many files) is read through sharing.sync_root, which reads
+interval (a pull writes many files) is read through shared_reading.sync_root, which reads
 only the files that changed. On start every repository is read: files may have
 changed, and writes may have failed, while no daemon ran.
 """
@@ -22,7 +22,7 @@ from ...errors import EnyalError
 from ...store import shared
 from ..core import changes
 from ..core.engine import Engine
-from . import sharing
+from . import shared_files, shared_reading
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +61,7 @@ class Sharer:
         while not self._stop.is_set():
             self._write_changed()
             try:
-                now = {root: sharing.listing(root) for root in self._roots()}
+                now = {root: shared_reading.listing(root) for root in self._roots()}
             except EnyalError as exc:
                 log.warning("the sharer cannot list its repositories: %s", exc.message)
                 now = seen
@@ -86,9 +86,9 @@ class Sharer:
             for change in batch:
                 try:
                     if change.kind == "deleted":
-                        sharing.remove_everywhere(self.engine, change.id)
+                        shared_files.remove_everywhere(self.engine, change.id)
                     else:
-                        sharing.write_file(self.engine, change.id)
+                        shared_files.write_file(self.engine, change.id)
                 except Exception as exc:  # the thread must outlive any one file
                     log.error("could not write the shared file of %s: %r", change.id, exc)
             if not more:
@@ -96,7 +96,7 @@ class Sharer:
 
     def _sync(self, root: str) -> None:
         try:
-            r = sharing.sync_root(self.engine, root)
+            r = shared_reading.sync_root(self.engine, root)
         except EnyalError as exc:
             log.warning("reading %s/.enyal failed: %s", root, exc.message)
             return

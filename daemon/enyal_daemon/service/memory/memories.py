@@ -26,7 +26,7 @@ from ...store.rows import EntryRow
 from ...store.sources import SourceRow
 from ...store.writer import Tx
 from ..core.engine import Engine
-from ..files import sharing, sources
+from ..files import shared_files, sharing, sources
 from ..hub import membership
 from ..rules import conflicts, expiry, redaction, scopes
 from ..rules.clock import to_iso
@@ -187,7 +187,7 @@ def remember(
     if result.action in ("created", "stored"):
         # After the commit, on this request's thread: the reply says the file is there
         # (a failed write is logged, and written by the next reconcile: sharing.py).
-        sharing.write_file(engine, result.id)
+        shared_files.write_file(engine, result.id)
     return msgspec.structs.replace(result, redacted=clean.found)
 
 
