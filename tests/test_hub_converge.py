@@ -19,7 +19,7 @@ import pytest
 from enyal_daemon.errors import InvalidValue
 from enyal_daemon.hub.change import Change, Pulled, Rejected
 from enyal_daemon.service.core.engine import Engine
-from enyal_daemon.service.files.sharing import CONCURRENT
+from enyal_daemon.service.files.shared_reading import CONCURRENT
 from enyal_daemon.service.hub import body, membership, worker
 from enyal_daemon.service.hub.replica import replica_of
 from enyal_daemon.service.memory import consolidation, graph, memories

@@ -40,7 +40,6 @@ from ...store.writer import Tx
 from ..core.engine import Engine
 from ..rules import scopes
 from .shared_files import checkout_of, folder, folder_lock, in_repository, remove_file, write_file
-from .shared_reading import CONCURRENT as CONCURRENT  # where service/hub/converge.py reads it
 from .shared_reading import sync_root
 
 # --- the verbs ---------------------------------------------------------------------------

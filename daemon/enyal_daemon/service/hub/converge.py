@@ -30,7 +30,7 @@ from ...store import entries, graph, versions
 from ...store import hub as rows
 from ...store.writer import Tx
 from ..core.engine import Engine
-from ..files.sharing import CONCURRENT
+from ..files.shared_reading import CONCURRENT
 from ..rules import redaction
 from ..rules.clock import normalize_iso
 from ..rules.limits import check_content
