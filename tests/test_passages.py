@@ -14,7 +14,14 @@ import numpy as np
 import pytest
 
 from conftest import old_store, raw_db
-from enyal_daemon.embedder.passages import MAX_PASSAGES, PASSAGE_TOKENS, split
+from enyal_daemon.embedder.passages import (
+    _BREAK,
+    MAX_PASSAGES,
+    PASSAGE_TOKENS,
+    _pack,
+    split,
+    split_many,
+)
 from enyal_daemon.index.entry_index import EntryIndex
 from enyal_daemon.index.passages import SLOTS
 from enyal_daemon.service.memory import memories
@@ -237,3 +244,31 @@ def test_memories_stored_before_passages_get_them_in_the_background(
         hit = d.call("recall", {"query": QUESTION, "limit": 1, "min_confidence": 0})["results"][0]
         assert hit["id"] == "old-long" and hit["semantic"] > before + 0.1
         assert "Traceback" not in d.log.text()
+
+
+def test_a_batch_is_split_as_each_text_alone_with_one_tokenizer_call(embedder: Any) -> None:
+    """split_many (a replica's pulled batch) makes exactly the passages split makes for
+    each text counted on its own, in one tokenizer call, and skips counting a text too
+    short in characters to exceed one passage (no token is shorter than a character)."""
+    texts = [LONG, "Use ruff. Never flake8.", "", "x. " * 40, BURIED + " " + LONG, "One."]
+    calls: list[list[str]] = []
+
+    def counting(batch: list[str]) -> list[int]:
+        calls.append(batch)
+        return list(embedder.count_tokens(batch))
+
+    def alone(text: str) -> list[str]:  # every sentence counted, no shortcut
+        sentences = [s for s in (x.strip() for x in _BREAK.split(text)) if s]
+        return _pack(sentences, embedder.count_tokens(sentences)) if len(sentences) > 1 else []
+
+    assert split_many(texts, counting) == [alone(t) for t in texts]
+    assert len(calls) == 1
+    assert "Use ruff." not in calls[0]  # 20 characters: one passage whatever its tokens
+    assert [bool(ps) for ps in split_many(texts, embedder.count_tokens)] == [
+        True,
+        False,
+        False,
+        True,
+        True,
+        False,
+    ]
