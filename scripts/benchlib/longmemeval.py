@@ -38,6 +38,7 @@ import gzip
 import hashlib
 import importlib.util
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -316,6 +317,9 @@ def run(
     turns_of = sessions(root, {s for q in questions for s in q.sessions})
     when = _conversations_build().when
     embedder = CachedEmbedder(cache_dir, model_cache_dir)
+    # Every store's daemon runs the 8-bit build made once here: in a fresh ENYAL_HOME it
+    # would make its own (~10 s a store, embedder/build8.py).
+    os.environ["ENYAL_CACHE_DIR"] = str(model_cache_dir)
     rows: list[dict[str, Any]] = []
     t0 = time.perf_counter()
     try:

@@ -42,7 +42,7 @@ class CachedEmbedder(Embedder):
         path.parent.mkdir(parents=True, exist_ok=True)
         # The engine embeds on two threads at once (engine.embed_many): one connection,
         # guarded by a lock.
-        self._db = sqlite3.connect(path, check_same_thread=False)
+        self._db = sqlite3.connect(path, timeout=120, check_same_thread=False)
         self._db.execute(
             "CREATE TABLE IF NOT EXISTS v (k BLOB PRIMARY KEY, vec BLOB) WITHOUT ROWID"
         )
