@@ -45,9 +45,10 @@ SESSIONS = {
 
 
 def question(qid: str, text: str, haystack: list[str], answers: list[str]) -> dict[str, Any]:
-    # Oldest first: the unrelated answer session is the oldest, so recency cannot lift it.
+    # The unrelated answer session the oldest and the matching one the newest, so that
+    # recency moves neither past a filler.
     dates = [f"2023/05/{day:02d} (Mon) 10:00" for day in range(1, len(haystack) + 1)]
-    order = sorted(haystack, key=lambda s: (s != "ans_b", s))
+    order = sorted(haystack, key=lambda s: (s != "ans_b", s == "ans_a", s))
     return {
         "question_id": qid,
         "question_type": "temporal-reasoning" if qid == "q1" else "single-session-user",
