@@ -94,9 +94,12 @@ class Question:
         return split(self.qid)
 
 
-def load(root: Path, which: str | None, sample: int | None) -> list[Question]:
+def load(
+    root: Path, which: str | None, sample: int | None, abstention: bool = False
+) -> list[Question]:
     """The questions of split `which` (None: both) in question_id order; with `sample`,
-    the first `sample` of each split in sha256 order (a fixed sample, blind to content)."""
+    the first `sample` of each split in sha256 order (a fixed sample, blind to content);
+    with `abstention`, only the abstention questions (there are 30: a sample holds few)."""
     qs = []
     with (root / "questions.jsonl").open() as f:
         for line in f:
@@ -112,7 +115,7 @@ def load(root: Path, which: str | None, sample: int | None) -> list[Question]:
                     set(q["answer_session_ids"]),
                 )
             )
-    qs = [q for q in qs if which in (None, q.split)]
+    qs = [q for q in qs if which in (None, q.split) and (q.abstention or not abstention)]
     if sample is not None:
         order = sorted(qs, key=lambda q: hashlib.sha256(q.qid.encode()).hexdigest())
         keep = {
@@ -310,10 +313,11 @@ def run(
     model_cache_dir: Path,
     asked: Callable[[str], str],
     floors: Sequence[tuple[float, float]] = (),
+    abstention: bool = False,
     log: Callable[[str], None] = lambda s: print(s, file=sys.stderr, flush=True),
 ) -> dict[str, Any]:
     """Every chosen question through the protocol; the per-question figures, grouped."""
-    questions = load(root, which, sample)
+    questions = load(root, which, sample, abstention)
     turns_of = sessions(root, {s for q in questions for s in q.sessions})
     when = _conversations_build().when
     embedder = CachedEmbedder(cache_dir, model_cache_dir)
