@@ -25,6 +25,7 @@ import numpy.typing as npt
 
 from enyal_daemon.embedder import build8
 from enyal_daemon.embedder.model_files import locate
+from enyal_daemon.embedder.onnx import Embedder
 from enyal_daemon.store import db
 from enyal_protocol import paths
 
@@ -38,9 +39,15 @@ class Baselines:
     """BM25, dense, RRF and the weighted sum over one store, for a list of queries."""
 
     def __init__(
-        self, db_path: Path, queries: Sequence[str], asked: Sequence[str | None] | None = None
+        self,
+        db_path: Path,
+        queries: Sequence[str],
+        asked: Sequence[str | None] | None = None,
+        embedder: Embedder | None = None,
     ) -> None:
-        """`asked`: each query's asking time (ISO, UTC), where the set dates them."""
+        """`asked`: each query's asking time (ISO, UTC), where the set dates them;
+        `embedder`: the daemon's (loaded here if not given; a run over many stores
+        passes one)."""
         self._asked = list(asked) if asked is not None else [None] * len(queries)
         conn = db.connect(db_path, writer=False)
         try:
@@ -64,8 +71,10 @@ class Baselines:
         vectors = matrix.reshape(len(rows), -1)
         self._column = {x: i for i, x in enumerate(self._ids)}
         # The daemon's own embedder (its 8-bit build), so dense shares its query vectors.
-        embedder = build8.load(locate(Path("/nonexistent")), paths.resolve().cache_dir)
+        if embedder is None:
+            embedder = build8.load(locate(Path("/nonexistent")), paths.resolve().cache_dir)
         qvecs = embedder.embed_many(list(queries))
+        self._vectors, self._qvecs = vectors, qvecs
         self._sims = qvecs @ vectors.T  # exact cosine: the vectors are unit length
         for i, at in enumerate(self._asked):
             if at is not None:  # said after the question: not there to be found
@@ -102,6 +111,21 @@ class Baselines:
 
     def dense(self, i: int) -> list[str]:
         return [x for x, _ in self._dense[i]]
+
+    def pooled(self, i: int, group_of: dict[str, str]) -> list[str]:
+        """Dense over groups of memories (LongMemEval's whole sessions), each group the
+        mean of its memories' unit vectors, renormalised; best first. Memories said after
+        the question leave their group's mean; a group left empty is not there."""
+        said = np.isfinite(self._sims[i])
+        keys = sorted({group_of[x] for x, ok in zip(self._ids, said, strict=True) if ok})
+        row = {k: n for n, k in enumerate(keys)}
+        sums = np.zeros((len(keys), self._vectors.shape[1]), dtype=np.float64)
+        for col, x in enumerate(self._ids):
+            if said[col]:
+                sums[row[group_of[x]]] += self._vectors[col]
+        sums /= np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-12)
+        sims = sums @ self._qvecs[i].astype(np.float64)
+        return [keys[n] for n in np.argsort(-sims, kind="stable")]
 
     def rrf(self, i: int) -> list[str]:
         score: dict[str, float] = {}
