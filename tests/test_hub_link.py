@@ -56,6 +56,15 @@ def space_name() -> str:
     return f"s-{uuid.uuid4().hex[:8]}"
 
 
+def shared_by_alice_and_bob(links: dict[str, PgLink]) -> str:
+    """A new space alice made and invited bob into, both members."""
+    space = space_name()
+    links["alice"].join(space)
+    links["alice"].invite(space, "bob")
+    links["bob"].join(space)
+    return space
+
+
 def pulled(items: list[Pulled | Rejected]) -> list[Change]:
     assert all(isinstance(i, Pulled) for i in items), items
     return [i.change for i in items if isinstance(i, Pulled)]
@@ -118,10 +127,7 @@ def test_push_pull_round_trip_carries_vectors_and_is_idempotent_by_change_id(
     links: dict[str, PgLink],
 ) -> None:
     alice, bob = links["alice"], links["bob"]
-    space = space_name()
-    alice.join(space)
-    alice.invite(space, "bob")
-    bob.join(space)
+    space = shared_by_alice_and_bob(links)
     with closing(PgLink(links["bob"].url)) as bobs_laptop:  # the same role, another machine
         bobs_laptop.join(space)
         alice.join(space)
@@ -164,11 +170,8 @@ def test_pull_pages_in_seq_order_from_the_cursor_and_by_space(links: dict[str, P
 def test_appends_become_visible_in_seq_order(hub: Any, links: dict[str, PgLink]) -> None:
     """A slow transaction holding a low seq must not let a later, higher seq be seen
     first: the puller's cursor would pass the low one for ever."""
-    alice, bob = links["alice"], links["bob"]
-    space = space_name()
-    alice.join(space)
-    alice.invite(space, "bob")
-    bob.join(space)
+    bob = links["bob"]
+    space = shared_by_alice_and_bob(links)
     start = bob.head()
     slow = psycopg.connect(hub.url("alice"))  # a transaction left open mid-push
     first, second = change(space, 1), change(space, 2)
@@ -202,10 +205,7 @@ def test_appends_become_visible_in_seq_order(hub: Any, links: dict[str, PgLink])
 
 def test_a_push_wakes_another_roles_wait_within_a_second(links: dict[str, PgLink]) -> None:
     alice, bob = links["alice"], links["bob"]
-    space = space_name()
-    alice.join(space)
-    alice.invite(space, "bob")
-    bob.join(space)
+    space = shared_by_alice_and_bob(links)
     # The first wait listens and answers at once: what came before it is to be pulled.
     assert bob.wait(5) is True
     assert bob.wait(0.05) is False
@@ -330,10 +330,7 @@ def test_a_hub_that_goes_down_is_unavailable_at_once_and_a_link_reconnects(
     hub: Any, links: dict[str, PgLink]
 ) -> None:
     alice, bob = links["alice"], links["bob"]
-    space = space_name()
-    alice.join(space)
-    alice.invite(space, "bob")
-    bob.join(space)
+    space = shared_by_alice_and_bob(links)
     assert bob.wait(1) is True  # listening
     waiting: list[BaseException | bool] = []
 
@@ -368,10 +365,7 @@ def test_a_pull_across_a_hub_restart_loses_and_repeats_nothing(
     hub: Any, links: dict[str, PgLink]
 ) -> None:
     alice, bob = links["alice"], links["bob"]
-    space = space_name()
-    alice.join(space)
-    alice.invite(space, "bob")
-    bob.join(space)
+    space = shared_by_alice_and_bob(links)
     start = bob.head()
     sent = [change(space, n) for n in range(30)]
     alice.push(sent[:20])
