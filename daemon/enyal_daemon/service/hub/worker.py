@@ -91,13 +91,12 @@ class Worker:
                 backoff = BACKOFF_FIRST
                 if not busy:
                     self._idle()
-            except HubUnavailable as exc:
-                self._failed(exc.message)
-                self._stop.wait(backoff)
-                backoff = min(BACKOFF_MAX, backoff * 2)
             except Exception as exc:  # never the daemon's end: kept for status, retried
-                log.exception("hub worker")
-                self._failed(f"{type(exc).__name__}: {exc}")
+                if isinstance(exc, HubUnavailable):
+                    self._failed(exc.message)
+                else:  # a bug, not the hub: its traceback is for the log
+                    log.exception("hub worker")
+                    self._failed(f"{type(exc).__name__}: {exc}")
                 self._stop.wait(backoff)
                 backoff = min(BACKOFF_MAX, backoff * 2)
         self._close()
