@@ -8,7 +8,7 @@ in one transaction (converge.py). Between rounds it waits on the hub's announcem
 (LISTEN/NOTIFY through `HubLink.wait`) in short slices, between which it looks for a
 local write to push; with nothing announced it pulls every POLL seconds anyway. The
 hub unreachable: the error is kept for `hub status`, and the worker backs off, doubling
-to BACKOFF_MAX; nothing else waits for it. It never raises out of its loop: a daemon
+to BACKOFF_MAX (2 s); nothing else waits for it. It never raises out of its loop: a daemon
 must not die of its hub.
 """
 
@@ -35,7 +35,11 @@ BATCH = 256  # changes per push or pull round
 WAIT = 0.05  # seconds on the hub's announcement at a time: how soon a local write is seen
 POLL = 5.0  # seconds between pulls when nothing is announced (LISTEN lost: a pooler)
 BACKOFF_FIRST = 0.5
-BACKOFF_MAX = 30.0
+# The longest a daemon waits before trying a hub that was unreachable again, and so the
+# most it lags behind a hub that is back (a retry against a hub still down costs a refused
+# connection: nothing to save by waiting longer; it was 30 s, and a 32 s outage then
+# left the outboxes full for 30 s more).
+BACKOFF_MAX = 2.0
 
 
 @dataclass
@@ -150,6 +154,8 @@ class Worker:
             self._close()
         self.progress.last_error_at = self.engine.clock.now_iso()
         self.progress.last_error = why
+        if rows.get(self.engine.reader(), "last_error") == why:
+            return  # retried every BACKOFF_MAX while offline: not a write each time
         with contextlib.suppress(EnyalError):  # a full disk: the status in memory says it
             self.engine.write(lambda tx: rows.put(tx.conn, "last_error", why))
 
