@@ -25,6 +25,7 @@ import pytest
 from conftest import CliResult, run_cli, start_daemon, wait_for
 from daemon_support import ACCESS_FIELDS, RunningDaemon, StderrDrain, isolated_env
 from enyal_daemon.hub.link import PgLink
+from enyal_daemon.service.hub import worker
 from harnesslib.store import export_edges, export_entries
 
 ROLES = ("alice", "bob", "carol")
@@ -35,6 +36,7 @@ LOCAL_FIELDS = (*ACCESS_FIELDS, "confirmed_at", "confirm_count", "expires_at")
 # a retry due at 31.5 s (0.5 s doubling: 0.5 + 1 + ... + 16) would have found it down, as
 # it did with a backoff that grew to 30 s: the next retry then came 30 s after it was back.
 OUTAGE = 32.0
+IDLE = 2.0  # seconds an idle replica's wake-ups are counted over
 DRAINED_WITHIN = 10.0  # seconds from the hub back to every outbox empty (worker.BACKOFF_MAX)
 
 
@@ -299,6 +301,32 @@ def test_the_hub_restarted_and_down_for_30_s_while_all_write_the_outboxes_drain_
     print(
         f"outage {OUTAGE:.0f} s, {rounds} rounds of writes; outboxes drained {drained:.1f} s after"
     )
+
+
+def test_an_idle_replica_sleeps_and_a_lone_write_still_reaches_the_hub_at_once(
+    trio: Trio,
+) -> None:
+    a = trio.members[0]
+    space = trio.space()
+    wait_for(lambda: settled(trio), what="the three at the hub's head")
+    before, t0 = a.status()["wakeups"], time.monotonic()
+    time.sleep(IDLE)  # what is measured is idleness itself: nothing to wait for instead
+    woke, idle = a.status()["wakeups"] - before, time.monotonic() - t0
+    # Nothing written, nothing announced: at most the polling fallback's one wake (every
+    # worker.POLL s). Waking every 50 ms to look for a local write, it was 40.
+    assert woke <= 1 + idle / worker.POLL, f"{woke} wake-ups in {idle:.1f} s idle"
+    with trio.hub.admin() as conn:
+        t0 = time.monotonic()
+        x = remember(a, "A lone write to an idle replica.", space)
+
+        def at_hub() -> bool:
+            row = conn.execute("SELECT 1 FROM enyal_hub.log WHERE memory_id = %s", (x,))
+            return row.fetchone() is not None
+
+        wait_for(at_hub, what="the lone write at the hub")
+        took = time.monotonic() - t0
+    assert took < 1.0, f"{took:.2f} s from remember to the hub's log"  # issue 28's p99 goal
+    print(f"idle {idle:.1f} s: {woke} wake-ups; a lone write at the hub in {took * 1000:.0f} ms")
 
 
 def test_clock_skew_of_hours_between_daemons_changes_nothing(trio: Trio) -> None:

@@ -196,4 +196,5 @@ def status(engine: Engine, params: p.HubStatusParams) -> p.HubStatusResult:
         last_error_at=progress.last_error_at,
         last_push=progress.last_push or rows.get(conn, "last_push"),
         last_pull=progress.last_pull or rows.get(conn, "last_pull"),
+        wakeups=progress.wakeups,
     )

@@ -5,8 +5,9 @@ Push: the outbox's oldest changes, in order; a batch leaves the outbox only afte
 `push` returned (committed on the hub), so a crash in between pushes it again and the
 hub skips it by change id. Pull: after the cursor, applied with the cursor's advance
 in one transaction (converge.py). Between rounds it waits on the hub's announcement
-(LISTEN/NOTIFY through `HubLink.wait`) in short slices, between which it looks for a
-local write to push; with nothing announced it pulls every POLL seconds anyway. The
+(LISTEN/NOTIFY through `HubLink.wait`), which a local write interrupts (the capture
+sets the worker's Wake as the write commits); with nothing announced it pulls every
+POLL seconds anyway. Idle, the thread sleeps: it wakes for one of those three only. The
 hub unreachable: the error is kept for `hub status`, and the worker backs off, doubling
 to BACKOFF_MAX (2 s); nothing else waits for it. It never raises out of its loop: a daemon
 must not die of its hub.
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 
 from ...errors import EnyalError, HubUnavailable
 from ...hub.change import Change, HubLink
+from ...hub.wake import Wake
 from ...store import hub as rows
 from ...store.writer import Tx
 from ..core.engine import Engine
@@ -32,7 +34,6 @@ from .capture import Capture
 log = logging.getLogger(__name__)
 
 BATCH = 256  # changes per push or pull round
-WAIT = 0.05  # seconds on the hub's announcement at a time: how soon a local write is seen
 POLL = 5.0  # seconds between pulls when nothing is announced (LISTEN lost: a pooler)
 BACKOFF_FIRST = 0.5
 # The longest a daemon waits before trying a hub that was unreachable again, and so the
@@ -56,6 +57,7 @@ class Progress:
     pushed: int = 0
     applied: int = 0
     refused: int = 0
+    wakeups: int = 0  # the thread's returns from a wait: what an idle replica costs
 
 
 class Worker:
@@ -71,7 +73,7 @@ class Worker:
         self.connect = connect
         self.progress = progress
         self._stop = threading.Event()
-        self._wake = threading.Event()
+        self._wake = Wake()  # set by a local write's commit (Capture), and by stop
         self._link: HubLink | None = None
         self._thread = threading.Thread(target=self._run, name="enyal-hub", daemon=True)
 
@@ -86,11 +88,13 @@ class Worker:
         self._wake.set()
         if self._thread.is_alive():
             self._thread.join()
+        self._wake.close()  # a write's wake after this is a no-op
 
     def _run(self) -> None:
         backoff = BACKOFF_FIRST
         while not self._stop.is_set():
             try:
+                self._wake.clear()  # before the round: a write during it wakes the next wait
                 busy = self._round()
                 backoff = BACKOFF_FIRST
                 if not busy:
@@ -102,18 +106,21 @@ class Worker:
                     log.exception("hub worker")
                     self._failed(f"{type(exc).__name__}: {exc}")
                 self._stop.wait(backoff)
+                self.progress.wakeups += 1
                 backoff = min(BACKOFF_MAX, backoff * 2)
         self._close()
 
     def _idle(self) -> None:
         """Until a local write wakes it, the hub announces a change, POLL passes, or stop."""
         assert self._link is not None
-        since = time.monotonic()
-        while not self._stop.is_set():
-            if self._wake.is_set():
-                self._wake.clear()
+        deadline = time.monotonic() + POLL
+        while not self._stop.is_set() and not self._wake.is_set():
+            left = deadline - time.monotonic()
+            if left <= 0:
                 return
-            if self._link.wait(WAIT) or time.monotonic() - since >= POLL:
+            announced = self._link.wait(left, self._wake)
+            self.progress.wakeups += 1
+            if announced:
                 return
 
     def _round(self) -> bool:
