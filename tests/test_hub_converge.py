@@ -448,3 +448,26 @@ def test_a_link_that_fails_unexpectedly_never_stops_the_worker(reps: Replicas) -
     assert membership.status(a, p.HubStatusParams()).outbox == 1
     broken["on"] = False
     wait_for(lambda: entries.get(b.reader(), x) is not None, what="pushed once the link works")
+
+
+def test_a_new_change_waits_behind_one_batch_of_a_backlog_at_most(reps: Replicas) -> None:
+    """A replica far behind the log (a first sync, a laptop back from a week offline)
+    applies what is new first: the backlog goes on a batch a round behind it."""
+    a, b = reps.make("a"), reps.make("b")
+    behind = 4 * worker.BATCH
+    for _ in range(behind):  # rows refused on arrival: a backlog that costs little to apply
+        reps.hub.append_raw(Rejected(seq=0, reason="not a change (the backlog's)"))
+    x = remember(a, "Written while b was four batches behind.")
+    sync(reps.hub, a)
+    w = worker.Worker(b, replica_of(b).capture, reps.hub.link, replica_of(b).progress)
+    w._round()  # the first batch of the backlog; the hub's head learnt
+    assert entries.get(b.reader(), x) is None
+    w._round()
+    assert entries.get(b.reader(), x) is not None  # not after the batches still behind
+    st = membership.status(b, p.HubStatusParams())
+    assert st.lag is not None and st.lag > worker.BATCH  # the backlog is still to apply
+    while w._round():
+        pass
+    st = membership.status(b, p.HubStatusParams())
+    assert st.lag == 0 and st.cursor == len(reps.hub.log)
+    assert w.progress.refused == behind  # every row of the backlog seen, once

@@ -65,6 +65,23 @@ def catching_up(conn: apsw.Connection) -> dict[str, int]:
     return {k[len(CATCHUP) :]: int(v) for k, v in cur}
 
 
+# The backlog: rows of the log behind the cursor not yet applied, from BACKLOG (the last
+# one applied) to BACKLOG_END, read a batch a round after what is new (service/hub/worker).
+BACKLOG = "backlog"
+BACKLOG_END = "backlog_end"
+
+
+def backlog(conn: apsw.Connection) -> tuple[int, int] | None:
+    """(last applied, last to apply) of the backlog, if there is one."""
+    after, end = get(conn, BACKLOG), get(conn, BACKLOG_END)
+    return None if after is None or end is None else (int(after), int(end))
+
+
+def drop_backlog(conn: apsw.Connection) -> None:
+    drop(conn, BACKLOG)
+    drop(conn, BACKLOG_END)
+
+
 def device(conn: apsw.Connection) -> str:
     """This home's device id: random, made on first use and kept (a copy of the database
     moved to another machine is the same device; that is what a restore is)."""

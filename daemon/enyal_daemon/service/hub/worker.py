@@ -22,6 +22,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import apsw
+
 from ...errors import EnyalError, HubUnavailable
 from ...hub.change import Change, HubLink
 from ...hub.wake import Wake
@@ -140,19 +142,28 @@ class Worker:
         return n == BATCH
 
     def _pull(self, link: HubLink) -> bool:
-        n, problems = pull(self.engine, self.capture, link)
-        for space in rows.catching_up(self.engine.reader()):
-            caught, refused = catch_up(self.engine, self.capture, link, space)
-            n, problems = max(n, caught), problems + refused
+        if self.progress.head is not None:  # the last round's: no query for it here
+            defer(self.engine, self.progress.head)
+        counts, problems = [], []
+        for n, refused in (
+            pull(self.engine, self.capture, link),  # what is new first
+            backlog(self.engine, self.capture, link),  # then a batch of what is behind
+            *(
+                catch_up(self.engine, self.capture, link, space)
+                for space in rows.catching_up(self.engine.reader())
+            ),
+        ):
+            counts.append(n)
+            problems += refused
         self.progress.head = link.head()
         self.progress.last_pull = self.engine.clock.now_iso()
-        self.progress.applied += n - len(problems)
+        self.progress.applied += sum(counts) - len(problems)
         if problems:
             self.progress.refused += len(problems)
             for why in problems:
                 log.warning("hub: %s", why)
             self._failed(problems[-1])
-        return n == BATCH
+        return max(counts) == BATCH
 
     def _failed(self, why: str) -> None:
         link_broke = not why.startswith("hub row")  # not a row: the link; connect anew
@@ -202,6 +213,39 @@ def pull(engine: Engine, capture: Capture, link: HubLink) -> tuple[int, list[str
     return len(pulled), converge.apply(engine, capture, ready, pulled[-1].seq)
 
 
+def defer(engine: Engine, head: int) -> None:
+    """More than a batch behind the hub's `head` (the last round's): all but the last
+    batch up to it becomes the backlog (joined to one already there), and the cursor
+    moves past it. So the ordinary pull brings the newest batch and anything made since
+    first, and a new change waits behind one batch of the backlog at most, not behind
+    all of it (the convergence rule does not depend on the order of arrival:
+    converge.py). A backlog joined to an earlier one re-reads what was applied after
+    that one's end: skipped by change id."""
+    if head - int(rows.get(engine.reader(), "cursor") or 0) <= BATCH:
+        return
+
+    def job(tx: Tx) -> None:
+        cursor = int(rows.get(tx.conn, "cursor") or 0)
+        if head - cursor <= BATCH:
+            return
+        pending = rows.backlog(tx.conn)
+        rows.put(tx.conn, rows.BACKLOG, str(pending[0] if pending else cursor))
+        rows.put(tx.conn, rows.BACKLOG_END, str(head - BATCH))
+        rows.put(tx.conn, "cursor", str(head - BATCH))
+
+    engine.write(job)
+
+
+def backlog(engine: Engine, capture: Capture, link: HubLink) -> tuple[int, list[str]]:
+    """One batch of the backlog, oldest first: (rows pulled, what was refused). It goes
+    once read to its end."""
+    pending = rows.backlog(engine.reader())
+    if pending is None:
+        return 0, []
+    after, end = pending
+    return _behind(engine, capture, link, rows.BACKLOG, after, end, None, rows.drop_backlog)
+
+
 def catch_up(engine: Engine, capture: Capture, link: HubLink, space: str) -> tuple[int, list[str]]:
     """One batch of a space just joined, from its catch-up position up to the cursor:
     (rows pulled, what was refused). Its position goes once it reaches the cursor (what
@@ -210,11 +254,24 @@ def catch_up(engine: Engine, capture: Capture, link: HubLink, space: str) -> tup
     key = rows.CATCHUP + space
     after = int(rows.get(conn, key) or 0)
     cursor = int(rows.get(conn, "cursor") or 0)
-    pulled = (
-        [r for r in link.pull(after, BATCH, space) if r.seq <= cursor] if after < cursor else []
-    )
+    return _behind(engine, capture, link, key, after, cursor, space, lambda c: rows.drop(c, key))
+
+
+def _behind(
+    engine: Engine,
+    capture: Capture,
+    link: HubLink,
+    key: str,
+    after: int,
+    upto: int,
+    space: str | None,
+    done: Callable[[apsw.Connection], None],
+) -> tuple[int, list[str]]:
+    """One batch of the rows in (after, upto], of `space` or all, applied with `key`
+    moved past them; `done` once none is left."""
+    pulled = [r for r in link.pull(after, BATCH, space) if r.seq <= upto] if after < upto else []
     if not pulled:
-        engine.write(lambda tx: rows.drop(tx.conn, key))
+        engine.write(lambda tx: done(tx.conn))
         return 0, []
     ready = converge.prepare(engine, pulled)
     return len(pulled), converge.apply(engine, capture, ready, pulled[-1].seq, key)
