@@ -46,7 +46,7 @@ def init(engine: Engine, params: p.HubInitParams) -> p.HubInitResult:
         if rows.get(tx.conn, "url") != url:
             rows.put(tx.conn, "url", url)
             rows.put(tx.conn, "cursor", "0")  # another hub: its log is read from the start
-            rows.drop_backlog(tx.conn)
+            rows.forget_positions(tx.conn)
         return rows.device(tx.conn)
 
     device = engine.write(job)

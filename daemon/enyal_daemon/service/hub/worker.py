@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 
 BATCH = 256  # changes per push or pull round
 POLL = 5.0  # seconds between pulls when nothing is announced (LISTEN lost: a pooler)
+PRUNE_EVERY = 60.0  # seconds at least between two prunings (when idle, and pulled since)
 BACKOFF_FIRST = 0.5
 # The longest a daemon waits before trying a hub that was unreachable again, and so the
 # most it lags behind a hub that is back (a retry against a hub still down costs a refused
@@ -77,6 +78,7 @@ class Worker:
         self._stop = threading.Event()
         self._wake = Wake()  # set by a local write's commit (Capture), and by stop
         self._link: HubLink | None = None
+        self._pruned: tuple[float, int] = (time.monotonic(), 0)  # when, and rows pulled then
         self._thread = threading.Thread(target=self._run, name="enyal-hub", daemon=True)
 
     def start(self) -> None:
@@ -100,6 +102,7 @@ class Worker:
                 busy = self._round()
                 backoff = BACKOFF_FIRST
                 if not busy:
+                    self._prune_when_due()
                     self._idle()
             except Exception as exc:  # never the daemon's end: kept for status, retried
                 if isinstance(exc, HubUnavailable):
@@ -124,6 +127,12 @@ class Worker:
             self.progress.wakeups += 1
             if announced:
                 return
+
+    def _prune_when_due(self) -> None:
+        when, pulled = self._pruned
+        if self.progress.applied != pulled and time.monotonic() - when >= PRUNE_EVERY:
+            prune(self.engine)
+            self._pruned = (time.monotonic(), self.progress.applied)
 
     def _round(self) -> bool:
         """One push and one pull; whether there is more to do at once."""
@@ -211,6 +220,34 @@ def pull(engine: Engine, capture: Capture, link: HubLink) -> tuple[int, list[str
         return 0, []
     ready = converge.prepare(engine, pulled)
     return len(pulled), converge.apply(engine, capture, ready, pulled[-1].seq)
+
+
+def prune(engine: Engine) -> int:
+    """Forget the applied change ids no pull can bring again, and the versions kept of
+    settled conflicts; how many rows went. A pull brings rows after the cursor, the
+    backlog rows after its position, a space's catch-up that space's rows up to the
+    cursor; so the ids of a space joined and caught up, applied from positions at or
+    below both the cursor and the backlog's, can never come again by those. A space not
+    joined here (its rows pulled all the same: the role reads it) may be joined later and
+    caught up from 0: kept. The position pruned to is kept per space, and a row at or
+    below it is skipped as applied (converge.py), whatever brings it (a cursor put
+    back by hand, a bug): pruning never applies a change twice."""
+
+    def job(tx: Tx) -> int:
+        conn = tx.conn
+        horizon = int(rows.get(conn, "cursor") or 0)
+        pending = rows.backlog(conn)
+        if pending is not None:
+            horizon = min(horizon, pending[0])
+        catching = rows.catching_up(conn)
+        gone = sum(
+            rows.prune_applied(conn, space, horizon)
+            for space in rows.spaces(conn)
+            if space not in catching
+        )
+        return gone + rows.prune_conflicts(conn)
+
+    return engine.write(job)
 
 
 def defer(engine: Engine, head: int) -> None:
