@@ -243,7 +243,7 @@ def test_a_kill_9_in_mid_push_loses_nothing_acknowledged_and_applies_nothing_twi
     assert rows == (12, 12)  # one change per memory reached the hub, none twice
 
 
-def test_the_hub_restarted_and_down_for_30_s_while_all_write_the_outboxes_drain_and_converge(
+def test_the_hub_restarted_then_down_over_30_s_while_all_write_the_outboxes_drain_and_converge(
     trio: Trio,
 ) -> None:
     space = trio.space()
