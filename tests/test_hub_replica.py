@@ -291,7 +291,7 @@ def test_the_hub_restarted_then_down_over_30_s_while_all_write_the_outboxes_drai
     )
     drained = time.monotonic() - back
     entries, _ = converge(trio, ids, timeout=90)
-    assert rounds >= 5, rounds  # the writes spanned the outage, not its first seconds
+    assert rounds >= 3, rounds  # the writes spanned the outage, not its first seconds
     assert {e["id"] for e in entries} == ids
     by_id = {e["id"]: e for e in entries}
     for m in trio.members:
