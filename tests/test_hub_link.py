@@ -221,6 +221,20 @@ def test_a_push_wakes_another_roles_wait_within_a_second(links: dict[str, PgLink
     assert woke and woke[0] - pushed < 1.0
 
 
+def test_a_wake_set_before_a_wait_is_seen_and_once_closed_ignores_set() -> None:
+    wake = Wake()
+    assert not wake.is_set() and not wake.wait(0.01)
+    for _ in range(70_000):  # more than a pipe holds (64 KiB): still set, never blocking a writer
+        wake.set()
+    assert wake.wait(0) and wake.is_set()
+    wake.clear()
+    assert not wake.is_set()
+    wake.close()
+    wake.set()  # a writer's commit after the worker stopped: nothing written, no error
+    wake.clear()
+    wake.close()
+
+
 def test_a_wait_with_a_wake_ends_at_the_wake_or_the_push_whichever_comes_first(
     hub: Any, links: dict[str, PgLink]
 ) -> None:
