@@ -157,8 +157,11 @@ def _apply_one(engine: Engine, tx: Tx, r: Ready) -> None:
     assert c is not None
     conn = tx.conn
     if rows.applied(conn, c.change_id):
+        rows.seen_at(conn, c.change_id, r.seq)  # ours back: its position, to prune by
         return  # a pull that overlaps, or our own change coming back
-    rows.mark_applied(conn, c.change_id)
+    if r.seq <= rows.pruned(conn, c.space):
+        return  # applied, its id since pruned (worker.prune): a pull from an old position
+    rows.mark_applied(conn, c.change_id, r.seq, c.space)
     rows.observe(conn, c.clock)
     version = (c.clock, c.device)
     if c.kind == body.DELETE:
