@@ -1,12 +1,14 @@
 """Queries that arrive together are embedded together.
 
 One text at a time costs ~5.9 ms here; a batch of 4 short queries 3.3 ms each, of
-8 2.9 ms (scripts/bench; the vectors agree to a cosine of 0.9999999, the mask keeps
-padding out of the pooling). So requests hand their text to a queue served by one
-worker per inference slot: a worker takes whatever is waiting, up to MAX_BATCH, and
-embeds it in one run. Alone, a request is taken at once and embedded alone, so a
-single client waits no longer; under load, batches form by themselves while the
-workers are busy.
+8 2.9 ms (scripts/bench, before the 8-bit build; the vectors agree to a cosine of
+0.9999999, the mask keeps padding out of the pooling). With the 8-bit build a short
+query costs about as much CPU alone as in a batch (docs/ARCHITECTURE.md, "Round
+four"): batching now saves little, and costs a lone request nothing. So requests
+hand their text to a queue served by one worker per inference slot: a worker takes
+whatever is waiting, up to MAX_BATCH, and embeds it in one run. Alone, a request is
+taken at once and embedded alone, so a single client waits no longer; under load,
+batches form by themselves while the workers are busy.
 
 A worker takes its batch only once it holds an inference slot, not before waiting for
 one: texts that arrive while every slot is busy join the batch, and a text submitted
