@@ -16,17 +16,17 @@ then started), and the error mapping. A hook that asks nothing opens nothing."""
 
 from __future__ import annotations
 
+import _socket
 import itertools
 import json
 import os
-import socket
 from typing import Any
 
 from enyal_protocol import __version__
 from enyal_protocol.framing import DELIMITER, JSONRPC, MAX_LINE, PROTOCOL_VERSION
 from enyal_protocol.paths import Paths, resolve
 
-from .reach import DaemonUnavailable, try_connect
+from .reach import DaemonUnavailable, connect_unix
 
 
 class HookConnection:
@@ -37,21 +37,22 @@ class HookConnection:
         raise DaemonUnavailable."""
         self._paths = paths
         self._autostart = autostart
-        self._sock: socket.socket | None = None
+        self._sock: _socket.socket | None = None
         self._file: Any = None
         self._ids = itertools.count(1)
         self._checked = False  # one answered request proves the release
 
     def _open(self) -> None:
         paths = self._paths = self._paths or resolve()
-        sock = try_connect(paths.socket)
+        sock = connect_unix(paths.socket)
         if sock is None and not self._autostart:
             raise DaemonUnavailable(f"no daemon answers on {paths.socket}")
         if sock is None:  # not on our socket: found elsewhere or started, as every client
             from .transport import open_socket
 
             sock = open_socket(paths, autostart=True)
-        self._sock, self._file = sock, sock.makefile("rb")
+        # socket.py's makefile, which _socket lacks: a reader of the descriptor itself.
+        self._sock, self._file = sock, open(sock.fileno(), "rb", closefd=False)  # noqa: SIM115
 
     def close(self) -> None:
         if self._file is not None:

@@ -40,8 +40,10 @@ environment, whereas a key in a file is seen only by those that read it.
 Light on purpose (tomllib only): clients read it before spawning a daemon.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations` here: typing.NamedTuple compiles each field's
+# annotation when it is a string (a ForwardRef each), 11 M instructions for Paths' seven
+# fields, a sixth of what a command hook's start adds to the interpreter's
+# (docs/ARCHITECTURE.md, "Client start-up").
 import os
 import re
 from collections.abc import Callable, Mapping, MutableMapping

@@ -7,8 +7,10 @@ cache (files derived from others and rebuilt when missing, such as the model's
 8-bit build) alone.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations` here: typing.NamedTuple compiles each field's
+# annotation when it is a string (a ForwardRef each), 11 M instructions for Paths' seven
+# fields, a sixth of what a command hook's start adds to the interpreter's
+# (docs/ARCHITECTURE.md, "Client start-up").
 import os
 import stat
 import sys
