@@ -33,6 +33,7 @@ FULL = "import sys\nfrom enyal_client.cli import run\nsys.exit(run(sys.argv[1:])
 # interpreter (docs/ARCHITECTURE.md, "Client start-up").
 NOT_ON_THE_LEAN_PATH = ("msgspec", "typing_extensions", "argparse", "dataclasses")
 NOT_ON_THE_LEAN_PATH += ("enyal_protocol.wire", "enyal_client.cli", "inspect")
+NOT_ON_THE_LEAN_PATH += ("typing", "socket")  # as for the command hook (test_hook_paths.py)
 
 ASKED_AT = "2031-05-04T12:00:00Z"  # fixed: the scores do not move between two runs
 QUERY = "how are invoices rounded?"

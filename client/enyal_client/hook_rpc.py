@@ -20,13 +20,16 @@ import _socket
 import itertools
 import json
 import os
-from typing import Any
 
 from enyal_protocol import __version__
 from enyal_protocol.framing import DELIMITER, JSONRPC, MAX_LINE, PROTOCOL_VERSION
 from enyal_protocol.paths import Paths, resolve
 
 from .reach import DaemonUnavailable, connect_unix
+
+TYPE_CHECKING = False  # typing's own constant would import typing (enyal_protocol/records.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class HookConnection:

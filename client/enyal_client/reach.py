@@ -13,11 +13,11 @@ from __future__ import annotations
 import _socket
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from enyal_protocol.paths import WHAT_TO_DO, check_socket
 from enyal_protocol.peercred import peer_uid
 
+TYPE_CHECKING = False  # typing's own constant would import typing (enyal_protocol/records.py)
 if TYPE_CHECKING:
     import socket
 

@@ -40,18 +40,21 @@ environment, whereas a key in a file is seen only by those that read it.
 Light on purpose (tomllib only): clients read it before spawning a daemon.
 """
 
-# No `from __future__ import annotations` here: typing.NamedTuple compiles each field's
-# annotation when it is a string (a ForwardRef each), 11 M instructions for Paths' seven
-# fields, a sixth of what a command hook's start adds to the interpreter's
-# (docs/ARCHITECTURE.md, "Client start-up").
+from __future__ import annotations
+
 import os
 import re
 from collections.abc import Callable, Mapping, MutableMapping
 from pathlib import Path
-from typing import Any, NamedTuple
 
 from .kinds import CONTENT_TYPES
 from .paths import Paths, resolve
+
+TYPE_CHECKING = False  # typing's own constant would import typing: records.py says why
+if TYPE_CHECKING:
+    from typing import Any, NamedTuple
+else:
+    from .records import NamedTuple
 
 HUB_URL = "https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2/resolve/main"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")

@@ -7,16 +7,19 @@ cache (files derived from others and rebuilt when missing, such as the model's
 8-bit build) alone.
 """
 
-# No `from __future__ import annotations` here: typing.NamedTuple compiles each field's
-# annotation when it is a string (a ForwardRef each), 11 M instructions for Paths' seven
-# fields, a sixth of what a command hook's start adds to the interpreter's
-# (docs/ARCHITECTURE.md, "Client start-up").
+from __future__ import annotations
+
 import os
 import stat
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import NamedTuple
+
+TYPE_CHECKING = False  # typing's own constant would import typing: records.py says why
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from .records import NamedTuple
 
 APP = "enyal"
 DB_NAME = "enyal.db"
