@@ -34,6 +34,7 @@ FULL = "import sys\nfrom enyal_client.cli import run\nsys.exit(run(sys.argv[1:])
 NOT_ON_THE_LEAN_PATH = ("msgspec", "typing_extensions", "argparse", "dataclasses")
 NOT_ON_THE_LEAN_PATH += ("enyal_protocol.wire", "enyal_client.cli", "inspect")
 NOT_ON_THE_LEAN_PATH += ("typing", "socket")  # as for the command hook (test_hook_paths.py)
+NOT_ON_THE_LEAN_PATH += ("tomllib",)  # config.toml as parsed before (config_cache.py)
 
 ASKED_AT = "2031-05-04T12:00:00Z"  # fixed: the scores do not move between two runs
 QUERY = "how are invoices rounded?"
@@ -62,6 +63,9 @@ def store(tmp_path_factory: pytest.TempPathFactory, model_cache: Path) -> Iterat
     project = root / "proj"
     (project / ".git").mkdir(parents=True)
     env = isolated_env(root / "home") | {"ENYAL_CACHE_DIR": str(model_cache)}
+    # A config file, as most users have: the daemon's start parses it, the clients reuse that.
+    (root / "home").mkdir()
+    (root / "home" / "config.toml").write_text("[recall]\nrelative = 0.5\n")  # the default
     proc = start_daemon(env)
     d = RunningDaemon(proc, StderrDrain(proc))
     cwd = str(project)
