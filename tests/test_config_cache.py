@@ -36,6 +36,11 @@ def test_a_changed_file_is_read_again(home: Path) -> None:
     entry = config_cache.entry_path(paths.cache_dir, file)
     assert stat.S_IMODE(entry.stat().st_mode) == 0o600
     assert config.load().min_relevance == 0.3  # from the cache
+    entry.write_text(entry.read_text().replace("0.3", "0.9"))  # as if planted
+    entry.chmod(0o666)
+    assert config.load().min_relevance == 0.3  # others could write it: not trusted
+    entry.chmod(0o600)
+    assert config.load().min_relevance == 0.3  # rewritten from the file
     before = file.stat()
     file.write_text("[recall]\nfloor = 0.4\n")  # same size, likely the same second
     os.utime(file, ns=(before.st_atime_ns, before.st_mtime_ns))  # even the same mtime

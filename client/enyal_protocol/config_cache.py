@@ -35,7 +35,14 @@ def stamp(st: os.stat_result) -> list[int]:
 def cached(cache_dir: Path, file: Path, st: os.stat_result) -> dict[str, Any] | None:
     """The parsed TOML of `file` if the cache holds it as the file is now, else None."""
     try:
-        entry = json.loads(entry_path(cache_dir, file).read_bytes())
+        with open(entry_path(cache_dir, file), "rb") as f:
+            own = os.fstat(f.fileno())
+            # Only an entry this user wrote and nobody else can: in a cache folder others
+            # may write to (ENYAL_CACHE_DIR is the user's choice), a planted one could
+            # turn redaction off for the daemon, which reads its config through here.
+            if own.st_uid != os.getuid() or own.st_mode & 0o022:
+                return None
+            entry = json.loads(f.read())
     except (OSError, ValueError):
         return None
     if not isinstance(entry, dict) or entry.get("file") != str(file):
