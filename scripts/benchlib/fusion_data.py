@@ -28,7 +28,7 @@ from benchlib import longmemeval
 from benchlib.vector_cache import CachedEmbedder
 from enyal_daemon.service.core.engine import Engine
 from enyal_daemon.service.memory import recall
-from enyal_daemon.service.rules import ranking
+from enyal_daemon.service.rules import ranking, timewords
 from enyal_protocol import wire as p
 
 
@@ -56,7 +56,10 @@ class QueryRows:
         export keeps the parts, so a new feature needs no new export)."""
         if self._x is None:
             n = len(ranking.FEATURES)
-            self._x = np.zeros((0, n)) if self.parts is None else ranking.features(self.parts)
+            window = timewords.window(self.query)
+            self._x = (
+                np.zeros((0, n)) if self.parts is None else ranking.features(self.parts, window)
+            )
         return np.asarray(self._x)
 
 

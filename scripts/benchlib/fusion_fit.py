@@ -152,20 +152,25 @@ def fold_of(q: QueryRows, folds: int) -> int:
     return hashlib.sha256(f"{q.set}/{q.qid}".encode()).digest()[0] % folds
 
 
-def cross_validate(
-    queries: Sequence[QueryRows], lam: float, folds: int
-) -> dict[str, dict[str, float]]:
-    """Each query scored by the model fitted on the other folds."""
-    weights_of: dict[int, tuple[Array, Array, Array]] = {}
-    for k in range(folds):
-        weights_of[k] = train([q for q in queries if fold_of(q, folds) != k], lam)
+def cv_scorer(queries: Sequence[QueryRows], lam: float, folds: int) -> Callable[[QueryRows], Array]:
+    """Scores each of `queries` by the model fitted on the folds other than its own."""
+    weights_of = {
+        k: train([q for q in queries if fold_of(q, folds) != k], lam) for k in range(folds)
+    }
 
     def score(q: QueryRows) -> Array:
         mean, scale, w = weights_of[fold_of(q, folds)]
         out: Array = ((q.x - mean) / scale) @ w
         return out
 
-    return evaluate(queries, score)
+    return score
+
+
+def cross_validate(
+    queries: Sequence[QueryRows], lam: float, folds: int, by: str = "set"
+) -> dict[str, dict[str, float]]:
+    """Each query scored by the model fitted on the other folds."""
+    return evaluate(queries, cv_scorer(queries, lam, folds), by)
 
 
 def headline(results: dict[str, dict[str, float]]) -> float:

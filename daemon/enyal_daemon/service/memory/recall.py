@@ -165,9 +165,9 @@ def _search(
     was created by then); recency and freshness are measured from it."""
     _check_query(query)
     candidates = _gather(engine, query, max(limit * 5, 50), f, qvec)
-    ranked = rank(
-        candidates, at or engine.clock.now(), floors, weight, limit * HIT_MARGIN, engine.decay_rates
-    )
+    now = at or engine.clock.now()
+    keep = limit * HIT_MARGIN
+    ranked = rank(candidates, now, floors, weight, keep, engine.decay_rates, query)
     ranked = validity.annotate(engine, ranked, v, as_of=None if at is None else to_iso(at))
     hits = ranking.hits(ranked[:limit])
     sources.annotate(engine, hits)
@@ -353,7 +353,13 @@ def _recall_as_of(
     candidates = [Candidate(row, sims.get(row.rid, 0.0), then=then) for row, then in states]
     keep = params.limit * HIT_MARGIN
     ranked = rank(
-        candidates, parse_iso(when), _floors(params), _unweighted, keep, engine.decay_rates
+        candidates,
+        parse_iso(when),
+        _floors(params),
+        _unweighted,
+        keep,
+        engine.decay_rates,
+        params.query,
     )
     hits = ranking.hits(validity.annotate(engine, ranked, v, as_of=when)[: params.limit])
     sources.annotate(engine, hits)

@@ -19,7 +19,7 @@ from enyal_protocol import wire as p
 
 from ...store import entries
 from ...store.rows import EntryRow
-from . import fusion, scoring
+from . import fusion, scoring, timewords
 
 # The best limit × HIT_MARGIN candidates are ranked on to validity, which may drop or
 # re-rank some; only the limit it keeps become full hits (decoding tags and metadata is
@@ -151,6 +151,8 @@ FEATURES = (
     "keyword_gap",  # the keyword share less the best candidate's
     "log_age",  # log(1 + days since the last update, at the asking time)
     "has_keyword",
+    "in_window",  # said within the days the query points at ("four weeks ago": timewords.py)
+    "outside_window",  # log(1 + days outside that window); 0 when the query names none
 )
 
 
@@ -161,11 +163,13 @@ def _log_ranks(values: Floats) -> Floats:
     return np.log1p(ranks)
 
 
-def features(x: Parts) -> Floats:
+def features(x: Parts, window: timewords.Window | None = None) -> Floats:
     """The candidates' feature matrix (one row a candidate, FEATURES' columns), built from
     their parts with whole-array operations: the live scorer and scripts/train_fusion's
     export both read it here, so there is one copy of every feature."""
     share = np.sqrt(x.keyword)
+    lo, hi = window if window is not None else (-np.inf, np.inf)
+    outside = np.maximum(lo - x.age_days, 0.0) + np.maximum(x.age_days - hi, 0.0)
     kw_rank = np.where(x.keyword > 0, _log_ranks(x.keyword), np.log1p(len(share)))
     columns = (
         hand_set(x),
@@ -181,6 +185,8 @@ def features(x: Parts) -> Floats:
         share - share.max(),
         np.log1p(x.age_days),
         (x.keyword > 0).astype(np.float64),
+        np.full(len(share), 0.0) if window is None else (outside == 0).astype(np.float64),
+        np.log1p(outside),
     )
     return np.column_stack(columns)
 
@@ -192,18 +198,24 @@ def rank(
     weight: Weight,
     keep: int,
     rates: Mapping[str, float] = scoring.DECAY_RATES,
+    query: str = "",
+    model: fusion.Model | None = None,
 ) -> list[Ranked]:
     """The `keep` best candidates above the floors, best first. `rates`: decay per type
-    (the engine's, which config.toml's [decay] may have changed)."""
+    (the engine's, which config.toml's [decay] may have changed). `model`: the learned
+    ranker to order by (None: the shipped one, if its file makes it the default);
+    `query` is read for the relative dates it names (timewords.py), one of its features."""
     if not candidates:
         return []
     x = parts(candidates, now, weight, rates)
     sem, kw, eff = x.semantic, x.keyword, x.effective_confidence
     score = hand_set(x)
-    model = fusion.shipped()
-    # The learned ranker orders the candidates only where it won on every held-out half
-    # (its file says so); a hit still reports the hand-set score of its parts.
-    order_by = model.scores(features(x)) if model is not None and model.default else score
+    if model is None:
+        shipped = fusion.shipped()
+        # The learned ranker orders the candidates only if it won on every held-out half
+        # (its file says so); a hit still reports the hand-set score of its parts.
+        model = shipped if shipped is not None and shipped.default else None
+    order_by = score if model is None else model.scores(features(x, timewords.window(query)))
     relevance = np.maximum(sem, np.sqrt(kw))
     trusted = eff >= floors.confidence
     best = float(relevance[trusted].max()) if trusted.any() else 0.0
