@@ -36,6 +36,12 @@ class Model:
         out: Floats = ((x - self.mean) / self.scale) @ self.weights
         return out
 
+    def relevance(self, x: Floats) -> Floats:
+        """The scores squashed into (0, 1) (a logistic), so validity's factors (conflicts,
+        supersession, freshness) scale them as they scale the hand-set score."""
+        out: Floats = 1.0 / (1.0 + np.exp(-self.scores(x)))
+        return out
+
     def to_json(self, **about: object) -> str:
         def rounded(a: Floats) -> list[float]:
             return [round(float(v), 6) for v in a]

@@ -80,6 +80,13 @@ class Ranked:
     superseded_by: str | None = None
     has_conflicts: bool = False
     adjusted_score: float = 0.0
+    # With the learned ranker on (fusion.py): its relevance in (0, 1), which orders the
+    # hit before validity's factors instead of the score.
+    learned: float | None = None
+
+    @property
+    def order(self) -> float:
+        return self.score if self.learned is None else self.learned
 
     @property
     def id(self) -> str:
@@ -215,7 +222,8 @@ def rank(
         # The learned ranker orders the candidates only if it won on every held-out half
         # (its file says so); a hit still reports the hand-set score of its parts.
         model = shipped if shipped is not None and shipped.default else None
-    order_by = score if model is None else model.scores(features(x, timewords.window(query)))
+    learned = None if model is None else model.relevance(features(x, timewords.window(query)))
+    order_by = score if learned is None else learned
     relevance = np.maximum(sem, np.sqrt(kw))
     trusted = eff >= floors.confidence
     best = float(relevance[trusted].max()) if trusted.any() else 0.0
@@ -225,7 +233,11 @@ def rank(
     # Python floats once for the kept few (float() of a numpy element each is slower).
     columns = (score, sem, kw, x.recency, eff, x.scope_weight, x.freshness)
     kept = zip(*(a[order].tolist() for a in columns), strict=True)
-    return [Ranked(candidates[i], *k) for i, k in zip(order.tolist(), kept, strict=True)]
+    ranked = [Ranked(candidates[i], *k) for i, k in zip(order.tolist(), kept, strict=True)]
+    if learned is not None:
+        for r, value in zip(ranked, learned[order].tolist(), strict=True):
+            r.learned = value
+    return ranked
 
 
 def hits(ranked: Sequence[Ranked]) -> list[p.Hit]:
