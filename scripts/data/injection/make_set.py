@@ -121,7 +121,9 @@ def _third_batch() -> list[dict[str, Any]]:
 
 def _fourth_batch() -> list[dict[str, Any]]:
     """fourth_batch.py: a text a group, a hidden payload or filler with its two carriers
-    (fourth_batch's own), a quoted file's lines one group, a pallms line one group."""
+    (fourth_batch's own), a quoted file's lines one group, a pallms line one group.
+    Each row says batch 4, so its held-out figures can be told from the older rows'
+    (which earlier rounds saw scored)."""
     out = [
         _row(text, "attack", kind, "own", f"fourth-attack-{i}")
         for i, (kind, text) in enumerate(fourth.FOURTH_ATTACKS)
@@ -148,6 +150,8 @@ def _fourth_batch() -> list[dict[str, Any]]:
     for i, (kind, line) in enumerate(zip(fourth.PALLMS_KINDS, fourth.PALLMS_LINES, strict=True)):
         text = line.replace("{NEW_INSTRUCTION}", actions[i % len(actions)])
         out.append(_row(text, "attack", kind, fourth.PALLMS, f"pallms-{i}"))
+    for r in out:
+        r["batch"] = 4
     return out
 
 
