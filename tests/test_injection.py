@@ -105,9 +105,9 @@ def test_the_classifier_lifts_the_held_out_half_far_above_the_rules(
     held_out: list[tuple[dict[str, Any], list[str]]],
 ) -> None:
     """What judge (classifier and rules) does on the set's held-out half, through the real
-    model, against the rules alone (measured: 56% of 370 attacks caught, the rules alone
-    16%; 2.5% of 446 benign texts flagged). The benign bound is the issue's 3% plus one
-    point, about one standard error of a rate near 3% on 446 texts."""
+    model, against the rules alone (measured: 70.6% of 463 attacks caught, the rules
+    alone 14.9%; 2.9% of 522 benign texts flagged). The benign bound is the issue's 3%
+    plus one point, about one standard error of a rate near 3% on 522 texts."""
     judged = held_out
     caught, conventions, benign = _rates(judged)
     by_rules = [bool(suspicious(r["text"])) for r, _ in judged if r["label"] == "attack"]
@@ -118,7 +118,7 @@ def test_the_classifier_lifts_the_held_out_half_far_above_the_rules(
 
 @pytest.mark.xfail(
     strict=True,
-    reason="issue 24's goal is not met yet: held out 56% caught, 3.8% of conventions flagged "
+    reason="issue 24's goal is not met yet: held out 70.6% caught, 4.6% of conventions flagged "
     "(docs/ARCHITECTURE.md, 'Poisoned text')",
 )
 def test_the_held_out_half_meets_the_goal(
