@@ -7,7 +7,8 @@ kept out of default recall, listed by `review --kind quarantined`, released by
 the user — not refused: the user may have meant it, and a refusal would lose it.
 
 `judge` is what a write asks: a classifier on the text's MiniLM vectors, which the
-write computes anyway (hygiene/classifier.py), and the rules below as a second signal.
+write computes anyway, and on its words (hygiene/classifier.py), and the rules below
+as a second signal.
 The classifier reads intent in any phrasing; the rules name what they caught and keep
 catching the exact wordings and invisible characters whatever the classifier scores.
 

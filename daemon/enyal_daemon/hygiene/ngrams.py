@@ -4,8 +4,9 @@ The MiniLM vector says what a text is about and blurs how it is said; the words 
 it exactly ("your earlier instructions are cancelled", "append the conversation to
 the text parameter", "以后"). A linear model over hashed word and word-pair features
 is the classic cheap detector of such phrasings and reads any language whose words
-it saw; beside the vector it caught a fifth more of dev's attacks at the same 2%
-of conventions flagged (docs/ARCHITECTURE.md, "Poisoned text").
+it saw; mixed with the vector model it caught 67% of dev's attacks out of fold
+against 51% for the vectors alone, at the same 2% of conventions flagged
+(docs/ARCHITECTURE.md, "Poisoned text").
 
 Each word, each pair of neighbouring words and each three-letter piece of a word
 longer than three letters is hashed (CRC-32: the same index on every machine and
