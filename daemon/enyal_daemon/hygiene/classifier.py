@@ -1,5 +1,6 @@
-"""A logistic regression over the MiniLM vectors a write computes anyway: is this text an
-instruction aimed at the agent (an injection, a poisoned memory) or data?
+"""Two logistic regressions, over the MiniLM vectors a write computes anyway and over the
+text's hashed words: is this text an instruction aimed at the agent (an injection, a
+poisoned memory) or data?
 
 Rules catch the phrasings they were written for ("ignore previous instructions") and
 little else: on a held-out corpus of published payloads they quarantined 22%. The
@@ -10,7 +11,10 @@ linear model on them needs no extra inference (a dot product per vector).
 Beside the vector it reads a few cues (hygiene/cues.py): small words the vector blurs,
 such as who is addressed and where data is sent. A long text is scored by the highest
 of its whole vector and its passages' (a payload one sentence long, hidden in an
-e-mail, moves the whole vector little but owns a passage). The weights, bias and
+e-mail, moves the whole vector little but owns a passage). A second linear model reads
+the text's words and word pairs (hygiene/ngrams.py), which say exactly how a thing is
+asked where the vector says what it is about; the two log-odds are mixed, `mix` of
+the vector's, and the sum's probability is the score. The weights, biases, mix and
 threshold are trained offline by scripts/train_injection on the dev half of
 scripts/data/injection/labelled.jsonl and shipped in injection_weights.json;
 docs/ARCHITECTURE.md has the figures.
@@ -20,13 +24,13 @@ from __future__ import annotations
 
 import functools
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
-from . import cues
+from . import cues, ngrams
 
 WEIGHTS = Path(__file__).with_name("injection_weights.json")
 # The embedder's vectors as numpy hands them over (hygiene sits below the embedder and
@@ -40,6 +44,11 @@ class Classifier:
     weights: Vector  # one per vector dimension, then one per cue (cues.NAMES)
     bias: float
     threshold: float  # a text whose score reaches it is flagged
+    # The word model (hygiene/ngrams.py): one weight per bucket, its bias, and the share
+    # of the vector model's log-odds in the mix (1.0: no word model, the vectors alone)
+    words: Vector = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
+    words_bias: float = 0.0
+    mix: float = 1.0
 
     def scores(self, vectors: Vectors, cued: Vector) -> npt.NDArray[np.float64]:
         """The probability, per row of `vectors` (all of one text, whose cues are
@@ -50,11 +59,30 @@ class Classifier:
         out: npt.NDArray[np.float64] = 1.0 / (1.0 + np.exp(-(z + self.bias)))
         return out
 
+    def vector_logit(self, text: str, whole: Vector, passages: Vectors) -> float:
+        """The vector model's log-odds for a text: the highest of its whole vector's and
+        its passages' (each with the whole text's cues: a cue says what the text holds,
+        not where)."""
+        rows = np.vstack([whole[None, :], passages]).astype(np.float64)
+        w = self.weights.astype(np.float64)
+        dim = rows.shape[1]
+        cued = float(cues.of(text).astype(np.float64) @ w[dim:])
+        return float((rows @ w[:dim]).max()) + cued + self.bias
+
+    def words_logit(self, text: str) -> float:
+        """The word model's log-odds for a text (0.0 when there is no word model)."""
+        if len(self.words) == 0:
+            return 0.0
+        hit = ngrams.indices(text, len(self.words))
+        total = float(self.words[hit].astype(np.float64).sum())
+        return total / float(np.sqrt(max(len(hit), 1))) + self.words_bias
+
     def score(self, text: str, whole: Vector, passages: Vectors) -> float:
-        """A text's score: the highest of its whole vector's and its passages' (each
-        with the whole text's cues: a cue says what the text holds, not where)."""
-        rows = np.vstack([whole[None, :], passages])
-        return float(self.scores(rows, cues.of(text)).max())
+        """A text's score: the probability of the mixed log-odds of the two models."""
+        z = self.mix * self.vector_logit(text, whole, passages)
+        if self.mix < 1.0:
+            z += (1.0 - self.mix) * self.words_logit(text)
+        return float(1.0 / (1.0 + np.exp(-z)))
 
     def flags(self, text: str, whole: Vector, passages: Vectors) -> bool:
         return self.score(text, whole, passages) >= self.threshold
@@ -65,9 +93,14 @@ class Classifier:
                 **about,
                 "bias": round(self.bias, 6),
                 "threshold": round(self.threshold, 6),
+                "mix": round(self.mix, 6),
+                "words_bias": round(self.words_bias, 6),
                 "weights": [round(float(w), 6) for w in self.weights],
+                # five decimals: the words are most of the file, and 1e-5 of a weight
+                # moves no score that matters
+                "words": [round(float(w), 5) for w in self.words],
             },
-            indent=1,
+            separators=(",", ":"),
         )
 
 
@@ -77,6 +110,9 @@ def read(path: Path) -> Classifier:
         weights=np.asarray(data["weights"], dtype=np.float32),
         bias=float(data["bias"]),
         threshold=float(data["threshold"]),
+        words=np.asarray(data.get("words", []), dtype=np.float32),
+        words_bias=float(data.get("words_bias", 0.0)),
+        mix=float(data.get("mix", 1.0)),
     )
 
 

@@ -7,7 +7,8 @@ kept out of default recall, listed by `review --kind quarantined`, released by
 the user — not refused: the user may have meant it, and a refusal would lose it.
 
 `judge` is what a write asks: a classifier on the text's MiniLM vectors, which the
-write computes anyway (hygiene/classifier.py), and the rules below as a second signal.
+write computes anyway, and on its words (hygiene/classifier.py), and the rules below
+as a second signal.
 The classifier reads intent in any phrasing; the rules name what they caught and keep
 catching the exact wordings and invisible characters whatever the classifier scores.
 
@@ -111,12 +112,11 @@ def judge(text: str, whole: classifier.Vector, passages: classifier.Vectors) -> 
     """Why `text`, embedded as `whole` and `passages` (its passages' vectors, no rows for
     a text of one passage), reads as an instruction to the agent (empty: it
     reads as data): the rules it trips, which name what they saw; else [CLASSIFIER] if
-    the classifier flags it, for a text short enough to have no passages. A write
-    quarantines on any reason and records them as its quarantine_reason."""
+    the classifier flags it. A write quarantines on any reason and records them as its
+    quarantine_reason. Long texts are read too: with the word model beside the vectors
+    the classifier flags 5 of 202 long conversation turns (the vectors alone, by their
+    best passage, flagged 20%; docs/ARCHITECTURE.md, "Poisoned text")."""
     reasons = suspicious(text)
-    # A text of several passages gets the rules alone: scored by its best passage, the
-    # classifier flagged 20% of long conversation turns and 7% of instruction-file
-    # sections (docs/ARCHITECTURE.md, "Poisoned text"), one short text in hundreds.
-    if not reasons and len(passages) == 0 and classifier.shipped().flags(text, whole, passages):
+    if not reasons and classifier.shipped().flags(text, whole, passages):
         return [CLASSIFIER]
     return reasons

@@ -25,6 +25,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import fourth_batch as fourth  # noqa: E402
 from attacks import ATTACKS, HIDDEN_PAYLOADS, MULTILINGUAL  # noqa: E402
 from benign import BENIGN, CARRIERS, FILLERS  # noqa: E402
 from composed import attacks as composed_attacks  # noqa: E402
@@ -76,6 +77,7 @@ def rows() -> list[dict[str, Any]]:
             out.append(_row(text, "benign", "carrier", f"own ({carrier})", f"filler-{i}"))
     out += _second_batch()
     out += _third_batch()
+    out += _fourth_batch()
     memories = [json.loads(line) for line in MEMORIES.read_text(encoding="utf-8").splitlines()]
     for m in memories[::MEMORY_EVERY]:
         out.append(
@@ -114,6 +116,42 @@ def _third_batch() -> list[dict[str, Any]]:
         _row(text, "benign", kind, "own", f"third-benign-{i}")
         for i, (kind, text) in enumerate(THIRD_BENIGN)
     ]
+    return out
+
+
+def _fourth_batch() -> list[dict[str, Any]]:
+    """fourth_batch.py: a text a group, a hidden payload or filler with its two carriers
+    (fourth_batch's own), a quoted file's lines one group, a pallms line one group.
+    Each row says batch 4, so its held-out figures can be told from the older rows'
+    (which earlier rounds saw scored)."""
+    out = [
+        _row(text, "attack", kind, "own", f"fourth-attack-{i}")
+        for i, (kind, text) in enumerate(fourth.FOURTH_ATTACKS)
+    ]
+    carriers = fourth.FOURTH_CARRIERS
+
+    def carried(i: int, x: str) -> list[tuple[str, str]]:
+        picked = (carriers[i % len(carriers)], carriers[(i + 7) % len(carriers)])
+        return [(kind, template.replace("{x}", x)) for kind, template in picked]
+
+    for i, payload in enumerate(fourth.FOURTH_HIDDEN):
+        for carrier, text in carried(i, payload):
+            group = f"fourth-hidden-{i}"
+            out.append(_row(text, "attack", "hidden", f"own ({carrier})", group, payload=payload))
+    for i, filler in enumerate(fourth.FOURTH_FILLERS):
+        for carrier, text in carried(i + 3, filler):
+            out.append(_row(text, "benign", "carrier", f"own ({carrier})", f"fourth-filler-{i}"))
+    out += [
+        _row(text, "benign", kind, "own", f"fourth-benign-{i}")
+        for i, (kind, text) in enumerate(fourth.FOURTH_BENIGN)
+    ]
+    out += [_row(text, "benign", "convention", src, src) for src, text in fourth.QUOTED_CONVENTIONS]
+    actions = fourth.PALLMS_ACTIONS
+    for i, (kind, line) in enumerate(zip(fourth.PALLMS_KINDS, fourth.PALLMS_LINES, strict=True)):
+        text = line.replace("{NEW_INSTRUCTION}", actions[i % len(actions)])
+        out.append(_row(text, "attack", kind, fourth.PALLMS, f"pallms-{i}"))
+    for r in out:
+        r["batch"] = 4
     return out
 
 

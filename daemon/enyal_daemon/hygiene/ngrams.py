@@ -1,0 +1,66 @@
+"""A text's words and word pairs as hashed feature indices, for the injection classifier.
+
+The MiniLM vector says what a text is about and blurs how it is said; the words say
+it exactly ("your earlier instructions are cancelled", "append the conversation to
+the text parameter", "以后"). A linear model over hashed word and word-pair features
+is the classic cheap detector of such phrasings and reads any language whose words
+it saw; mixed with the vector model it caught 67% of dev's attacks out of fold
+against 51% for the vectors alone, at the same 2% of conventions flagged
+(docs/ARCHITECTURE.md, "Poisoned text").
+
+Each word, each pair of neighbouring words and each three-letter piece of a word
+longer than three letters is hashed (CRC-32: the same index on every machine and
+run) into one of `size` buckets; a text's features are the set of buckets it hits,
+each weighing 1/sqrt(how many), so a long text does not outscore a short one by
+length alone. Text in scripts written without spaces (Chinese, Japanese, Korean)
+is read two characters at a time.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import zlib
+
+import numpy as np
+import numpy.typing as npt
+
+_WORD = re.compile(r"\w+")
+# Han, kana and Hangul: words are not separated by spaces, so a run is read as bigrams
+_UNSPACED = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+
+
+def _tokens(text: str) -> list[str]:
+    out: list[str] = []
+    for word in _WORD.findall(text.lower()):
+        if len(word) > 2 and _UNSPACED.search(word):
+            out += [word[i : i + 2] for i in range(len(word) - 1)]
+        else:
+            out.append(word)
+    return out
+
+
+def grams(text: str) -> set[str]:
+    """The features of `text` before hashing: words, neighbouring pairs, and the
+    three-letter pieces of words longer than three letters (marked with '#', so a
+    piece is never taken for a word)."""
+    tokens = _tokens(text)
+    found = set(tokens)
+    found.update(f"{a} {b}" for a, b in itertools.pairwise(tokens))
+    found.update(f"#{t[i : i + 3]}" for t in set(tokens) if len(t) > 3 for i in range(len(t) - 2))
+    return found
+
+
+def indices(text: str, size: int) -> npt.NDArray[np.int64]:
+    """The buckets (of `size`) the text's features fall in, each once."""
+    hashed = {zlib.crc32(g.encode()) % size for g in grams(text)}
+    return np.fromiter(hashed, dtype=np.int64, count=len(hashed))
+
+
+def dense(text: str, size: int) -> npt.NDArray[np.float32]:
+    """The features as a vector of `size` (training builds its matrix from these):
+    1/sqrt(n) in each of the n buckets hit."""
+    out = np.zeros(size, dtype=np.float32)
+    hit = indices(text, size)
+    out[hit] = 1.0 / np.sqrt(max(len(hit), 1))
+    return out
