@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import logging
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import TypeVar
@@ -300,6 +300,21 @@ class Engine:
                 rid, emb.whole, emb.passages, active=active, group=group, kind=kind
             )
         )
+
+    def index_new_after_commit(
+        self, tx: Tx, rows: Sequence[tuple[int, Embedding, tuple[str, str | None], str, bool]]
+    ) -> None:
+        """`index_after_commit` of many (rid, vectors, scope, type, active) new to the index,
+        in one bulk load once committed: the index's write lock taken once, not once a row
+        (a replica's initial sync adds hundreds at a time while recalls read)."""
+        whole, parts = [], []
+        for rid, emb, scope, content_type, active in rows:
+            group, kind = self.groups.key(*scope), kind_code(content_type)
+            whole.append((rid, emb.whole.tobytes(), not active, group, kind))
+            parts += [
+                (rid, i, v.tobytes(), not active, group, kind) for i, v in enumerate(emb.passages)
+            ]
+        tx.after_commit.append(functools.partial(self.index.load, whole, parts))
 
     def retype_after_commit(self, tx: Tx, rid: int, content_type: str) -> None:
         """A type change without a new vector: the index's type filter must see it."""

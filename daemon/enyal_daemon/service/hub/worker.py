@@ -185,8 +185,7 @@ def pull(engine: Engine, capture: Capture, link: HubLink) -> tuple[int, list[str
     pulled = link.pull(cursor, BATCH)
     if not pulled:
         return 0, []
-    ready = converge.prepare(engine, pulled)
-    return len(pulled), converge.apply(engine, capture, ready, pulled[-1].seq)
+    return len(pulled), converge.apply_pulled(engine, capture, pulled)
 
 
 def catch_up(engine: Engine, capture: Capture, link: HubLink, space: str) -> tuple[int, list[str]]:
@@ -203,5 +202,4 @@ def catch_up(engine: Engine, capture: Capture, link: HubLink, space: str) -> tup
     if not pulled:
         engine.write(lambda tx: rows.drop(tx.conn, key))
         return 0, []
-    ready = converge.prepare(engine, pulled)
-    return len(pulled), converge.apply(engine, capture, ready, pulled[-1].seq, key)
+    return len(pulled), converge.apply_pulled(engine, capture, pulled, key)
