@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import functools
 import json
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -35,11 +36,26 @@ Vector = npt.NDArray[np.float32]
 Vectors = npt.NDArray[np.float32]
 
 
+# How far from the threshold, in log-odds, a bound must be to decide without the exact
+# score: far above the rounding of either sum (~1e-12), so a decision taken on bounds is
+# the one the exact score takes.
+MARGIN = 1e-6
+
+
 @dataclass(frozen=True)
 class Classifier:
     weights: Vector  # one per vector dimension, then one per cue (cues.NAMES)
     bias: float
     threshold: float  # a text whose score reaches it is flagged
+    # What `flags` reads cues in: most weight first, so that few decide (set below).
+    _order: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    _cut: float = field(init=False, repr=False, compare=False)  # the threshold's log-odds
+
+    def __post_init__(self) -> None:
+        cued = np.abs(self.weights[-len(cues.NAMES) :].astype(np.float64))
+        object.__setattr__(self, "_order", tuple(int(i) for i in np.argsort(-cued, kind="stable")))
+        t = self.threshold
+        object.__setattr__(self, "_cut", math.log(t / (1 - t)) if 0 < t < 1 else math.nan)
 
     def scores(self, vectors: Vectors, cued: Vector) -> npt.NDArray[np.float64]:
         """The probability, per row of `vectors` (all of one text, whose cues are
@@ -57,6 +73,35 @@ class Classifier:
         return float(self.scores(rows, cues.of(text)).max())
 
     def flags(self, text: str, whole: Vector, passages: Vectors) -> bool:
+        """score(...) >= threshold, reading only the cues that can still change that. The
+        vectors' part of the log-odds is known at once; each cue unread could add its
+        weight or not, which bounds the total; cues are read, heaviest first, until the
+        bounds fall on one side of the threshold. Most texts are decided by a few of the
+        43 cues (the regular expressions were 80% of a check's time); one whose bounds
+        still straddle the threshold at the end gets the exact score."""
+        if math.isnan(self._cut):
+            return self.score(text, whole, passages) >= self.threshold
+        w = self.weights.astype(np.float64)
+        rows = np.vstack([whole[None, :], passages]).astype(np.float64)
+        dim = rows.shape[1]
+        on = w[dim:]
+        base = float((rows @ w[:dim]).max()) + self.bias
+        lo = base + float(on[on < 0].sum())  # every negative cue present, no positive one
+        hi = base + float(on[on > 0].sum())  # the other way round
+        lowered = text.lower()
+        for i in self._order:
+            if lo >= self._cut + MARGIN or hi < self._cut - MARGIN:
+                break
+            weight = float(on[i])
+            present = cues.one(i, text, lowered)
+            if weight > 0:
+                lo, hi = (lo + weight, hi) if present else (lo, hi - weight)
+            else:
+                lo, hi = (lo, hi + weight) if present else (lo - weight, hi)
+        if lo >= self._cut + MARGIN:
+            return True
+        if hi < self._cut - MARGIN:
+            return False
         return self.score(text, whole, passages) >= self.threshold
 
     def to_json(self, **about: object) -> str:
