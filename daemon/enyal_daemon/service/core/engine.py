@@ -203,14 +203,24 @@ class Engine:
 
     def write(self, job: Callable[[Tx], T], durable: bool = True) -> T:
         """Run `job` on the writer; returns once its transaction has committed."""
+        return self.write_soon(job, durable)()
+
+    def write_soon(self, job: Callable[[Tx], T], durable: bool = True) -> Callable[[], T]:
+        """`write` without waiting: queues `job` and returns the wait for its outcome, so
+        the caller can prepare the next job while this one commits (its fsync)."""
         self.writable_again()
-        try:
-            return self.writer.run(job, durable)
-        except apsw.Error as exc:
-            storage = failures.describe(exc, self.db_path)
-            if storage is None:
-                raise
-            raise storage from exc
+        future = self.writer.submit(job, durable)
+
+        def outcome() -> T:
+            try:
+                return future.result()
+            except apsw.Error as exc:
+                storage = failures.describe(exc, self.db_path)
+                if storage is None:
+                    raise
+                raise storage from exc
+
+        return outcome
 
     def sweep_expired(self) -> None:
         """Delete what has expired, if anything has (service/rules/expiry.py)."""

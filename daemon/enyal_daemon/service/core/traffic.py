@@ -5,7 +5,7 @@ beside SQLite: run alongside a recall it takes the interpreter's lock for its 5 
 switch interval each time the recall gives it up (for the model, for SQLite), and the
 recall's p99 went to 3-6 times idle. The server counts each request from its arrival to
 its answer (server/dispatch.py); the sync, between the changes it checks, waits while
-one is in flight, up to MOST seconds for each slice of changes, so a stream of requests
+one is in flight, up to MOST seconds for each run of changes, so a stream of requests
 (or a long one: an import) slows it and never stops it.
 """
 
@@ -51,12 +51,16 @@ def step_aside(most: float) -> float:
     return time.monotonic() - start
 
 
-def budget() -> Callable[[], None]:
-    """A step aside to call between pieces of work: all its calls together wait MOST
-    seconds at most."""
+def budget(per: int) -> Callable[[], None]:
+    """A step aside to call before each piece of work: the calls of each run of `per`
+    together wait MOST seconds at most."""
     left = [MOST]
+    calls = [0]
 
     def pause() -> None:
+        calls[0] += 1
+        if calls[0] % per == 0:
+            left[0] = MOST
         if _serving and left[0] > 0:
             left[0] -= step_aside(left[0])
 

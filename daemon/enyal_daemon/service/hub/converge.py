@@ -69,22 +69,26 @@ def prepare(
     pulled: Sequence[Pulled | Rejected],
     pause: Callable[[], None] = traffic.never,
 ) -> list[Ready]:
-    """Each change decoded and checked, outside the writer; `pause` is called between
-    changes (a catch-up's: service/core/traffic.py)."""
+    """Each change decoded and checked, outside the writer; `pause` (a catch-up's:
+    service/core/traffic.py) is called before each text's checks, the work a request
+    would wait behind (a malformed or known change costs next to nothing)."""
     conn = engine.reader()
     changes = [item.change for item in pulled if isinstance(item, Pulled)]
     done = rows.applied_of(conn, [c.change_id for c in changes])
     stored = entries.by_ids(conn, [c.memory_id for c in changes if c.kind == body.PUT])
     ready = []
     for item in pulled:
-        pause()
-        ready.append(_prepare(engine, item, done, stored))
+        ready.append(_prepare(engine, item, done, stored, pause))
     _embed_and_judge(engine, [r for r in ready if r.new_text], pause)
     return ready
 
 
 def _prepare(
-    engine: Engine, item: Pulled | Rejected, done: set[str], stored: dict[str, EntryRow]
+    engine: Engine,
+    item: Pulled | Rejected,
+    done: set[str],
+    stored: dict[str, EntryRow],
+    pause: Callable[[], None],
 ) -> Ready:
     if isinstance(item, Rejected):
         return Ready(item.seq, refused=f"hub row {item.seq}: {item.reason}")
@@ -97,7 +101,7 @@ def _prepare(
         if not c.memory_id or len(c.memory_id) > MAX_ID or "\x00" in c.memory_id:
             raise ValueError(f"bad memory id {c.memory_id[:MAX_ID]!r}")
         if c.kind == body.PUT:
-            return _prepare_put(engine, item.seq, c, stored.get(c.memory_id))
+            return _prepare_put(engine, item.seq, c, stored.get(c.memory_id), pause)
         if c.kind == body.EDGE:
             return Ready(item.seq, c, edge=body.decode_edge(c.body))
         if c.kind == body.DELETE:
@@ -108,12 +112,15 @@ def _prepare(
         return Ready(item.seq, c, refused=f"hub row {item.seq} (change {c.change_id}): {why}")
 
 
-def _prepare_put(engine: Engine, seq: int, c: Change, row: EntryRow | None) -> Ready:
+def _prepare_put(
+    engine: Engine, seq: int, c: Change, row: EntryRow | None, pause: Callable[[], None]
+) -> Ready:
     put = body.decode_put(c.body)
     s = put.state
     check_content(s.content)
     normalize_iso(s.created_at, "created_at")
     normalize_iso(s.updated_at, "updated_at")
+    pause()
     # Someone else's writing: redacted as any write is, judged as any write is.
     clean = redaction.scrub(engine.redactor, content=s.content, tags=s.tags)
     s = msgspec.structs.replace(s, content=clean.content or "", tags=clean.tags or [])
@@ -175,17 +182,21 @@ def apply_pulled(
     engine: Engine, capture: Capture, pulled: Sequence[Pulled | Rejected], key: str = "cursor"
 ) -> list[str]:
     """Check and apply `pulled` (after the cursor `key` in hub_state: the log's, or a
-    space's catching up) a SLICE at a time, each slice in one transaction that moves the
-    cursor past it; what was refused or quarantined (for `hub status`). More than a slice
-    is a catch-up: between the changes it checks it steps aside while a request is served
-    (service/core/traffic.py), so a recall waits for at most one change's check and one
-    slice's transaction; a slice or less (live changes) goes at once."""
-    problems: list[str] = []
+    space's catching up) a SLICE at a time, each slice one writer job that moves the
+    cursor past it; what was refused or quarantined (for `hub status`). A slice is checked
+    while the one before commits (the writer takes jobs queued meanwhile into one
+    transaction: a backlog of refused rows is not one fsync a slice). More than a slice is
+    a catch-up: before each text's checks and each job it steps aside while a request is
+    served (service/core/traffic.py), so a recall waits for at most one text's checks and
+    one slice's writing; a slice or less (live changes) goes at once."""
+    pause = traffic.budget(SLICE) if len(pulled) > SLICE else traffic.never
+    waits = []
     for at in range(0, len(pulled), SLICE):
         part = pulled[at : at + SLICE]
-        pause = traffic.budget() if len(pulled) > SLICE else traffic.never
-        problems += apply(engine, capture, prepare(engine, part, pause), part[-1].seq, key)
-    return problems
+        ready = prepare(engine, part, pause)
+        pause()
+        waits.append(engine.write_soon(_applying(engine, capture, ready, part[-1].seq, key)))
+    return [why for wait in waits for why in wait()]
 
 
 def apply(
@@ -199,6 +210,13 @@ def apply(
     Returns what was refused or quarantined. New memories (the bulk of an initial sync)
     are written together, one statement per table (`_put_new`); every other change one by
     one, in order, each in a savepoint so that one that fails leaves nothing behind."""
+    return engine.write(_applying(engine, capture, ready, cursor, key))
+
+
+def _applying(
+    engine: Engine, capture: Capture, ready: Sequence[Ready], cursor: int, key: str
+) -> Callable[[Tx], list[str]]:
+    """`apply`'s writer job."""
 
     def job(tx: Tx) -> list[str]:
         capture.silence(tx)
@@ -236,7 +254,7 @@ def apply(
         rows.put(tx.conn, "last_pull", engine.clock.now_iso())  # last pull that brought any
         return problems
 
-    return engine.write(job)
+    return job
 
 
 def _new_puts(conn: apsw.Connection, ready: Sequence[Ready]) -> set[int]:
