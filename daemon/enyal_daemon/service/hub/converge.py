@@ -164,8 +164,9 @@ def _embed_and_judge(engine: Engine, todo: list[Ready], pause: Callable[[], None
         else:
             r.emb = Embedding.of(r.carried)
     rest = [r for r in todo if r.carried is None]
-    for r, emb in zip(rest, engine.embed_memories([_text(r) for r in rest]), strict=True):
-        r.emb = emb
+    if rest:  # (not even asked with none: it would wait for a model slot a recall holds)
+        for r, emb in zip(rest, engine.embed_memories([_text(r) for r in rest]), strict=True):
+            r.emb = emb
     for r in todo:
         pause()
         assert r.put is not None and r.emb is not None
@@ -182,20 +183,25 @@ def apply_pulled(
     engine: Engine, capture: Capture, pulled: Sequence[Pulled | Rejected], key: str = "cursor"
 ) -> list[str]:
     """Check and apply `pulled` (after the cursor `key` in hub_state: the log's, or a
-    space's catching up) a SLICE at a time, each slice one writer job that moves the
-    cursor past it; what was refused or quarantined (for `hub status`). A slice is checked
-    while the one before commits (the writer takes jobs queued meanwhile into one
-    transaction: a backlog of refused rows is not one fsync a slice). More than a slice is
-    a catch-up: before each text's checks and each job it steps aside while a request is
-    served (service/core/traffic.py), so a recall waits for at most one text's checks and
-    one slice's writing; a slice or less (live changes) goes at once."""
+    space's catching up) a SLICE at a time, each slice of texts one writer job that moves
+    the cursor past it (rows without a text, refused or known, ride along with the next:
+    a backlog of refused rows is one job, not one a slice); what was refused or
+    quarantined (for `hub status`). A slice is checked while the one before commits.
+    More than a slice is a catch-up: before each text's checks and each job it steps aside
+    while a request is served (service/core/traffic.py), so a recall waits for at most one
+    text's checks and one slice's writing; a slice or less (live changes) goes at once."""
     pause = traffic.budget(SLICE) if len(pulled) > SLICE else traffic.never
     waits = []
+    ready: list[Ready] = []
     for at in range(0, len(pulled), SLICE):
-        part = pulled[at : at + SLICE]
-        ready = prepare(engine, part, pause)
-        pause()
-        waits.append(engine.write_soon(_applying(engine, capture, ready, part[-1].seq, key)))
+        ready += prepare(engine, pulled[at : at + SLICE], pause)
+        texts = sum(r.put is not None for r in ready)
+        if at + SLICE < len(pulled) and texts < SLICE:
+            continue  # refused or known rows ride along with the next: not an fsync each
+        if texts:
+            pause()  # not for a job of refused rows alone: a backlog of those would crawl
+        waits.append(engine.write_soon(_applying(engine, capture, ready, ready[-1].seq, key)))
+        ready = []
     return [why for wait in waits for why in wait()]
 
 
