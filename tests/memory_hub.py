@@ -13,10 +13,12 @@ Not a test module: imported by name (pytest puts tests/ on sys.path).
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Sequence
 
 from enyal_daemon.errors import HubUnavailable
 from enyal_daemon.hub.change import Change, Pulled, Rejected
+from enyal_daemon.hub.wake import Wake
 
 
 class MemoryHub:
@@ -99,10 +101,18 @@ class MemoryLink:
         self._up()
         return len(self.hub.log)
 
-    def wait(self, timeout: float) -> bool:
+    def wait(self, timeout: float, wake: Wake | None = None) -> bool:
         self._up()
-        with self.hub._new:
-            return self.hub._new.wait(timeout)
+        if wake is None:
+            with self.hub._new:
+                return self.hub._new.wait(timeout)
+        # A condition cannot be waited on with a pipe: slices, for the stand-in only.
+        deadline = time.monotonic() + timeout
+        while (left := deadline - time.monotonic()) > 0 and not wake.is_set():
+            with self.hub._new:
+                if self.hub._new.wait(min(left, 0.05)):
+                    return True
+        return False
 
     def close(self) -> None:
         pass

@@ -20,7 +20,7 @@ from enyal_daemon.errors import InvalidValue
 from enyal_daemon.hub.change import Change, Pulled, Rejected
 from enyal_daemon.service.core.engine import Engine
 from enyal_daemon.service.files.shared_reading import CONCURRENT
-from enyal_daemon.service.hub import body, membership, worker
+from enyal_daemon.service.hub import body, converge, membership, worker
 from enyal_daemon.service.hub.replica import replica_of
 from enyal_daemon.service.memory import consolidation, graph, memories
 from enyal_daemon.service.rules.clock import SetClock
@@ -448,3 +448,85 @@ def test_a_link_that_fails_unexpectedly_never_stops_the_worker(reps: Replicas) -
     assert membership.status(a, p.HubStatusParams()).outbox == 1
     broken["on"] = False
     wait_for(lambda: entries.get(b.reader(), x) is not None, what="pushed once the link works")
+
+
+def test_a_new_change_waits_behind_one_batch_of_a_backlog_at_most(reps: Replicas) -> None:
+    """A replica far behind the log (a first sync, a laptop back from a week offline)
+    applies what is new first: the backlog goes on a batch a round behind it."""
+    a, b = reps.make("a"), reps.make("b")
+    behind = 4 * worker.BATCH
+    for _ in range(behind):  # rows refused on arrival: a backlog that costs little to apply
+        reps.hub.append_raw(Rejected(seq=0, reason="not a change (the backlog's)"))
+    x = remember(a, "Written while b was four batches behind.")
+    sync(reps.hub, a)
+    w = worker.Worker(b, replica_of(b).capture, reps.hub.link, replica_of(b).progress)
+    w._round()  # the first batch of the backlog; the hub's head learnt
+    assert entries.get(b.reader(), x) is None
+    w._round()
+    assert entries.get(b.reader(), x) is not None  # not after the batches still behind
+    st = membership.status(b, p.HubStatusParams())
+    assert st.lag is not None and st.lag > worker.BATCH  # the backlog is still to apply
+    while w._round():
+        pass
+    st = membership.status(b, p.HubStatusParams())
+    assert st.lag == 0 and st.cursor == len(reps.hub.log)
+    assert w.progress.refused == behind  # every row of the backlog seen, once
+
+
+def test_pruning_the_applied_ids_and_settled_conflicts_never_applies_a_change_twice(
+    reps: Replicas,
+) -> None:
+    a, b = reps.make("a"), reps.make("b")
+    x = remember(a, "Releases are cut from main on Wednesdays.")
+    y = remember(b, "Hotfixes branch from the last release tag.")  # b's own, back from the hub
+    sync(reps.hub, a, b)
+    memories.update(a, p.UpdateParams(id=x, content="Releases are cut from main on Thursdays."))
+    memories.update(b, p.UpdateParams(id=x, content="Releases are cut from main on Mondays."))
+    sync(reps.hub, a, b)
+    assert [m.memory_id for m in rows.to_review(b.reader(), 10)] == [x]  # a conflict
+    # The person looks and keeps what is current: shared again, the review is settled.
+    membership.share(b, p.ShareParams(id=x, space=SPACE))
+    assert rows.to_review(b.reader(), 10) == []
+    conn = b.reader()
+
+    def count(table: str) -> int:
+        return int(conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+
+    log = reps.hub.link().pull(0, 1000)  # every batch b pulled
+    kept, before = count("hub_applied"), state(b)
+    history = {i: len(versions.list_for(conn, i, 100)) for i in (x, y)}
+    assert worker.prune(b) == kept + 1  # every id (all below the cursor), the kept version
+    assert count("hub_applied") == 0 and count("hub_conflicts") == 0
+    # The batch pulled again, as it was, and the whole log from 0 (a cursor put back):
+    # nothing is applied again, the settled conflict stays settled.
+    problems = converge.apply(b, replica_of(b).capture, converge.prepare(b, log), log[-1].seq)
+    b.write(lambda tx: rows.put(tx.conn, "cursor", "0"))
+    problems += sync(reps.hub, b)
+    assert problems == []
+    assert rows.to_review(b.reader(), 10) == [] and count("hub_conflicts") == 0
+    assert count("hub_applied") == 0 and state(b) == before
+    assert {i: len(versions.list_for(conn, i, 100)) for i in (x, y)} == history
+    assert rows.depth(conn) == 0  # and nothing was sent back to the hub
+    # What is new still applies, and is pruned in its turn.
+    z = remember(a, "Release notes are written in the PR description.")
+    sync(reps.hub, a, b)
+    assert entries.get(b.reader(), z) is not None and count("hub_applied") == 1
+    assert worker.prune(b) == 1
+    # Another hub: its log's positions are not this one's, so none is skipped by them.
+    assert rows.pruned(b.reader(), SPACE) > 0
+    membership.init(b, p.HubInitParams(url="postgresql://me@elsewhere/enyal"))
+    assert rows.pruned(b.reader(), SPACE) == 0
+
+
+def test_ids_applied_before_m019_are_kept_and_never_pruned(tmp_path: Path) -> None:
+    from conftest import raw_db
+    from enyal_daemon.store import cjk, migrations
+
+    conn = raw_db(tmp_path / "old.db")
+    cjk.register(conn)  # m014's function, as the daemon's connections have it
+    migrations.migrate(conn, upto=migrations.MIGRATIONS.index(migrations.m019_hub_applied_seq))
+    conn.execute("INSERT INTO hub_applied (change_id) VALUES (?)", ("a" * 32,))
+    migrations.migrate(conn)
+    rows.join(conn, SPACE, NOW.isoformat())
+    assert rows.prune_applied(conn, SPACE, 10**9) == 0  # no position known: kept
+    assert rows.applied(conn, "a" * 32)

@@ -21,6 +21,7 @@ from enyal_daemon.errors import HubUnavailable
 from enyal_daemon.hub import schema
 from enyal_daemon.hub.change import Change, Pulled, Rejected
 from enyal_daemon.hub.link import PgLink, redacted, url_has_password
+from enyal_daemon.hub.wake import Wake
 
 DIM = 384
 LOG = f"{schema.SCHEMA}.log"
@@ -218,6 +219,62 @@ def test_a_push_wakes_another_roles_wait_within_a_second(links: dict[str, PgLink
     alice.push([change(space, 1)])
     waiter.join()
     assert woke and woke[0] - pushed < 1.0
+
+
+def test_a_wake_set_before_a_wait_is_seen_and_once_closed_ignores_set() -> None:
+    wake = Wake()
+    assert not wake.is_set() and not wake.wait(0.01)
+    for _ in range(70_000):  # more than a pipe holds (64 KiB): still set, never blocking a writer
+        wake.set()
+    assert wake.wait(0) and wake.is_set()
+    wake.clear()
+    assert not wake.is_set()
+    wake.close()
+    wake.set()  # a writer's commit after the worker stopped: nothing written, no error
+    wake.clear()
+    wake.close()
+
+
+def test_a_wait_with_a_wake_ends_at_the_wake_or_the_push_whichever_comes_first(
+    hub: Any, links: dict[str, PgLink]
+) -> None:
+    alice, bob = links["alice"], links["bob"]
+    space = shared_by_alice_and_bob(links)
+    wake = Wake()
+    try:
+        assert bob.wait(5, wake) is True  # listening
+        ended: list[tuple[bool | HubUnavailable, float]] = []
+
+        def wait() -> None:
+            try:
+                ended.append((bob.wait(30, wake), time.monotonic()))
+            except HubUnavailable as e:
+                ended.append((e, time.monotonic()))
+
+        def waiting() -> threading.Thread:
+            t = threading.Thread(target=wait)
+            t.start()
+            return t
+
+        waiter = waiting()  # a local write's wake: False (nothing announced), at once
+        began = time.monotonic()
+        wake.set()
+        waiter.join(10)
+        assert ended[-1][0] is False and ended[-1][1] - began < 1.0
+        wake.clear()
+        waiter = waiting()  # the hub's announcement: True, the wake untouched
+        began = time.monotonic()
+        alice.push([change(space, 1)])
+        waiter.join(10)
+        assert ended[-1][0] is True and ended[-1][1] - began < 1.0 and not wake.is_set()
+        assert bob.wait(0.05, wake) is False  # the burst was one wake-up
+        waiter = waiting()
+        with hub.down():  # the hub gone: the wait ends, it does not sit out its 30 s
+            waiter.join(10)
+            assert not waiter.is_alive()
+        assert isinstance(ended[-1][0], HubUnavailable)
+    finally:
+        wake.close()
 
 
 # -- row security, as a member sees it through raw SQL -------------------------------

@@ -1542,6 +1542,9 @@ class HubStatusResult(Struct, kw_only=True):
     last_error_at: str | None
     last_push: str | None
     last_pull: str | None
+    # Times the worker thread woke since the daemon started (a wait's end, with or without
+    # work): an idle replica wakes only for a local write, the hub's announcement or a poll.
+    wakeups: int = 0
 
 
 # --- the method table: the one list both sides dispatch on ------------------------------

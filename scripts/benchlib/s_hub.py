@@ -11,7 +11,8 @@ and apply come on top).
 
 Then the replicas, daemons on homes of their own, each as its own role over loopback
 TCP: propagation from `remember --space` on daemon A to the memory as B's top recall
-hit (B polls recall; the goal is on the whole path); the initial sync of a space of
+hit (B polls recall; the goal is on the whole path), sampled while B works through the
+log the push left (its backlog), then again once B's lag is 0; the initial sync of a space of
 SYNC rows (put changes, vectors carried under the daemon's model id, seeded straight
 into the hub) into an empty daemon C, from `hub.join` to `hub.status` showing every
 memory, in memories/s; and C's recall p99 while that sync runs against its p99 idle
@@ -238,37 +239,84 @@ def _replicas(
         ca, cb = a.connect(), b.connect()
         ca.call("hub.init", {"url": url("alice")})
         cb.call("hub.init", {"url": url("bob")})
+        b_began = time.perf_counter()
         ca.call("hub.join", {"space": "team"})
         ca.call("hub.invite", {"space": "team", "role": "bob"})
         cb.call("hub.join", {"space": "team"})
-        samples = []
-        for i in range(propagations):
-            text = f"{texts[i]} (propagated {uuid.uuid4().hex[:8]})"
-            t0 = time.perf_counter()
-            ca.call("remember", {"content": text, "space": "team", "scope": "global"})
-            while True:
-                hits = cb.call("recall", {"query": text, "limit": 1})["results"]
-                if hits and hits[0]["content"] == text:
-                    break
-                assert time.perf_counter() - t0 < 60, f"{text!r} never reached B"
-            samples.append((time.perf_counter() - t0) * 1000)
+        # B's role reads the log from its start: the push section's rows are its backlog
+        # (refused on arrival: not the replicas' shape). Sampled while B works through
+        # it, then again once B's lag is 0: the goal is on a replica that keeps up.
+        lags: list[int] = []
+
+        def behind() -> bool:
+            lags.append(_lag(cb))
+            return lags[-1] > 0
+
+        lagging = _propagation(ca, cb, texts, propagations, "behind", behind)
+        while behind():
+            assert time.perf_counter() - b_began < 600, f"B still {lags[-1]:,} behind"
+            time.sleep(0.05)
+        caught_up_s = time.perf_counter() - b_began
+        caught = _propagation(ca, cb, texts, propagations, "caught up", lambda: True)
         rep.add(
             Row(
                 "12",
-                "hub propagation: remember on A to B's top recall hit, p99",
+                "hub propagation: remember on A to B's top recall hit, B caught up, p99",
                 f"{propagations}",
-                Runs([pct(samples, 99)]),
+                Runs([pct(caught, 99)]),
                 "ms",
                 Target("<=", WAKE_GOAL_MS),
-                note=f"p50 {pct(samples, 50):.0f} ms; two daemons, roles alice and bob, "
-                "loopback TCP; B polls recall, so each sample includes B's recalls",
-                pooled=pct(samples, 99),
+                note=f"p50 {pct(caught, 50):.0f} ms; sampled once B's lag was 0 (hub.status); "
+                "two daemons, roles alice and bob, loopback TCP; B polls recall, so each "
+                "sample includes B's recalls",
+                pooled=pct(caught, 99),
             )
         )
+        if lagging:
+            rep.add(
+                Row(
+                    "12",
+                    "hub propagation while B catches up a backlog, p99",
+                    f"{len(lagging)}",
+                    Runs([pct(lagging, 99)]),
+                    "ms",
+                    note=f"p50 {pct(lagging, 50):.0f} ms; the samples taken while B's lag "
+                    f"was above 0 (up to {max(lags):,} rows; B was at the head "
+                    f"{caught_up_s:.1f} s after its hub.init); what is new is pulled before "
+                    "the backlog, which goes on a batch a round",
+                    pooled=pct(lagging, 99),
+                )
+            )
         _initial_sync(cluster, work, url, texts, vecs, rep, started)
     finally:
         for d in started:
             d.stop()
+
+
+def _lag(client: Any) -> int:
+    lag = client.call("hub.status", {})["lag"]
+    return 1 if lag is None else int(lag)  # None: the hub not reached yet
+
+
+def _propagation(
+    ca: Any, cb: Any, texts: list[str], n: int, tag: str, more: Callable[[], bool]
+) -> list[float]:
+    """Up to n samples (while `more()`): ms from `remember --space` on A to the memory
+    as B's top recall hit."""
+    samples: list[float] = []
+    for i in range(n):
+        if not more():
+            break
+        text = f"{texts[i]} (propagated {tag} {uuid.uuid4().hex[:8]})"
+        t0 = time.perf_counter()
+        ca.call("remember", {"content": text, "space": "team", "scope": "global"})
+        while True:
+            hits = cb.call("recall", {"query": text, "limit": 1})["results"]
+            if hits and hits[0]["content"] == text:
+                break
+            assert time.perf_counter() - t0 < 60, f"{text!r} never reached B"
+        samples.append((time.perf_counter() - t0) * 1000)
+    return samples
 
 
 def _seed(cluster: PgCluster, texts: list[str], vecs: np.ndarray[Any, Any], space: str) -> None:

@@ -234,6 +234,7 @@ def check_hub(paths: Paths) -> Check:
     """The team hub as the running daemon sees it (`enyal hub status`): only a daemon
     knows whether its worker reaches the hub, so with none running there is nothing to say."""
     from ..transport import ClientError, Connection, try_connect
+    from .hub import status_lines
 
     try:
         sock = try_connect(paths.socket, timeout=5.0)
@@ -248,15 +249,14 @@ def check_hub(paths: Paths) -> Check:
         conn.close()
     if not st.configured:
         return Check("hub", "ok", "none (memories stay on this machine)")
-    spaces = ", ".join(s.space for s in st.spaces) or "no space joined"
-    detail = f"{st.url}: {spaces}; lag {st.lag}, outbox {st.outbox}, conflicts {st.conflicts}"
+    # The same words `enyal hub status` prints, folded onto one line.
+    detail = "; ".join(line.strip() for line in status_lines(st))
     if st.connected and not st.last_error:
         return Check("hub", "ok", detail)
     return Check(
         "hub",
         "warn",
-        f"{detail}; {'connected' if st.connected else 'not connected'}"
-        + (f", last error: {st.last_error}" if st.last_error else ""),
+        detail,
         "`enyal hub status`; check the hub is up and this role's password is in ~/.pgpass "
         "(or PGPASSFILE); local work goes on and the outbox is pushed once it is reached",
     )

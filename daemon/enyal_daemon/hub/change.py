@@ -13,6 +13,8 @@ from typing import Protocol
 
 import msgspec
 
+from .wake import Wake
+
 
 class Change(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     change_id: str  # uuid4 hex, made by the writing daemon; unique in the hub's log
@@ -72,9 +74,9 @@ class HubLink(Protocol):
         """The last seq this role can see (for lag)."""
         ...
 
-    def wait(self, timeout: float) -> bool:
-        """Block until the hub announces a new change (LISTEN/NOTIFY) or `timeout`
-        passes; True if announced."""
+    def wait(self, timeout: float, wake: Wake | None = None) -> bool:
+        """Block until the hub announces a new change (LISTEN/NOTIFY), `wake` is set
+        (a local write to push) or `timeout` passes; True if announced."""
         ...
 
     def close(self) -> None: ...

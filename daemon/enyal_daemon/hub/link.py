@@ -20,6 +20,7 @@ message is scrubbed (libpq repeats connection parameters in some messages).
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import unquote, urlsplit
@@ -29,6 +30,7 @@ import msgspec
 from ..errors import HubUnavailable
 from . import schema
 from .change import Change, HubLink, Pulled, Rejected
+from .wake import Wake, readable
 
 if TYPE_CHECKING:
     import psycopg
@@ -262,19 +264,17 @@ class PgLink:
 
         return self._call(run)
 
-    def wait(self, timeout: float) -> bool:
-        """Wait for a NOTIFY. True also right after (re)connecting the listener: changes
-        announced while nobody listened would otherwise wait for the next poll. Any
-        space's announcement wakes it (the payload names the space; pulling finds
-        nothing new if it is not this role's). With the hub down it raises at once:
-        the caller backs off."""
+    def wait(self, timeout: float, wake: Wake | None = None) -> bool:
+        """Wait for a NOTIFY, or for `wake` to be set (then False). True also right
+        after (re)connecting the listener: changes announced while nobody listened would
+        otherwise wait for the next poll. Any space's announcement wakes it (the payload
+        names the space; pulling finds nothing new if it is not this role's). With the
+        hub down it raises at once: the caller backs off."""
         if self._listen is not None and not self._listen.closed:
             try:
-                woke = any(True for _ in self._listen.notifies(timeout=timeout, stop_after=1))
-                if woke:  # the rest of a burst is one wake-up, not several
-                    for _ in self._listen.notifies(timeout=0):
-                        pass
-                return woke
+                if wake is not None:
+                    return self._announced_or_woken(self._listen, timeout, wake)
+                return self._announced(self._listen, timeout)
             except self._psycopg.Error:
                 # The hub restarted or the connection broke: listen again on a new one
                 # (below), and answer True, since what was announced meanwhile was lost.
@@ -290,6 +290,28 @@ class PgLink:
             raise self._unavailable(e) from None
         self._listen = listen
         return True
+
+    def _announced(self, listen: psycopg.Connection[Any], timeout: float) -> bool:
+        woke = any(True for _ in listen.notifies(timeout=timeout, stop_after=1))
+        if woke:  # the rest of a burst is one wake-up, not several
+            for _ in listen.notifies(timeout=0):
+                pass
+        return woke
+
+    def _announced_or_woken(
+        self, listen: psycopg.Connection[Any], timeout: float, wake: Wake
+    ) -> bool:
+        """One poll on the socket and the wake: psycopg's notifies() reads all that
+        has arrived each time, so nothing announced sits unseen in libpq while polled."""
+        deadline = time.monotonic() + timeout
+        while (left := deadline - time.monotonic()) > 0:
+            if listen.fileno() not in readable([listen, wake], left):
+                return False  # woken, or the time is up
+            if self._announced(listen, 0):
+                return True
+            # Something else on the socket: a server's message before it goes (the next
+            # read finds the end, and raises), or nothing whole yet. Wait on.
+        return False
 
     def close(self) -> None:
         for conn in (self._conn, self._listen):

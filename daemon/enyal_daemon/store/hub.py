@@ -67,6 +67,23 @@ def catching_up(conn: apsw.Connection) -> dict[str, int]:
     return {k[len(CATCHUP) :]: int(v) for k, v in cur}
 
 
+# The backlog: rows of the log behind the cursor not yet applied, from BACKLOG (the last
+# one applied) to BACKLOG_END, read a batch a round after what is new (service/hub/worker).
+BACKLOG = "backlog"
+BACKLOG_END = "backlog_end"
+
+
+def backlog(conn: apsw.Connection) -> tuple[int, int] | None:
+    """(last applied, last to apply) of the backlog, if there is one."""
+    after, end = get(conn, BACKLOG), get(conn, BACKLOG_END)
+    return None if after is None or end is None else (int(after), int(end))
+
+
+def drop_backlog(conn: apsw.Connection) -> None:
+    drop(conn, BACKLOG)
+    drop(conn, BACKLOG_END)
+
+
 def device(conn: apsw.Connection) -> str:
     """This home's device id: random, made on first use and kept (a copy of the database
     moved to another machine is the same device; that is what a restore is)."""
@@ -287,7 +304,7 @@ def append(conn: apsw.Connection, change: Sequence[Any]) -> None:
     """On the transaction of the change it records; also marks it applied here, so it is
     skipped when the pull brings it back."""
     conn.execute(f"INSERT INTO hub_outbox ({_CHANGE}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", change)
-    mark_applied(conn, str(change[0]))
+    mark_applied(conn, str(change[0]), None, str(change[1]))
 
 
 def pending(conn: apsw.Connection, limit: int) -> list[tuple[int, ChangeRow]]:
@@ -335,12 +352,60 @@ def applied_of(conn: apsw.Connection, ids: Sequence[str]) -> set[str]:
     return out
 
 
-_MARK_APPLIED = "INSERT INTO hub_applied (change_id) VALUES (?) ON CONFLICT DO NOTHING"
+_MARK_APPLIED = (
+    "INSERT INTO hub_applied (change_id, seq, space) VALUES (?, ?, ?) ON CONFLICT DO NOTHING"
+)
 
 
-def mark_applied(conn: apsw.Connection, change_id: str) -> None:
-    conn.execute(_MARK_APPLIED, (change_id,))
+def mark_applied(
+    conn: apsw.Connection, change_id: str, seq: int | None = None, space: str | None = None
+) -> None:
+    """`seq`: the hub log position it was applied from (None: made here, not back yet)."""
+    conn.execute(_MARK_APPLIED, (change_id, seq, space))
 
 
-def mark_applied_many(conn: apsw.Connection, change_ids: Sequence[str]) -> None:
-    conn.executemany(_MARK_APPLIED, [(i,) for i in change_ids])
+def mark_applied_many(conn: apsw.Connection, applied: Sequence[tuple[str, int, str]]) -> None:
+    """`mark_applied` of many (change id, seq, space), one statement."""
+    conn.executemany(_MARK_APPLIED, applied)
+
+
+def seen_at(conn: apsw.Connection, change_id: str, seq: int) -> None:
+    """A change made here came back from the hub at `seq`: from now on it can be pruned."""
+    conn.execute(
+        "UPDATE hub_applied SET seq = ? WHERE change_id = ? AND seq IS NULL", (seq, change_id)
+    )
+
+
+PRUNED = "pruned:"  # + a space: its applied ids at or below this log position are pruned
+
+
+def pruned(conn: apsw.Connection, space: str) -> int:
+    return int(get(conn, PRUNED + space) or 0)
+
+
+def prune_applied(conn: apsw.Connection, space: str, upto: int) -> int:
+    """Forget the ids of `space`'s changes applied from log positions <= `upto`, and
+    remember the position (a row at or below it is known applied); how many went."""
+    conn.execute("DELETE FROM hub_applied WHERE space = ? AND seq <= ?", (space, upto))
+    gone = conn.changes()
+    if upto > pruned(conn, space):
+        put(conn, PRUNED + space, str(upto))
+    return gone
+
+
+def forget_positions(conn: apsw.Connection) -> None:
+    """Another hub: its log's positions are not the last one's. Nothing pruned is known
+    by position any more, and nothing applied is pruned until seen in the new log."""
+    conn.execute("DELETE FROM hub_state WHERE key LIKE ?", (PRUNED + "%",))
+    conn.execute("UPDATE hub_applied SET seq = NULL")
+    drop_backlog(conn)
+
+
+def prune_conflicts(conn: apsw.Connection) -> int:
+    """The versions kept of conflicts that were settled (the memory no longer listed for
+    review, or gone): nothing reads them any more."""
+    conn.execute(
+        "DELETE FROM hub_conflicts WHERE memory_id NOT IN "
+        "(SELECT memory_id FROM hub_memories WHERE review IS NOT NULL)"
+    )
+    return conn.changes()

@@ -624,6 +624,15 @@ def m018_hub(conn: apsw.Connection) -> None:
     )
 
 
+def m019_hub_applied_seq(conn: apsw.Connection) -> None:
+    """Issue 28's hub_applied grew for ever: each applied change id now keeps the hub log
+    position it was applied from and its space, so the ids no pull can bring again are
+    pruned (docs/ARCHITECTURE.md, "The replica"). Rows from before stay (no position:
+    never pruned)."""
+    conn.execute("ALTER TABLE hub_applied ADD COLUMN seq INTEGER")
+    conn.execute("ALTER TABLE hub_applied ADD COLUMN space TEXT")
+
+
 Migration = Callable[[apsw.Connection], None]
 MIGRATIONS: list[Migration] = [
     m001_entries,
@@ -644,6 +653,7 @@ MIGRATIONS: list[Migration] = [
     m016_project_keys,
     m017_shared,
     m018_hub,
+    m019_hub_applied_seq,
 ]
 
 

@@ -75,6 +75,14 @@ def prepare(
     conn = engine.reader()
     changes = [item.change for item in pulled if isinstance(item, Pulled)]
     done = rows.applied_of(conn, [c.change_id for c in changes])
+    # At or below a space's pruned position, a change was applied and its id forgotten
+    # (worker.prune): known too.
+    pruned = {c.space: rows.pruned(conn, c.space) for c in changes}
+    done |= {
+        item.change.change_id
+        for item in pulled
+        if isinstance(item, Pulled) and item.seq <= pruned[item.change.space]
+    }
     stored = entries.by_ids(conn, [c.memory_id for c in changes if c.kind == body.PUT])
     ready = []
     for item in pulled:
@@ -280,14 +288,18 @@ def _new_puts(conn: apsw.Connection, ready: Sequence[Ready]) -> set[int]:
     }
     if not candidates:
         return set()
-    ids = [ready[i].change.memory_id for i in candidates]  # type: ignore[union-attr]
+    changes = {i: ready[i].change for i in candidates}
+    ids = [c.memory_id for c in changes.values() if c is not None]
     had = rows.known(conn, ids) | set(entries.by_ids(conn, ids))
-    done = rows.applied_of(conn, [ready[i].change.change_id for i in candidates])  # type: ignore[union-attr]
+    done = rows.applied_of(conn, [c.change_id for c in changes.values() if c is not None])
+    pruned = {c.space: rows.pruned(conn, c.space) for c in changes.values() if c is not None}
     return {
         i
-        for i in candidates
-        if ready[i].change.memory_id not in had  # type: ignore[union-attr]
-        and ready[i].change.change_id not in done  # type: ignore[union-attr]
+        for i, c in changes.items()
+        if c is not None
+        and c.memory_id not in had
+        and c.change_id not in done
+        and ready[i].seq > pruned[c.space]  # else applied, its id since pruned: skipped
     }
 
 
@@ -303,7 +315,7 @@ def _put_new(engine: Engine, tx: Tx, batch: Sequence[Ready]) -> None:
         made.append((r, r.change, r.put, r.emb, _entry(r.change.memory_id, r.put.state, r.flags)))
     rids = entries.insert_many(conn, [(e, *emb.blobs()) for _, _, _, emb, e in made])
     versions.record_many(conn, [e.id for *_, e in made], "created", now)
-    rows.mark_applied_many(conn, [c.change_id for _, c, *_ in made])
+    rows.mark_applied_many(conn, [(c.change_id, r.seq, c.space) for r, c, *_ in made])
     rows.observe(conn, max(c.clock for _, c, *_ in made))
     rows.set_versions(
         conn,
@@ -334,8 +346,11 @@ def _apply_one(engine: Engine, tx: Tx, r: Ready) -> None:
     assert c is not None
     conn = tx.conn
     if rows.applied(conn, c.change_id):
+        rows.seen_at(conn, c.change_id, r.seq)  # ours back: its position, to prune by
         return  # a pull that overlaps, or our own change coming back
-    rows.mark_applied(conn, c.change_id)
+    if r.seq <= rows.pruned(conn, c.space):
+        return  # applied, its id since pruned (worker.prune): a pull from an old position
+    rows.mark_applied(conn, c.change_id, r.seq, c.space)
     rows.observe(conn, c.clock)
     version = (c.clock, c.device)
     if c.kind == body.DELETE:

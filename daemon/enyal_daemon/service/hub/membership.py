@@ -46,6 +46,7 @@ def init(engine: Engine, params: p.HubInitParams) -> p.HubInitResult:
         if rows.get(tx.conn, "url") != url:
             rows.put(tx.conn, "url", url)
             rows.put(tx.conn, "cursor", "0")  # another hub: its log is read from the start
+            rows.forget_positions(tx.conn)
         return rows.device(tx.conn)
 
     device = engine.write(job)
@@ -178,6 +179,8 @@ def status(engine: Engine, params: p.HubStatusParams) -> p.HubStatusResult:
     counts = rows.space_counts(conn)
     cursor = int(rows.get(conn, "cursor") or 0)
     head = progress.head
+    pending = rows.backlog(conn)  # rows behind the cursor still to apply
+    behind = max(0, pending[1] - pending[0]) if pending else 0
     return p.HubStatusResult(
         configured=rows.get(conn, "url") is not None,
         url=rows.get(conn, "url"),
@@ -188,7 +191,7 @@ def status(engine: Engine, params: p.HubStatusParams) -> p.HubStatusResult:
         rules=rows.rules(conn),
         cursor=cursor,
         head=head,
-        lag=max(0, head - cursor) if head is not None else None,
+        lag=max(0, head - cursor) + behind if head is not None else None,
         outbox=rows.depth(conn),
         conflicts=len(rows.to_review(conn, 1_000_000)),
         refused=progress.refused,
@@ -196,4 +199,5 @@ def status(engine: Engine, params: p.HubStatusParams) -> p.HubStatusResult:
         last_error_at=progress.last_error_at,
         last_push=progress.last_push or rows.get(conn, "last_push"),
         last_pull=progress.last_pull or rows.get(conn, "last_pull"),
+        wakeups=progress.wakeups,
     )

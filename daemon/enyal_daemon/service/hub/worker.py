@@ -5,10 +5,11 @@ Push: the outbox's oldest changes, in order; a batch leaves the outbox only afte
 `push` returned (committed on the hub), so a crash in between pushes it again and the
 hub skips it by change id. Pull: after the cursor, applied with the cursor's advance
 in one transaction (converge.py). Between rounds it waits on the hub's announcement
-(LISTEN/NOTIFY through `HubLink.wait`) in short slices, between which it looks for a
-local write to push; with nothing announced it pulls every POLL seconds anyway. The
+(LISTEN/NOTIFY through `HubLink.wait`), which a local write interrupts (the capture
+sets the worker's Wake as the write commits); with nothing announced it pulls every
+POLL seconds anyway. Idle, the thread sleeps: it wakes for one of those three only. The
 hub unreachable: the error is kept for `hub status`, and the worker backs off, doubling
-to BACKOFF_MAX; nothing else waits for it. It never raises out of its loop: a daemon
+to BACKOFF_MAX (2 s); nothing else waits for it. It never raises out of its loop: a daemon
 must not die of its hub.
 """
 
@@ -21,8 +22,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import apsw
+
 from ...errors import EnyalError, HubUnavailable
 from ...hub.change import Change, HubLink
+from ...hub.wake import Wake
 from ...store import hub as rows
 from ...store.writer import Tx
 from ..core.engine import Engine
@@ -32,10 +36,14 @@ from .capture import Capture
 log = logging.getLogger(__name__)
 
 BATCH = 256  # changes per push or pull round
-WAIT = 0.05  # seconds on the hub's announcement at a time: how soon a local write is seen
 POLL = 5.0  # seconds between pulls when nothing is announced (LISTEN lost: a pooler)
+PRUNE_EVERY = 60.0  # seconds at least between two prunings (when idle, and pulled since)
 BACKOFF_FIRST = 0.5
-BACKOFF_MAX = 30.0
+# The longest a daemon waits before trying a hub that was unreachable again, and so the
+# most it lags behind a hub that is back (a retry against a hub still down costs a refused
+# connection: nothing to save by waiting longer; it was 30 s, and a 32 s outage then
+# left the outboxes full for 30 s more).
+BACKOFF_MAX = 2.0
 
 
 @dataclass
@@ -52,6 +60,7 @@ class Progress:
     pushed: int = 0
     applied: int = 0
     refused: int = 0
+    wakeups: int = 0  # the thread's returns from a wait: what an idle replica costs
 
 
 class Worker:
@@ -67,8 +76,9 @@ class Worker:
         self.connect = connect
         self.progress = progress
         self._stop = threading.Event()
-        self._wake = threading.Event()
+        self._wake = Wake()  # set by a local write's commit (Capture), and by stop
         self._link: HubLink | None = None
+        self._pruned: tuple[float, int] = (time.monotonic(), 0)  # when, and rows pulled then
         self._thread = threading.Thread(target=self._run, name="enyal-hub", daemon=True)
 
     def start(self) -> None:
@@ -82,14 +92,17 @@ class Worker:
         self._wake.set()
         if self._thread.is_alive():
             self._thread.join()
+        self._wake.close()  # a write's wake after this is a no-op
 
     def _run(self) -> None:
         backoff = BACKOFF_FIRST
         while not self._stop.is_set():
             try:
+                self._wake.clear()  # before the round: a write during it wakes the next wait
                 busy = self._round()
                 backoff = BACKOFF_FIRST
                 if not busy:
+                    self._prune_when_due()
                     self._idle()
             except Exception as exc:  # never the daemon's end: kept for status, retried
                 if isinstance(exc, HubUnavailable):
@@ -98,19 +111,28 @@ class Worker:
                     log.exception("hub worker")
                     self._failed(f"{type(exc).__name__}: {exc}")
                 self._stop.wait(backoff)
+                self.progress.wakeups += 1
                 backoff = min(BACKOFF_MAX, backoff * 2)
         self._close()
 
     def _idle(self) -> None:
         """Until a local write wakes it, the hub announces a change, POLL passes, or stop."""
         assert self._link is not None
-        since = time.monotonic()
-        while not self._stop.is_set():
-            if self._wake.is_set():
-                self._wake.clear()
+        deadline = time.monotonic() + POLL
+        while not self._stop.is_set() and not self._wake.is_set():
+            left = deadline - time.monotonic()
+            if left <= 0:
                 return
-            if self._link.wait(WAIT) or time.monotonic() - since >= POLL:
+            announced = self._link.wait(left, self._wake)
+            self.progress.wakeups += 1
+            if announced:
                 return
+
+    def _prune_when_due(self) -> None:
+        when, pulled = self._pruned
+        if self.progress.applied != pulled and time.monotonic() - when >= PRUNE_EVERY:
+            prune(self.engine)
+            self._pruned = (time.monotonic(), self.progress.applied)
 
     def _round(self) -> bool:
         """One push and one pull; whether there is more to do at once."""
@@ -129,19 +151,28 @@ class Worker:
         return n == BATCH
 
     def _pull(self, link: HubLink) -> bool:
-        n, problems = pull(self.engine, self.capture, link)
-        for space in rows.catching_up(self.engine.reader()):
-            caught, refused = catch_up(self.engine, self.capture, link, space)
-            n, problems = max(n, caught), problems + refused
+        if self.progress.head is not None:  # the last round's: no query for it here
+            defer(self.engine, self.progress.head)
+        counts, problems = [], []
+        for n, refused in (
+            pull(self.engine, self.capture, link),  # what is new first
+            backlog(self.engine, self.capture, link),  # then a batch of what is behind
+            *(
+                catch_up(self.engine, self.capture, link, space)
+                for space in rows.catching_up(self.engine.reader())
+            ),
+        ):
+            counts.append(n)
+            problems += refused
         self.progress.head = link.head()
         self.progress.last_pull = self.engine.clock.now_iso()
-        self.progress.applied += n - len(problems)
+        self.progress.applied += sum(counts) - len(problems)
         if problems:
             self.progress.refused += len(problems)
             for why in problems:
                 log.warning("hub: %s", why)
             self._failed(problems[-1])
-        return n == BATCH
+        return max(counts) == BATCH
 
     def _failed(self, why: str) -> None:
         link_broke = not why.startswith("hub row")  # not a row: the link; connect anew
@@ -150,6 +181,8 @@ class Worker:
             self._close()
         self.progress.last_error_at = self.engine.clock.now_iso()
         self.progress.last_error = why
+        if rows.get(self.engine.reader(), "last_error") == why:
+            return  # retried every BACKOFF_MAX while offline: not a write each time
         with contextlib.suppress(EnyalError):  # a full disk: the status in memory says it
             self.engine.write(lambda tx: rows.put(tx.conn, "last_error", why))
 
@@ -188,6 +221,67 @@ def pull(engine: Engine, capture: Capture, link: HubLink) -> tuple[int, list[str
     return len(pulled), converge.apply_pulled(engine, capture, pulled)
 
 
+def prune(engine: Engine) -> int:
+    """Forget the applied change ids no pull can bring again, and the versions kept of
+    settled conflicts; how many rows went. A pull brings rows after the cursor, the
+    backlog rows after its position, a space's catch-up that space's rows up to the
+    cursor; so the ids of a space joined and caught up, applied from positions at or
+    below both the cursor and the backlog's, can never come again by those. A space not
+    joined here (its rows pulled all the same: the role reads it) may be joined later and
+    caught up from 0: kept. The position pruned to is kept per space, and a row at or
+    below it is skipped as applied (converge.py), whatever brings it (a cursor put
+    back by hand, a bug): pruning never applies a change twice."""
+
+    def job(tx: Tx) -> int:
+        conn = tx.conn
+        horizon = int(rows.get(conn, "cursor") or 0)
+        pending = rows.backlog(conn)
+        if pending is not None:
+            horizon = min(horizon, pending[0])
+        catching = rows.catching_up(conn)
+        gone = sum(
+            rows.prune_applied(conn, space, horizon)
+            for space in rows.spaces(conn)
+            if space not in catching
+        )
+        return gone + rows.prune_conflicts(conn)
+
+    return engine.write(job)
+
+
+def defer(engine: Engine, head: int) -> None:
+    """More than a batch behind the hub's `head` (the last round's): all but the last
+    batch up to it becomes the backlog (joined to one already there), and the cursor
+    moves past it. So the ordinary pull brings the newest batch and anything made since
+    first, and a new change waits behind one batch of the backlog at most, not behind
+    all of it (the convergence rule does not depend on the order of arrival:
+    converge.py). A backlog joined to an earlier one re-reads what was applied after
+    that one's end: skipped by change id."""
+    if head - int(rows.get(engine.reader(), "cursor") or 0) <= BATCH:
+        return
+
+    def job(tx: Tx) -> None:
+        cursor = int(rows.get(tx.conn, "cursor") or 0)
+        if head - cursor <= BATCH:
+            return
+        pending = rows.backlog(tx.conn)
+        rows.put(tx.conn, rows.BACKLOG, str(pending[0] if pending else cursor))
+        rows.put(tx.conn, rows.BACKLOG_END, str(head - BATCH))
+        rows.put(tx.conn, "cursor", str(head - BATCH))
+
+    engine.write(job)
+
+
+def backlog(engine: Engine, capture: Capture, link: HubLink) -> tuple[int, list[str]]:
+    """One batch of the backlog, oldest first: (rows pulled, what was refused). It goes
+    once read to its end."""
+    pending = rows.backlog(engine.reader())
+    if pending is None:
+        return 0, []
+    after, end = pending
+    return _behind(engine, capture, link, rows.BACKLOG, after, end, None, rows.drop_backlog)
+
+
 def catch_up(engine: Engine, capture: Capture, link: HubLink, space: str) -> tuple[int, list[str]]:
     """One batch of a space just joined, from its catch-up position up to the cursor:
     (rows pulled, what was refused). Its position goes once it reaches the cursor (what
@@ -196,10 +290,23 @@ def catch_up(engine: Engine, capture: Capture, link: HubLink, space: str) -> tup
     key = rows.CATCHUP + space
     after = int(rows.get(conn, key) or 0)
     cursor = int(rows.get(conn, "cursor") or 0)
-    pulled = (
-        [r for r in link.pull(after, BATCH, space) if r.seq <= cursor] if after < cursor else []
-    )
+    return _behind(engine, capture, link, key, after, cursor, space, lambda c: rows.drop(c, key))
+
+
+def _behind(
+    engine: Engine,
+    capture: Capture,
+    link: HubLink,
+    key: str,
+    after: int,
+    upto: int,
+    space: str | None,
+    done: Callable[[apsw.Connection], None],
+) -> tuple[int, list[str]]:
+    """One batch of the rows in (after, upto], of `space` or all, applied with `key`
+    moved past them; `done` once none is left."""
+    pulled = [r for r in link.pull(after, BATCH, space) if r.seq <= upto] if after < upto else []
     if not pulled:
-        engine.write(lambda tx: rows.drop(tx.conn, key))
+        engine.write(lambda tx: done(tx.conn))
         return 0, []
     return len(pulled), converge.apply_pulled(engine, capture, pulled, key)
