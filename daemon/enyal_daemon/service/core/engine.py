@@ -203,7 +203,12 @@ class Engine:
 
     def write(self, job: Callable[[Tx], T], durable: bool = True) -> T:
         """Run `job` on the writer; returns once its transaction has committed."""
-        return self.write_soon(job, durable)()
+        self.writable_again()
+        try:
+            return self.writer.run(job, durable)
+        except apsw.Error as exc:
+            self._storage_failed(exc)
+            raise
 
     def write_soon(self, job: Callable[[Tx], T], durable: bool = True) -> Callable[[], T]:
         """`write` without waiting: queues `job` and returns the wait for its outcome, so
@@ -215,12 +220,16 @@ class Engine:
             try:
                 return future.result()
             except apsw.Error as exc:
-                storage = failures.describe(exc, self.db_path)
-                if storage is None:
-                    raise
-                raise storage from exc
+                self._storage_failed(exc)
+                raise
 
         return outcome
+
+    def _storage_failed(self, exc: apsw.Error) -> None:
+        """A write failed: raise the StorageError that says why, if the storage is why."""
+        storage = failures.describe(exc, self.db_path)
+        if storage is not None:
+            raise storage from exc
 
     def sweep_expired(self) -> None:
         """Delete what has expired, if anything has (service/rules/expiry.py)."""

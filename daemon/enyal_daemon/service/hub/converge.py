@@ -239,7 +239,7 @@ def _applying(
             hooks = len(tx.after_commit)
             try:
                 with tx.conn:  # a savepoint: if any fails, each is tried alone below
-                    _put_new(engine, tx, [ready[i] for i in new])
+                    _put_new(engine, tx, [ready[i] for i in sorted(new)])
             except (EnyalError, apsw.Error, ValueError):
                 del tx.after_commit[hooks:]  # what they would have shown: rolled back
                 new = set()
