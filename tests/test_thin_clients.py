@@ -108,3 +108,34 @@ def test_command_hook_fails_as_before_on_its_own_path(tmp_path: Path) -> None:
     )
     parsed = run_cli("hook", "pre-tool-use", "--budget-tokens", "1", input="{}", env=env)
     assert parsed.code == 2 and "--budget-tokens: must be" in parsed.err
+
+
+def test_records_are_what_typing_makes() -> None:
+    """enyal_protocol/records.py stands in for typing.NamedTuple in paths.py and config.py
+    (every client imports them; typing costs 17 M instructions): the same record, fields,
+    defaults, methods and properties as typing's own makes of the same class body (this
+    module's annotations are strings, as theirs are)."""
+    import typing
+
+    from enyal_protocol import records
+
+    made = []
+    for base in (records.NamedTuple, typing.NamedTuple):
+
+        class R(base):  # type: ignore[misc,valid-type]
+            a: int
+            b: str = "x"
+
+            def twice(self) -> int:
+                return self.a * 2
+
+            @property
+            def half(self) -> float:
+                return self.a / 2
+
+        made.append(R)
+    for cls in made:
+        r = cls(2)
+        assert (r, r.b, r.twice(), r.half, r._replace(a=3).twice()) == ((2, "x"), "x", 4, 1.0, 6)
+        assert (cls._fields, cls._field_defaults, cls.__name__) == (("a", "b"), {"b": "x"}, "R")
+        assert issubclass(cls, tuple) and cls(1, "y") == (1, "y")

@@ -2,8 +2,10 @@
 
 `enyal hook EVENT` runs before every prompt Claude Code sends (a command hook), so it
 goes straight to commands/hook.py's run(), which needs neither argparse nor cli.py nor
-any other verb's module; every other command line is cli.py's. Measured in
-docs/ARCHITECTURE.md, "Client start-up"."""
+any other verb's module; `enyal recall` on a plain command line goes to
+commands/lean_recall.py's, which needs no msgspec either; every other command line,
+and any those two leave, is cli.py's. Measured in docs/ARCHITECTURE.md, "Client
+start-up"."""
 
 from __future__ import annotations
 
@@ -20,15 +22,20 @@ def reader_gone() -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    if args[:1] == ["hook"]:
-        from .commands import hook
+    code = None
+    try:
+        if args[:1] == ["hook"]:
+            from .commands import hook
 
-        try:
             code = hook.run(args[1:])
-        except BrokenPipeError:
-            return reader_gone()
-        if code is not None:
-            return code
+        elif "recall" in args:
+            from .commands import lean_recall
+
+            code = lean_recall.run(args)
+    except BrokenPipeError:
+        return reader_gone()
+    if code is not None:
+        return code
     from .cli import run
 
     return run(args)

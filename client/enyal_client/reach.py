@@ -1,15 +1,25 @@
 """Reaching the daemon's socket, and the errors of a client that cannot: apart from
 transport.py so that `enyal hook EVENT` (hook_rpc.py) opens the socket with the same
-checks without importing msgspec. transport.py re-exports all of it."""
+checks without importing msgspec. transport.py re-exports all of it.
+
+The connection is made with `_socket`, the C module under socket.py: importing
+socket.py turns hundreds of constants into enums and loads selectors, 13.6 M
+instructions, a tenth of a command hook's start (docs/ARCHITECTURE.md, "Client
+start-up"); hook_rpc.py needs none of what it adds. try_connect hands the other
+clients socket.py's socket, which transport.py reads with (makefile)."""
 
 from __future__ import annotations
 
+import _socket
 import os
-import socket
 from pathlib import Path
 
 from enyal_protocol.paths import WHAT_TO_DO, check_socket
 from enyal_protocol.peercred import peer_uid
+
+TYPE_CHECKING = False  # typing's own constant would import typing (enyal_protocol/records.py)
+if TYPE_CHECKING:
+    import socket
 
 
 class ClientError(Exception):
@@ -26,6 +36,20 @@ class UntrustedSocket(ClientError):
 
 
 def try_connect(path: os.PathLike[str] | str, timeout: float | None = None) -> socket.socket | None:
+    """connect_unix's connection as socket.py's socket."""
+    raw = connect_unix(path, timeout)
+    if raw is None:
+        return None
+    import socket
+
+    sock = socket.socket(fileno=raw.detach())
+    sock.settimeout(timeout)  # the object's own, and the descriptor's blocking mode with it
+    return sock
+
+
+def connect_unix(
+    path: os.PathLike[str] | str, timeout: float | None = None
+) -> _socket.socket | None:
     """A connection to the daemon at `path`, or None if nothing listens there. Raises
     UntrustedSocket when the socket, its folder or the listening process belongs to
     another user (enyal_protocol/paths.py check_socket, then the peer's credentials)."""
@@ -34,7 +58,7 @@ def try_connect(path: os.PathLike[str] | str, timeout: float | None = None) -> s
             return None
     except PermissionError as exc:
         raise UntrustedSocket(str(exc)) from None
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     sock.settimeout(timeout)
     try:
         sock.connect(os.fspath(path))

@@ -46,10 +46,16 @@ import os
 import re
 from collections.abc import Callable, Mapping, MutableMapping
 from pathlib import Path
-from typing import Any, NamedTuple
 
+from . import config_cache
 from .kinds import CONTENT_TYPES
 from .paths import Paths, resolve
+
+TYPE_CHECKING = False  # typing's own constant would import typing: records.py says why
+if TYPE_CHECKING:
+    from typing import Any, BinaryIO, NamedTuple
+else:
+    from .records import NamedTuple
 
 HUB_URL = "https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2/resolve/main"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
@@ -448,24 +454,19 @@ class Config(NamedTuple):
         return bool(self.get(f"hooks.{event.replace('-', '_')}"))
 
 
-def _read_file(path: Path) -> dict[str, Any]:
+def _read_file(path: Path, cache_dir: Path) -> dict[str, Any]:
     try:
         f = path.open("rb")
+        st = os.fstat(f.fileno())
     except FileNotFoundError:
         return {}
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror}") from None
-    # Imported only when there is a file: most homes have none, and every CLI run and
-    # MCP shim start reads the config before anything else (tomllib costs ~5 ms).
-    import tomllib
-
-    try:
-        with f:
-            data = tomllib.load(f)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: {exc}") from None
-    except OSError as exc:
-        raise ConfigError(f"cannot read {path}: {exc.strerror}") from None
+    with f:
+        data = config_cache.cached(cache_dir, path, st)
+        if data is None:
+            data = _parsed(path, f)
+            config_cache.keep(cache_dir, path, st, data)
     flat: dict[str, Any] = {}
     known = {k.name for k in KEYS}
     for section, body in data.items():
@@ -481,10 +482,24 @@ def _read_file(path: Path) -> dict[str, Any]:
     return flat
 
 
+def _parsed(path: Path, f: BinaryIO) -> dict[str, Any]:
+    # Imported only when there is a file and the cache does not hold it: every CLI run,
+    # command hook and MCP shim start reads the config first, and tomllib costs 43 M
+    # instructions (config_cache.py).
+    import tomllib
+
+    try:
+        return tomllib.load(f)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror}") from None
+
+
 def load(paths: Paths | None = None, environ: Mapping[str, str] | None = None) -> Config:
     env = os.environ if environ is None else environ
     paths = paths or resolve(dict(env))
-    from_file = _read_file(paths.config_file)
+    from_file = _read_file(paths.config_file, paths.cache_dir)
     values: dict[str, Value] = {}
     for key in KEYS:
         if key.env and env.get(key.env) not in (None, ""):

@@ -3,7 +3,22 @@
 
 from __future__ import annotations
 
-from typing import Literal
+TYPE_CHECKING = False  # typing's own constant would import typing: records.py says why
+if TYPE_CHECKING:
+    from typing import Literal
 
-MemoryType = Literal["fact", "preference", "decision", "convention", "pattern"]
+    MemoryType = Literal["fact", "preference", "decision", "convention", "pattern"]
+
 CONTENT_TYPES: tuple[MemoryType, ...] = ("fact", "preference", "decision", "convention", "pattern")
+
+
+def __getattr__(name: str) -> object:
+    """MemoryType at run time, for the wire's Structs (msgspec checks values against it),
+    made when first asked for: the clients that read only CONTENT_TYPES (config.py, so
+    every command hook) import no typing for it."""
+    if name == "MemoryType":
+        from typing import Literal
+
+        globals()["MemoryType"] = memory_type = Literal[CONTENT_TYPES]
+        return memory_type
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -14,7 +14,12 @@ import stat
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import NamedTuple
+
+TYPE_CHECKING = False  # typing's own constant would import typing: records.py says why
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from .records import NamedTuple
 
 APP = "enyal"
 DB_NAME = "enyal.db"

@@ -7,15 +7,15 @@ to a daemon of its own user (client/enyal_client/transport.py).
 
 from __future__ import annotations
 
-import socket
+import _socket  # socket.py's C core: a client's connection may be one (enyal_client/reach.py)
 import struct
 import sys
 
 
-def peer_uid(sock: socket.socket) -> int | None:
+def peer_uid(sock: _socket.socket) -> int | None:
     """The connected process's uid, or None where the platform cannot say."""
     if sys.platform.startswith("linux"):
-        creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+        creds = sock.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, struct.calcsize("3i"))
         _pid, uid, _gid = struct.unpack("3i", creds)
         return int(uid)
     return _getpeereid(sock.fileno())

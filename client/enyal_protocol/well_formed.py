@@ -5,7 +5,9 @@ cannot hold one (UnicodeEncodeError, or msgspec's "malformed JSON")."""
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # typing's own constant would import typing (enyal_protocol/records.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def well_formed(value: Any) -> Any:

@@ -1,6 +1,6 @@
 """One agent of the many-agents mix: 80% recall, 20% remember, for a fixed time.
 
-    python agent_worker.py MODE SECONDS SEED      (MODE: daemon | peer)
+    python agent_worker.py MODE SECONDS SEED [RECALL_SHARE]    (MODE: daemon | peer)
 
 daemon: a thin client on the daemon's socket (what `enyal` and `enyal-mcp` are).
 peer:   the engine in this process on the same database file, as per-client
@@ -81,6 +81,7 @@ def peer_ops() -> tuple[Callable[[str], Any], Callable[[str], Any], Callable[[],
 
 def main() -> int:
     mode, seconds, seed = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
+    share = float(sys.argv[4]) if len(sys.argv) > 4 else RECALL_SHARE
     recall, remember, close = daemon_ops() if mode == "daemon" else peer_ops()
     rng = random.Random(seed)
     queries = corpus.questions(500, seed=seed)
@@ -95,7 +96,7 @@ def main() -> int:
     i = 0
     while time.perf_counter() < deadline:
         i += 1
-        kind = "recall" if rng.random() < RECALL_SHARE else "remember"
+        kind = "recall" if rng.random() < share else "remember"
         t0 = time.perf_counter()
         try:
             if kind == "recall":

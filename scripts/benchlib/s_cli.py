@@ -27,6 +27,10 @@ def _wall(argv: list[str], env: dict[str, str]) -> float:
     return dt
 
 
+LEAN_MODULE = "enyal_client.commands.lean_recall"
+LEAN = f"python -c 'import {LEAN_MODULE}'"
+
+
 def run(ctx: Ctx, daemon: Daemon, n: int) -> None:
     cfg = ctx.cfg
     env = env_for(daemon.home)
@@ -37,6 +41,8 @@ def run(ctx: Ctx, daemon: Daemon, n: int) -> None:
         "enyal recall": lambda q: [enyal, "recall", q],
         "python -c pass": lambda q: [py, "-c", "pass"],
         "python -c 'import enyal_client.cli'": lambda q: [py, "-c", "import enyal_client.cli"],
+        # What a plain `enyal recall` imports now (commands/lean_recall.py, no msgspec).
+        LEAN: lambda q: [py, "-c", f"import {LEAN_MODULE}"],
     }
     times: dict[str, list[float]] = {name: [] for name in commands}
     for argv in commands.values():  # warm-up
@@ -74,6 +80,7 @@ def run(ctx: Ctx, daemon: Daemon, n: int) -> None:
     )
     imp = times["python -c 'import enyal_client.cli'"]
     rep.add(Row("3", "  floor: `python -c 'import enyal_client.cli'`", s, Runs(imp), "ms"))
+    rep.add(Row("3", f"  floor: `{LEAN}`", s, Runs(times[LEAN]), "ms"))
     rep.add(
         Row(
             "3",

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import TYPE_CHECKING, Any
 
 from enyal_protocol import config
 from enyal_protocol.hooks.answer import EVENT, answer, is_instructions
@@ -30,7 +29,10 @@ from enyal_protocol.hooks.caller import HookInputError
 from ..hook_rpc import HookConnection
 from ..reach import ClientError
 
+TYPE_CHECKING = False  # typing's own constant would import typing (enyal_protocol/records.py)
 if TYPE_CHECKING:  # cli.py's types: msgspec and argparse stay out of run()'s process
+    from typing import Any
+
     from .base import Args, Context, Registry, Result
 
 __all__ = ["EVENT", "is_instructions", "register"]

@@ -17,9 +17,9 @@ from . import contract as ct
 from . import struct_flags as sf
 from .base import Args, Registry, Result, UsageError, drop_none, on_daemon
 from .hygiene import redacted_line
-
-# How much of a memory the human recall output shows; --json and `get` show all of it.
-SHOWN_CHARS = 240
+from .lean_recall import floors
+from .recall_text import hits_text, scope_of, source_note
+from .recall_text import shown as shown  # graph.py's too
 
 # The CLI's name for a param where it is not `--param-name`.
 FLAGS = {
@@ -55,40 +55,8 @@ def where_pair(text: str) -> tuple[str, object]:
 # --- text output ---------------------------------------------------------------------
 
 
-def shown(text: str, limit: int = SHOWN_CHARS) -> str:
-    """One line of at most `limit` characters, saying how much was left out."""
-    flat = " ".join(text.split())
-    if len(flat) <= limit:
-        return flat
-    return f"{flat[: limit - 1]}… (+{len(flat) - limit + 1} chars)"
-
-
 def _scope(e: p.Entry) -> str:
-    return e.scope_level + (f" {e.scope_path}" if e.scope_path else "")
-
-
-def source_note(e: p.Entry) -> str:
-    """What recall, get and list say about the file an entry cites ('' when it is as it
-    was): the daemon sends the flags only when true."""
-    if e.source_missing is True:
-        return "source missing: the file it cites is gone"
-    if e.source_changed is True:
-        what = "re-index it" if e.read_only is True else f"enyal confirm {e.id[:8]} once checked"
-        return f"source changed since written ({what})"
-    return ""
-
-
-def provenance(e: p.Entry) -> str:
-    """Where a memory came from, for recall's text ('' when nothing is known): the file
-    it mirrors, or its source, and who wrote it (--json carries the same fields)."""
-    parts = []
-    if e.read_only is True:
-        parts.append(f"indexed from {e.source_ref or e.indexed_from}")
-    elif e.source_type or e.source_ref:
-        parts.append(f"source {e.source_type or '-'} {e.source_ref or ''}".rstrip())
-    if e.written_by:
-        parts.append(f"written by {e.written_by}")
-    return "from: " + "; ".join(parts) if parts else ""
+    return scope_of(msgspec.to_builtins(e))
 
 
 def entry_text(e: p.Entry) -> str:
@@ -114,45 +82,13 @@ def entry_text(e: p.Entry) -> str:
         lines.append(f"  quarantined: {e.quarantine_reason} (enyal release {e.id[:8]})")
     if e.source_type or e.source_ref:
         lines.append(f"  source: {e.source_type or '-'} {e.source_ref or ''}".rstrip())
-    if note := source_note(e):
+    if note := source_note(msgspec.to_builtins(e)):
         lines.append(f"  {note}")
     if e.read_only is True:
         lines.append(f"  read-only: mirrors {e.indexed_from} (edit the file, then enyal index)")
     if e.metadata:
         lines.append(f"  metadata: {msgspec.json.encode(e.metadata).decode()}")
     return "\n".join(lines)
-
-
-def _hits_text(hits: list[p.Hit], budget: p.Budget | None = None) -> str:
-    if not hits and budget is None:
-        return "no memories matched"
-    out = []
-    for i, h in enumerate(hits, 1):
-        tags = f"  tags: {', '.join(h.tags)}" if h.tags else ""
-        # Under a budget the daemon already cut what had to be cut: show what it packed.
-        content = h.content if budget is not None else shown(h.content)
-        out.append(
-            f"{i}. {content}\n"
-            f"   {h.id}  {h.content_type}  [{_scope(h)}]  score {h.score:.3f} "
-            f"(meaning {h.semantic:.2f}, words {h.keyword:.2f}, "
-            f"recency {h.recency:.2f}, confidence {h.effective_confidence:.2f}){tags}"
-            + (f"\n   superseded by {h.superseded_by}" if h.is_superseded else "")
-            + ("\n   has conflicts (see enyal edges)" if h.has_conflicts else "")
-            + (f"\n   {origin}" if (origin := provenance(h)) else "")
-            + (f"\n   {note}" if (note := source_note(h)) else "")
-        )
-    if budget is not None:
-        out.append(budget_line(budget))
-    return "\n".join(out)
-
-
-def budget_line(b: p.Budget) -> str:
-    line = f"{b.used_tokens} of {b.budget_tokens} tokens"
-    if b.truncated:
-        line += f"; {b.truncated[:8]} cut to fit"
-    if b.omitted:
-        line += f"; left out {b.omitted}: {' '.join(i[:8] for i in b.omitted_ids)}"
-    return line
 
 
 def _stats_text(s: p.Stats) -> str:
@@ -208,17 +144,13 @@ def cmd_recall(c: Connection, a: Args) -> Result:
     queries = ([a.query] if a.query is not None else []) + (a.queries or [])
     if not queries:
         raise UsageError("give a query (or several with -q)")
-    settings = config.load()
     common = {
         "limit": a.limit,
         "content_type": a.type,
         "min_confidence": a.min_confidence,
         "min_importance": a.min_importance,
         "where": dict(a.where) if a.where else None,
-        # The floor drops what neither meaning nor words tie to the query, and the relative
-        # one ends the list where relevance ends; --all keeps both.
-        "min_relevance": 0.0 if a.all else settings.min_relevance,
-        "min_relative": 0.0 if a.all else settings.min_relative,
+        **floors(config.load(), a.all),
         "budget_tokens": a.budget_tokens,
         "cwd": os.getcwd(),
     }
@@ -246,7 +178,7 @@ def cmd_recall(c: Connection, a: Args) -> Result:
         )
         batch = ct.call(c, "recall_batch", params, p.RecallBatchResult, FLAGS)
         text = "\n\n".join(
-            f"# {q}\n{_hits_text(r.results)}" for q, r in zip(queries, batch.results, strict=True)
+            f"# {q}\n{_text(r.results)}" for q, r in zip(queries, batch.results, strict=True)
         )
         return batch, text
     hits: list[p.Hit]
@@ -285,7 +217,12 @@ def cmd_recall(c: Connection, a: Args) -> Result:
         )
         plain = ct.call(c, "recall", params, p.RecallResult, FLAGS)
         result, hits, budget = plain, plain.results, plain.budget
-    return result, _hits_text(hits, budget)
+    return result, _text(hits, budget)
+
+
+def _text(hits: list[p.Hit], budget: p.Budget | None = None) -> str:
+    """recall_text's, which reads the hits as the daemon's JSON objects."""
+    return hits_text(msgspec.to_builtins(hits), msgspec.to_builtins(budget))
 
 
 def cmd_list(c: Connection, a: Args) -> Result:

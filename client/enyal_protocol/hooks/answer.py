@@ -12,13 +12,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from enyal_protocol import config
 from enyal_protocol.well_formed import well_formed
 
 from . import inject
-from .caller import Caller
+
+TYPE_CHECKING = False  # typing's own constant would import typing (enyal_protocol/records.py)
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .caller import Caller
+
+    Run = Callable[[Caller, dict[str, Any], str, str, int | None, config.Config], str]
 
 # Enyal's name of each event (`enyal hook EVENT`) -> Claude Code's.
 EVENT = {
@@ -49,8 +55,6 @@ FIELDS = {
     "subagent-start": ("agent_id", "agent_type"),
 }
 COMMON_FIELDS = ("session_id", "cwd", "hook_event_name")
-
-Run = Callable[[Caller, dict[str, Any], str, str, int | None, config.Config], str]
 
 
 def output(event: str, context: str) -> dict[str, Any]:

@@ -8,15 +8,16 @@ the logic never knows which."""
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+TYPE_CHECKING = False  # typing's own constant would import typing (enyal_protocol/records.py)
+if TYPE_CHECKING:  # a type only: `enyal hook EVENT` imports no typing (Protocol is its)
+    from typing import Any, Protocol
 
-
-class Caller(Protocol):
-    def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        """Run a daemon method; its result object as JSON decodes it (the Struct of
-        wire.py it is, as a dict: the logic needs no msgspec, so `enyal hook EVENT`
-        imports none). Raises on a refusal."""
-        ...
+    class Caller(Protocol):
+        def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+            """Run a daemon method; its result object as JSON decodes it (the Struct of
+            wire.py it is, as a dict: the logic needs no msgspec, so `enyal hook EVENT`
+            imports none). Raises on a refusal."""
+            ...
 
 
 class HookInputError(ValueError):

@@ -10,10 +10,15 @@ secrets on write."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from . import transcript
-from .caller import Caller, HookInputError
+from .caller import HookInputError
+
+TYPE_CHECKING = False  # typing's own constant would import typing (enyal_protocol/records.py)
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .caller import Caller
 
 SEP = " · "
 MAX_LINE = 4000  # log_append takes 4096 characters; the redaction placeholders may grow it

@@ -14,7 +14,10 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False  # typing's own constant would import typing (enyal_protocol/records.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_LINE_BYTES = 1 << 20  # a transcript line bigger than this (an image, a dump) is skipped
 MAX_LINES = 100_000

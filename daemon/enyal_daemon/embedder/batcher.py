@@ -1,12 +1,20 @@
 """Queries that arrive together are embedded together.
 
 One text at a time costs ~5.9 ms here; a batch of 4 short queries 3.3 ms each, of
-8 2.9 ms (scripts/bench; the vectors agree to a cosine of 0.9999999, the mask keeps
-padding out of the pooling). So requests hand their text to a queue served by one
-worker per inference slot: a worker takes whatever is waiting, up to MAX_BATCH, and
-embeds it in one run. Alone, a request is taken at once and embedded alone, so a
-single client waits no longer; under load, batches form by themselves while the
-workers are busy.
+8 2.9 ms (scripts/bench, before the 8-bit build; the vectors agree to a cosine of
+0.9999999, the mask keeps padding out of the pooling). With the 8-bit build a short
+query costs about as much CPU alone as in a batch (docs/ARCHITECTURE.md, "Round
+four"): batching now saves little, and costs a lone request nothing. So requests
+hand their text to a queue served by one worker per inference slot: a worker takes
+whatever is waiting, up to MAX_BATCH, and embeds it in one run. Alone, a request is
+taken at once and embedded alone, so a single client waits no longer; under load,
+batches form by themselves while the workers are busy.
+
+A worker takes its batch only once it holds an inference slot, not before waiting for
+one: texts that arrive while every slot is busy join the batch, and a text submitted
+`first` (a memory being written: its writer waits on it, a recall's keyword search
+runs meanwhile) goes ahead of every query waiting, so a remember waits at most for the
+inferences already running, not for the queue of recalls before it (issue 30).
 """
 
 from __future__ import annotations
@@ -35,6 +43,7 @@ class Batcher:
         self._slot = slot
         self._cond = threading.Condition()
         self._waiting: deque[tuple[str, Future[Vectors]]] = deque()
+        self._first: deque[tuple[str, Future[Vectors]]] = deque()  # taken before _waiting
         self._closed = False
         self._threads = [
             threading.Thread(target=self._work, name=f"enyal-embed-{i}", daemon=True)
@@ -43,16 +52,17 @@ class Batcher:
         for t in self._threads:
             t.start()
 
-    def embed(self, text: str) -> Vectors:
-        return self.submit(text).result()
+    def embed(self, text: str, first: bool = False) -> Vectors:
+        return self.submit(text, first).result()
 
-    def submit(self, text: str) -> Future[Vectors]:
-        """The text's vector, to come: the caller can do other work while it is embedded."""
+    def submit(self, text: str, first: bool = False) -> Future[Vectors]:
+        """The text's vector, to come: the caller can do other work while it is embedded.
+        `first`: ahead of every text not so marked."""
         fut: Future[Vectors] = Future()
         with self._cond:
             if self._closed:
                 raise ShuttingDown("the daemon is shutting down; retry")
-            self._waiting.append((text, fut))
+            (self._first if first else self._waiting).append((text, fut))
             self._cond.notify()
         return fut
 
@@ -63,22 +73,30 @@ class Batcher:
         for t in self._threads:
             t.join()
 
-    def _take(self) -> list[tuple[str, Future[Vectors]]]:
+    def _wait(self) -> bool:
+        """Until a text waits (True) or the batcher is closed and drained (False)."""
         with self._cond:
-            while not self._waiting and not self._closed:
+            while not self._first and not self._waiting and not self._closed:
                 self._cond.wait()
+            return bool(self._first or self._waiting)
+
+    def _take(self) -> list[tuple[str, Future[Vectors]]]:
+        """What waits now, up to MAX_BATCH, the texts marked first ahead."""
+        with self._cond:
             batch: list[tuple[str, Future[Vectors]]] = []
-            while self._waiting and len(batch) < MAX_BATCH:
-                batch.append(self._waiting.popleft())
+            for queue in (self._first, self._waiting):
+                while queue and len(batch) < MAX_BATCH:
+                    batch.append(queue.popleft())
             return batch
 
     def _work(self) -> None:
-        while True:
-            batch = self._take()
-            if not batch:
-                return  # closed and drained
+        while self._wait():
+            batch: list[tuple[str, Future[Vectors]]] = []
             try:
                 with self._slot():
+                    batch += self._take()
+                    if not batch:
+                        continue  # another worker took them while this one waited for a slot
                     if len(batch) == 1:
                         vectors = [self._embedder.embed(batch[0][0])]
                     else:

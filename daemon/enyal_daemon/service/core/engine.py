@@ -357,9 +357,11 @@ class Engine:
         return self._batcher.submit(self.embedder.query_window(text))
 
     def embed_memory(self, text: str) -> Embedding:
-        """A memory's text as stored: its vector, and its passages' if it is long."""
+        """A memory's text as stored: its vector, and its passages' if it is long. Its
+        text goes ahead of the queries waiting to be embedded: a write's client waits on
+        it, and under steady recall it would wait behind every query queued (issue 30)."""
         parts = passages.split(text, self.embedder.count_tokens)
-        whole = self.embed(text)
+        whole = self._batcher.embed(text, first=True)
         return Embedding(whole, self.embed_many(parts)) if parts else Embedding.of(whole)
 
     def embed_memories(self, texts: list[str]) -> list[Embedding]:

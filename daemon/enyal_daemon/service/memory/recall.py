@@ -164,8 +164,30 @@ def _search(
     """`at`: when the query is asked (recall's asked_at; the filter then holds only what
     was created by then); recency and freshness are measured from it."""
     _check_query(query)
+    candidates = _gather(engine, query, max(limit * 5, 50), f, qvec)
+    now = at or engine.clock.now()
+    keep = limit * HIT_MARGIN
+    ranked = rank(candidates, now, floors, weight, keep, engine.decay_rates, query)
+    ranked = validity.annotate(engine, ranked, v, as_of=None if at is None else to_iso(at))
+    hits = ranking.hits(ranked[:limit])
+    sources.annotate(engine, hits)
+    return hits
+
+
+def ranking_inputs(engine: Engine, params: p.RecallParams) -> tuple[list[Candidate], datetime]:
+    """The candidates recall ranks for `params` (current recall, not as-of) and the moment
+    it ranks them at: what scripts/train_fusion reads features of (ranking.features)."""
+    _check_query(params.query)
+    at = None if params.asked_at is None else _asked_at(params.asked_at)
+    found = _gather(engine, params.query, max(params.limit * 5, 50), _filter(params, at))
+    return found, at or engine.clock.now()
+
+
+def _gather(
+    engine: Engine, query: str, k: int, f: EntryFilter, qvec: Vectors | None = None
+) -> list[Candidate]:
+    """The k nearest in meaning and the k best in words, each with both similarities."""
     conn = engine.reader()
-    k = max(limit * 5, 50)
     # The query is embedded on an embedding worker while its words are searched here.
     meaning = engine.embed_query_soon(query) if qvec is None else None
     keyword = dict(keywords.search(conn, engine.doc_counts, query, k, f))
@@ -183,14 +205,7 @@ def _search(
         engine.index.similarity(qvec, [r for r in keyword if r not in semantic], passages=True)
     )
     rows = entries.by_rids(conn, semantic.keys() | keyword.keys())
-    candidates = _candidates(rows, semantic, keyword, f)
-    ranked = rank(
-        candidates, at or engine.clock.now(), floors, weight, limit * HIT_MARGIN, engine.decay_rates
-    )
-    ranked = validity.annotate(engine, ranked, v, as_of=None if at is None else to_iso(at))
-    hits = ranking.hits(ranked[:limit])
-    sources.annotate(engine, hits)
-    return hits
+    return _candidates(rows, semantic, keyword, f)
 
 
 def _candidates(
@@ -338,7 +353,13 @@ def _recall_as_of(
     candidates = [Candidate(row, sims.get(row.rid, 0.0), then=then) for row, then in states]
     keep = params.limit * HIT_MARGIN
     ranked = rank(
-        candidates, parse_iso(when), _floors(params), _unweighted, keep, engine.decay_rates
+        candidates,
+        parse_iso(when),
+        _floors(params),
+        _unweighted,
+        keep,
+        engine.decay_rates,
+        params.query,
     )
     hits = ranking.hits(validity.annotate(engine, ranked, v, as_of=when)[: params.limit])
     sources.annotate(engine, hits)

@@ -7,7 +7,8 @@ side), `freshness_score` (the type-aware decay alone), and
     adjusted_score = score · ((1 − freshness_boost) + freshness_boost · freshness)
                            · 0.8 if it has conflicts · 0.5 if it is superseded
 
-by which results are finally ranked.
+by which results are finally ranked (with the learned ranker on, service/rules/fusion.py,
+by its relevance times the same factors; adjusted_score is still reported as above).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ def annotate(
     superseders = graph.superseded_by(conn, ids, as_of)
     conflicts = graph.conflicted(conn, ids) if v.flag_conflicts else set()
     kept: list[Ranked] = []
+    keys: dict[str, float] = {}
     for h in hits:
         h.superseded_by = superseders.get(h.id)
         h.is_superseded = h.superseded_by is not None
@@ -56,8 +58,9 @@ def annotate(
         if h.is_superseded:
             factor *= SUPERSEDED_FACTOR
         h.adjusted_score = h.score * factor
+        keys[h.id] = h.order * factor
         kept.append(h)
-    kept.sort(key=lambda h: h.adjusted_score, reverse=True)
+    kept.sort(key=lambda h: keys[h.id], reverse=True)
     return kept
 
 

@@ -19,7 +19,7 @@ from enyal_protocol import wire as p
 
 from ...store import entries
 from ...store.rows import EntryRow
-from . import scoring
+from . import fusion, scoring, timewords
 
 # The best limit × HIT_MARGIN candidates are ranked on to validity, which may drop or
 # re-rank some; only the limit it keeps become full hits (decoding tags and metadata is
@@ -80,24 +80,42 @@ class Ranked:
     superseded_by: str | None = None
     has_conflicts: bool = False
     adjusted_score: float = 0.0
+    # With the learned ranker on (fusion.py): its relevance in (0, 1), which orders the
+    # hit before validity's factors instead of the score.
+    learned: float | None = None
+
+    @property
+    def order(self) -> float:
+        return self.score if self.learned is None else self.learned
 
     @property
     def id(self) -> str:
         return self.candidate.row.id
 
 
-def rank(
+@dataclass(frozen=True, slots=True)
+class Parts:
+    """Every candidate's score parts, one array each, in candidate order: what the
+    scorer combines, what a hit reports, and what `features` builds the learned
+    ranker's inputs from (scripts/train_fusion reads them through it too)."""
+
+    semantic: Floats
+    keyword: Floats
+    recency: Floats
+    effective_confidence: Floats
+    scope_weight: Floats
+    freshness: Floats
+    importance: Floats
+    age_days: Floats
+
+
+def parts(
     candidates: Sequence[Candidate],
     now: datetime,
-    floors: Floors,
     weight: Weight,
-    keep: int,
     rates: Mapping[str, float] = scoring.DECAY_RATES,
-) -> list[Ranked]:
-    """The `keep` best candidates above the floors, best first. `rates`: decay per type
-    (the engine's, which config.toml's [decay] may have changed)."""
-    if not candidates:
-        return []
+) -> Parts:
+    """The score parts of every candidate at `now`, as arrays."""
     # Each column read in one pass and made an array at once: an element set at a time
     # into numpy arrays cost ~3x as much (issue 30). As of a past moment, a candidate is
     # scored by its version of then: its time, confidence and type, and no use since.
@@ -111,22 +129,115 @@ def rank(
     uses = _floats([r.access_count if t is None else 0 for r, t in pairs])
     importance = _floats([r.importance for r in rows])
     w = _floats([weight(r.scope_level, r.scope_path) for r in rows])
-    sem = _floats([c.semantic for c in candidates])
+    sem = np.maximum(_floats([c.semantic for c in candidates]), 0.0)
     kw = _floats([c.keyword for c in candidates])
     age = _days_since(stamps, now)
     fresh, eff = scoring.trust_now(confidence, rate, age, uses)
-    rec = scoring.recency(age)
-    sem = np.maximum(sem, 0.0)
-    score = scoring.combine(sem, kw, rec, eff, w, importance)
+    return Parts(sem, kw, scoring.recency(age), eff, w, fresh, importance, age)
+
+
+def hand_set(x: Parts) -> Floats:
+    """Today's score: scoring.combine over the parts."""
+    return scoring.combine(
+        x.semantic, x.keyword, x.recency, x.effective_confidence, x.scope_weight, x.importance
+    )
+
+
+# The learned ranker's inputs (service/rules/fusion.py), one column each, in this order.
+FEATURES = (
+    "hand_set",  # today's score: the learned one starts from it
+    "semantic",
+    "keyword_share",  # the square root of the keyword part: the share of the query matched
+    "recency",
+    "trust",
+    "scope_weight",
+    "importance",
+    "semantic_rank",  # log(1 + rank) among the candidates by meaning
+    "keyword_rank",  # ... by words; a candidate without a shared word ranks last
+    "semantic_gap",  # the cosine less the best candidate's
+    "keyword_gap",  # the keyword share less the best candidate's
+    "log_age",  # log(1 + days since the last update, at the asking time)
+    "has_keyword",
+    "in_window",  # said within the days the query points at ("four weeks ago": timewords.py)
+    "outside_window",  # log(1 + days outside that window); 0 when the query names none
+)
+
+
+def _log_ranks(values: Floats) -> Floats:
+    """log(1 + rank) of each value among all, best (highest) ranked 0."""
+    ranks = np.empty(len(values), dtype=np.float64)
+    ranks[np.argsort(-values, kind="stable")] = np.arange(len(values), dtype=np.float64)
+    return np.log1p(ranks)
+
+
+def features(x: Parts, window: timewords.Window | None = None) -> Floats:
+    """The candidates' feature matrix (one row a candidate, FEATURES' columns), built from
+    their parts with whole-array operations: the live scorer and scripts/train_fusion's
+    export both read it here, so there is one copy of every feature."""
+    share = np.sqrt(x.keyword)
+    lo, hi = window if window is not None else (-np.inf, np.inf)
+    outside = np.maximum(lo - x.age_days, 0.0) + np.maximum(x.age_days - hi, 0.0)
+    kw_rank = np.where(x.keyword > 0, _log_ranks(x.keyword), np.log1p(len(share)))
+    columns = (
+        hand_set(x),
+        x.semantic,
+        share,
+        x.recency,
+        x.effective_confidence,
+        x.scope_weight,
+        x.importance / scoring.TOP_IMPORTANCE,
+        _log_ranks(x.semantic),
+        kw_rank,
+        x.semantic - x.semantic.max(),
+        share - share.max(),
+        np.log1p(x.age_days),
+        (x.keyword > 0).astype(np.float64),
+        np.full(len(share), 0.0) if window is None else (outside == 0).astype(np.float64),
+        np.log1p(outside),
+    )
+    return np.column_stack(columns)
+
+
+def rank(
+    candidates: Sequence[Candidate],
+    now: datetime,
+    floors: Floors,
+    weight: Weight,
+    keep: int,
+    rates: Mapping[str, float] = scoring.DECAY_RATES,
+    query: str = "",
+    model: fusion.Model | None = None,
+) -> list[Ranked]:
+    """The `keep` best candidates above the floors, best first. `rates`: decay per type
+    (the engine's, which config.toml's [decay] may have changed). `model`: the learned
+    ranker to order by (None: the shipped one, if its file makes it the default);
+    `query` is read for the relative dates it names (timewords.py), one of its features."""
+    if not candidates:
+        return []
+    x = parts(candidates, now, weight, rates)
+    sem, kw, eff = x.semantic, x.keyword, x.effective_confidence
+    score = hand_set(x)
+    if model is None:
+        shipped = fusion.shipped()
+        # The learned ranker orders the candidates only if it won on every held-out half
+        # (its file says so); a hit still reports the hand-set score of its parts.
+        model = shipped if shipped is not None and shipped.default else None
+    learned = None if model is None else model.relevance(features(x, timewords.window(query)))
+    order_by = score if learned is None else learned
     relevance = np.maximum(sem, np.sqrt(kw))
     trusted = eff >= floors.confidence
     best = float(relevance[trusted].max()) if trusted.any() else 0.0
     relevant = relevance >= max(floors.relevance, floors.relative * best)
     eligible = np.flatnonzero(trusted & relevant)
-    order = eligible[np.argsort(-score[eligible], kind="stable")][:keep]
+    order = eligible[np.argsort(-order_by[eligible], kind="stable")][:keep]
     # Python floats once for the kept few (float() of a numpy element each is slower).
-    parts = zip(*(a[order].tolist() for a in (score, sem, kw, rec, eff, w, fresh)), strict=True)
-    return [Ranked(candidates[i], *p) for i, p in zip(order.tolist(), parts, strict=True)]
+    columns = (score, sem, kw, x.recency, eff, x.scope_weight, x.freshness)
+    kept = zip(*(a[order].tolist() for a in columns), strict=True)
+    ranked = [Ranked(candidates[i], *k) for i, k in zip(order.tolist(), kept, strict=True)]
+    if learned is not None:
+        for r, value in zip(ranked, learned[order].tolist(), strict=True):
+            r.learned = value
+    return ranked
 
 
 def hits(ranked: Sequence[Ranked]) -> list[p.Hit]:

@@ -1,0 +1,171 @@
+"""The daemon's own CPU per request under many agents, over the real socket (issue 30).
+
+    cd scripts && ../.venv/bin/python -m benchlib.profile_daemon [--clients 8]
+        [--seconds 10] [--recall-share 0.8] [--mode daemon|peer] [--profile out.prof]
+
+The agents section of scripts/bench runs 2 s per round in --quick, which on this shared
+2-vCPU machine is mostly noise. This runs the same agents (agent_worker.py) against the
+quick bench's 10k store for longer and reports what the agents section cannot: the
+daemon's own CPU (utime + stime of its process) per request answered, beside the
+clients', latencies per kind, and the load average before and after. `--profile` runs
+the daemon under cProfile, every thread on its own CPU clock (as profile_recall.py), and
+writes the merged pstats there when it stops; the figures of a profiled run are for its
+shares, not its speed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import cProfile
+import json
+import os
+import pstats
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+WORKER = str(HERE / "agent_worker.py")
+QUICK_BASE_TEXTS = 2_000  # the store scripts/bench --quick recalls from (config.QUICK)
+
+
+def _profiled_daemon(out: str) -> int:
+    """`python -m enyal_daemon`, every thread under its own profiler, merged at exit."""
+    profiles: list[cProfile.Profile] = []
+    original = threading.Thread.run
+
+    def run(self: threading.Thread) -> None:
+        prof = cProfile.Profile(time.thread_time)
+        profiles.append(prof)
+        prof.enable()
+        try:
+            original(self)
+        finally:
+            prof.disable()
+
+    threading.Thread.run = run  # type: ignore[method-assign]
+    from enyal_daemon.__main__ import main
+
+    main_prof = cProfile.Profile(time.thread_time)
+    main_prof.enable()
+    try:
+        return main([])
+    finally:
+        main_prof.disable()
+        stats = pstats.Stats(main_prof)
+        for prof in profiles:
+            with contextlib.suppress(TypeError):  # a thread that ran nothing
+                stats.add(prof)
+        stats.dump_stats(out)
+
+
+def _pct(xs: list[float], q: float) -> float:
+    if not xs:
+        return float("nan")
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q / 100 * len(xs)))] * 1e3
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--daemon", help=argparse.SUPPRESS)  # internal: be the profiled daemon
+    ap.add_argument("--clients", type=int, default=8)
+    ap.add_argument("--seconds", type=float, default=10.0)
+    ap.add_argument("--recall-share", type=float, default=0.8)
+    ap.add_argument("--mode", choices=["daemon", "peer"], default="daemon")
+    ap.add_argument("--profile", type=Path, help="profile the daemon; pstats written here")
+    ap.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "enyal-bench")
+    args = ap.parse_args()
+    if args.daemon:
+        sys.exit(_profiled_daemon(args.daemon))
+    os.environ.setdefault("ENYAL_CACHE_DIR", str(args.cache / "enyal-cache"))
+
+    from benchlib.procs import Daemon, env_for
+    from benchlib.store import Engine as BenchEngine
+    from benchlib.store import cached_store, install, make_corpus
+
+    bench = BenchEngine.load()
+    c = make_corpus(bench, QUICK_BASE_TEXTS, args.cache, print)
+    store, _ = cached_store(bench, c, 10_000, args.cache, print)
+    del bench
+    home = Path(tempfile.mkdtemp(prefix="enyal-profd-"))
+    install(store, home)
+    if args.profile:
+        here = str(HERE / "profile_daemon.py")
+        os.environ["ENYAL_BENCH_DAEMON"] = (
+            f"{sys.executable} {here} --daemon {args.profile.resolve()}"
+        )
+    daemon = Daemon.start(home)
+    load0 = os.getloadavg()
+    try:
+        env = env_for(home)
+        work = Path(tempfile.mkdtemp(prefix="enyal-agents-"))
+        procs = [
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    WORKER,
+                    args.mode,
+                    str(args.seconds),
+                    str(i),
+                    str(args.recall_share),
+                ],
+                env=env,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+                cwd=str(work),
+            )
+            for i in range(args.clients)
+        ]
+        for p in procs:
+            assert p.stdout is not None
+            line = p.stdout.readline()
+            if line.strip() != "ready":
+                raise RuntimeError(f"agent did not start: {line!r}")
+        cpu0 = daemon.cpu()
+        for p in procs:
+            assert p.stdin is not None
+            p.stdin.write("go\n")
+            p.stdin.flush()
+        results = []
+        for p in procs:
+            assert p.stdout is not None
+            results.append(json.loads(p.stdout.readline()))
+        cpu = daemon.cpu() - cpu0
+        for p in procs:
+            p.wait(60)
+        shutil.rmtree(work, ignore_errors=True)
+    finally:
+        load1 = os.getloadavg()
+        daemon.stop()
+        shutil.rmtree(home, ignore_errors=True)
+    rec = [x for r in results for x in r["lat"]["recall"]]
+    rem = [x for r in results for x in r["lat"]["remember"]]
+    ops = len(rec) + len(rem)
+    client_cpu = sum(r["cpu_s"] for r in results)
+    errors = sum(sum(r["errors"].values()) for r in results)
+    own = cpu if args.mode == "daemon" else 0.0
+    print(
+        f"{args.mode} x{args.clients}, {args.seconds:g} s, recall share {args.recall_share}: "
+        f"{ops / args.seconds:.1f} ops/s ({len(rec)} recalls, {len(rem)} remembers, "
+        f"{errors} errors)\n"
+        f"  recall p50 {_pct(rec, 50):.1f} p99 {_pct(rec, 99):.1f} ms; "
+        f"remember p50 {_pct(rem, 50):.1f} p99 {_pct(rem, 99):.1f} ms\n"
+        f"  CPU per op: daemon {own / max(ops, 1) * 1e3:.2f} ms + clients "
+        f"{client_cpu / max(ops, 1) * 1e3:.2f} ms = "
+        f"{(own + client_cpu) / max(ops, 1) * 1e3:.2f} ms; cores busy "
+        f"{(own + client_cpu) / args.seconds:.2f}\n"
+        f"  load average {load0[0]:.2f} before, {load1[0]:.2f} after; "
+        f"median client RSS {statistics.median(r['rss_mb'] for r in results):.0f} MB"
+    )
+
+
+if __name__ == "__main__":
+    main()
