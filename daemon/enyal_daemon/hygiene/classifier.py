@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,6 +40,12 @@ Vector = npt.NDArray[np.float32]
 Vectors = npt.NDArray[np.float32]
 
 
+# How far from the threshold, in log-odds, a bound must be to decide without the exact
+# score: far above the rounding of either sum (~1e-12), so a decision taken on bounds is
+# the one the exact score takes.
+MARGIN = 1e-6
+
+
 @dataclass(frozen=True)
 class Classifier:
     weights: Vector  # one per vector dimension, then one per cue (cues.NAMES)
@@ -49,6 +56,21 @@ class Classifier:
     words: Vector = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
     words_bias: float = 0.0
     mix: float = 1.0
+    # What `flags` reads (set below): the cues' (index, weight), most weight first; the
+    # sums of their negative and of their positive weights; the threshold's log-odds.
+    _cues: tuple[tuple[int, float], ...] = field(init=False, repr=False, compare=False)
+    _negative: float = field(init=False, repr=False, compare=False)
+    _positive: float = field(init=False, repr=False, compare=False)
+    _cut: float = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        cued = [float(w) for w in self.weights[-len(cues.NAMES) :].astype(np.float64)]
+        order = sorted(range(len(cued)), key=lambda i: -abs(cued[i]))
+        object.__setattr__(self, "_cues", tuple((i, cued[i]) for i in order))
+        object.__setattr__(self, "_negative", sum(w for w in cued if w < 0))
+        object.__setattr__(self, "_positive", sum(w for w in cued if w > 0))
+        t = self.threshold
+        object.__setattr__(self, "_cut", math.log(t / (1 - t)) if 0 < t < 1 else math.nan)
 
     def scores(self, vectors: Vectors, cued: Vector) -> npt.NDArray[np.float64]:
         """The probability, per row of `vectors` (all of one text, whose cues are
@@ -85,6 +107,41 @@ class Classifier:
         return float(1.0 / (1.0 + np.exp(-z)))
 
     def flags(self, text: str, whole: Vector, passages: Vectors) -> bool:
+        """score(...) >= threshold, reading only the cues that can still change that. The
+        vectors' part of the log-odds is known at once; each cue unread could add its
+        weight or not, which bounds the total; cues are read, heaviest first, until the
+        bounds fall on one side of the threshold (on the bench's memories, 31 of the 43,
+        most of them an `in` test or a few: hygiene/literals.py); a text whose bounds
+        still straddle the threshold at the end gets the exact score."""
+        if math.isnan(self._cut):
+            return self.score(text, whole, passages) >= self.threshold
+        rows = np.vstack([whole[None, :], passages]).astype(np.float64)
+        dim = rows.shape[1]
+        base = float((rows @ self.weights[:dim].astype(np.float64)).max()) + self.bias
+        # The word model's share is known at once too; the cues' is scaled by the mix.
+        m = self.mix
+        words = (1.0 - m) * self.words_logit(text) if m < 1.0 else 0.0
+        lo = m * (base + self._negative) + words  # every negative cue present, no positive
+        hi = m * (base + self._positive) + words  # the other way round
+        above, below = self._cut + MARGIN, self._cut - MARGIN
+        lowered = text.lower()
+        for i, weight in self._cues:
+            if lo >= above or hi < below:
+                break
+            share = m * weight
+            if cues.one(i, text, lowered):
+                if weight > 0:
+                    lo += share
+                else:
+                    hi += share
+            elif weight > 0:
+                hi -= share
+            else:
+                lo -= share
+        if lo >= above:
+            return True
+        if hi < below:
+            return False
         return self.score(text, whole, passages) >= self.threshold
 
     def to_json(self, **about: object) -> str:

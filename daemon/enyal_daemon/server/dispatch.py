@@ -26,6 +26,7 @@ from enyal_protocol import __version__
 from enyal_protocol import wire as p
 
 from ..errors import EnyalError, InvalidParams, VersionMismatch
+from ..service.core import traffic
 from .replies import Replies
 from .session import Session
 
@@ -83,7 +84,8 @@ class Dispatcher:
         self._replies = Replies()
 
     async def _run(self, handler: Handler, params: Any) -> Any:
-        return await asyncio.get_running_loop().run_in_executor(self._executor, handler, params)
+        with traffic.serving():  # from its arrival: a hub's catch-up steps aside meanwhile
+            return await asyncio.get_running_loop().run_in_executor(self._executor, handler, params)
 
     async def handle(self, frame: bytes, session: Session | None = None) -> bytes | None:
         """One frame -> one response frame, or None for a notification. `session`: the

@@ -12,6 +12,8 @@ from typing import Any
 import apsw
 import msgspec
 
+from .db import in_lists
+
 Version = tuple[int, str]  # (clock, device): the order of versions, never a wall clock
 
 
@@ -164,12 +166,36 @@ def set_version(
     digest: str,
 ) -> None:
     conn.execute(
-        "INSERT INTO hub_memories (memory_id, space, clock, device, based_clock, based_device,"
-        " digest) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (memory_id) DO UPDATE SET "
-        "clock = excluded.clock, device = excluded.device, based_clock = excluded.based_clock,"
-        " based_device = excluded.based_device, digest = excluded.digest",
-        (memory_id, space, version[0], version[1], based[0], based[1], digest),
+        _SET_VERSION, (memory_id, space, version[0], version[1], based[0], based[1], digest)
     )
+
+
+def set_versions(
+    conn: apsw.Connection, items: Sequence[tuple[str, str, Version, Version, str]]
+) -> None:
+    """`set_version` of many (memory id, space, version, based, digest), one statement."""
+    conn.executemany(_SET_VERSION, [(m, s, v[0], v[1], b[0], b[1], d) for m, s, v, b, d in items])
+
+
+_SET_VERSION = (
+    "INSERT INTO hub_memories (memory_id, space, clock, device, based_clock, based_device,"
+    " digest) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (memory_id) DO UPDATE SET "
+    "clock = excluded.clock, device = excluded.device, based_clock = excluded.based_clock,"
+    " based_device = excluded.based_device, digest = excluded.digest"
+)
+
+
+def known(conn: apsw.Connection, ids: Sequence[str]) -> set[str]:
+    """Those of `ids` this home holds as memories of a space, or as tombstones."""
+    out: set[str] = set()
+    for chunk, marks in in_lists(ids):
+        cur = conn.execute(
+            f"SELECT memory_id FROM hub_memories WHERE memory_id IN ({marks}) UNION "
+            f"SELECT memory_id FROM hub_tombstones WHERE memory_id IN ({marks})",
+            (*chunk, *chunk),
+        )
+        out.update(str(r[0]) for r in cur)
+    return out
 
 
 def set_review(conn: apsw.Connection, memory_id: str, reason: str | None) -> None:
@@ -319,17 +345,28 @@ def applied(conn: apsw.Connection, change_id: str) -> bool:
 
 
 def applied_of(conn: apsw.Connection, ids: Sequence[str]) -> set[str]:
-    return {i for i in ids if applied(conn, i)}
+    out: set[str] = set()
+    for chunk, marks in in_lists(ids):
+        cur = conn.execute(f"SELECT change_id FROM hub_applied WHERE change_id IN ({marks})", chunk)
+        out.update(str(r[0]) for r in cur)
+    return out
+
+
+_MARK_APPLIED = (
+    "INSERT INTO hub_applied (change_id, seq, space) VALUES (?, ?, ?) ON CONFLICT DO NOTHING"
+)
 
 
 def mark_applied(
     conn: apsw.Connection, change_id: str, seq: int | None = None, space: str | None = None
 ) -> None:
     """`seq`: the hub log position it was applied from (None: made here, not back yet)."""
-    conn.execute(
-        "INSERT INTO hub_applied (change_id, seq, space) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-        (change_id, seq, space),
-    )
+    conn.execute(_MARK_APPLIED, (change_id, seq, space))
+
+
+def mark_applied_many(conn: apsw.Connection, applied: Sequence[tuple[str, int, str]]) -> None:
+    """`mark_applied` of many (change id, seq, space), one statement."""
+    conn.executemany(_MARK_APPLIED, applied)
 
 
 def seen_at(conn: apsw.Connection, change_id: str, seq: int) -> None:

@@ -139,3 +139,9 @@ def entry_row(row: Any) -> EntryRow:
     # is the declaration's own order, not a second hand-kept one (and it is the fastest
     # way msgspec builds a Struct).
     return EntryRow(*row)
+
+
+def inserted_row(rid: int, entry: Entry) -> EntryRow:
+    """The row an insert of `entry` stored under `rid`, as a SELECT would hand it back,
+    without reading it back (a batch of inserts need not read each one again)."""
+    return EntryRow(rid, *insert_values(entry))

@@ -27,14 +27,23 @@ def record(
     merged_into: str | None = None,
 ) -> None:
     """Snapshot the entry as it is now on this transaction."""
-    conn.execute(
-        f"INSERT INTO context_versions (entry_id, {VERSION_COLUMNS}) "
-        "SELECT e.id, "
-        "coalesce((SELECT max(version) FROM context_versions WHERE entry_id = e.id), 0) + 1, "
-        "?, ?, e.content, e.content_type, e.confidence, e.tags, e.metadata, e.is_deprecated, "
-        "?, ?, e.status, e.importance FROM context_entries e WHERE e.id = ?",
-        (change_type, when, _ids_json(merged_from), merged_into, entry_id),
-    )
+    conn.execute(_RECORD, (change_type, when, _ids_json(merged_from), merged_into, entry_id))
+
+
+def record_many(
+    conn: apsw.Connection, entry_ids: Sequence[str], change_type: ChangeType, when: str
+) -> None:
+    """`record` for many entries, one statement for the lot."""
+    conn.executemany(_RECORD, [(change_type, when, None, None, i) for i in entry_ids])
+
+
+_RECORD = (
+    f"INSERT INTO context_versions (entry_id, {VERSION_COLUMNS}) "
+    "SELECT e.id, "
+    "coalesce((SELECT max(version) FROM context_versions WHERE entry_id = e.id), 0) + 1, "
+    "?, ?, e.content, e.content_type, e.confidence, e.tags, e.metadata, e.is_deprecated, "
+    "?, ?, e.status, e.importance FROM context_entries e WHERE e.id = ?"
+)
 
 
 def _ids_json(ids: Sequence[str]) -> str | None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import logging
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import TypeVar
@@ -207,9 +207,28 @@ class Engine:
         try:
             return self.writer.run(job, durable)
         except apsw.Error as exc:
-            storage = failures.describe(exc, self.db_path)
-            if storage is None:
+            self._storage_failed(exc)
+            raise
+
+    def write_soon(self, job: Callable[[Tx], T], durable: bool = True) -> Callable[[], T]:
+        """`write` without waiting: queues `job` and returns the wait for its outcome, so
+        the caller can prepare the next job while this one commits (its fsync)."""
+        self.writable_again()
+        future = self.writer.submit(job, durable)
+
+        def outcome() -> T:
+            try:
+                return future.result()
+            except apsw.Error as exc:
+                self._storage_failed(exc)
                 raise
+
+        return outcome
+
+    def _storage_failed(self, exc: apsw.Error) -> None:
+        """A write failed: raise the StorageError that says why, if the storage is why."""
+        storage = failures.describe(exc, self.db_path)
+        if storage is not None:
             raise storage from exc
 
     def sweep_expired(self) -> None:
@@ -300,6 +319,21 @@ class Engine:
                 rid, emb.whole, emb.passages, active=active, group=group, kind=kind
             )
         )
+
+    def index_new_after_commit(
+        self, tx: Tx, rows: Sequence[tuple[int, Embedding, tuple[str, str | None], str, bool]]
+    ) -> None:
+        """`index_after_commit` of many (rid, vectors, scope, type, active) new to the index,
+        in one bulk load once committed: the index's write lock taken once, not once a row
+        (a replica's initial sync adds hundreds at a time while recalls read)."""
+        whole, parts = [], []
+        for rid, emb, scope, content_type, active in rows:
+            group, kind = self.groups.key(*scope), kind_code(content_type)
+            whole.append((rid, emb.whole.tobytes(), not active, group, kind))
+            parts += [
+                (rid, i, v.tobytes(), not active, group, kind) for i, v in enumerate(emb.passages)
+            ]
+        tx.after_commit.append(functools.partial(self.index.load, whole, parts))
 
     def retype_after_commit(self, tx: Tx, rid: int, content_type: str) -> None:
         """A type change without a new vector: the index's type filter must see it."""

@@ -3,15 +3,18 @@
 `prepare` runs outside the writer: it decodes each change, refuses a malformed one,
 puts the text through what any input goes through (the secret rules, the injection
 check) and finds its vectors (carried, when made by our model; else embedded here).
-`apply` is one writer job for a pulled batch: each change once (by change id), in a
-savepoint of its own so one that fails is reported and the rest apply, and the cursor
-moved past the batch in the same transaction, so a crash can neither skip nor repeat.
+`apply` is one writer job for a slice of a pulled batch: each change once (by change
+id), the memories new here together, any other change in a savepoint of its own so one
+that fails is reported and the rest apply, and the cursor moved past the slice in the
+same transaction, so a crash can neither skip nor repeat. `apply_pulled` does both, a
+slice at a time.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -22,13 +25,15 @@ import numpy as np
 from enyal_protocol import wire as p
 
 from ...embedder import passages
-from ...embedder.passages import Embedding
+from ...embedder.passages import Embedding, Vector
 from ...errors import EnyalError
 from ...hub.change import Change, Pulled, Rejected
 from ...hygiene.injection import judge
 from ...store import entries, graph, versions
 from ...store import hub as rows
+from ...store.rows import EntryRow, inserted_row
 from ...store.writer import Tx
+from ..core import traffic
 from ..core.engine import Engine
 from ..files.shared_reading import CONCURRENT
 from ..rules import redaction
@@ -38,6 +43,10 @@ from . import body
 from .capture import Capture
 
 MAX_ID = 128  # a memory id is a uuid; anything far longer is not one
+# Changes per apply transaction. A pulled batch (worker.BATCH) is applied in slices, each
+# with its cursor, so that a recall waits for at most one slice's transaction; within one,
+# new memories go in one statement per table.
+SLICE = 64
 
 
 @dataclass
@@ -51,17 +60,48 @@ class Ready:
     edge: body.Edge | None = None
     emb: Embedding | None = None
     flags: list[str] = field(default_factory=list)
+    new_text: bool = False  # its text is not stored here yet: to embed (or take) and judge
+    carried: Vector | None = None  # its whole vector, as it came from our model
 
 
-def prepare(engine: Engine, pulled: Sequence[Pulled | Rejected]) -> list[Ready]:
-    return [_prepare(engine, item) for item in pulled]
+def prepare(
+    engine: Engine,
+    pulled: Sequence[Pulled | Rejected],
+    pause: Callable[[], None] = traffic.never,
+) -> list[Ready]:
+    """Each change decoded and checked, outside the writer; `pause` (a catch-up's:
+    service/core/traffic.py) is called before each text's checks, the work a request
+    would wait behind (a malformed or known change costs next to nothing)."""
+    conn = engine.reader()
+    changes = [item.change for item in pulled if isinstance(item, Pulled)]
+    done = rows.applied_of(conn, [c.change_id for c in changes])
+    # At or below a space's pruned position, a change was applied and its id forgotten
+    # (worker.prune): known too.
+    pruned = {c.space: rows.pruned(conn, c.space) for c in changes}
+    done |= {
+        item.change.change_id
+        for item in pulled
+        if isinstance(item, Pulled) and item.seq <= pruned[item.change.space]
+    }
+    stored = entries.by_ids(conn, [c.memory_id for c in changes if c.kind == body.PUT])
+    ready = []
+    for item in pulled:
+        ready.append(_prepare(engine, item, done, stored, pause))
+    _embed_and_judge(engine, [r for r in ready if r.new_text], pause)
+    return ready
 
 
-def _prepare(engine: Engine, item: Pulled | Rejected) -> Ready:
+def _prepare(
+    engine: Engine,
+    item: Pulled | Rejected,
+    done: set[str],
+    stored: dict[str, EntryRow],
+    pause: Callable[[], None],
+) -> Ready:
     if isinstance(item, Rejected):
         return Ready(item.seq, refused=f"hub row {item.seq}: {item.reason}")
     c = item.change
-    if rows.applied(engine.reader(), c.change_id):
+    if c.change_id in done:
         # Ours coming back, or a pull again from an earlier position: nothing to check or
         # embed (an old version's text would be embedded for nothing). apply skips it.
         return Ready(item.seq, c)
@@ -69,7 +109,7 @@ def _prepare(engine: Engine, item: Pulled | Rejected) -> Ready:
         if not c.memory_id or len(c.memory_id) > MAX_ID or "\x00" in c.memory_id:
             raise ValueError(f"bad memory id {c.memory_id[:MAX_ID]!r}")
         if c.kind == body.PUT:
-            return _prepare_put(engine, item.seq, c)
+            return _prepare_put(engine, item.seq, c, stored.get(c.memory_id), pause)
         if c.kind == body.EDGE:
             return Ready(item.seq, c, edge=body.decode_edge(c.body))
         if c.kind == body.DELETE:
@@ -80,27 +120,26 @@ def _prepare(engine: Engine, item: Pulled | Rejected) -> Ready:
         return Ready(item.seq, c, refused=f"hub row {item.seq} (change {c.change_id}): {why}")
 
 
-def _prepare_put(engine: Engine, seq: int, c: Change) -> Ready:
+def _prepare_put(
+    engine: Engine, seq: int, c: Change, row: EntryRow | None, pause: Callable[[], None]
+) -> Ready:
     put = body.decode_put(c.body)
     s = put.state
     check_content(s.content)
     normalize_iso(s.created_at, "created_at")
     normalize_iso(s.updated_at, "updated_at")
+    pause()
     # Someone else's writing: redacted as any write is, judged as any write is.
     clean = redaction.scrub(engine.redactor, content=s.content, tags=s.tags)
     s = msgspec.structs.replace(s, content=clean.content or "", tags=clean.tags or [])
     put = msgspec.structs.replace(put, state=s)
-    row = entries.get(engine.reader(), c.memory_id)
     if row is not None and row.content == s.content:
         return Ready(seq, c, put=put)  # its text is stored already, with its vectors
-    emb = _vectors(engine, c, s.content)
-    flags = judge(" ".join([s.content, *s.tags]), emb.whole, emb.passages)
-    return Ready(seq, c, put=put, emb=emb, flags=flags)
+    return Ready(seq, c, put=put, new_text=True, carried=_carried(engine, c))
 
 
-def _vectors(engine: Engine, c: Change, text: str) -> Embedding:
-    """The text's vectors: the whole one carried, when our model made it (a long text's
-    passages are embedded here: they do not travel); else all embedded here."""
+def _carried(engine: Engine, c: Change) -> Vector | None:
+    """The change's whole vector, when our model made it; else None (embedded here)."""
     dim = engine.embedder.dim
     if (
         c.vector is not None
@@ -109,9 +148,69 @@ def _vectors(engine: Engine, c: Change, text: str) -> Embedding:
     ):
         whole = np.frombuffer(c.vector, dtype="<f4").astype(np.float32)
         if np.all(np.isfinite(whole)):
-            parts = passages.split(text, engine.embedder.count_tokens)
-            return Embedding(whole, engine.embed_many(parts)) if parts else Embedding.of(whole)
-    return engine.embed_memory(text)
+            return whole
+    return None
+
+
+def _embed_and_judge(engine: Engine, todo: list[Ready], pause: Callable[[], None]) -> None:
+    """The new texts' vectors and verdicts, for a whole pulled batch at once: the whole
+    vector carried when our model made it, a long text's passages (which do not travel)
+    split with every sentence of the batch counted in one tokenizer call and embedded in
+    one model call; the rest embedded whole here. Then each judged on those vectors, as
+    any write is (the classifier reads the carried vector: nothing is embedded for it)."""
+    carried = [r for r in todo if r.carried is not None]
+    texts = [_text(r) for r in carried]
+    parts = passages.split_many(texts, engine.embedder.count_tokens)
+    flat = [part for ps in parts for part in ps]
+    vecs = engine.embed_many(flat) if flat else None
+    at = 0
+    for r, ps in zip(carried, parts, strict=True):
+        assert r.carried is not None
+        if ps and vecs is not None:
+            r.emb = Embedding(r.carried, vecs[at : at + len(ps)])
+            at += len(ps)
+        else:
+            r.emb = Embedding.of(r.carried)
+    rest = [r for r in todo if r.carried is None]
+    if rest:  # (not even asked with none: it would wait for a model slot a recall holds)
+        for r, emb in zip(rest, engine.embed_memories([_text(r) for r in rest]), strict=True):
+            r.emb = emb
+    for r in todo:
+        pause()
+        assert r.put is not None and r.emb is not None
+        s = r.put.state
+        r.flags = judge(" ".join([s.content, *s.tags]), r.emb.whole, r.emb.passages)
+
+
+def _text(r: Ready) -> str:
+    assert r.put is not None
+    return r.put.state.content
+
+
+def apply_pulled(
+    engine: Engine, capture: Capture, pulled: Sequence[Pulled | Rejected], key: str = "cursor"
+) -> list[str]:
+    """Check and apply `pulled` (after the cursor `key` in hub_state: the log's, or a
+    space's catching up) a SLICE at a time, each slice of texts one writer job that moves
+    the cursor past it (rows without a text, refused or known, ride along with the next:
+    a backlog of refused rows is one job, not one a slice); what was refused or
+    quarantined (for `hub status`). A slice is checked while the one before commits.
+    More than a slice is a catch-up: before each text's checks and each job it steps aside
+    while a request is served (service/core/traffic.py), so a recall waits for at most one
+    text's checks and one slice's writing; a slice or less (live changes) goes at once."""
+    pause = traffic.budget(SLICE) if len(pulled) > SLICE else traffic.never
+    waits = []
+    ready: list[Ready] = []
+    for at in range(0, len(pulled), SLICE):
+        ready += prepare(engine, pulled[at : at + SLICE], pause)
+        texts = sum(r.put is not None for r in ready)
+        if at + SLICE < len(pulled) and texts < SLICE:
+            continue  # refused or known rows ride along with the next: not an fsync each
+        if texts:
+            pause()  # not for a job of refused rows alone: a backlog of those would crawl
+        waits.append(engine.write_soon(_applying(engine, capture, ready, ready[-1].seq, key)))
+        ready = []
+    return [why for wait in waits for why in wait()]
 
 
 def apply(
@@ -121,25 +220,45 @@ def apply(
     cursor: int,
     key: str = "cursor",
 ) -> list[str]:
-    """Apply a pulled batch and move the cursor (`key` in hub_state: the log's, or a
-    space's catching up) to `cursor`, in one transaction. Returns what was refused or
-    quarantined (for `hub status`)."""
+    """Apply a prepared batch and move the cursor `key` to `cursor`, in one transaction.
+    Returns what was refused or quarantined. New memories (the bulk of an initial sync)
+    are written together, one statement per table (`_put_new`); every other change one by
+    one, in order, each in a savepoint so that one that fails leaves nothing behind."""
+    return engine.write(_applying(engine, capture, ready, cursor, key))
+
+
+def _applying(
+    engine: Engine, capture: Capture, ready: Sequence[Ready], cursor: int, key: str
+) -> Callable[[Tx], list[str]]:
+    """`apply`'s writer job."""
 
     def job(tx: Tx) -> list[str]:
         capture.silence(tx)
+        new = _new_puts(tx.conn, ready)
+        if new:
+            hooks = len(tx.after_commit)
+            try:
+                with tx.conn:  # a savepoint: if any fails, each is tried alone below
+                    _put_new(engine, tx, [ready[i] for i in sorted(new)])
+            except (EnyalError, apsw.Error, ValueError):
+                del tx.after_commit[hooks:]  # what they would have shown: rolled back
+                new = set()
         problems: list[str] = []
-        for r in ready:
+        for i, r in enumerate(ready):
             if r.refused is not None:
                 problems.append(r.refused)
                 continue
             assert r.change is not None
-            try:
-                with tx.conn:  # a savepoint: a change that fails leaves nothing behind
-                    _apply_one(engine, tx, r)
-            except (EnyalError, apsw.Error, ValueError) as exc:
-                why = exc.message if isinstance(exc, EnyalError) else str(exc)
-                problems.append(f"hub row {r.seq} (change {r.change.change_id}): {why}")
-                continue
+            if i not in new:
+                hooks = len(tx.after_commit)
+                try:
+                    with tx.conn:  # a savepoint: a change that fails leaves nothing behind
+                        _apply_one(engine, tx, r)
+                except (EnyalError, apsw.Error, ValueError) as exc:
+                    del tx.after_commit[hooks:]
+                    why = exc.message if isinstance(exc, EnyalError) else str(exc)
+                    problems.append(f"hub row {r.seq} (change {r.change.change_id}): {why}")
+                    continue
             if r.flags:
                 problems.append(
                     f"hub row {r.seq}: memory {r.change.memory_id} quarantined "
@@ -149,7 +268,77 @@ def apply(
         rows.put(tx.conn, "last_pull", engine.clock.now_iso())  # last pull that brought any
         return problems
 
-    return engine.write(job)
+    return job
+
+
+def _new_puts(conn: apsw.Connection, ready: Sequence[Ready]) -> set[int]:
+    """Positions in `ready` of the puts of memories this home has never had (no entry,
+    no version, no tombstone) and that no other change of the batch names: each is
+    applied alike whatever else the batch holds, so they can go first, together."""
+    live = [r.change for r in ready if r.refused is None and r.change is not None]
+    named = Counter(c.memory_id for c in live)
+    candidates = {
+        i
+        for i, r in enumerate(ready)
+        if r.refused is None
+        and r.change is not None
+        and r.change.kind == body.PUT
+        and r.emb is not None
+        and named[r.change.memory_id] == 1
+    }
+    if not candidates:
+        return set()
+    changes = {i: ready[i].change for i in candidates}
+    ids = [c.memory_id for c in changes.values() if c is not None]
+    had = rows.known(conn, ids) | set(entries.by_ids(conn, ids))
+    done = rows.applied_of(conn, [c.change_id for c in changes.values() if c is not None])
+    pruned = {c.space: rows.pruned(conn, c.space) for c in changes.values() if c is not None}
+    return {
+        i
+        for i, c in changes.items()
+        if c is not None
+        and c.memory_id not in had
+        and c.change_id not in done
+        and ready[i].seq > pruned[c.space]  # else applied, its id since pruned: skipped
+    }
+
+
+def _put_new(engine: Engine, tx: Tx, batch: Sequence[Ready]) -> None:
+    """What `_apply_one` does for a put of a memory new here, for many: the entries,
+    vectors, passages, FTS rows (by trigger), first versions and hub rows in one statement
+    per table, nothing read back, the index loaded once after commit."""
+    conn = tx.conn
+    now = engine.clock.now_iso()
+    made: list[tuple[Ready, Change, body.Put, Embedding, p.Entry]] = []
+    for r in batch:
+        assert r.change is not None and r.put is not None and r.emb is not None
+        made.append((r, r.change, r.put, r.emb, _entry(r.change.memory_id, r.put.state, r.flags)))
+    rids = entries.insert_many(conn, [(e, *emb.blobs()) for _, _, _, emb, e in made])
+    versions.record_many(conn, [e.id for *_, e in made], "created", now)
+    rows.mark_applied_many(conn, [(c.change_id, r.seq, c.space) for r, c, *_ in made])
+    rows.observe(conn, max(c.clock for _, c, *_ in made))
+    rows.set_versions(
+        conn,
+        [
+            (c.memory_id, c.space, (c.clock, c.device), put.based, _digest(rid, e))
+            for rid, (_, c, put, _, e) in zip(rids, made, strict=True)
+        ],
+    )
+    engine.index_new_after_commit(
+        tx,
+        [
+            (rid, emb, (e.scope_level, e.scope_path), e.content_type, not e.is_deprecated)
+            for rid, (*_, emb, e) in zip(rids, made, strict=True)
+        ],
+    )
+    for *_, e in made:
+        engine.changes.note(tx, "created", e)
+        _edges_waiting(engine, tx, e.id)
+
+
+def _digest(rid: int, entry: p.Entry) -> str:
+    """The digest of the state stored for `entry`, as the capture will read it back."""
+    return body.digest(body.state_of(inserted_row(rid, entry)))
 
 
 def _apply_one(engine: Engine, tx: Tx, r: Ready) -> None:
@@ -213,30 +402,7 @@ def _write_state(engine: Engine, tx: Tx, memory_id: str, s: body.State, r: Ready
     reason = ", ".join(r.flags) or None
     if row is None:
         assert emb is not None
-        entry = p.Entry(
-            id=memory_id,
-            content=s.content,
-            content_type=s.content_type,
-            scope_level=s.scope_level,
-            scope_path=s.scope_path,
-            confidence=s.confidence,
-            created_at=s.created_at,
-            updated_at=s.updated_at,
-            accessed_at=None,
-            access_count=0,
-            source_type=None,
-            source_ref=None,
-            tags=list(dict.fromkeys(s.tags)),
-            metadata={},
-            is_deprecated=s.forgotten,
-            content_hash=entries.content_hash(s.content),
-            importance=s.importance,
-            written_by=s.written_by,
-            quarantined=bool(r.flags),
-            quarantine_reason=reason,
-            status=s.status,
-            due=s.due,
-        )
+        entry = _entry(memory_id, s, r.flags)
         rid = entries.insert(conn, entry, *emb.blobs())
         versions.record(conn, memory_id, "created", now)
         engine.index_after_commit(
@@ -283,6 +449,34 @@ def _write_state(engine: Engine, tx: Tx, memory_id: str, s: body.State, r: Ready
     after = entries.get(conn, memory_id)
     assert after is not None
     engine.changes.note(tx, kind, after, previous_type=row.content_type)
+
+
+def _entry(memory_id: str, s: body.State, flags: list[str]) -> p.Entry:
+    """The entry a put of a memory new here stores (quarantined when judged so)."""
+    return p.Entry(
+        id=memory_id,
+        content=s.content,
+        content_type=s.content_type,
+        scope_level=s.scope_level,
+        scope_path=s.scope_path,
+        confidence=s.confidence,
+        created_at=s.created_at,
+        updated_at=s.updated_at,
+        accessed_at=None,
+        access_count=0,
+        source_type=None,
+        source_ref=None,
+        tags=list(dict.fromkeys(s.tags)),
+        metadata={},
+        is_deprecated=s.forgotten,
+        content_hash=entries.content_hash(s.content),
+        importance=s.importance,
+        written_by=s.written_by,
+        quarantined=bool(flags),
+        quarantine_reason=", ".join(flags) or None,
+        status=s.status,
+        due=s.due,
+    )
 
 
 def _delete(engine: Engine, tx: Tx, c: Change, version: rows.Version) -> None:

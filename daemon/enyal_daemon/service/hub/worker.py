@@ -218,8 +218,7 @@ def pull(engine: Engine, capture: Capture, link: HubLink) -> tuple[int, list[str
     pulled = link.pull(cursor, BATCH)
     if not pulled:
         return 0, []
-    ready = converge.prepare(engine, pulled)
-    return len(pulled), converge.apply(engine, capture, ready, pulled[-1].seq)
+    return len(pulled), converge.apply_pulled(engine, capture, pulled)
 
 
 def prune(engine: Engine) -> int:
@@ -310,5 +309,4 @@ def _behind(
     if not pulled:
         engine.write(lambda tx: done(tx.conn))
         return 0, []
-    ready = converge.prepare(engine, pulled)
-    return len(pulled), converge.apply(engine, capture, ready, pulled[-1].seq, key)
+    return len(pulled), converge.apply_pulled(engine, capture, pulled, key)

@@ -1,0 +1,97 @@
+"""The literals a regular expression cannot match without: a cheap gate before it runs.
+
+`needed(pattern)` reads the parsed expression and returns strings of which every match
+holds at least one (or None when it cannot tell). A text holding none of them cannot
+match, so the expression need not run: a few `in` tests (tens of nanoseconds each)
+instead of a search (microseconds). This decides nothing the expression would not:
+the strings are a necessary condition read off the expression itself, never a guess.
+
+Sound by construction: a sequence needs what any one of its parts needs (the most
+selective is kept); an alternation needs one of what each branch needs; a repeat needs
+its body's only if it runs at least once; anything else (a class of many characters, a
+negated one, `.`, a lookaround) needs nothing. A case-insensitive expression gets no
+gate: Python folds case beyond str.lower() (the long s matches "s", the Kelvin sign
+"k"), so a lowered text could miss what the expression finds.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from typing import Any
+
+# The expression parser behind `re` (typeshed describes it only as the deprecated
+# sre_parse, whose import warns).
+_parser: Any = importlib.import_module("re._parser")
+_c: Any = importlib.import_module("re._constants")
+
+Needed = frozenset[str] | None
+_SMALL_CLASS = 16  # a class of at most this many characters is as good as that many literals
+
+
+def needed(pattern: re.Pattern[str]) -> Needed:
+    """Strings of which every match of `pattern` contains one; None: no such set known."""
+    if pattern.flags & re.IGNORECASE:
+        return None
+    return _sequence(_parser.parse(pattern.pattern, pattern.flags))
+
+
+def gate(pattern: re.Pattern[str]) -> tuple[str, ...]:
+    """`needed` as a tuple for `passes` (empty: no gate)."""
+    found = needed(pattern)
+    return tuple(sorted(found)) if found else ()
+
+
+def passes(literals: tuple[str, ...], text: str) -> bool:
+    """Could `text` match the pattern these literals were read from?"""
+    return not literals or any(map(text.__contains__, literals))
+
+
+def _sequence(items: Any) -> Needed:
+    options: list[frozenset[str]] = []
+    run = ""
+    for op, av in items:
+        if op is _c.LITERAL:
+            run += chr(av)
+            continue
+        if run:
+            options.append(frozenset([run]))
+            run = ""
+        found = _item(op, av)
+        if found:
+            options.append(found)
+    if run:
+        options.append(frozenset([run]))
+    if not options:
+        return None
+    # The most selective: its shortest string the longest, then the fewest strings.
+    return max(options, key=lambda o: (min(map(len, o)), -len(o)))
+
+
+def _item(op: Any, av: Any) -> Needed:
+    if op is _c.SUBPATTERN:
+        _group, add_flags, _del_flags, body = av
+        return None if add_flags & re.IGNORECASE else _sequence(body)
+    if op is _c.BRANCH:
+        branches = [_sequence(b) for b in av[1]]
+        if any(not b for b in branches):
+            return None
+        return frozenset().union(*branches)  # type: ignore[arg-type]
+    if op in (_c.MAX_REPEAT, _c.MIN_REPEAT, getattr(_c, "POSSESSIVE_REPEAT", None)):
+        low, _high, body = av
+        return _sequence(body) if low >= 1 else None
+    if op is _c.IN:
+        return _class(av)
+    return None  # AT (zero width), ANY, NOT_LITERAL, CATEGORY, lookarounds, group refs
+
+
+def _class(members: Any) -> Needed:
+    chars: set[str] = set()
+    for op, av in members:
+        if op is _c.LITERAL:
+            chars.add(chr(av))
+        elif op is _c.RANGE and av[1] - av[0] < _SMALL_CLASS:
+            chars.update(chr(i) for i in range(av[0], av[1] + 1))
+        else:  # NEGATE, CATEGORY, a wide range
+            return None
+    return frozenset(chars) if 0 < len(chars) <= _SMALL_CLASS else None

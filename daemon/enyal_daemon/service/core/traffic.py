@@ -1,0 +1,71 @@
+"""Requests being served right now, so that background work can step aside for them.
+
+A replica's initial sync is CPU-bound Python (the secret rules, the injection check)
+beside SQLite: run alongside a recall it takes the interpreter's lock for its 5 ms
+switch interval each time the recall gives it up (for the model, for SQLite), and the
+recall's p99 went to 3-6 times idle. The server counts each request from its arrival to
+its answer (server/dispatch.py); the sync, between the changes it checks, waits while
+one is in flight, up to MOST seconds for each run of changes, so a stream of requests
+(or a long one: an import) slows it and never stops it.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+MOST = 0.1  # seconds of stepping aside per slice at most (a recall takes ~15-60 ms)
+
+_quiet = threading.Condition()
+_serving = 0
+
+
+@contextmanager
+def serving() -> Iterator[None]:
+    """Around one request: counted from its arrival to its answer."""
+    global _serving
+    with _quiet:
+        _serving += 1
+    try:
+        yield
+    finally:
+        with _quiet:
+            _serving -= 1
+            if _serving == 0:
+                _quiet.notify_all()
+
+
+def in_flight() -> int:
+    return _serving
+
+
+def step_aside(most: float) -> float:
+    """Return once no request is being served, or after `most` seconds; how long it waited."""
+    if _serving == 0:  # the common case: one read of an int, no lock
+        return 0.0
+    start = time.monotonic()
+    with _quiet:
+        _quiet.wait_for(lambda: _serving == 0, timeout=most)
+    return time.monotonic() - start
+
+
+def budget(per: int) -> Callable[[], None]:
+    """A step aside to call before each piece of work: the calls of each run of `per`
+    together wait MOST seconds at most."""
+    left = [MOST]
+    calls = [0]
+
+    def pause() -> None:
+        calls[0] += 1
+        if calls[0] % per == 0:
+            left[0] = MOST
+        if _serving and left[0] > 0:
+            left[0] -= step_aside(left[0])
+
+    return pause
+
+
+def never() -> None:
+    """The pause of work that must not wait: a live change is applied at once."""

@@ -1,0 +1,154 @@
+"""The cheap gates in front of the checks every write (and every pulled change) goes
+through decide exactly what the checks without them decide, row by row, on the secret
+and injection corpora of scripts/data and tests/data (and the memory-shaped set):
+
+- each injection cue skipped when its text holds none of the literals it cannot match
+  without (hygiene/literals.py) reads as its regular expression does;
+- the classifier, reading cues heaviest first until its bounds decide, flags what its
+  exact score flags: each text given vectors placed at log-odds from far below to far
+  above the threshold, so that its cues decide (a real vector puts most texts far from
+  the threshold, where any bound decides; here every text is also put where one cue
+  tips it);
+- the secret rules, run only as the keywords found name them, redact what running every
+  rule whose keyword is present (the rule before the gate) redacts.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from enyal_daemon.hygiene import classifier, cues, literals
+from enyal_daemon.hygiene.secrets import BUILT_IN, PLACEHOLDER, Redaction, placeholder
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPORA = {
+    "scripts/data/injection/labelled.jsonl": "text",
+    "scripts/data/secrets_heldout/samples.jsonl": "text",
+    "scripts/data/agent_memories.jsonl": "content",
+    "tests/data/injection/labelled.jsonl": "text",
+    "tests/data/secrets/positives.jsonl": "text",
+    "tests/data/secrets/benign.jsonl": "text",
+}
+
+
+def corpus() -> list[str]:
+    texts = []
+    for path, key in CORPORA.items():
+        for line in (ROOT / path).read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                texts.append(json.loads(line)[key])
+    return texts
+
+
+TEXTS = corpus()
+
+
+def ungated(text: str) -> np.ndarray:  # type: ignore[type-arg]
+    """The cues as every regular expression reads them, with no gate."""
+    lowered = text.lower()
+    found = [rule.search(lowered) is not None for _, rule in cues._COMPILED]
+    return np.asarray([*found, *(test(text) for test in cues._TESTS)], dtype=np.float32)
+
+
+def test_the_corpora_are_there() -> None:
+    assert len(TEXTS) > 3000
+
+
+def test_a_gated_cue_reads_as_its_regular_expression_on_every_text() -> None:
+    gated = sum(1 for g in cues._GATES if g)
+    assert gated >= 35, "most cues have a gate"
+    for text in TEXTS:
+        assert list(cues.of(text)) == list(ungated(text)), text
+
+
+def test_the_classifier_flags_on_bounds_exactly_what_its_score_flags() -> None:
+    model = classifier.shipped()
+    dim = model.weights.shape[0] - len(cues.NAMES)
+    w = model.weights[:dim].astype(np.float64)
+    cut = float(np.log(model.threshold / (1 - model.threshold)))
+    rng = np.random.default_rng(28)
+    decided = {True: 0, False: 0}
+    tipped = 0
+    for i, text in enumerate(TEXTS):
+        cued = ungated(text)
+        cue_part = float(cued.astype(np.float64) @ model.weights[dim:].astype(np.float64))
+        # The word model's share of the mixed log-odds (none when the mix is 1).
+        m = model.mix
+        words = (1.0 - m) * model.words_logit(text) if m < 1.0 else 0.0
+        base = rng.standard_normal(dim)
+        base /= np.linalg.norm(base)
+        # Log-odds of the vectors' part, so the total lands just either side of the
+        # threshold, and somewhere within a few cues' weight of it.
+        for offset in (-1e-3, 1e-3, rng.uniform(-3.0, 3.0)):
+            target = (cut + offset - words) / m - cue_part - model.bias
+            whole = (base + (target - base @ w) * w / (w @ w)).astype(np.float32)
+            parts = np.empty((0, dim), dtype=np.float32)
+            if i % 7 == 0:  # a text with passages: scored by its best row
+                parts = (whole + 0.1 * rng.standard_normal((2, dim))).astype(np.float32)
+            rows = np.vstack([whole[None, :], parts]).astype(np.float64)
+            z = m * (float((rows @ w).max()) + cue_part + model.bias) + words
+            want = z >= cut
+            assert model.flags(text, whole, parts) is want, (text, offset)
+            decided[want] += 1
+            tipped += abs(offset) < 0.5
+    assert decided[True] > 3000 and decided[False] > 3000 and tipped > 6000
+
+
+def redact_every_keyword_rule(text: str) -> Redaction:
+    """Redactor.redact as it was before the keywords named the rules: every rule with no
+    keyword or a keyword present, in order (the oracle the gate must match)."""
+    lowered = text.lower()
+    taken = [m.span() for m in PLACEHOLDER.finditer(text)]
+    if "allowlist" in lowered:
+        from enyal_daemon.hygiene.secrets import allowed_lines
+
+        taken.extend(allowed_lines(text))
+    spans = []
+    for rule in BUILT_IN.rules:
+        if rule.keywords and not any(k in lowered for k in rule.keywords):
+            continue
+        for start, end, kind in rule.find(text):
+            if any(start < e and s < end for s, e in taken) or text[start:end] in BUILT_IN.allow:
+                continue
+            taken.append((start, end))
+            spans.append((start, end, kind))
+    out, found, pos = [], {}, 0
+    for start, end, kind in sorted(spans):
+        out += [text[pos:start], placeholder(kind)]
+        found[kind] = found.get(kind, 0) + 1
+        pos = end
+    return Redaction("".join([*out, text[pos:]]), dict(sorted(found.items())))
+
+
+def test_the_secret_rules_run_by_keyword_redact_what_every_keyword_rule_redacts() -> None:
+    changed = 0
+    for text in TEXTS:
+        got, want = BUILT_IN.redact(text), redact_every_keyword_rule(text)
+        assert (got.text, got.found) == (want.text, want.found), text
+        changed += want.changed
+    assert changed > 200  # the secrets corpora: the rules find something in many rows
+
+
+@pytest.mark.parametrize(
+    ("pattern", "want"),
+    [
+        (r"\b(ai|bot)\b", {"ai", "bot"}),
+        (r"\b(ai|agent)\b", {"a"}),  # the parser takes the common "a" out: still needed
+        (r"foo\s+bar", {"foo"}),  # the longest run needed
+        (r"(?:ab)?cd", {"cd"}),  # an optional part needs nothing
+        (r"x[0-9]", {"x"}),
+        (r"[0-9]{3}", set("0123456789")),
+        (r"a|.b", {"a", "b"}),
+        (r"a|\d", None),  # a branch that needs nothing: no gate
+        (r"(?i)secret", None),  # case folded beyond str.lower(): no gate
+        (r"[^a]+", None),
+    ],
+)
+def test_literals_read_off_an_expression(pattern: str, want: set[str] | None) -> None:
+    found = literals.needed(re.compile(pattern))
+    assert (None if found is None else set(found)) == want
