@@ -629,8 +629,12 @@ def m019_hub_applied_seq(conn: apsw.Connection) -> None:
     position it was applied from and its space, so the ids no pull can bring again are
     pruned (docs/ARCHITECTURE.md, "The replica"). Rows from before stay (no position:
     never pruned)."""
-    conn.execute("ALTER TABLE hub_applied ADD COLUMN seq INTEGER")
-    conn.execute("ALTER TABLE hub_applied ADD COLUMN space TEXT")
+    # Idempotent like the CREATE ... IF NOT EXISTS before it: a store whose schema number
+    # was set back (a restored backup's, test_identity's) runs it a second time.
+    have = {str(row[1]) for row in conn.execute("PRAGMA table_info(hub_applied)")}
+    for column, kind in (("seq", "INTEGER"), ("space", "TEXT")):
+        if column not in have:
+            conn.execute(f"ALTER TABLE hub_applied ADD COLUMN {column} {kind}")
 
 
 Migration = Callable[[apsw.Connection], None]

@@ -19,7 +19,7 @@ from enyal_protocol import wire as p
 from ...embedder.onnx import Vectors
 from ...embedder.passages import Embedding
 from ...errors import Conflict, InvalidValue, NotFound
-from ...hygiene.injection import judge
+from ...hygiene.injection import judge, suspicious
 from ...store import entries, versions
 from ...store import sources as source_rows
 from ...store.rows import EntryRow
@@ -104,7 +104,13 @@ def remember(
     at = engine.clock.now()
     now = to_iso(at)
     expires = expiry.expires_at(params.ttl, at) if params.ttl is not None else None
-    flags = judge(" ".join([params.content, *params.tags]), emb.whole, emb.passages)
+    judged = " ".join([params.content, *params.tags])
+    # A day log's lines are judged by the rules alone (daylog.append), so its first part
+    # is too: a line appended to an open part never meets the classifier, and a line
+    # that starts the day must not be held to more (a session's digest read as one long
+    # text by its passages was quarantined, and the day's log with it).
+    log = content_type == "log"
+    flags = suspicious(judged) if log else judge(judged, emb.whole, emb.passages)
     entry = p.Entry(
         id=str(uuid.uuid4()),
         content=params.content,
