@@ -339,6 +339,26 @@ def test_when_the_remote_changes_the_memories_follow(d: RunningDaemon, world: Wo
     assert local["id"] in seen_from(d, repo, f"memory {tag}")
 
 
+def test_a_marker_added_below_a_kept_walks_root_places_the_next_memory(
+    d: RunningDaemon, world: World
+) -> None:
+    """The daemon keeps a folder's project walk across requests (project_cache, issue
+    30); a marker added on the way up is seen by the very next request."""
+    from test_project_cache import settled
+
+    tag = uuid.uuid4().hex[:8]
+    clone = world.clone(f"kept-{tag}")
+    own_repository(clone)
+    cwd = clone / "tools" / "gen"
+    cwd.mkdir(parents=True)
+    settled(cwd)  # old enough to be kept: the second request is answered from the walk
+    key = f"git:example.org/own/{clone.name}"
+    for n in range(2):
+        assert remember(d, f"memory {tag}: generator {n}", cwd)["scope_path"] == key
+    (clone / "tools" / "pyproject.toml").write_text("[project]\nname = 'tools'\n")
+    assert remember(d, f"memory {tag}: tools is a package", cwd)["scope_path"] == key + "/tools"
+
+
 def test_a_remote_changed_in_one_of_two_checkouts_leaves_the_other_its_memories(
     d: RunningDaemon, world: World
 ) -> None:

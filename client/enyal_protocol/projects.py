@@ -90,7 +90,13 @@ def project_root(path: str) -> str:
 def project_of(path: str) -> Project:
     """The project holding `path` (absolute, normalised; need not exist)."""
     root = project_root(path)
-    top = repository_top(root)
+    return project_at(root, repository_top(root))
+
+
+def project_at(root: str, top: str | None) -> Project:
+    """The project whose root is `root`, in the working tree at `top` (repository_top of
+    the root): its key read from the remote now. What a cache of the folders' walk
+    (the daemon's project_cache) still asks on every look."""
     if top is None:
         return Project(root, root)
     url = remote_url(top)

@@ -22,12 +22,12 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from enyal_protocol import projects
 from enyal_protocol.projects import GIT_PREFIX, Project, place, project_root
 from enyal_protocol.wire import ScopeLevel
 
 from ...errors import BadPath, InvalidValue
 from ...store.filters import View
+from . import project_cache
 from .scoring import SCOPE_WEIGHTS
 
 __all__ = ["Project", "place", "project_of", "project_root"]  # the resolver, for other services
@@ -51,13 +51,14 @@ def one_look() -> Iterator[None]:
 
 
 def project_of(path: str) -> Project:
-    """The project holding `path` (projects.project_of), looked for once per one_look."""
+    """The project holding `path` (projects.project_of), looked for once per one_look,
+    and a folder's walk up to it kept across requests while unchanged (project_cache)."""
     memo: dict[str, Project] | None = getattr(_request, "projects", None)
     if memo is None:
-        return projects.project_of(path)
+        return project_cache.project_of(path)
     found = memo.get(path)
     if found is None:
-        found = memo[path] = projects.project_of(path)
+        found = memo[path] = project_cache.project_of(path)
     return found
 
 
