@@ -213,6 +213,7 @@ NOT_IN_A_HOOK += ("dataclasses", "inspect", "tempfile")
 NOT_IN_A_HOOK += ("typing", "socket")
 # pathlib, and urllib.parse which it imports: 17.7 M (enyal_protocol/str_paths.py).
 NOT_IN_A_HOOK += ("pathlib", "urllib")
+NOT_IN_A_HOOK += ("struct",)  # the peer's credentials are read with int.from_bytes (peercred.py)
 
 
 def test_the_command_hook_imports_no_msgspec(served: Served) -> None:

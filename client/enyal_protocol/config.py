@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Mapping, MutableMapping
 
 from . import config_cache, str_paths
 from .kinds import CONTENT_TYPES
@@ -52,7 +51,10 @@ from .lazy_re import LazyPattern
 from .paths import Paths, Places, places
 
 TYPE_CHECKING = False  # typing's own constant would import typing: records.py says why
-if TYPE_CHECKING:
+if (
+    TYPE_CHECKING
+):  # collections.abc too: annotations alone, and the hook imports it for nothing else
+    from collections.abc import Callable, Mapping, MutableMapping
     from typing import Any, BinaryIO, NamedTuple
 else:
     from .records import NamedTuple

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import zlib
 
 TYPE_CHECKING = False  # typing's own constant would import typing (records.py)
 if TYPE_CHECKING:
@@ -31,6 +30,8 @@ def entry_path(cache_dir: Path, file: Path) -> Path:
 
 
 def _entry(cache_dir: os.PathLike[str] | str, file: os.PathLike[str] | str) -> str:
+    import zlib  # only with a config file: a home without one never gets here
+
     return os.path.join(cache_dir, f"config-{zlib.crc32(os.fsencode(file)):08x}.json")
 
 

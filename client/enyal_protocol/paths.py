@@ -12,12 +12,12 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from collections.abc import Mapping
 
 from . import str_paths
 
 TYPE_CHECKING = False  # typing's own constant would import typing: records.py says why
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from pathlib import Path
     from typing import NamedTuple
 else:

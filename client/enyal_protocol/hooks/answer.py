@@ -10,8 +10,6 @@ config.toml's [hooks] turned off: then the daemon is not even called.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from enyal_protocol import config
 from enyal_protocol.well_formed import well_formed
 
@@ -19,6 +17,7 @@ from . import inject
 
 TYPE_CHECKING = False  # typing's own constant would import typing (enyal_protocol/records.py)
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
     from typing import Any
 
