@@ -211,13 +211,18 @@ NOT_IN_A_HOOK = ("msgspec", "typing_extensions", "argparse", "enyal_protocol.wir
 NOT_IN_A_HOOK += ("dataclasses", "inspect", "tempfile")
 # typing (records.py) and socket.py's enums (reach.py): 17 and 14 M instructions of 124.
 NOT_IN_A_HOOK += ("typing", "socket")
+# pathlib, and urllib.parse which it imports: 17.7 M (enyal_protocol/str_paths.py).
+NOT_IN_A_HOOK += ("pathlib", "urllib")
+NOT_IN_A_HOOK += ("struct",)  # the peer's credentials are read with int.from_bytes (peercred.py)
 
 
 def test_the_command_hook_imports_no_msgspec(served: Served) -> None:
     """`enyal hook prompt-submit` as the installed console script runs it (its entry point
     read from pyproject.toml; the shared venv's script may predate it), with
     `-X importtime`: every module the process imported is listed, the daemon's answer
-    included, and none of NOT_IN_A_HOOK is."""
+    included, and none of NOT_IN_A_HOOK is. With -S and this tree's client folder on
+    PYTHONPATH: an editable install's finder, run by site, imports pathlib before any of
+    our code (a regular install has none), and the hook needs nothing from site-packages."""
     import tomllib
 
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
@@ -228,12 +233,13 @@ def test_the_command_hook_imports_no_msgspec(served: Served) -> None:
     served.d.call("remember", {"content": text, "cwd": cwd})
     data = fixture("prompt-submit", served.project, session_id="imports")
     data["prompt"] = "how are invoices rounded in billing?"
+    env = served.env | {"PYTHONPATH": str(ROOT / "client")}
     r = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", launcher, "hook", "prompt-submit"],
+        [sys.executable, "-S", "-X", "importtime", "-c", launcher, "hook", "prompt-submit"],
         input=json.dumps(data),
         capture_output=True,
         text=True,
-        env=served.env,
+        env=env,
         timeout=120,
     )
     assert r.returncode == 0, r.stderr

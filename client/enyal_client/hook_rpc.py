@@ -23,7 +23,7 @@ import os
 
 from enyal_protocol import __version__
 from enyal_protocol.framing import DELIMITER, JSONRPC, MAX_LINE, PROTOCOL_VERSION
-from enyal_protocol.paths import Paths, resolve
+from enyal_protocol.paths import Places, as_paths, places
 
 from .reach import DaemonUnavailable, connect_unix
 
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 class HookConnection:
     """A Caller of the hook logic (enyal_protocol/hooks/caller.py) on one socket."""
 
-    def __init__(self, paths: Paths | None = None, *, autostart: bool = True) -> None:
+    def __init__(self, paths: Places | None = None, *, autostart: bool = True) -> None:
         """`autostart`: find or start a daemon not on our socket (transport.py's), else
         raise DaemonUnavailable."""
         self._paths = paths
@@ -46,14 +46,14 @@ class HookConnection:
         self._checked = False  # one answered request proves the release
 
     def _open(self) -> None:
-        paths = self._paths = self._paths or resolve()
+        paths = self._paths = self._paths or places()
         sock = connect_unix(paths.socket)
         if sock is None and not self._autostart:
             raise DaemonUnavailable(f"no daemon answers on {paths.socket}")
         if sock is None:  # not on our socket: found elsewhere or started, as every client
             from .transport import open_socket
 
-            sock = open_socket(paths, autostart=True)
+            sock = open_socket(as_paths(paths), autostart=True)
         # socket.py's makefile, which _socket lacks: a reader of the descriptor itself.
         self._sock, self._file = sock, open(sock.fileno(), "rb", closefd=False)  # noqa: SIM115
 
@@ -93,9 +93,9 @@ class HookConnection:
         request |= {"params": params, "enyal_key": os.urandom(16).hex()}
         if not self._checked:
             if self._paths is None:
-                self._paths = resolve()
+                self._paths = places()
             expect = {"version": __version__, "protocol": PROTOCOL_VERSION}
-            request["enyal_expect"] = expect | {"db": str(self._paths.db)}
+            request["enyal_expect"] = expect | {"db": self._paths.db}
         frame = json.dumps(request, ensure_ascii=False).encode() + DELIMITER
         answer = self._send(frame)
         if answer is None:  # once: a daemon that keeps hanging up is a real failure

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import _socket
 import os
-from pathlib import Path
 
 from enyal_protocol.paths import WHAT_TO_DO, check_socket
 from enyal_protocol.peercred import peer_uid
@@ -54,7 +53,7 @@ def connect_unix(
     UntrustedSocket when the socket, its folder or the listening process belongs to
     another user (enyal_protocol/paths.py check_socket, then the peer's credentials)."""
     try:
-        if not check_socket(Path(path)):
+        if not check_socket(os.fspath(path)):
             return None
     except PermissionError as exc:
         raise UntrustedSocket(str(exc)) from None

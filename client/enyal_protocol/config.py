@@ -44,15 +44,17 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Mapping, MutableMapping
-from pathlib import Path
 
-from . import config_cache
+from . import config_cache, str_paths
 from .kinds import CONTENT_TYPES
-from .paths import Paths, resolve
+from .lazy_re import LazyPattern
+from .paths import Paths, Places, places
 
 TYPE_CHECKING = False  # typing's own constant would import typing: records.py says why
-if TYPE_CHECKING:
+if (
+    TYPE_CHECKING
+):  # collections.abc too: annotations alone, and the hook imports it for nothing else
+    from collections.abc import Callable, Mapping, MutableMapping
     from typing import Any, BinaryIO, NamedTuple
 else:
     from .records import NamedTuple
@@ -164,7 +166,7 @@ def _level(raw: Any) -> str:
 def _path(raw: Any) -> str:
     if not isinstance(raw, str):
         raise ValueError("must be a path (a string)")
-    return str(Path(raw).expanduser()) if raw else ""
+    return str_paths.pure(os.path.expanduser(raw)) if raw else ""  # str(Path.expanduser())
 
 
 def _url(raw: Any) -> str:
@@ -197,7 +199,7 @@ def _strings(raw: Any) -> tuple[str, ...]:
 
 
 # What a secret's kind may be called: it is shown in placeholders ([REDACTED:<kind>]).
-SECRET_KIND = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")
+SECRET_KIND = LazyPattern(r"[a-z0-9][a-z0-9-]{0,39}")
 
 
 class SecretPattern(NamedTuple):  # not a dataclass: see paths.Paths
@@ -366,12 +368,12 @@ class Value(NamedTuple):
     value: Any
     source: str  # "default", "file", or "env"
 
-    def describe_source(self, file: Path) -> str:
+    def describe_source(self, file: str) -> str:
         return {"default": "default", "file": str(file), "env": f"env {self.key.env}"}[self.source]
 
 
 class Config(NamedTuple):
-    file: Path
+    file: str  # str(Paths.config_file): the command hook reads it without pathlib
     file_exists: bool
     values: dict[str, Value]
 
@@ -454,9 +456,9 @@ class Config(NamedTuple):
         return bool(self.get(f"hooks.{event.replace('-', '_')}"))
 
 
-def _read_file(path: Path, cache_dir: Path) -> dict[str, Any]:
+def _read_file(path: str, cache_dir: str | os.PathLike[str]) -> dict[str, Any]:
     try:
-        f = path.open("rb")
+        f = open(path, "rb")  # noqa: SIM115
         st = os.fstat(f.fileno())
     except FileNotFoundError:
         return {}
@@ -482,7 +484,7 @@ def _read_file(path: Path, cache_dir: Path) -> dict[str, Any]:
     return flat
 
 
-def _parsed(path: Path, f: BinaryIO) -> dict[str, Any]:
+def _parsed(path: str, f: BinaryIO) -> dict[str, Any]:
     # Imported only when there is a file and the cache does not hold it: every CLI run,
     # command hook and MCP shim start reads the config first, and tomllib costs 43 M
     # instructions (config_cache.py).
@@ -496,16 +498,17 @@ def _parsed(path: Path, f: BinaryIO) -> dict[str, Any]:
         raise ConfigError(f"cannot read {path}: {exc.strerror}") from None
 
 
-def load(paths: Paths | None = None, environ: Mapping[str, str] | None = None) -> Config:
+def load(paths: Paths | Places | None = None, environ: Mapping[str, str] | None = None) -> Config:
     env = os.environ if environ is None else environ
-    paths = paths or resolve(dict(env))
-    from_file = _read_file(paths.config_file, paths.cache_dir)
+    paths = paths or places(dict(env))
+    file = str(paths.config_file)
+    from_file = _read_file(file, paths.cache_dir)
     values: dict[str, Value] = {}
     for key in KEYS:
         if key.env and env.get(key.env) not in (None, ""):
             raw, source, where = env[key.env], "env", key.env
         elif key.name in from_file:
-            raw, source, where = from_file[key.name], "file", f"{paths.config_file}: {key.name}"
+            raw, source, where = from_file[key.name], "file", f"{file}: {key.name}"
         else:
             values[key.name] = Value(key, key.default, "default")
             continue
@@ -513,7 +516,7 @@ def load(paths: Paths | None = None, environ: Mapping[str, str] | None = None) -
             values[key.name] = Value(key, key.parse(raw), source)
         except ValueError as exc:
             raise ConfigError(f"{where} {exc} (got {raw!r})") from None
-    return Config(paths.config_file, paths.config_file.is_file(), values)
+    return Config(file, os.path.isfile(file), values)
 
 
 def export_env(cfg: Config, environ: MutableMapping[str, str] | None = None) -> None:

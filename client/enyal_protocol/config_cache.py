@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import zlib
 
 TYPE_CHECKING = False  # typing's own constant would import typing (records.py)
 if TYPE_CHECKING:
@@ -25,17 +24,27 @@ if TYPE_CHECKING:
 
 
 def entry_path(cache_dir: Path, file: Path) -> Path:
-    return cache_dir / f"config-{zlib.crc32(os.fsencode(file)):08x}.json"
+    from pathlib import Path  # not on the command hook's path, which reads _entry's
+
+    return Path(_entry(cache_dir, file))
+
+
+def _entry(cache_dir: os.PathLike[str] | str, file: os.PathLike[str] | str) -> str:
+    import zlib  # only with a config file: a home without one never gets here
+
+    return os.path.join(cache_dir, f"config-{zlib.crc32(os.fsencode(file)):08x}.json")
 
 
 def stamp(st: os.stat_result) -> list[int]:
     return [st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino]
 
 
-def cached(cache_dir: Path, file: Path, st: os.stat_result) -> dict[str, Any] | None:
+def cached(
+    cache_dir: os.PathLike[str] | str, file: os.PathLike[str] | str, st: os.stat_result
+) -> dict[str, Any] | None:
     """The parsed TOML of `file` if the cache holds it as the file is now, else None."""
     try:
-        with open(entry_path(cache_dir, file), "rb") as f:
+        with open(_entry(cache_dir, file), "rb") as f:
             own = os.fstat(f.fileno())
             # Only an entry this user wrote and nobody else can: in a cache folder others
             # may write to (ENYAL_CACHE_DIR is the user's choice), a planted one could
@@ -51,15 +60,21 @@ def cached(cache_dir: Path, file: Path, st: os.stat_result) -> dict[str, Any] | 
     return data if entry.get("stamp") == stamp(st) and isinstance(data, dict) else None
 
 
-def keep(cache_dir: Path, file: Path, st: os.stat_result, data: dict[str, Any]) -> None:
+def keep(
+    cache_dir: os.PathLike[str] | str,
+    file: os.PathLike[str] | str,
+    st: os.stat_result,
+    data: dict[str, Any],
+) -> None:
     """Remember `data` as `file`'s parse, if the cache folder is there and it can be
     written as JSON (a TOML date cannot: then nothing is kept)."""
     try:
         text = json.dumps({"file": str(file), "stamp": stamp(st), "data": data})
     except (TypeError, ValueError):
         return
-    path = entry_path(cache_dir, file)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}")
+    path = _entry(cache_dir, file)
+    folder, name = os.path.split(path)
+    tmp = os.path.join(folder, f".{name}.{os.getpid()}")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
         with open(fd, "w", encoding="utf-8") as f:

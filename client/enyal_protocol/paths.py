@@ -12,11 +12,13 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from collections.abc import Mapping
-from pathlib import Path
+
+from . import str_paths
 
 TYPE_CHECKING = False  # typing's own constant would import typing: records.py says why
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from pathlib import Path
     from typing import NamedTuple
 else:
     from .records import NamedTuple
@@ -24,6 +26,7 @@ else:
 APP = "enyal"
 DB_NAME = "enyal.db"
 SOCKET_NAME = "enyal.sock"
+CONFIG_NAME = "config.toml"
 
 # sun_path is 104 bytes on macOS and the BSDs, 108 on Linux, NUL included.
 SOCKET_PATH_MAX = 103 if sys.platform == "darwin" else 107
@@ -60,7 +63,7 @@ class Paths(NamedTuple):
         return (
             parent == self.runtime_dir
             or parent.name == f"enyal-{os.getuid()}"
-            or parent == _state_run_dir(os.environ)
+            or str(parent) == _state_run_dir(os.environ)
         )
 
     @property
@@ -69,10 +72,32 @@ class Paths(NamedTuple):
 
     @property
     def config_file(self) -> Path:
-        return self.config_dir / "config.toml"
+        return self.config_dir / CONFIG_NAME
 
 
-def _temp_dir() -> Path:
+class Places(NamedTuple):
+    """Paths' fields as the strings str() gives of them, resolved without importing
+    pathlib: what the command hook reads (str_paths.py says why). The same fields in the
+    same order as Paths (tests/test_str_paths.py holds it); resolve() makes a Paths of one."""
+
+    home: str | None
+    data_dir: str
+    runtime_dir: str
+    log_dir: str
+    config_dir: str
+    socket: str
+    cache_dir: str
+
+    @property
+    def db(self) -> str:
+        return str_paths.join(self.data_dir, DB_NAME)
+
+    @property
+    def config_file(self) -> str:
+        return str_paths.join(self.config_dir, CONFIG_NAME)
+
+
+def _temp_dir() -> str:
     """tempfile.gettempdir()'s answer without importing tempfile, which imports shutil,
     random, bz2 and lzma: 45 M instructions, a sixth of a command hook's start on a
     machine with no XDG_RUNTIME_DIR (docs/ARCHITECTURE.md, "Client start-up"). Its
@@ -88,49 +113,61 @@ def _temp_dir() -> Path:
     for folder in [*filter(None, names), "/tmp", "/var/tmp", "/usr/tmp", here]:
         folder = os.path.abspath(folder)
         if os.path.isdir(folder) and os.access(folder, os.W_OK | os.X_OK):
-            return Path(folder)
+            return str_paths.pure(folder)
     import tempfile
 
-    return Path(tempfile.gettempdir())
+    return str_paths.pure(tempfile.gettempdir())
 
 
 # What a client or the daemon refusing a socket or its folder tells the user to do.
 WHAT_TO_DO = "remove it, or set XDG_RUNTIME_DIR or ENYAL_SOCKET to a folder only you can write"
 
 
-def _taken(folder: Path) -> bool:
+def _taken(folder: str) -> bool:
     """Whether `folder` exists as anything but a real folder of this user: in the shared
     temp dir another user may have made it (or a symlink) first, to listen in our place
     or just to lock us out, and we cannot remove what is theirs."""
     try:
-        st = folder.lstat()
+        st = os.lstat(folder)
     except FileNotFoundError:
         return False
     return not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid()
 
 
-def _state_run_dir(env: Mapping[str, str]) -> Path:
+def _state_run_dir(env: Mapping[str, str]) -> str:
     """The fallback's fallback: a folder in the user's own home, which nobody else can write."""
-    return _xdg(env, "XDG_STATE_HOME", ".local/state") / "run"
+    return str_paths.join(_xdg(env, "XDG_STATE_HOME", ".local/state"), "run")
+
+
+def _private_temp_dir(env: Mapping[str, str] | None = None) -> str:
+    folder = str_paths.join(_temp_dir(), f"enyal-{os.getuid()}")
+    return _state_run_dir(os.environ if env is None else env) if _taken(folder) else folder
 
 
 def private_temp_dir(env: Mapping[str, str] | None = None) -> Path:
     """The per-user folder under the temp dir, /tmp/enyal-<uid> (short, as sockets need);
     when another user took that name first, ~/.local/state/enyal/run instead, so that
     nobody can lock us out by making a folder."""
-    folder = _temp_dir() / f"enyal-{os.getuid()}"
-    return _state_run_dir(os.environ if env is None else env) if _taken(folder) else folder
+    from pathlib import Path
+
+    return Path(_private_temp_dir(env))
+
+
+def _short_socket_path(key: str, env: Mapping[str, str] | None = None) -> str:
+    import hashlib
+
+    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
+    return str_paths.join(_private_temp_dir(env), f"{digest}.sock")
 
 
 def short_socket_path(key: str, env: Mapping[str, str] | None = None) -> Path:
     """A socket path that fits in sun_path whatever the home's depth."""
-    import hashlib
+    from pathlib import Path
 
-    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
-    return private_temp_dir(env) / f"{digest}.sock"
+    return Path(_short_socket_path(key, env))
 
 
-def _runtime_dir(env: Mapping[str, str]) -> Path:
+def _runtime_dir(env: Mapping[str, str]) -> str:
     """The per-user runtime dir. Without XDG_RUNTIME_DIR (containers, ssh, cron) Linux has
     none, and platformdirs warns on every call; like tmux, fall back to a private folder
     under the temp dir, keyed by uid."""
@@ -138,30 +175,52 @@ def _runtime_dir(env: Mapping[str, str]) -> Path:
         # Read from `env`, not through platformdirs (which reads os.environ), so that
         # resolve() answers for the environment it is given.
         runtime = env.get("XDG_RUNTIME_DIR")
-        return Path(runtime) / APP if runtime else private_temp_dir(env)
+        return str_paths.join(runtime, APP) if runtime else _private_temp_dir(env)
     import platformdirs
 
-    return Path(platformdirs.user_runtime_dir(APP, appauthor=False))
+    return str_paths.pure(platformdirs.user_runtime_dir(APP, appauthor=False))
 
 
-def _xdg(env: Mapping[str, str], var: str, default: str) -> Path:
+def _xdg(env: Mapping[str, str], var: str, default: str) -> str:
     """An XDG base directory's folder for Enyal, as platformdirs makes it on Linux."""
-    return Path(env.get(var, "").strip() or Path.home() / default) / APP
+    return str_paths.join(env.get(var, "").strip() or str_paths.join(_user_home(), default), APP)
+
+
+def _user_home() -> str:
+    """Path.home(): expanduser's, which raises where it finds no home as Path.home() does."""
+    home = os.path.expanduser("~")
+    if home == "~":
+        raise RuntimeError("Could not determine home directory.")
+    return home
 
 
 def resolve(environ: Mapping[str, str] | None = None) -> Paths:
+    return as_paths(places(environ))
+
+
+def as_paths(p: Places) -> Paths:
+    from pathlib import Path  # not on the command hook's path: it reads places()
+
+    home = None if p.home is None else Path(p.home)
+    return Paths(home, *(Path(field) for field in p[1:]))
+
+
+def places(environ: Mapping[str, str] | None = None) -> Places:
+    """Where Enyal keeps things, for `environ` (os.environ by default)."""
     env = os.environ if environ is None else environ
     home_env = env.get("ENYAL_HOME")
+    home: str | None
     if home_env:
-        home = Path(home_env).expanduser().absolute()
-        data_dir, runtime_dir = home, home / "run"
-        log_dir, config_dir, cache_dir = home / "logs", home, home / "cache"
+        home = str_paths.absolute(home_env)
+        data_dir, runtime_dir = home, str_paths.join(home, "run")
+        log_dir, config_dir = str_paths.join(home, "logs"), home
+        cache_dir = str_paths.join(home, "cache")
     elif sys.platform.startswith("linux"):
         # platformdirs' XDG rules, read from `env` (it reads os.environ): clients compare
         # the database they resolved with the daemon's, so it must answer for `env`.
         home = None
         data_dir = _xdg(env, "XDG_DATA_HOME", ".local/share")
-        log_dir = _xdg(env, "XDG_STATE_HOME", ".local/state") / "log"
+        log_dir = str_paths.join(_xdg(env, "XDG_STATE_HOME", ".local/state"), "log")
         config_dir = _xdg(env, "XDG_CONFIG_HOME", ".config")
         cache_dir = _xdg(env, "XDG_CACHE_HOME", ".cache")
         runtime_dir = _runtime_dir(env)
@@ -169,22 +228,22 @@ def resolve(environ: Mapping[str, str] | None = None) -> Paths:
         import platformdirs
 
         home = None
-        data_dir = Path(platformdirs.user_data_dir(APP, appauthor=False))
-        log_dir = Path(platformdirs.user_log_dir(APP, appauthor=False))
-        config_dir = Path(platformdirs.user_config_dir(APP, appauthor=False))
-        cache_dir = Path(platformdirs.user_cache_dir(APP, appauthor=False))
+        data_dir = str_paths.pure(platformdirs.user_data_dir(APP, appauthor=False))
+        log_dir = str_paths.pure(platformdirs.user_log_dir(APP, appauthor=False))
+        config_dir = str_paths.pure(platformdirs.user_config_dir(APP, appauthor=False))
+        cache_dir = str_paths.pure(platformdirs.user_cache_dir(APP, appauthor=False))
         runtime_dir = _runtime_dir(env)
     socket_env = env.get("ENYAL_SOCKET")
     if socket_env:
-        socket = Path(socket_env).expanduser().absolute()
+        socket = str_paths.absolute(socket_env)
     else:
-        socket = runtime_dir / SOCKET_NAME
+        socket = str_paths.join(runtime_dir, SOCKET_NAME)
         if len(os.fsencode(socket)) > SOCKET_PATH_MAX:
-            socket = short_socket_path(str(runtime_dir), env)
+            socket = _short_socket_path(runtime_dir, env)
     cache_env = env.get("ENYAL_CACHE_DIR")
     if cache_env:
-        cache_dir = Path(cache_env).expanduser().absolute()
-    return Paths(home, data_dir, runtime_dir, log_dir, config_dir, socket, cache_dir)
+        cache_dir = str_paths.absolute(cache_env)
+    return Places(home, data_dir, runtime_dir, log_dir, config_dir, socket, cache_dir)
 
 
 def ensure_private_dir(path: Path, *, ours: bool = True) -> None:
@@ -219,16 +278,16 @@ def ensure_private_dir(path: Path, *, ours: bool = True) -> None:
         )
 
 
-def check_socket(path: Path) -> bool:
+def check_socket(path: str) -> bool:
     """Whether a socket to connect to is at `path`; PermissionError when it or its folder
     could be another user's, who would then read every memory and query sent, and answer
     with memories of their own. The folder must be this user's (or root's) and writable
     by nobody else; the socket must be a socket and this user's (only its owner can make
     one there; the daemon's peer credentials are checked once connected)."""
     uid = os.getuid()
-    folder = path.parent
+    folder = str_paths.parent(path)  # str(Path.parent), in the messages as before
     try:
-        st = folder.stat()
+        st = os.stat(folder)
     except FileNotFoundError:
         return False
     if st.st_uid not in (uid, 0):
@@ -241,7 +300,7 @@ def check_socket(path: Path) -> bool:
             f"{WHAT_TO_DO}"
         )
     try:
-        st = path.lstat()
+        st = os.lstat(path)
     except FileNotFoundError:
         return False
     if not stat.S_ISSOCK(st.st_mode):

@@ -8,16 +8,18 @@ to a daemon of its own user (client/enyal_client/transport.py).
 from __future__ import annotations
 
 import _socket  # socket.py's C core: a client's connection may be one (enyal_client/reach.py)
-import struct
 import sys
+
+# struct ucred: pid, uid, gid, three C ints. Read with int.from_bytes, not struct, whose
+# import is a command hook's (docs/ARCHITECTURE.md, "Client start-up").
+INT = 4
 
 
 def peer_uid(sock: _socket.socket) -> int | None:
     """The connected process's uid, or None where the platform cannot say."""
     if sys.platform.startswith("linux"):
-        creds = sock.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, struct.calcsize("3i"))
-        _pid, uid, _gid = struct.unpack("3i", creds)
-        return int(uid)
+        creds = sock.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, 3 * INT)
+        return int.from_bytes(creds[INT : 2 * INT], sys.byteorder, signed=True)
     return _getpeereid(sock.fileno())
 
 

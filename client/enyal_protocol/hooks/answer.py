@@ -10,9 +10,6 @@ config.toml's [hooks] turned off: then the daemon is not even called.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from pathlib import Path
-
 from enyal_protocol import config
 from enyal_protocol.well_formed import well_formed
 
@@ -20,6 +17,8 @@ from . import inject
 
 TYPE_CHECKING = False  # typing's own constant would import typing (enyal_protocol/records.py)
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
     from typing import Any
 
     from .caller import Caller
@@ -93,6 +92,8 @@ def is_instructions(path: Path) -> bool:
 def _reindex(
     c: Caller, data: dict[str, Any], session: str, cwd: str, _: int | None, __: config.Config
 ) -> str:
+    from pathlib import Path  # these two events' alone: pathlib is 17.7 M of a hook's start
+
     path = Path(cwd, inject.text_field(data, "file_path"))
     if is_instructions(path) and path.is_file():
         c.call("index", {"paths": [str(path)], "cwd": cwd})

@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
+
+from enyal_protocol import str_paths
+from enyal_protocol.lazy_re import LazyPattern
 
 TYPE_CHECKING = False  # typing's own constant would import typing (enyal_protocol/records.py)
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
 MAX_LINE_BYTES = 1 << 20  # a transcript line bigger than this (an image, a dump) is skipped
@@ -24,13 +27,13 @@ MAX_LINES = 100_000
 MAX_ITEMS = 20  # per section
 MAX_CHARS = 240  # per item
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
-EXIT_CODE = re.compile(r"^\s*Exit code (\d+)")
+EXIT_CODE = LazyPattern(r"^\s*Exit code (\d+)")
 # A user sentence asking for something to be kept: "remember that …", "note that …",
 # "from now on …", "always …", "never …", "we decided …".
-REMEMBER = re.compile(
+REMEMBER = LazyPattern(
     r"\b(remember|note that|keep in mind|from now on|we decided|always|never)\b", re.IGNORECASE
 )
-SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+SENTENCE = LazyPattern(r"(?<=[.!?])\s+|\n+")
 
 
 class Digest:
@@ -86,14 +89,14 @@ def failed(block: dict[str, Any]) -> bool:
 
 def _relative(path: str, cwd: str) -> str:
     try:
-        return str(Path(path).relative_to(cwd)) if cwd else path
+        return str_paths.relative_to(path, cwd) if cwd else path
     except ValueError:
         return path
 
 
 def _records(path: Path) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
-    with path.open("rb") as f:
+    with open(path, "rb") as f:
         for n, raw in enumerate(f):
             if n >= MAX_LINES:
                 break

@@ -1,0 +1,40 @@
+"""A regular expression compiled at its first use, not at import: the hook modules' six
+patterns cost every command hook ~4 M instructions to compile though most events use
+none of them (docs/ARCHITECTURE.md, "Client start-up"). `re` itself is no saving: the
+console script and `json` import it anyway."""
+
+from __future__ import annotations
+
+import re
+
+
+class LazyPattern:
+    """re.compile(pattern, flags) on first use; the methods the hook modules call."""
+
+    __slots__ = ("_compiled", "flags", "pattern")
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self.pattern = pattern
+        self.flags = flags
+        self._compiled: re.Pattern[str] | None = None
+
+    @property
+    def compiled(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            self._compiled = re.compile(self.pattern, self.flags)
+        return self._compiled
+
+    def match(self, text: str) -> re.Match[str] | None:
+        return self.compiled.match(text)
+
+    def fullmatch(self, text: str) -> re.Match[str] | None:
+        return self.compiled.fullmatch(text)
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return self.compiled.search(text)
+
+    def findall(self, text: str) -> list[str]:
+        return self.compiled.findall(text)
+
+    def split(self, text: str) -> list[str]:
+        return self.compiled.split(text)
