@@ -12,6 +12,7 @@ is always the system's.
 from __future__ import annotations
 
 import threading
+import time
 from abc import ABC, abstractmethod
 from datetime import UTC, datetime, timedelta
 
@@ -61,6 +62,13 @@ class SetClock(Clock):
     def advance(self, by: timedelta) -> None:
         with self._lock:
             self._at += by
+
+
+def file_time_ns() -> int:
+    """The system's time now, as the file system stamps files: for comparing with a
+    file's mtime or ctime, which no test clock moves (a SetClock's "now" would make every
+    folder look years old or not yet made)."""
+    return time.time_ns()
 
 
 def parse_iso(text: str, field: str = "timestamp") -> datetime:

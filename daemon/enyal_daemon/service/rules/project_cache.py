@@ -27,13 +27,14 @@ from __future__ import annotations
 import os
 import stat
 import threading
-import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
 from enyal_protocol import projects
 from enyal_protocol.projects import Project
+
+from . import clock
 
 SIZE = 256  # folders kept, the least recently looked at dropped first
 RACY_NS = 50_000_000  # 5 ticks of a 100 Hz clock: a change this recent may not show yet
@@ -78,7 +79,7 @@ class _Cache:
     def _walk(self, path: str) -> Project:
         # The folders are stat-ed before the walk: a change after it then shows as a
         # ctime that moved, never as one recorded after the change.
-        now = time.time_ns()
+        now = clock.file_time_ns()
         seen: list[tuple[str, _Seen]] = []
         for d in map(str, (Path(path), *Path(path).parents)):
             try:
