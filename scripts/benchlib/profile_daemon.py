@@ -16,17 +16,14 @@ shares, not its speed.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import cProfile
 import json
 import os
-import pstats
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -37,19 +34,9 @@ QUICK_BASE_TEXTS = 2_000  # the store scripts/bench --quick recalls from (config
 
 def _profiled_daemon(out: str) -> int:
     """`python -m enyal_daemon`, every thread under its own profiler, merged at exit."""
-    profiles: list[cProfile.Profile] = []
-    original = threading.Thread.run
+    import thread_profiles  # run as a file: its folder, benchlib, is on the path
 
-    def run(self: threading.Thread) -> None:
-        prof = cProfile.Profile(time.thread_time)
-        profiles.append(prof)
-        prof.enable()
-        try:
-            original(self)
-        finally:
-            prof.disable()
-
-    threading.Thread.run = run  # type: ignore[method-assign]
+    thread_profiles.start()
     from enyal_daemon.__main__ import main
 
     main_prof = cProfile.Profile(time.thread_time)
@@ -58,11 +45,7 @@ def _profiled_daemon(out: str) -> int:
         return main([])
     finally:
         main_prof.disable()
-        stats = pstats.Stats(main_prof)
-        for prof in profiles:
-            with contextlib.suppress(TypeError):  # a thread that ran nothing
-                stats.add(prof)
-        stats.dump_stats(out)
+        thread_profiles.merged(main_prof).dump_stats(out)
 
 
 def _pct(xs: list[float], q: float) -> float:

@@ -18,39 +18,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import cProfile
 import os
 import pstats
 import shutil
 import tempfile
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import msgspec
-
-_profiles: list[cProfile.Profile] = []
-_profiling = threading.Event()
-_original_run = threading.Thread.run
-
-
-def _profiled_run(self: threading.Thread) -> None:
-    """Every thread started while profiling runs under its own profiler (cProfile sees
-    only the thread that enables it); they are merged at the end."""
-    if not _profiling.is_set():
-        _original_run(self)
-        return
-    prof = cProfile.Profile(time.thread_time)
-    _profiles.append(prof)
-    prof.enable()
-    try:
-        _original_run(self)
-    finally:
-        prof.disable()
-
 
 # One recall's parts (ARCHITECTURE.md, "Where a recall's CPU goes"): each the CPU of
 # these functions (file suffix, function name; "cum" with what they call, "tot" their own)
@@ -136,7 +114,7 @@ def main() -> None:
     args = ap.parse_args()
     os.environ.setdefault("ENYAL_CACHE_DIR", str(args.cache / "enyal-cache"))
 
-    from benchlib import corpus
+    from benchlib import corpus, thread_profiles
     from benchlib.store import Engine as BenchEngine
     from benchlib.store import cached_store, install, make_corpus
     from benchlib.vocab import PROJECTS
@@ -155,8 +133,7 @@ def main() -> None:
     install(store, home)
     profile = not args.no_profile
     if profile:
-        threading.Thread.run = _profiled_run  # type: ignore[method-assign]
-        _profiling.set()
+        thread_profiles.start()
     from enyal_daemon.service.rules.clock import SYSTEM, SetClock, parse_iso
 
     clock = SYSTEM if args.frozen_at is None else SetClock(parse_iso(args.frozen_at))
@@ -215,10 +192,7 @@ def main() -> None:
         f"(process_time, all threads), {wall / args.calls * 1e3:.2f} ms wall"
     )
     if profile:
-        stats = pstats.Stats(main_prof)
-        for prof in _profiles:
-            with contextlib.suppress(TypeError):  # a thread that ran nothing while profiled
-                stats.add(prof)
+        stats = thread_profiles.merged(main_prof)
         if args.out:
             stats.dump_stats(str(args.out))
         stats.sort_stats("tottime").print_stats(40)
