@@ -408,6 +408,15 @@ class Config(NamedTuple):
     def min_relative(self) -> float:
         return float(self.get("recall.relative"))
 
+    def recall_floors(self, keep_all: bool = False) -> dict[str, float]:
+        """Where a recall's list ends, as every client asks it (the CLI, the hooks, the
+        web view): the floor drops what neither meaning nor words tie to the query, and
+        the relative one ends the list where relevance ends; `keep_all` keeps both."""
+        return {
+            "min_relevance": 0.0 if keep_all else self.min_relevance,
+            "min_relative": 0.0 if keep_all else self.min_relative,
+        }
+
     @property
     def redact_secrets(self) -> bool:
         return bool(self.get("secrets.redact"))

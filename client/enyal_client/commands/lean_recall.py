@@ -38,16 +38,6 @@ if TYPE_CHECKING:
 VALUED = {"--limit": "limit", "--asked-at": "asked_at"}
 
 
-def floors(settings: config.Config, keep_all: bool) -> dict[str, float]:
-    """Recall's relevance floors, on both paths: the floor drops what neither meaning nor
-    words tie to the query, and the relative one ends the list where relevance ends;
-    --all keeps both."""
-    return {
-        "min_relevance": 0.0 if keep_all else settings.min_relevance,
-        "min_relative": 0.0 if keep_all else settings.min_relative,
-    }
-
-
 def parse(argv: list[str]) -> tuple[str, dict[str, Any], set[str]] | None:
     """(query, the options' params, the flags given) of a command line this path reads,
     None for any other."""
@@ -90,7 +80,7 @@ def run(argv: list[str]) -> int | None:
     # command line, so that a value it refuses starts nothing.
     daemon = HookConnection(autostart=False)
     try:
-        params = {"query": query, **options, **floors(config.load(), "--all" in flags)}
+        params = {"query": query, **options, **config.load().recall_floors("--all" in flags)}
         result, text = daemon.call_with_text("recall", params | {"cwd": os.getcwd()})
     except (ClientError, OSError, config.ConfigError):
         return None

@@ -17,7 +17,6 @@ from . import contract as ct
 from . import struct_flags as sf
 from .base import Args, Registry, Result, UsageError, drop_none, on_daemon
 from .hygiene import redacted_line
-from .lean_recall import floors
 from .recall_text import hits_text, scope_of, source_note
 from .recall_text import shown as shown  # graph.py's too
 
@@ -150,7 +149,7 @@ def cmd_recall(c: Connection, a: Args) -> Result:
         "min_confidence": a.min_confidence,
         "min_importance": a.min_importance,
         "where": dict(a.where) if a.where else None,
-        **floors(config.load(), a.all),
+        **config.load().recall_floors(a.all),
         "budget_tokens": a.budget_tokens,
         "cwd": os.getcwd(),
     }

@@ -378,8 +378,7 @@ def run(
     cwd = os.getcwd()
     defaults: dict[str, dict[str, Any]] = {
         "recall": {
-            "min_relevance": settings.min_relevance,
-            "min_relative": settings.min_relative,
+            **settings.recall_floors(),
             "cwd": cwd,
         },
         "list": {"cwd": cwd},

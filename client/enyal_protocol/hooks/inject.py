@@ -115,13 +115,6 @@ def session_start(
     return markdown
 
 
-def _floors(settings: config.Config) -> dict[str, float]:
-    """Where an injected list ends, as `enyal recall` ends it (config.toml's recall
-    floor and relative share): nothing rather than noise. `settings`: the config the
-    event was switched on by, read once per event (1.4 ms a read under load)."""
-    return {"min_relevance": settings.min_relevance, "min_relative": settings.min_relative}
-
-
 def prompt_submit(
     c: Caller,
     data: dict[str, Any],
@@ -140,7 +133,7 @@ def prompt_submit(
         "query": query,
         "limit": PROMPT_LIMIT,
         "budget_tokens": budget or PROMPT_BUDGET,
-        **_floors(settings),
+        **settings.recall_floors(),
         "cwd": cwd,
     }
     hits = c.call("recall", params)["results"]
@@ -174,7 +167,7 @@ def pre_tool_use(
         "file_path": full,
         "limit": FILE_LIMIT,
         "budget_tokens": budget or FILE_BUDGET,
-        **_floors(settings),
+        **settings.recall_floors(),
         "cwd": cwd,
     }
     hits = c.call("recall_by_scope", params)["results"]
@@ -238,7 +231,7 @@ def post_tool_use(
         "query": _query(f"{head} {error}"),
         "limit": FAILURE_LIMIT,
         "budget_tokens": budget or FAILURE_BUDGET,
-        **_floors(settings),
+        **settings.recall_floors(),
         "cwd": cwd,
     }
     words = {w for w in _words(error) if len(w) > 3}  # "in", "the", "1": not the error
