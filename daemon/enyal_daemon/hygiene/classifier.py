@@ -72,24 +72,19 @@ class Classifier:
         t = self.threshold
         object.__setattr__(self, "_cut", math.log(t / (1 - t)) if 0 < t < 1 else math.nan)
 
-    def scores(self, vectors: Vectors, cued: Vector) -> npt.NDArray[np.float64]:
-        """The probability, per row of `vectors` (all of one text, whose cues are
-        `cued`), that it reads as an injection."""
-        w = self.weights.astype(np.float64)
-        dim = vectors.shape[1]
-        z = vectors.astype(np.float64) @ w[:dim] + float(cued.astype(np.float64) @ w[dim:])
-        out: npt.NDArray[np.float64] = 1.0 / (1.0 + np.exp(-(z + self.bias)))
-        return out
+    def _rows_logit(self, whole: Vector, passages: Vectors) -> float:
+        """The vector model's log-odds before the cues: the highest of the whole vector's
+        and the passages' (`flags` adds the cues by bounds, `vector_logit` all at once)."""
+        rows = np.vstack([whole[None, :], passages]).astype(np.float64)
+        return float((rows @ self.weights[: rows.shape[1]].astype(np.float64)).max()) + self.bias
 
     def vector_logit(self, text: str, whole: Vector, passages: Vectors) -> float:
-        """The vector model's log-odds for a text: the highest of its whole vector's and
-        its passages' (each with the whole text's cues: a cue says what the text holds,
-        not where)."""
-        rows = np.vstack([whole[None, :], passages]).astype(np.float64)
-        w = self.weights.astype(np.float64)
-        dim = rows.shape[1]
-        cued = float(cues.of(text).astype(np.float64) @ w[dim:])
-        return float((rows @ w[:dim]).max()) + cued + self.bias
+        """The vector model's log-odds for a text: its best row's, with the whole text's
+        cues (a cue says what the text holds, not where)."""
+        cued = float(
+            cues.of(text).astype(np.float64) @ self.weights[len(whole) :].astype(np.float64)
+        )
+        return self._rows_logit(whole, passages) + cued
 
     def words_logit(self, text: str) -> float:
         """The word model's log-odds for a text (0.0 when there is no word model)."""
@@ -115,9 +110,7 @@ class Classifier:
         still straddle the threshold at the end gets the exact score."""
         if math.isnan(self._cut):
             return self.score(text, whole, passages) >= self.threshold
-        rows = np.vstack([whole[None, :], passages]).astype(np.float64)
-        dim = rows.shape[1]
-        base = float((rows @ self.weights[:dim].astype(np.float64)).max()) + self.bias
+        base = self._rows_logit(whole, passages)
         # The word model's share is known at once too; the cues' is scaled by the mix.
         m = self.mix
         words = (1.0 - m) * self.words_logit(text) if m < 1.0 else 0.0
