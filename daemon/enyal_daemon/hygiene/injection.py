@@ -108,15 +108,30 @@ def suspicious(text: str) -> list[str]:
     return found
 
 
-def judge(text: str, whole: classifier.Vector, passages: classifier.Vectors) -> list[str]:
+# A day's log is judged by the rules alone, wherever its text is written from (remember,
+# an import, a hub, the repository): each line met them as it was appended
+# (service/session/daylog.py), and a part read as one long text by its passages had a
+# session's digest quarantined, and the whole day's log with it.
+RULES_ONLY = frozenset({"log"})
+
+
+def judge(
+    text: str,
+    whole: classifier.Vector,
+    passages: classifier.Vectors,
+    content_type: str | None = None,
+) -> list[str]:
     """Why `text`, embedded as `whole` and `passages` (its passages' vectors, no rows for
     a text of one passage), reads as an instruction to the agent (empty: it
     reads as data): the rules it trips, which name what they saw; else [CLASSIFIER] if
-    the classifier flags it. A write quarantines on any reason and records them as its
-    quarantine_reason. Long texts are read too: with the word model beside the vectors
-    the classifier flags 5 of 202 long conversation turns (the vectors alone, by their
-    best passage, flagged 20%; docs/ARCHITECTURE.md, "Poisoned text")."""
+    the classifier flags it (not for a `content_type` in RULES_ONLY). A write
+    quarantines on any reason and records them as its quarantine_reason. Long texts are
+    read too: with the word model beside the vectors the classifier flags 5 of 202 long
+    conversation turns (the vectors alone, by their best passage, flagged 20%;
+    docs/ARCHITECTURE.md, "Poisoned text")."""
     reasons = suspicious(text)
-    if not reasons and classifier.shipped().flags(text, whole, passages):
+    if reasons or content_type in RULES_ONLY:
+        return reasons
+    if classifier.shipped().flags(text, whole, passages):
         return [CLASSIFIER]
     return reasons

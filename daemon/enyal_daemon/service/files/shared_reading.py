@@ -338,7 +338,7 @@ def _store(
     row = entries.get(tx.conn, m.id)
     flags: list[str] = []
     if emb is not None:
-        flags = judge(" ".join([m.content, *m.tags]), emb.whole, emb.passages)
+        flags = judge(" ".join([m.content, *m.tags]), emb.whole, emb.passages, m.content_type)
     kind: str | None
     if row is None:
         if emb is None:

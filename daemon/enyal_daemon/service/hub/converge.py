@@ -179,7 +179,7 @@ def _embed_and_judge(engine: Engine, todo: list[Ready], pause: Callable[[], None
         pause()
         assert r.put is not None and r.emb is not None
         s = r.put.state
-        r.flags = judge(" ".join([s.content, *s.tags]), r.emb.whole, r.emb.passages)
+        r.flags = judge(" ".join([s.content, *s.tags]), r.emb.whole, r.emb.passages, s.content_type)
 
 
 def _text(r: Ready) -> str:

@@ -19,7 +19,7 @@ from enyal_protocol import wire as p
 from ...embedder.onnx import Vectors
 from ...embedder.passages import Embedding
 from ...errors import Conflict, InvalidValue, NotFound
-from ...hygiene.injection import judge, suspicious
+from ...hygiene.injection import judge
 from ...store import entries, versions
 from ...store import sources as source_rows
 from ...store.rows import EntryRow
@@ -104,17 +104,12 @@ def remember(
     at = engine.clock.now()
     now = to_iso(at)
     expires = expiry.expires_at(params.ttl, at) if params.ttl is not None else None
-    judged = " ".join([params.content, *params.tags])
-    # A day log's lines are judged by the rules alone (daylog.append), so its first part
-    # is too: a line appended to an open part never meets the classifier, and a line
-    # that starts the day must not be held to more (a session's digest read as one long
-    # text by its passages was quarantined, and the day's log with it).
-    log = content_type == "log"
-    flags = suspicious(judged) if log else judge(judged, emb.whole, emb.passages)
+    kind = content_type or params.content_type
+    flags = judge(" ".join([params.content, *params.tags]), emb.whole, emb.passages, kind)
     entry = p.Entry(
         id=str(uuid.uuid4()),
         content=params.content,
-        content_type=content_type or params.content_type,
+        content_type=kind,
         scope_level=params.scope,
         scope_path=scope_path,
         confidence=params.confidence,

@@ -279,7 +279,8 @@ def _store_entry(
     if entries.get(tx.conn, entry.id) is not None:
         return p.ImportLine(line=number, status="existing", id=entry.id)
     if not kept:
-        flags = judge(" ".join([entry.content, *entry.tags]), vec.whole, vec.passages)
+        text = " ".join([entry.content, *entry.tags])
+        flags = judge(text, vec.whole, vec.passages, entry.content_type)
         entry = msgspec.structs.replace(
             entry,
             quarantined=entry.quarantined or bool(flags),
