@@ -35,6 +35,7 @@ NOT_ON_THE_LEAN_PATH = ("msgspec", "typing_extensions", "argparse", "dataclasses
 NOT_ON_THE_LEAN_PATH += ("enyal_protocol.wire", "enyal_client.cli", "inspect")
 NOT_ON_THE_LEAN_PATH += ("typing", "socket")  # as for the command hook (test_hook_paths.py)
 NOT_ON_THE_LEAN_PATH += ("tomllib",)  # config.toml as parsed before (config_cache.py)
+NOT_ON_THE_LEAN_PATH += ("pathlib", "urllib.parse", "struct")  # nor these (test_hook_paths.py)
 
 ASKED_AT = "2031-05-04T12:00:00Z"  # fixed: the scores do not move between two runs
 QUERY = "how are invoices rounded?"
@@ -44,13 +45,22 @@ class Store:
     def __init__(self, d: RunningDaemon, env: dict[str, str], project: Path) -> None:
         self.d, self.env, self.project = d, env, project
 
-    def run(self, launcher: str, *args: str, importtime: bool = False) -> CliResult:
+    def run(
+        self, launcher: str, *args: str, importtime: bool = False, bare: bool = False
+    ) -> CliResult:
+        """bare: with -S and this tree's client folder on PYTHONPATH, as test_hook_paths
+        runs the hook: an editable install's finder, run by site, imports pathlib before
+        any of our code (a regular install has none)."""
         flags = ["-X", "importtime"] if importtime else []
+        env = self.env
+        if bare:
+            flags.append("-S")
+            env = env | {"PYTHONPATH": str(ROOT / "client")}
         r = subprocess.run(
             [sys.executable, *flags, "-c", launcher, *args],
             capture_output=True,
             text=True,
-            env=self.env,
+            env=env,
             cwd=self.project,
             timeout=120,
         )
@@ -108,7 +118,7 @@ def imported(stderr: str) -> set[str]:
     ],
 )
 def test_the_lean_path_prints_what_the_full_path_prints(store: Store, argv: list[str]) -> None:
-    lean = store.run(LEAN, *argv, importtime=True)
+    lean = store.run(LEAN, *argv, importtime=True, bare=True)
     full = store.run(FULL, *argv)
     assert lean.code == full.code == 0, (lean.err[-2000:], full.err)
     assert lean.out == full.out
@@ -150,7 +160,7 @@ def test_the_lean_path_imports_no_msgspec(store: Store) -> None:
     recall asked now counts its hits as used, which moves their confidence a few seconds
     later (the bump is batched), and with it the bytes the tests above compare."""
     for argv in (["recall", QUERY], ["recall", "--json", QUERY]):
-        r = store.run(LEAN, *argv, importtime=True)
+        r = store.run(LEAN, *argv, importtime=True, bare=True)
         assert r.code == 0, r.err[-2000:]
         assert "half-even" in r.out
         took = imported(r.err)
