@@ -29,7 +29,7 @@ from enyal_daemon.store import entries, versions
 from enyal_daemon.store import graph as edge_rows
 from enyal_daemon.store import hub as rows
 from enyal_protocol import wire as p
-from memory_hub import MemoryHub, Reordered
+from memory_hub import MemoryHub, MemoryLink, Reordered
 
 SPACE = "team"
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
@@ -400,6 +400,40 @@ def test_a_space_joined_late_is_caught_up_below_the_cursor(reps: Replicas) -> No
     membership.join(c, p.HubJoinParams(space=SPACE))
     wait_for(lambda: entries.get(c.reader(), x) is not None, what="the space caught up")
     wait_for(lambda: rows.catching_up(c.reader()) == {}, what="the catch-up done")
+
+
+def test_a_first_sync_pulls_each_row_of_the_space_once(reps: Replicas) -> None:
+    """A daemon joining a space far behind (an initial sync): the catch-up of the rows
+    below the cursor and the backlog read disjoint parts of the log, so each row is
+    pulled, checked and (malformed here, so cheap) refused once, not twice."""
+    from conftest import wait_for
+
+    behind = 3 * worker.BATCH + 10
+    for i in range(behind):  # rows of the space that are no change: refused, counted
+        bad = Change(f"{i:032x}", SPACE, f"m{i}", i + 1, "d" * 32, body.PUT, b"{}", None, None)
+        reps.hub.append_raw(Pulled(0, bad))
+    pulled: list[int] = []
+
+    class Counting(MemoryLink):
+        def pull(self, after: int, limit: int, space: str | None = None) -> list[Any]:
+            got = super().pull(after, limit, space)
+            pulled.append(len(got))
+            return got
+
+    c = reps.make("c", join=False)
+    replica_of(c).connect = lambda url: Counting(reps.hub, "carol")
+    c.write(lambda tx: rows.put(tx.conn, "url", "postgresql://carol@localhost/enyal"))
+    membership.join(c, p.HubJoinParams(space=SPACE))
+
+    def caught_up() -> bool:
+        st = membership.status(c, p.HubStatusParams())
+        conn = c.reader()
+        return st.lag == 0 and not rows.catching_up(conn) and rows.backlog(conn) is None
+
+    wait_for(caught_up, what="the space synced")
+    replica_of(c).stop()
+    assert replica_of(c).progress.refused == behind  # each row reported once
+    assert sum(pulled) == behind
 
 
 def test_a_consolidation_in_a_space_moves_its_edges_on_every_replica(reps: Replicas) -> None:
