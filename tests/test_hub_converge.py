@@ -436,6 +436,39 @@ def test_a_first_sync_pulls_each_row_of_the_space_once(reps: Replicas) -> None:
     assert sum(pulled) == behind
 
 
+def test_what_is_behind_is_pulled_a_slice_at_a_time_after_the_requests_being_served(
+    reps: Replicas, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reading a batch of the backlog holds the interpreter (psycopg's rows) as checking
+    does: it waits while a request is served, and reads a slice a page."""
+    import threading
+
+    from enyal_daemon.service.core import traffic
+
+    monkeypatch.setattr(traffic, "MOST", 60.0)  # only the request's end frees it
+    b = reps.make("b")
+    for _ in range(2 * converge.SLICE):  # refused on arrival: cheap to apply
+        reps.hub.append_raw(Rejected(seq=0, reason="not a change (the backlog's)"))
+    b.write(lambda tx: rows.put(tx.conn, rows.BACKLOG, "0"))
+    b.write(lambda tx: rows.put(tx.conn, rows.BACKLOG_END, str(2 * converge.SLICE)))
+    pages: list[int] = []
+
+    class Counting(MemoryLink):
+        def pull(self, after: int, limit: int, space: str | None = None) -> list[Any]:
+            got = super().pull(after, limit, space)
+            pages.append(len(got))
+            return got
+
+    link = Counting(reps.hub, "team")
+    with traffic.serving():
+        t = threading.Thread(target=worker.backlog, args=(b, replica_of(b).capture, link))
+        t.start()
+        t.join(0.5)
+        assert t.is_alive() and pages == []  # waits while the request runs
+    t.join(60)
+    assert not t.is_alive() and pages == [converge.SLICE, converge.SLICE]
+
+
 def test_a_consolidation_in_a_space_moves_its_edges_on_every_replica(reps: Replicas) -> None:
     """Consolidation moves edges without a note of each (store/graph.py repoint): the
     capture reads a touched memory's edges, so the others hear of them anyway."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import cProfile
 import os
 import shutil
@@ -48,6 +49,19 @@ def _thread_cpu() -> dict[str, float]:
         name = names.get(int(task.name), "native").rstrip("0123456789_-")
         out[name] = out.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / tick
     return out
+
+
+def _sync_cpu() -> tuple[float, float]:
+    """CPU seconds so far of the sync's own threads, the replica's worker and the writer,
+    from schedstat (nanoseconds, where stat counts 10 ms ticks): read around each recall,
+    what the sync still ran while a recall was being served."""
+    got = {"enyal-hub": 0, "enyal-writer": 0}
+    for t in threading.enumerate():
+        if t.name in got and t.native_id is not None:
+            with contextlib.suppress(OSError):
+                stat = Path(f"/proc/self/task/{t.native_id}/schedstat").read_text()
+                got[t.name] += int(stat.split()[0])
+    return got["enyal-hub"] / 1e9, got["enyal-writer"] / 1e9
 
 
 def _seed(url: str, texts: list[str], vecs: Any, model_id: str) -> None:
@@ -152,6 +166,7 @@ def main() -> None:
         queries = [f"where is {t.split()[-1]} configured" for t in texts[:: max(1, args.n // 400)]]
         main_prof = cProfile.Profile(time.thread_time)
         during: list[float] = []
+        intruded: list[tuple[float, float]] = []  # the sync's CPU during each recall, ms
         idle: list[float] = []
         with ThreadPoolExecutor((os.cpu_count() or 2) + 2, thread_name_prefix="enyal-req") as pool:
             dispatcher = Dispatcher(handlers, pool, engine.db_path)
@@ -162,9 +177,11 @@ def main() -> None:
                     b'{"jsonrpc":"2.0","id":1,"method":"recall","params":{"query":"%s","limit":10}}'
                     % queries[i % len(queries)].encode()
                 )
-                q0 = time.perf_counter()
+                q0, s0 = time.perf_counter(), _sync_cpu()
                 out = loop.run_until_complete(dispatcher.handle(frame))
                 into.append((time.perf_counter() - q0) * 1000)
+                s1 = _sync_cpu()
+                intruded.append(((s1[0] - s0[0]) * 1000, (s1[1] - s0[1]) * 1000))
                 assert out is not None and b'"error"' not in out[:40], out[:200]
 
             for i in range(20):  # warm every thread and cache, as the bench's daemon is
@@ -189,6 +206,7 @@ def main() -> None:
                 main_prof.disable()
             proc = time.process_time() - proc0
             cpu1 = _thread_cpu()
+            overlap = intruded[20:]  # (the warm-up's are before the sync; idle's after)
             for j in range(len(during)):
                 recall(j, idle)
                 time.sleep(RECALL_GAP)
@@ -208,10 +226,20 @@ def main() -> None:
                 print(f"  {name:24s} {spent / args.n * 1e3:7.3f}")
         if during:
             print(
-                f"recall during: {len(during)} p50 {pct(during, 50):.1f} p99 "
-                f"{pct(during, 99):.1f} ms; idle p50 {pct(idle, 50):.1f} p99 "
-                f"{pct(idle, 99):.1f} ms; p99 ratio {pct(during, 99) / pct(idle, 99):.2f}"
+                f"recall during: {len(during)} p50 {pct(during, 50):.1f} p95 "
+                f"{pct(during, 95):.1f} p99 {pct(during, 99):.1f} ms; idle p50 "
+                f"{pct(idle, 50):.1f} p95 {pct(idle, 95):.1f} p99 {pct(idle, 99):.1f} ms; "
+                f"p99 ratio {pct(during, 99) / pct(idle, 99):.2f}"
             )
+            for what, spans in (("during the sync", overlap), ("idle", intruded[-len(idle) :])):
+                hub, writer = [h for h, _ in spans], [w for _, w in spans]
+                both = [h + w for h, w in spans]
+                print(
+                    f"worker and writer CPU during a recall {what}: mean "
+                    f"{sum(both) / len(both):.2f} ms (worker {sum(hub) / len(hub):.2f}, writer "
+                    f"{sum(writer) / len(writer):.2f}; the recall's own bookkeeping is the "
+                    f"writer's), p99 {pct(both, 99):.1f} ms"
+                )
         if args.profile:
             stats = thread_profiles.merged(main_prof)
             stats.dump_stats(str(args.profile))

@@ -62,6 +62,10 @@ class Ready:
     flags: list[str] = field(default_factory=list)
     new_text: bool = False  # its text is not stored here yet: to embed (or take) and judge
     carried: Vector | None = None  # its whole vector, as it came from our model
+    # For a memory new here, what is stored and the digest of it (made here, outside the
+    # writer, where a request can step in between: the writer's job is the part it can't)
+    entry: p.Entry | None = None
+    digest: str | None = None
 
 
 def prepare(
@@ -180,6 +184,9 @@ def _embed_and_judge(engine: Engine, todo: list[Ready], pause: Callable[[], None
         assert r.put is not None and r.emb is not None
         s = r.put.state
         r.flags = judge(" ".join([s.content, *s.tags]), r.emb.whole, r.emb.passages, s.content_type)
+        assert r.change is not None
+        r.entry = _entry(r.change.memory_id, s, r.flags)
+        r.digest = _digest(r.entry)
 
 
 def _text(r: Ready) -> str:
@@ -199,18 +206,23 @@ def apply_pulled(
     while a request is served (service/core/traffic.py), so a recall waits for at most one
     text's checks and one slice's writing; a slice or less (live changes) goes at once."""
     pause = traffic.budget(SLICE) if len(pulled) > SLICE else traffic.never
-    waits = []
+    problems: list[str] = []
+    writing: Callable[[], list[str]] | None = None
     ready: list[Ready] = []
     for at in range(0, len(pulled), SLICE):
         ready += prepare(engine, pulled[at : at + SLICE], pause)
         texts = sum(r.put is not None for r in ready)
         if at + SLICE < len(pulled) and texts < SLICE:
             continue  # refused or known rows ride along with the next: not an fsync each
+        # One slice written at a time: queued together, the writer took them in one
+        # transaction, a job of up to a batch that no request could step in front of.
+        if writing is not None:
+            problems += writing()
         if texts:
             pause()  # not for a job of refused rows alone: a backlog of those would crawl
-        waits.append(engine.write_soon(_applying(engine, capture, ready, ready[-1].seq, key)))
+        writing = engine.write_soon(_applying(engine, capture, ready, ready[-1].seq, key))
         ready = []
-    return [why for wait in waits for why in wait()]
+    return problems + (writing() if writing is not None else [])
 
 
 def apply(
@@ -312,7 +324,8 @@ def _put_new(engine: Engine, tx: Tx, batch: Sequence[Ready]) -> None:
     made: list[tuple[Ready, Change, body.Put, Embedding, p.Entry]] = []
     for r in batch:
         assert r.change is not None and r.put is not None and r.emb is not None
-        made.append((r, r.change, r.put, r.emb, _entry(r.change.memory_id, r.put.state, r.flags)))
+        assert r.entry is not None
+        made.append((r, r.change, r.put, r.emb, r.entry))
     rids = entries.insert_many(conn, [(e, *emb.blobs()) for _, _, _, emb, e in made])
     versions.record_many(conn, [e.id for *_, e in made], "created", now)
     rows.mark_applied_many(conn, [(c.change_id, r.seq, c.space) for r, c, *_ in made])
@@ -320,8 +333,8 @@ def _put_new(engine: Engine, tx: Tx, batch: Sequence[Ready]) -> None:
     rows.set_versions(
         conn,
         [
-            (c.memory_id, c.space, (c.clock, c.device), put.based, _digest(rid, e))
-            for rid, (_, c, put, _, e) in zip(rids, made, strict=True)
+            (c.memory_id, c.space, (c.clock, c.device), put.based, r.digest or _digest(e))
+            for r, c, put, _, e in made
         ],
     )
     engine.index_new_after_commit(
@@ -336,9 +349,10 @@ def _put_new(engine: Engine, tx: Tx, batch: Sequence[Ready]) -> None:
         _edges_waiting(engine, tx, e.id)
 
 
-def _digest(rid: int, entry: p.Entry) -> str:
-    """The digest of the state stored for `entry`, as the capture will read it back."""
-    return body.digest(body.state_of(inserted_row(rid, entry)))
+def _digest(entry: p.Entry) -> str:
+    """The digest of the state stored for `entry`, as the capture will read it back (the
+    state holds no rid: the row's is not needed, nor known before the insert)."""
+    return body.digest(body.state_of(inserted_row(0, entry)))
 
 
 def _apply_one(engine: Engine, tx: Tx, r: Ready) -> None:

@@ -25,10 +25,11 @@ from dataclasses import dataclass
 import apsw
 
 from ...errors import EnyalError, HubUnavailable
-from ...hub.change import Change, HubLink
+from ...hub.change import Change, HubLink, Pulled, Rejected
 from ...hub.wake import Wake
 from ...store import hub as rows
 from ...store.writer import Tx
+from ..core import traffic
 from ..core.engine import Engine
 from . import converge
 from .capture import Capture
@@ -351,10 +352,19 @@ def _behind(
 ) -> tuple[int, list[str]]:
     """One batch of the rows in (after, upto], of `space` or all, applied with `key`
     moved past them; `done` once none is left."""
-    # No more than (after, upto] can hold: a batch from near the end would bring rows
-    # past it, pulled for nothing.
-    limit = min(BATCH, upto - after)
-    pulled = [r for r in link.pull(after, limit, space) if r.seq <= upto] if limit > 0 else []
+    pulled: list[Pulled | Rejected] = []
+    # In pages of a slice, each after stepping aside for a request being served: what is
+    # behind can wait, and reading a whole batch at once held the interpreter ~20 ms
+    # (psycopg's rows, each checked into a Change) while a recall waited for it. No
+    # page asks more than (after, upto] can hold: near its end it would bring rows past
+    # it, pulled for nothing.
+    while (limit := min(converge.SLICE, BATCH - len(pulled), upto - after)) > 0:
+        traffic.step_aside(traffic.MOST)
+        page = link.pull(after, limit, space)
+        pulled += [r for r in page if r.seq <= upto]
+        if len(page) < limit or page[-1].seq >= upto:
+            break  # the end of what there is, or of (after, upto]
+        after = page[-1].seq
     if not pulled:
         engine.write(lambda tx: done(tx.conn))
         return 0, []
