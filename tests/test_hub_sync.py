@@ -239,6 +239,31 @@ def test_a_slice_of_new_memories_feeds_the_keyword_index_once(engines: list[Engi
     assert found == [(texts[17],)]
 
 
+def test_a_catch_ups_job_steps_aside_between_parts_unless_a_write_waits_for_it(
+    engines: list[Engine], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A catch-up's writer job writes its new memories a PART at a time and steps aside
+    between parts while a request is served; but never while a write waits behind it
+    (that write's request would wait for the step aside, which waits for the request)."""
+    e = engines[0]
+    monkeypatch.setattr(traffic, "MOST", 60.0)  # only the request's end, or a write, frees it
+    monkeypatch.setattr(converge, "PART", 2)
+    texts = ["Logs ship to Loki.", "Traces go to Tempo.", "Metrics go to Mimir."]
+    pulled = numbered([put(e, str(uuid.uuid4()), i + 1, t) for i, t in enumerate(texts)])
+    ready = converge.prepare(e, pulled)
+    job = converge._applying(e, replica_of(e).capture, ready, 3, "cursor", catching_up=True)
+    with traffic.serving():
+        t = threading.Thread(target=e.write, args=(job,))
+        t.start()
+        t.join(0.5)
+        assert t.is_alive()  # after its first part: a request is being served
+        e.write_soon(lambda tx: None)  # a write waits behind it: on it goes
+        t.join(30)
+        assert not t.is_alive()
+    n = e.reader().execute("SELECT count(*) FROM context_entries").fetchone()[0]
+    assert n == 3
+
+
 def test_a_change_the_store_refuses_is_refused_alone_and_the_rest_of_its_batch_applies(
     engines: list[Engine],
 ) -> None:

@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 MOST = 0.1  # seconds of stepping aside per slice at most (a recall takes ~15-60 ms)
+# How often a step aside with an `unless` looks at it (nothing notifies its change)
+LOOK = 0.002
 
 _quiet = threading.Condition()
 _serving = 0
@@ -41,19 +43,24 @@ def in_flight() -> int:
     return _serving
 
 
-def step_aside(most: float) -> float:
-    """Return once no request is being served, or after `most` seconds; how long it waited."""
+def step_aside(most: float, unless: Callable[[], bool] | None = None) -> float:
+    """Return once no request is being served, or `unless()` holds, or after `most`
+    seconds; how long it waited."""
     if _serving == 0:  # the common case: one read of an int, no lock
         return 0.0
     start = time.monotonic()
     with _quiet:
-        _quiet.wait_for(lambda: _serving == 0, timeout=most)
+        if unless is None:
+            _quiet.wait_for(lambda: _serving == 0, timeout=most)
+        else:
+            while _serving and not unless() and (left := start + most - time.monotonic()) > 0:
+                _quiet.wait(min(left, LOOK))
     return time.monotonic() - start
 
 
-def budget(per: int) -> Callable[[], None]:
+def budget(per: int, unless: Callable[[], bool] | None = None) -> Callable[[], None]:
     """A step aside to call before each piece of work: the calls of each run of `per`
-    together wait MOST seconds at most."""
+    together wait MOST seconds at most (and none while `unless()` holds)."""
     left = [MOST]
     calls = [0]
 
@@ -62,7 +69,7 @@ def budget(per: int) -> Callable[[], None]:
         if calls[0] % per == 0:
             left[0] = MOST
         if _serving and left[0] > 0:
-            left[0] -= step_aside(left[0])
+            left[0] -= step_aside(left[0], unless)
 
     return pause
 

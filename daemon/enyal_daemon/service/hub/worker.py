@@ -353,13 +353,15 @@ def _behind(
     """One batch of the rows in (after, upto], of `space` or all, applied with `key`
     moved past them; `done` once none is left."""
     pulled: list[Pulled | Rejected] = []
-    # In pages of a slice, each after stepping aside for a request being served: what is
-    # behind can wait, and reading a whole batch at once held the interpreter ~20 ms
-    # (psycopg's rows, each checked into a Change) while a recall waited for it. No
-    # page asks more than (after, upto] can hold: near its end it would bring rows past
-    # it, pulled for nothing.
+    # In pages of a slice, each after stepping aside for a request being served (MOST
+    # seconds at most for the batch: a client polling recall must not hold back what
+    # is new behind it): what is behind can wait, and reading a whole batch at once held
+    # the interpreter ~20 ms (psycopg's rows, each checked into a Change) while a recall
+    # waited for it. No page asks more than (after, upto] can hold: near its end it would
+    # bring rows past it, pulled for nothing.
+    pause = traffic.budget(BATCH)
     while (limit := min(converge.SLICE, BATCH - len(pulled), upto - after)) > 0:
-        traffic.step_aside(traffic.MOST)
+        pause()
         page = link.pull(after, limit, space)
         pulled += [r for r in page if r.seq <= upto]
         if len(page) < limit or page[-1].seq >= upto:
