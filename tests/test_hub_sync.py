@@ -251,7 +251,8 @@ def test_a_catch_ups_job_steps_aside_between_parts_unless_a_write_waits_for_it(
     texts = ["Logs ship to Loki.", "Traces go to Tempo.", "Metrics go to Mimir."]
     pulled = numbered([put(e, str(uuid.uuid4()), i + 1, t) for i, t in enumerate(texts)])
     ready = converge.prepare(e, pulled)
-    job = converge._applying(e, replica_of(e).capture, ready, 3, "cursor", catching_up=True)
+    pause = traffic.budget(converge.SLICE)  # a catch-up's
+    job = converge._applying(e, replica_of(e).capture, ready, 3, "cursor", pause)
     with traffic.serving():
         t = threading.Thread(target=e.write, args=(job,))
         t.start()

@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Protocol
 
 MOST = 0.1  # seconds of stepping aside per slice at most (a recall takes ~15-60 ms)
 # How often a step aside with an `unless` looks at it (nothing notifies its change)
@@ -58,13 +59,18 @@ def step_aside(most: float, unless: Callable[[], bool] | None = None) -> float:
     return time.monotonic() - start
 
 
-def budget(per: int, unless: Callable[[], bool] | None = None) -> Callable[[], None]:
-    """A step aside to call before each piece of work: the calls of each run of `per`
-    together wait MOST seconds at most (and none while `unless()` holds)."""
+class Pause(Protocol):
+    def __call__(self, unless: Callable[[], bool] | None = None) -> None: ...
+
+
+def budget(per: int) -> Pause:
+    """A step aside to call before each piece of work (none while its `unless()` holds):
+    the calls of each run of `per` together wait MOST seconds at most, from whichever
+    threads they come (a catch-up's checks and its writer's job share one)."""
     left = [MOST]
     calls = [0]
 
-    def pause() -> None:
+    def pause(unless: Callable[[], bool] | None = None) -> None:
         calls[0] += 1
         if calls[0] % per == 0:
             left[0] = MOST
@@ -74,5 +80,5 @@ def budget(per: int, unless: Callable[[], bool] | None = None) -> Callable[[], N
     return pause
 
 
-def never() -> None:
+def never(unless: Callable[[], bool] | None = None) -> None:
     """The pause of work that must not wait: a live change is applied at once."""

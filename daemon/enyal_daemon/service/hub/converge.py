@@ -210,7 +210,7 @@ def apply_pulled(
     More than a slice is a catch-up: before each text's checks and each job it steps aside
     while a request is served (service/core/traffic.py), so a recall waits for at most one
     text's checks and one slice's writing; a slice or less (live changes) goes at once."""
-    pause = traffic.budget(SLICE) if len(pulled) > SLICE else traffic.never
+    pause: traffic.Pause = traffic.budget(SLICE) if len(pulled) > SLICE else traffic.never
     problems: list[str] = []
     writing: Callable[[], list[str]] | None = None
     ready: list[Ready] = []
@@ -225,11 +225,7 @@ def apply_pulled(
             problems += writing()
         if texts:
             pause()  # not for a job of refused rows alone: a backlog of those would crawl
-        writing = engine.write_soon(
-            _applying(
-                engine, capture, ready, ready[-1].seq, key, catching_up=pause is not traffic.never
-            )
-        )
+        writing = engine.write_soon(_applying(engine, capture, ready, ready[-1].seq, key, pause))
         ready = []
     return problems + (writing() if writing is not None else [])
 
@@ -254,14 +250,14 @@ def _applying(
     ready: Sequence[Ready],
     cursor: int,
     key: str,
-    catching_up: bool = False,
+    pause: traffic.Pause = traffic.never,
 ) -> Callable[[Tx], list[str]]:
-    """`apply`'s writer job; a catch-up's steps aside between parts of its new memories
-    while a request is served, MOST seconds at most, and not while a write waits (the
-    transaction is open: readers see what was committed; writers would wait for it)."""
+    """`apply`'s writer job; a catch-up's (its `pause` is the checks' budget) steps aside
+    between parts of its new memories while a request is served, and not while a write
+    waits (the transaction is open: readers see what was committed; writers would wait)."""
+    catching_up = pause is not traffic.never
 
     def job(tx: Tx) -> list[str]:
-        pause = traffic.budget(SLICE, engine.writer.queued) if catching_up else traffic.never
         capture.silence(tx)
         new = _new_puts(tx.conn, ready)
         if new:
@@ -272,7 +268,7 @@ def _applying(
                     step = PART if catching_up else len(batch)
                     for at in range(0, len(batch), step):
                         if at:
-                            pause()
+                            pause(engine.writer.queued)
                         _put_new(engine, tx, batch[at : at + step])
             except (EnyalError, apsw.Error, ValueError):
                 del tx.after_commit[hooks:]  # what they would have shown: rolled back
