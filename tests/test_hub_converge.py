@@ -29,7 +29,7 @@ from enyal_daemon.store import entries, versions
 from enyal_daemon.store import graph as edge_rows
 from enyal_daemon.store import hub as rows
 from enyal_protocol import wire as p
-from memory_hub import MemoryHub, Reordered
+from memory_hub import MemoryHub, MemoryLink, Reordered
 
 SPACE = "team"
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
@@ -400,6 +400,73 @@ def test_a_space_joined_late_is_caught_up_below_the_cursor(reps: Replicas) -> No
     membership.join(c, p.HubJoinParams(space=SPACE))
     wait_for(lambda: entries.get(c.reader(), x) is not None, what="the space caught up")
     wait_for(lambda: rows.catching_up(c.reader()) == {}, what="the catch-up done")
+
+
+def test_a_first_sync_pulls_each_row_of_the_space_once(reps: Replicas) -> None:
+    """A daemon joining a space far behind (an initial sync): the catch-up of the rows
+    below the cursor and the backlog read disjoint parts of the log, so each row is
+    pulled, checked and (malformed here, so cheap) refused once, not twice."""
+    from conftest import wait_for
+
+    behind = 3 * worker.BATCH + 10
+    for i in range(behind):  # rows of the space that are no change: refused, counted
+        bad = Change(f"{i:032x}", SPACE, f"m{i}", i + 1, "d" * 32, body.PUT, b"{}", None, None)
+        reps.hub.append_raw(Pulled(0, bad))
+    pulled: list[int] = []
+
+    class Counting(MemoryLink):
+        def pull(self, after: int, limit: int, space: str | None = None) -> list[Any]:
+            got = super().pull(after, limit, space)
+            pulled.append(len(got))
+            return got
+
+    c = reps.make("c", join=False)
+    replica_of(c).connect = lambda url: Counting(reps.hub, "carol")
+    c.write(lambda tx: rows.put(tx.conn, "url", "postgresql://carol@localhost/enyal"))
+    membership.join(c, p.HubJoinParams(space=SPACE))
+
+    def caught_up() -> bool:
+        st = membership.status(c, p.HubStatusParams())
+        conn = c.reader()
+        return st.lag == 0 and not rows.catching_up(conn) and rows.backlog(conn) is None
+
+    wait_for(caught_up, what="the space synced")
+    replica_of(c).stop()
+    assert replica_of(c).progress.refused == behind  # each row reported once
+    assert sum(pulled) == behind
+
+
+def test_what_is_behind_is_pulled_a_slice_at_a_time_after_the_requests_being_served(
+    reps: Replicas, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reading a batch of the backlog holds the interpreter (psycopg's rows) as checking
+    does: it waits while a request is served, and reads a slice a page."""
+    import threading
+
+    from enyal_daemon.service.core import traffic
+
+    monkeypatch.setattr(traffic, "MOST", 60.0)  # only the request's end frees it
+    b = reps.make("b")
+    for _ in range(2 * converge.SLICE):  # refused on arrival: cheap to apply
+        reps.hub.append_raw(Rejected(seq=0, reason="not a change (the backlog's)"))
+    b.write(lambda tx: rows.put(tx.conn, rows.BACKLOG, "0"))
+    b.write(lambda tx: rows.put(tx.conn, rows.BACKLOG_END, str(2 * converge.SLICE)))
+    pages: list[int] = []
+
+    class Counting(MemoryLink):
+        def pull(self, after: int, limit: int, space: str | None = None) -> list[Any]:
+            got = super().pull(after, limit, space)
+            pages.append(len(got))
+            return got
+
+    link = Counting(reps.hub, "team")
+    with traffic.serving():
+        t = threading.Thread(target=worker.backlog, args=(b, replica_of(b).capture, link))
+        t.start()
+        t.join(0.5)
+        assert t.is_alive() and pages == []  # waits while the request runs
+    t.join(60)
+    assert not t.is_alive() and pages == [converge.SLICE, converge.SLICE]
 
 
 def test_a_consolidation_in_a_space_moves_its_edges_on_every_replica(reps: Replicas) -> None:

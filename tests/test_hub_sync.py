@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import apsw
 import msgspec
 import numpy as np
 import pytest
@@ -109,11 +110,22 @@ def dump(e: Engine) -> dict[str, Any]:
         "state": "SELECT * FROM hub_state WHERE key NOT IN ('last_pull') ORDER BY key",
     }
     out: dict[str, Any] = {k: conn.execute(sql).fetchall() for k, sql in tables.items()}
+    out["fts_terms"] = fts_terms(e)
     vecs = conn.execute("SELECT rowid, embedding FROM context_vectors ORDER BY rowid").fetchall()
     out["index"] = [
         e.index.search(np.frombuffer(blob, dtype=np.float32), 3, passages=True) for _, blob in vecs
     ]
     return out
+
+
+def fts_terms(e: Engine) -> list[tuple[Any, ...]]:
+    """Every (term, row, position) of the keyword index: what a keyword search reads."""
+    conn = apsw.Connection(str(e.db_path), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        conn.execute("CREATE VIRTUAL TABLE temp.terms USING fts5vocab(main, context_fts, instance)")
+        return conn.execute("SELECT term, doc, offset FROM temp.terms ORDER BY 1, 2, 3").fetchall()
+    finally:
+        conn.close()
 
 
 def one_at_a_time(e: Engine, pulled: list[Pulled | Rejected]) -> None:
@@ -198,6 +210,59 @@ def test_a_batch_of_new_memories_is_stored_as_applying_each_alone_stores_it(
     bulk.write(lambda tx: rows.put(tx.conn, "cursor", "0"))
     converge.apply_pulled(bulk, replica_of(bulk).capture, pulled)
     assert dump(bulk) == got
+
+
+def test_a_slice_of_new_memories_feeds_the_keyword_index_once(engines: list[Engine]) -> None:
+    """FTS5 flushes what it holds at every statement of a write (its trigger runs in a
+    statement savepoint): inserted a row a statement, a slice made one index segment a
+    memory, each merged again later. One statement for the slice's rows: one segment."""
+    e = engines[0]
+
+    def segments() -> int:
+        sql = "SELECT count(DISTINCT segid) FROM context_fts_idx"
+        return int(e.reader().execute(sql).fetchone()[0])
+
+    def no_merging(tx: Tx) -> None:  # every segment kept as written, to be counted
+        tx.conn.execute("INSERT INTO context_fts(context_fts, rank) VALUES ('automerge', 0)")
+        tx.conn.execute("INSERT INTO context_fts(context_fts, rank) VALUES ('crisismerge', 2000)")
+
+    e.write(no_merging)
+    texts = [f"note {i}: the build cache lives on host cache{i}." for i in range(converge.SLICE)]
+    pulled = numbered([put(e, str(uuid.uuid4()), i + 1, t) for i, t in enumerate(texts)])
+    assert converge.apply_pulled(e, replica_of(e).capture, pulled) == []
+    assert segments() == 1
+    found = (
+        e.reader()
+        .execute("SELECT content FROM context_fts WHERE context_fts MATCH 'cache17'")
+        .fetchall()
+    )
+    assert found == [(texts[17],)]
+
+
+def test_a_catch_ups_job_steps_aside_between_parts_unless_a_write_waits_for_it(
+    engines: list[Engine], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A catch-up's writer job writes its new memories a PART at a time and steps aside
+    between parts while a request is served; but never while a write waits behind it
+    (that write's request would wait for the step aside, which waits for the request)."""
+    e = engines[0]
+    monkeypatch.setattr(traffic, "MOST", 60.0)  # only the request's end, or a write, frees it
+    monkeypatch.setattr(converge, "PART", 2)
+    texts = ["Logs ship to Loki.", "Traces go to Tempo.", "Metrics go to Mimir."]
+    pulled = numbered([put(e, str(uuid.uuid4()), i + 1, t) for i, t in enumerate(texts)])
+    ready = converge.prepare(e, pulled)
+    pause = traffic.budget(converge.SLICE)  # a catch-up's
+    job = converge._applying(e, replica_of(e).capture, ready, 3, "cursor", pause)
+    with traffic.serving():
+        t = threading.Thread(target=e.write, args=(job,))
+        t.start()
+        t.join(0.5)
+        assert t.is_alive()  # after its first part: a request is being served
+        e.write_soon(lambda tx: None)  # a write waits behind it: on it goes
+        t.join(30)
+        assert not t.is_alive()
+    n = e.reader().execute("SELECT count(*) FROM context_entries").fetchone()[0]
+    assert n == 3
 
 
 def test_a_change_the_store_refuses_is_refused_alone_and_the_rest_of_its_batch_applies(

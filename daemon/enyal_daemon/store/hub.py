@@ -67,6 +67,27 @@ def catching_up(conn: apsw.Connection) -> dict[str, int]:
     return {k[len(CATCHUP) :]: int(v) for k, v in cur}
 
 
+# + a space catching up: the parts of the log (after, upto] its catch-up reads, fixed
+# once before a pull could see the space (service/hub/worker.py, `fix_catch_ups`)
+CATCHUP_SPANS = "catchup_spans:"
+Span = tuple[int, int]
+
+
+def catch_up_spans(conn: apsw.Connection, space: str) -> list[Span] | None:
+    """The spans a space's catch-up reads, or None when not fixed yet."""
+    found = get(conn, CATCHUP_SPANS + space)
+    return None if found is None else [(a, b) for a, b in msgspec.json.decode(found)]
+
+
+def set_catch_up_spans(conn: apsw.Connection, space: str, spans: Sequence[Span]) -> None:
+    put(conn, CATCHUP_SPANS + space, msgspec.json.encode(list(spans)).decode())
+
+
+def drop_catch_up(conn: apsw.Connection, space: str) -> None:
+    drop(conn, CATCHUP + space)
+    drop(conn, CATCHUP_SPANS + space)
+
+
 # The backlog: rows of the log behind the cursor not yet applied, from BACKLOG (the last
 # one applied) to BACKLOG_END, read a batch a round after what is new (service/hub/worker).
 BACKLOG = "backlog"
@@ -399,6 +420,9 @@ def forget_positions(conn: apsw.Connection) -> None:
     conn.execute("DELETE FROM hub_state WHERE key LIKE ?", (PRUNED + "%",))
     conn.execute("UPDATE hub_applied SET seq = NULL")
     drop_backlog(conn)
+    # A catch-up's spans are the last log's positions too: fixed anew from the new cursor.
+    # (GLOB: LIKE would read the prefix's "_" as any character)
+    conn.execute("DELETE FROM hub_state WHERE key GLOB ?", (CATCHUP_SPANS + "*",))
 
 
 def prune_conflicts(conn: apsw.Connection) -> int:

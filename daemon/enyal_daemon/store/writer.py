@@ -91,6 +91,11 @@ class Writer:
             self._checkpoint_thread.start()
         self._thread.start()
 
+    def queued(self) -> bool:
+        """Whether a job waits behind the one under way (a job that steps aside for
+        requests must not while one of theirs waits for it: service/hub/converge.py)."""
+        return not self._queue.empty()
+
     def submit(self, fn: Callable[[Tx], T], durable: bool = True) -> Future[T]:
         fut: Future[T] = Future()
         with self._close_lock:

@@ -15,8 +15,11 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Protocol
 
 MOST = 0.1  # seconds of stepping aside per slice at most (a recall takes ~15-60 ms)
+# How often a step aside with an `unless` looks at it (nothing notifies its change)
+LOOK = 0.002
 
 _quiet = threading.Condition()
 _serving = 0
@@ -41,31 +44,41 @@ def in_flight() -> int:
     return _serving
 
 
-def step_aside(most: float) -> float:
-    """Return once no request is being served, or after `most` seconds; how long it waited."""
+def step_aside(most: float, unless: Callable[[], bool] | None = None) -> float:
+    """Return once no request is being served, or `unless()` holds, or after `most`
+    seconds; how long it waited."""
     if _serving == 0:  # the common case: one read of an int, no lock
         return 0.0
     start = time.monotonic()
     with _quiet:
-        _quiet.wait_for(lambda: _serving == 0, timeout=most)
+        if unless is None:
+            _quiet.wait_for(lambda: _serving == 0, timeout=most)
+        else:
+            while _serving and not unless() and (left := start + most - time.monotonic()) > 0:
+                _quiet.wait(min(left, LOOK))
     return time.monotonic() - start
 
 
-def budget(per: int) -> Callable[[], None]:
-    """A step aside to call before each piece of work: the calls of each run of `per`
-    together wait MOST seconds at most."""
+class Pause(Protocol):
+    def __call__(self, unless: Callable[[], bool] | None = None) -> None: ...
+
+
+def budget(per: int) -> Pause:
+    """A step aside to call before each piece of work (none while its `unless()` holds):
+    the calls of each run of `per` together wait MOST seconds at most, from whichever
+    threads they come (a catch-up's checks and its writer's job share one)."""
     left = [MOST]
     calls = [0]
 
-    def pause() -> None:
+    def pause(unless: Callable[[], bool] | None = None) -> None:
         calls[0] += 1
         if calls[0] % per == 0:
             left[0] = MOST
         if _serving and left[0] > 0:
-            left[0] -= step_aside(left[0])
+            left[0] -= step_aside(left[0], unless)
 
     return pause
 
 
-def never() -> None:
+def never(unless: Callable[[], bool] | None = None) -> None:
     """The pause of work that must not wait: a live change is applied at once."""

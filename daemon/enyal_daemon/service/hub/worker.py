@@ -25,10 +25,11 @@ from dataclasses import dataclass
 import apsw
 
 from ...errors import EnyalError, HubUnavailable
-from ...hub.change import Change, HubLink
+from ...hub.change import Change, HubLink, Pulled, Rejected
 from ...hub.wake import Wake
 from ...store import hub as rows
 from ...store.writer import Tx
+from ..core import traffic
 from ..core.engine import Engine
 from . import converge
 from .capture import Capture
@@ -151,6 +152,7 @@ class Worker:
         return n == BATCH
 
     def _pull(self, link: HubLink) -> bool:
+        fix_catch_ups(self.engine)  # before this round's pulls: see there
         if self.progress.head is not None:  # the last round's: no query for it here
             defer(self.engine, self.progress.head)
         counts, problems = [], []
@@ -172,7 +174,10 @@ class Worker:
             for why in problems:
                 log.warning("hub: %s", why)
             self._failed(problems[-1])
-        return max(counts) == BATCH
+        # More after a full batch of what is new; and while a backlog or a catch-up
+        # brought anything (its batches are cut at its end, and it goes only once a
+        # pull of it comes back empty: not after an idle wait).
+        return counts[0] == BATCH or any(counts[1:])
 
     def _failed(self, why: str) -> None:
         link_broke = not why.startswith("hub row")  # not a row: the link; connect anew
@@ -282,15 +287,57 @@ def backlog(engine: Engine, capture: Capture, link: HubLink) -> tuple[int, list[
     return _behind(engine, capture, link, rows.BACKLOG, after, end, None, rows.drop_backlog)
 
 
+def fix_catch_ups(engine: Engine) -> None:
+    """The parts of the log each space just joined must catch up, fixed before a round
+    pulls anything: the rows the cursor and the backlog passed so far (while the space
+    was not ours to see), that is up to the cursor less what the backlog has still to
+    read, which it reads with the space in view. The join recorded the space after the
+    hub showed it to this role, so every pull from here on sees its rows: a row is
+    pulled once, by the catch-up or by the pull and the backlog. (The catch-up read
+    up to the cursor as it moved, and so the whole backlog over again: every row of a
+    first sync was pulled and checked twice.)"""
+    conn = engine.reader()
+    if all(rows.catch_up_spans(conn, s) is not None for s in rows.catching_up(conn)):
+        return
+
+    def job(tx: Tx) -> None:
+        cursor = int(rows.get(tx.conn, "cursor") or 0)
+        pending = rows.backlog(tx.conn)
+        passed = [(0, pending[0]), (pending[1], cursor)] if pending else [(0, cursor)]
+        for space in rows.catching_up(tx.conn):
+            if rows.catch_up_spans(tx.conn, space) is None:
+                spans = [(a, b) for a, b in passed if a < b]
+                if spans:
+                    rows.set_catch_up_spans(tx.conn, space, spans)
+                else:  # nothing passed yet: the pulls to come bring it all
+                    rows.drop_catch_up(tx.conn, space)
+
+    engine.write(job)
+
+
 def catch_up(engine: Engine, capture: Capture, link: HubLink, space: str) -> tuple[int, list[str]]:
-    """One batch of a space just joined, from its catch-up position up to the cursor:
-    (rows pulled, what was refused). Its position goes once it reaches the cursor (what
-    lies beyond, the ordinary pull brings)."""
+    """One batch of a space just joined, from its catch-up position on through its
+    spans (`fix_catch_ups`): (rows pulled, what was refused). It goes once past the
+    last span; a space joined during this round waits for the next one's spans."""
     conn = engine.reader()
     key = rows.CATCHUP + space
     after = int(rows.get(conn, key) or 0)
-    cursor = int(rows.get(conn, "cursor") or 0)
-    return _behind(engine, capture, link, key, after, cursor, space, lambda c: rows.drop(c, key))
+    spans = rows.catch_up_spans(conn, space)
+    if spans is None:
+        return 0, []
+    for lo, hi in spans:
+        if hi > after:
+            last = (lo, hi) == spans[-1]
+
+            def done(c: apsw.Connection, hi: int = hi, last: bool = last) -> None:
+                if last:
+                    rows.drop_catch_up(c, space)
+                else:
+                    rows.put(c, key, str(hi))  # on to the next span
+
+            return _behind(engine, capture, link, key, max(after, lo), hi, space, done)
+    engine.write(lambda tx: rows.drop_catch_up(tx.conn, space))
+    return 0, []
 
 
 def _behind(
@@ -305,7 +352,21 @@ def _behind(
 ) -> tuple[int, list[str]]:
     """One batch of the rows in (after, upto], of `space` or all, applied with `key`
     moved past them; `done` once none is left."""
-    pulled = [r for r in link.pull(after, BATCH, space) if r.seq <= upto] if after < upto else []
+    pulled: list[Pulled | Rejected] = []
+    # In pages of a slice, each after stepping aside for a request being served (MOST
+    # seconds at most for the batch: a client polling recall must not hold back what
+    # is new behind it): what is behind can wait, and reading a whole batch at once held
+    # the interpreter ~20 ms (psycopg's rows, each checked into a Change) while a recall
+    # waited for it. No page asks more than (after, upto] can hold: near its end it would
+    # bring rows past it, pulled for nothing.
+    pause = traffic.budget(BATCH)
+    while (limit := min(converge.SLICE, BATCH - len(pulled), upto - after)) > 0:
+        pause()
+        page = link.pull(after, limit, space)
+        pulled += [r for r in page if r.seq <= upto]
+        if len(page) < limit or page[-1].seq >= upto:
+            break  # the end of what there is, or of (after, upto]
+        after = page[-1].seq
     if not pulled:
         engine.write(lambda tx: done(tx.conn))
         return 0, []
