@@ -225,6 +225,10 @@ def test_a_concurrent_edit_keeps_both_versions_and_is_flagged(pair: Pair) -> Non
         return int(next(s["problems"] for s in status if s["root"] == str(b.path)))
 
     flagged_count = to_look_at()  # status counts the files review lists
+    # `share --sync` says it left the conflict for review: exit 3, the count, on stderr.
+    left = b.enyal("share", "--sync", "--json")
+    assert left.code == 3, left.err
+    assert left.json()["review"] == flagged_count and "left for review" in left.err
     contents = [v["content"] for v in b.ok("history", entry_id)["versions"]]
     assert theirs in contents and ours in contents
     review = b.daemon.call("review", {"kind": "shared"})
@@ -288,7 +292,10 @@ def test_a_bad_file_is_a_review_item_with_the_reason_not_a_crash(pair: Pair) -> 
     a.file(bad_id).write_text("---\nenyal: 1\ntype: [unclosed\n")
     newer = str(uuid.uuid4())
     a.file(newer).write_text(f"---\nenyal: 9\nid: {newer}\n---\n\ntext\n")
-    r = a.ok("share", "--sync")
+    read = a.enyal("share", "--sync", "--json")
+    assert read.code == 3 and "left for review" in read.err  # done, but not all of it
+    r = read.json()
+    assert r["review"] >= 2
     reasons = {Path(x["file"]).name: x["reason"] for x in r["problems"]}
     assert "closing '---'" in reasons[mf.file_name(bad_id)]
     assert "format 9" in reasons[mf.file_name(newer)]
@@ -301,7 +308,7 @@ def test_a_bad_file_is_a_review_item_with_the_reason_not_a_crash(pair: Pair) -> 
     assert mine["problems"] >= 2
     a.file(bad_id).unlink()
     a.file(newer).unlink()
-    a.ok("share", "--sync")
+    a.ok("share", "--sync")  # nothing left for review: exit 0
     review = a.ok("review", "--kind", "shared")
     assert mf.file_name(bad_id) not in {Path(x["file"]).name for x in review["shared"]}
 
@@ -593,3 +600,21 @@ def test_a_memory_shared_from_a_removed_worktree_is_written_to_a_checkout_still_
         what="the edit written into the checkout still here",
     )
     assert not wt.exists()
+
+
+def test_share_sync_leaving_files_for_review_exits_3_and_says_so(other_repo: Clone) -> None:
+    """Read again, a bad file is reported once (problems), but still waits: each read
+    exits 3 with the count until the file is fixed."""
+    c = other_repo
+    (c.path / mf.FOLDER).mkdir(exist_ok=True)
+    bad = c.path / mf.FOLDER / "notes.md"
+    bad.write_text("not a memory\n")
+    first = c.enyal("share", "--sync")
+    assert first.code == 3
+    assert "1 left for review" in first.err and "enyal review --kind shared" in first.err
+    assert "needs a look" in first.out  # the text printed as ever
+    again = c.enyal("share", "--sync", "--json")
+    assert again.code == 3 and again.json()["problems"] == [] and again.json()["review"] == 1
+    bad.unlink()
+    done = c.enyal("share", "--sync", "--json")
+    assert done.code == 0 and done.json()["review"] == 0 and done.err == ""

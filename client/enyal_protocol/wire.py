@@ -1445,6 +1445,9 @@ class ShareSyncResult(Struct, kw_only=True):
     written: int  # files (re)written from the database: a write that had failed, or new
     embedded: int = 0  # texts embedded: only those the store did not hold (changed text)
     problems: list[SharedProblem]
+    # Items of this repository waiting for a person after the read (files that could
+    # not be read, memories edited on two branches): what `review --kind shared` lists.
+    review: int = 0
 
 
 class SharedRoot(Struct, kw_only=True):

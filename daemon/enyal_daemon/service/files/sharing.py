@@ -30,6 +30,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
+import msgspec
+
 from enyal_protocol import memory_file as mf
 from enyal_protocol import wire as p
 
@@ -126,7 +128,8 @@ def share_sync(engine: Engine, params: p.ShareSyncParams) -> p.ShareSyncResult:
             shared.set_rule(tx.conn, root, list(dict.fromkeys(params.rule)))
 
     engine.write(job)
-    return sync_root(engine, root)
+    result = sync_root(engine, root)
+    return msgspec.structs.replace(result, review=_waiting(engine.reader()).get(root, 0))
 
 
 def problems(engine: Engine, limit: int) -> list[p.SharedProblem]:
@@ -145,14 +148,20 @@ def problems(engine: Engine, limit: int) -> list[p.SharedProblem]:
     return out[:limit]
 
 
+def _waiting(conn: Any) -> dict[str, int]:
+    """root -> its items waiting for a person: files that could not be read, and
+    memories edited on two branches (what review lists)."""
+    bad = shared.review_counts(conn)
+    for root, *_ in shared.problems(conn):
+        bad[root] = bad.get(root, 0) + 1
+    return bad
+
+
 def roots(engine: Engine) -> list[p.SharedRoot]:
     """What `status` shows: each repository read, with its rule and counts."""
     conn = engine.reader()
     counts = shared.counts(conn)
-    # Files that could not be read, and memories edited on two branches: what review lists.
-    bad = shared.review_counts(conn)
-    for root, *_ in shared.problems(conn):
-        bad[root] = bad.get(root, 0) + 1
+    bad = _waiting(conn)
     return [
         p.SharedRoot(root=root, shared=counts.get(root, 0), rule=rule, problems=bad.get(root, 0))  # type: ignore[arg-type]
         for root, rule in shared.roots(conn).items()
