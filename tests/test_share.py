@@ -379,7 +379,9 @@ def test_a_link_in_the_folder_is_not_followed(other_repo: Clone, tmp_path: Path)
     )
     (c.path / mf.FOLDER).mkdir(exist_ok=True)
     c.file(fake).symlink_to(secret)
-    r = c.ok("share", "--sync")
+    read = c.enyal("share", "--sync", "--json")
+    assert read.code == 3  # the link waits for review
+    r = read.json()
     assert [x["reason"] for x in r["problems"]] == ["cannot be read: a link: not read"]
     assert not _exists(c, fake)
 
@@ -486,6 +488,26 @@ def test_a_clones_first_brief_starts_reading_its_enyal_folder(pair: Pair, tmp_pa
     wait_for(lambda: _exists(b, entry_id), what="the sharer to read the new clone's folder")
     roots = [s["root"] for s in b.daemon.call("status")["shared"]]
     assert str(fresh) in roots
+
+
+def test_a_fresh_clones_first_recall_finds_the_teams_memories(pair: Pair, tmp_path: Path) -> None:
+    """`git clone … && cd … && enyal recall X`: the clone's `.enyal/`, which the store has
+    never read, is read before the recall is answered (no brief, no share --sync)."""
+    a, b = pair.a, pair.b
+    content = uniq("Feature branches are rebased onto main before review")
+    entry_id = a.ok("remember", content, "--type", "convention", "--shared")["id"]
+    a.publish(f"share {entry_id[:8]}")  # B's own clone does not pull it: B never saw it
+    assert not _exists(b, entry_id)
+    bare = a.git("remote", "get-url", "origin").stdout.strip()
+    fresh = tmp_path / "fresh-clone"
+    subprocess.run(["git", "clone", "-q", bare, str(fresh)], check=True)
+    r = run_cli(
+        "recall", "how are feature branches prepared for review", "--json", cwd=fresh, env=b.env()
+    )
+    assert r.code == 0, r.err
+    assert entry_id in [h["id"] for h in r.json()["results"]]
+    assert b.get(entry_id)["written_by"] == "repository"
+    assert str(fresh) in [s["root"] for s in b.daemon.call("status")["shared"]]
 
 
 def test_a_memory_deleted_for_good_takes_its_file_and_does_not_come_back(
