@@ -183,6 +183,7 @@ def test_an_edit_in_b_reaches_a_as_a_new_version(pair: Pair) -> None:
     b.publish("edit the API memory")
     assert a.pull().returncode == 0
     wait_for(lambda: a.get(entry_id)["content"] == edited, what="A to read the edit")
+    assert a.get(entry_id)["updated_at"] == b.get(entry_id)["updated_at"]  # B's edit's time
     versions = sorted(a.ok("history", entry_id)["versions"], key=lambda v: v["version"])
     assert versions[0]["content"] == before.split("---\n\n", 1)[1].strip()
     assert versions[-1]["content"] == edited
@@ -409,6 +410,9 @@ def test_a_file_whose_front_matter_alone_changed_is_a_version_without_embedding(
     again = c.daemon.call("share_sync", {"path": str(c.path)})
     assert (again["updated"], again["embedded"]) == (1, 0)
     assert c.get(entry_id)["tags"] == ["ops", "x"]
+    # When the file says the author edited it, not when this store read it: recency
+    # ranks the author's edit.
+    assert c.get(entry_id)["updated_at"].startswith("2026-02-03T04:05:06")
     assert len(c.ok("history", entry_id)["versions"]) == 2
     assert c.ok("share", "--sync")["unchanged"] >= 1
 

@@ -437,7 +437,10 @@ def _update(
         fields["confidence"] = m.confidence
     if not fields:
         return False
-    fields["updated_at"] = now
+    # The time the file says its author edited it, as a new file's memory keeps its own:
+    # recency ranks the edit, not the pull that brought it (the version says when this
+    # store learnt it).
+    fields["updated_at"] = normalize_iso(m.updated, "updated")
     entries.update_fields(tx.conn, row.rid, fields)
     versions.record(tx.conn, row.id, "updated", now)
     kind = fields.get("content_type", row.content_type)
