@@ -23,7 +23,7 @@ from enyal_protocol import wire as p
 
 from ...embedder.passages import Embedding
 from ...errors import InvalidValue
-from ...hygiene.injection import judge
+from ...hygiene.injection import judge_memory
 from ...store import entries, graph, shared, versions
 from ...store.rows import EntryRow
 from ...store.writer import Tx
@@ -338,7 +338,7 @@ def _store(
     row = entries.get(tx.conn, m.id)
     flags: list[str] = []
     if emb is not None:
-        flags = judge(" ".join([m.content, *m.tags]), emb.whole, emb.passages, m.content_type)
+        flags = judge_memory(m.content, m.tags, m.content_type, emb.whole, emb.passages)
     kind: str | None
     if row is None:
         if emb is None:
