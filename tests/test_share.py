@@ -178,7 +178,9 @@ def test_an_edit_in_b_reaches_a_as_a_new_version(pair: Pair) -> None:
     entry_id = shared_in_a(pair, uniq("The API answers in JSON:API format"))
     before = a.file(entry_id).read_text()
     edited = uniq("The API answers in plain JSON, not JSON:API")
+    assert b.get(entry_id)["written_by"] == "repository"
     b.ok("update", entry_id, "--content", edited)
+    assert b.get(entry_id)["written_by"] == "user"  # B's text now, as B's remember's is
     wait_for(lambda: edited in b.file(entry_id).read_text(), what="B to write the edit")
     b.publish("edit the API memory")
     assert a.pull().returncode == 0

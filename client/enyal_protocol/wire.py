@@ -520,6 +520,12 @@ class UpdateParams(Params, kw_only=True):
     ttl: Annotated[
         Ttl | None, Meta(description="A new time to live from now; never clears it.")
     ] = None
+    written_by: Annotated[
+        WrittenBy | None,
+        Meta(
+            description="Who edits it (the CLI says user, the MCP shim agent): new text is theirs."
+        ),
+    ] = None
 
 
 class UpdateResult(Entry, kw_only=True):

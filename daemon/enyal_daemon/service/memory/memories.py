@@ -329,6 +329,11 @@ def update(engine: Engine, params: p.UpdateParams) -> p.UpdateResult:
     before = engine.require(params.id)
     entry_id = before.id
     flags = _judged(engine, before, params, emb)
+    new_text = params.content is not None or params.tags is not None
+    if new_text and params.written_by is not None:
+        # New text is its writer's, as a remembered memory is: one read from the
+        # repository and edited here is this user's (or agent's) from now on.
+        fields["written_by"] = params.written_by
     if flags:  # new text is checked as new text is; a release is not undone otherwise
         fields["quarantined"] = 1
         fields["quarantine_reason"] = ", ".join(flags)
