@@ -646,3 +646,54 @@ def test_share_sync_leaving_files_for_review_exits_3_and_says_so(other_repo: Clo
     bad.unlink()
     done = c.enyal("share", "--sync", "--json")
     assert done.code == 0 and done.json()["review"] == 0 and done.err == ""
+
+
+def test_junk_roots_of_an_old_store_are_dropped_by_its_migration(tmp_path: Path) -> None:
+    """Older releases registered folders that are no repository's root (share --sync
+    from $HOME or /tmp, a missing path's `/`, a cwd in a `.git` folder): the migration
+    drops them from the roots read and the roots seen, and unshares what was shared
+    into one (the memory stays). Real roots, and roots no longer there, stay."""
+    from conftest import raw_db
+    from enyal_daemon.store import cjk, migrations
+
+    plain = tmp_path / "home-of-someone"  # no repository: as $HOME or /tmp
+    plain.mkdir()
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    gitdir = repo / ".git"  # a folder in a repository that is no project's root
+    gone = tmp_path / "removed-clone"  # not there: nothing to judge it by
+    conn = raw_db(tmp_path / "enyal.db")
+    cjk.register(conn)  # m014's function, as the daemon's connections have it
+    migrations.migrate(conn, upto=migrations.MIGRATIONS.index(migrations.m020_junk_roots))
+    with conn:
+        for root in (plain, repo, gitdir, gone):
+            conn.execute(
+                "INSERT INTO context_shared_roots (root, added_at) VALUES (?, '2026-01-01')",
+                (str(root),),
+            )
+            conn.execute(
+                "INSERT INTO context_project_roots (root, key) VALUES (?, ?)",
+                (str(root), str(root)),
+            )
+        conn.execute(
+            "INSERT INTO context_entries (id, content, content_hash, content_type, scope_level, "
+            "scope_path, created_at, updated_at) VALUES ('n', 'A note.', 'h', 'fact', "
+            "'project', ?, '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')",
+            (str(plain),),
+        )
+        conn.execute(
+            "INSERT INTO context_shared (rid, root) VALUES (last_insert_rowid(), ?)", (str(plain),)
+        )
+        conn.execute(
+            "INSERT INTO context_shared_problems (root, name, reason, file_hash, seen_at) "
+            "VALUES (?, 'x.md', 'not a memory', 'h', '2026-01-01')",
+            (str(plain),),
+        )
+    assert migrations.migrate(conn) == len(migrations.MIGRATIONS)
+    kept = {str(repo), str(gone)}
+    assert {r for (r,) in conn.execute("SELECT root FROM context_shared_roots")} == kept
+    assert {r for (r,) in conn.execute("SELECT root FROM context_project_roots")} == kept
+    assert conn.execute("SELECT count(*) FROM context_shared").fetchone() == (0,)
+    assert conn.execute("SELECT count(*) FROM context_shared_problems").fetchone() == (0,)
+    assert conn.execute("SELECT id FROM context_entries").fetchall() == [("n",)]
+    conn.close()
