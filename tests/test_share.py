@@ -186,6 +186,9 @@ def test_an_edit_in_b_reaches_a_as_a_new_version(pair: Pair) -> None:
     assert a.pull().returncode == 0
     wait_for(lambda: a.get(entry_id)["content"] == edited, what="A to read the edit")
     assert a.get(entry_id)["updated_at"] == b.get(entry_id)["updated_at"]  # B's edit's time
+    # B's text now, read from the repository: as a new file's memory says it.
+    assert a.get(entry_id)["written_by"] == "repository"
+    assert a.get(entry_id)["metadata"]["repository_author"] == "Bob <bob@example.com>"
     versions = sorted(a.ok("history", entry_id)["versions"], key=lambda v: v["version"])
     assert versions[0]["content"] == before.split("---\n\n", 1)[1].strip()
     assert versions[-1]["content"] == edited

@@ -375,7 +375,7 @@ def _store(
         engine.index_after_commit(tx, rid, emb, (level, path), entry.content_type)
         engine.changes.note(tx, "created", entry)
         if item.earlier is not None:
-            _update(engine, tx, engine.require(m.id, tx.conn), m, emb, flags, now)
+            _update(engine, tx, engine.require(m.id, tx.conn), m, emb, flags, now, item.author)
         shared.mark(tx.conn, rid, root)
         kind = "added"
     else:
@@ -388,9 +388,10 @@ def _store(
             engine.changes.note(tx, "restored", row)
             row = engine.require(m.id, tx.conn)
         if item.earlier is not None:
-            _update(engine, tx, row, item.earlier, vectors.get(item.earlier.content), [], now)
+            earlier_emb = vectors.get(item.earlier.content)
+            _update(engine, tx, row, item.earlier, earlier_emb, [], now, item.author)
             row = engine.require(m.id, tx.conn)
-        changed = _update(engine, tx, row, m, emb, flags, now) or back
+        changed = _update(engine, tx, row, m, emb, flags, now, item.author) or back
         kind = "updated" if changed or item.earlier is not None else None
         rid = row.rid
         if item.elsewhere:
@@ -418,6 +419,7 @@ def _update(
     emb: Embedding | None,
     flags: list[str],
     now: str,
+    author: str | None,
 ) -> bool:
     fields: dict[str, Any] = {}
     if m.content != row.content:
@@ -437,6 +439,13 @@ def _update(
         fields["confidence"] = m.confidence
     if not fields:
         return False
+    if "content" in fields or "tags" in fields:
+        # New text from the repository is someone else's writing, as a new file's memory
+        # is (and a local edit is its writer's: memories.update).
+        fields["written_by"] = "repository"
+        if author is not None:
+            metadata = {**row.entry().metadata, "repository_author": author}
+            fields["metadata"] = msgspec.json.encode(metadata).decode()
     # The time the file says its author edited it, as a new file's memory keeps its own:
     # recency ranks the edit, not the pull that brought it (the version says when this
     # store learnt it).
