@@ -629,3 +629,19 @@ def test_a_remote_from_an_included_file_and_the_longest_rewrite(
     assert got == "https://git.example.com/team/tool.git"  # the longest prefix wins
     assert projects.project_of(str(repo)).remote == got
     assert projects.project_of(str(repo)).key == "git:git.example.com/team/tool"
+
+
+def test_an_include_on_a_branch_is_read_while_that_branch_is_checked_out(
+    tmp_path: Path, user_config: tuple[Path, dict[str, str]]
+) -> None:
+    cfg, env = user_config
+    (tmp_path / "release.inc").write_text('[url "https://github.com/"]\n\tinsteadOf = rel:\n')
+    cfg.write_text('[includeIf "onbranch:release/"]\n\tpath = release.inc\n')
+    repo = tmp_path / "branchy"
+    _git_as_configured(env, "init", "-q", "-b", "main", str(repo), cwd=tmp_path)
+    _git_as_configured(env, "remote", "add", "origin", "rel:org/branchy", cwd=repo)
+    assert projects.project_of(str(repo)).key == "git:rel/org/branchy"
+    _git_as_configured(env, "checkout", "-q", "-b", "release/1.0", cwd=repo)
+    got = _git_as_configured(env, "remote", "get-url", "origin", cwd=repo)
+    assert got == "https://github.com/org/branchy"
+    assert projects.project_of(str(repo)).key == "git:github.com/org/branchy"  # HEAD moved
