@@ -337,8 +337,13 @@ def _store(
     level, path = _scope(scopes.project_of(root), m)
     row = entries.get(tx.conn, m.id)
     flags: list[str] = []
-    if emb is not None:
-        flags = judge_memory(m.content, m.tags, m.content_type, emb.whole, emb.passages)
+    judged = emb
+    if judged is None and row is not None and list(dict.fromkeys(m.tags)) != row.entry().tags:
+        # Its text is the store's, its tags are new: judged with the text's stored vectors
+        # (nothing is embedded for a change of front matter alone).
+        judged = engine.stored_embedding(row.rid, tx.conn)
+    if judged is not None:
+        flags = judge_memory(m.content, m.tags, m.content_type, judged.whole, judged.passages)
     kind: str | None
     if row is None:
         if emb is None:
@@ -425,9 +430,6 @@ def _update(
     if m.content != row.content:
         fields["content"] = m.content
         fields["content_hash"] = entries.content_hash(m.content)
-        if flags:
-            fields["quarantined"] = 1
-            fields["quarantine_reason"] = ", ".join(flags)
     if m.content_type != row.content_type and row.content_type not in ("task", "log"):
         fields["content_type"] = m.content_type
     tags = list(dict.fromkeys(m.tags))
@@ -439,6 +441,9 @@ def _update(
         fields["confidence"] = m.confidence
     if not fields:
         return False
+    if flags and ("content" in fields or "tags" in fields):
+        fields["quarantined"] = 1  # new text judged as new text is (a release stands else)
+        fields["quarantine_reason"] = ", ".join(flags)
     if "content" in fields or "tags" in fields:
         # New text from the repository is someone else's writing, as a new file's memory
         # is (and a local edit is its writer's: memories.update).

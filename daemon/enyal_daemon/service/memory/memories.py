@@ -379,11 +379,13 @@ def _judged(
 ) -> list[str]:
     """New text (content or tags) judged as remember judges it: the memory as the update
     leaves it, its text with its tags, by its type. New tags alone are judged with the
-    text they go with (embedded for it: their text has no vectors of its own)."""
+    text they go with, by its stored vectors (embedded again only if it has none)."""
     if params.content is None and params.tags is None:
         return []
     content = params.content if params.content is not None else row.content
-    vectors = emb if emb is not None else engine.embed_memory(content)
+    vectors = emb if emb is not None else engine.stored_embedding(row.rid)
+    if vectors is None:
+        vectors = engine.embed_memory(content)
     tags = params.tags if params.tags is not None else row.entry().tags
     kind = params.content_type or row.content_type
     return judge_memory(content, tags, kind, vectors.whole, vectors.passages)
