@@ -604,6 +604,15 @@ def test_insteadof_and_included_rules_name_the_repository_git_fetches(
     _git_as_configured(env, "remote", "add", "origin", "work:org/app.git", cwd=stray)
     assert _git_as_configured(env, "remote", "get-url", "origin", cwd=stray) == "work:org/app.git"
     assert projects.project_of(str(stray)).key == "git:work/org/app"
+    # A condition naming the git directory itself.
+    with cfg.open("a") as f:
+        f.write(f'[includeIf "gitdir:{stray}/.git"]\n\tpath = work.inc\n')
+    assert _git_as_configured(env, "remote", "get-url", "origin", cwd=stray) == (
+        "git@github.com:org/app.git"
+    )
+    assert projects.project_of(str(stray)).key == key
+    cfg.write_text(f'[includeIf "gitdir:{work}/"]\n\tpath = work.inc\n')
+    assert projects.project_of(str(stray)).key == "git:work/org/app"
     # A rule for every repository, added now: the next look reads it (the config moved).
     with cfg.open("a") as f:
         f.write('[url "git@github.com:"]\n\tinsteadOf = work:\n')

@@ -131,7 +131,7 @@ class _Read:
             glob = _glob(_gitdir_pattern(pattern, here), kind == "gitdir/i")
             # As git does: the git directory as found, then with its links resolved.
             names = {self.gitdir, os.path.realpath(self.gitdir)}
-            return any(glob.fullmatch(_slash(n)) is not None for n in names)
+            return any(glob.fullmatch(n) is not None for n in names)
         if kind == "onbranch":
             branch = self._branch()
             if branch is None:
@@ -152,10 +152,6 @@ class _Read:
         self.seen.append((head, st.st_mtime_ns, st.st_size))  # a checkout moves it
         prefix = "ref: refs/heads/"
         return first[len(prefix) :] if first.startswith(prefix) else None
-
-
-def _slash(path: str) -> str:
-    return path if path.endswith("/") else path + "/"
 
 
 def _gitdir_pattern(pattern: str, here: str) -> str:
