@@ -547,3 +547,110 @@ def test_the_migration_places_a_stores_absolute_paths(world: World, tmp_path: Pa
         seen = seen_from(daemon, world.b, "memory")
         assert {ids["project"], ids["file"]} <= seen
         assert "Traceback" not in daemon.log.text(), daemon.log.text()
+
+
+# --- the remote as git reads it: includes and insteadOf (no git run on the hot path) --------
+
+
+def _git_as_configured(env: dict[str, str], *args: str, cwd: Path) -> str:
+    """git itself, reading the same config files as the resolver: the oracle."""
+    done = subprocess.run(
+        ["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True
+    )
+    return done.stdout.strip()
+
+
+@pytest.fixture
+def user_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, dict[str, str]]:
+    """A user's git config of the test's own (no system one), for the resolver in this
+    process and for git alike."""
+    cfg = tmp_path / "gitconfig"
+    cfg.write_text("")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(cfg))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env |= {"GIT_CONFIG_GLOBAL": str(cfg), "GIT_CONFIG_NOSYSTEM": "1"}
+    return cfg, env
+
+
+def test_insteadof_and_included_rules_name_the_repository_git_fetches(
+    tmp_path: Path, user_config: tuple[Path, dict[str, str]]
+) -> None:
+    """Two clones of one repository, one by a shorthand the user's config rewrites
+    (`url.<base>.insteadOf`, in a file included only for repositories under work/), are
+    one project, as `git remote get-url` says; the rule does not reach a repository
+    outside work/, and a rule added later is seen without a restart."""
+    cfg, env = user_config
+    rules = tmp_path / "work.inc"
+    rules.write_text('[url "git@github.com:"]\n\tinsteadOf = work:\n')
+    work = tmp_path / "work"
+    cfg.write_text(f'[includeIf "gitdir:{work}/"]\n\tpath = work.inc\n')
+    short = work / "app"
+    plain = tmp_path / "other" / "app"
+    for repo, url in ((short, "work:org/app.git"), (plain, "https://github.com/org/app")):
+        repo.mkdir(parents=True)
+        _git_as_configured(env, "init", "-q", str(repo), cwd=tmp_path)
+        _git_as_configured(env, "remote", "add", "origin", url, cwd=repo)
+    assert _git_as_configured(env, "remote", "get-url", "origin", cwd=short) == (
+        "git@github.com:org/app.git"
+    )
+    key = "git:github.com/org/app"
+    assert projects.project_of(str(short)).key == key
+    assert projects.project_of(str(plain)).key == key
+    # Outside work/ the shorthand is not rewritten, for git as for the key.
+    stray = tmp_path / "stray"
+    stray.mkdir()
+    _git_as_configured(env, "init", "-q", str(stray), cwd=tmp_path)
+    _git_as_configured(env, "remote", "add", "origin", "work:org/app.git", cwd=stray)
+    assert _git_as_configured(env, "remote", "get-url", "origin", cwd=stray) == "work:org/app.git"
+    assert projects.project_of(str(stray)).key == "git:work/org/app"
+    # A condition naming the git directory itself.
+    with cfg.open("a") as f:
+        f.write(f'[includeIf "gitdir:{stray}/.git"]\n\tpath = work.inc\n')
+    assert _git_as_configured(env, "remote", "get-url", "origin", cwd=stray) == (
+        "git@github.com:org/app.git"
+    )
+    assert projects.project_of(str(stray)).key == key
+    cfg.write_text(f'[includeIf "gitdir:{work}/"]\n\tpath = work.inc\n')
+    assert projects.project_of(str(stray)).key == "git:work/org/app"
+    # A rule for every repository, added now: the next look reads it (the config moved).
+    with cfg.open("a") as f:
+        f.write('[url "git@github.com:"]\n\tinsteadOf = work:\n')
+    assert projects.project_of(str(stray)).key == key
+
+
+def test_a_remote_from_an_included_file_and_the_longest_rewrite(
+    tmp_path: Path, user_config: tuple[Path, dict[str, str]]
+) -> None:
+    cfg, env = user_config
+    cfg.write_text(
+        '[url "https://mirror.example/"]\n\tinsteadOf = https://\n'
+        '[url "https://git.example.com/team/"]\n\tinsteadOf = https://github.com/team/\n'
+    )
+    repo = tmp_path / "inc"
+    _git_as_configured(env, "init", "-q", str(repo), cwd=tmp_path)
+    (repo / ".git" / "remote.inc").write_text(
+        '[remote "origin"]\n\turl = https://github.com/team/tool.git\n'
+    )
+    with (repo / ".git" / "config").open("a") as f:
+        f.write("[include]\n\tpath = remote.inc\n")
+    got = _git_as_configured(env, "remote", "get-url", "origin", cwd=repo)
+    assert got == "https://git.example.com/team/tool.git"  # the longest prefix wins
+    assert projects.project_of(str(repo)).remote == got
+    assert projects.project_of(str(repo)).key == "git:git.example.com/team/tool"
+
+
+def test_an_include_on_a_branch_is_read_while_that_branch_is_checked_out(
+    tmp_path: Path, user_config: tuple[Path, dict[str, str]]
+) -> None:
+    cfg, env = user_config
+    (tmp_path / "release.inc").write_text('[url "https://github.com/"]\n\tinsteadOf = rel:\n')
+    cfg.write_text('[includeIf "onbranch:release/"]\n\tpath = release.inc\n')
+    repo = tmp_path / "branchy"
+    _git_as_configured(env, "init", "-q", "-b", "main", str(repo), cwd=tmp_path)
+    _git_as_configured(env, "remote", "add", "origin", "rel:org/branchy", cwd=repo)
+    assert projects.project_of(str(repo)).key == "git:rel/org/branchy"
+    _git_as_configured(env, "checkout", "-q", "-b", "release/1.0", cwd=repo)
+    got = _git_as_configured(env, "remote", "get-url", "origin", cwd=repo)
+    assert got == "https://github.com/org/branchy"
+    assert projects.project_of(str(repo)).key == "git:github.com/org/branchy"  # HEAD moved

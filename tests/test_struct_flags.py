@@ -12,10 +12,13 @@ import pytest
 from enyal_client import cli
 from enyal_client.commands import contract as ct
 from enyal_client.commands import struct_flags as sf
-from enyal_client.commands.memory import REMEMBER_UNOFFERED
+from enyal_client.commands.memory import REMEMBER_UNOFFERED, UPDATE_UNOFFERED
 from enyal_protocol import wire as p
 
-VERBS = [("remember", p.RememberParams, REMEMBER_UNOFFERED), ("update", p.UpdateParams, ())]
+VERBS = [
+    ("remember", p.RememberParams, REMEMBER_UNOFFERED),
+    ("update", p.UpdateParams, UPDATE_UNOFFERED),
+]
 
 
 def parse(*argv: str) -> argparse.Namespace:
@@ -83,7 +86,7 @@ def test_the_flags_remember_and_update_always_had_make_the_same_params() -> None
         "update", "abcd", "--content", "y", "--type", "fact", "--confidence", "0.2",
         "--tag", "t", "--metadata", "{}", "--importance", "1", "--ttl", "never",
     )  # fmt: skip
-    assert sf.params_of(u, p.UpdateParams) == {
+    assert sf.params_of(u, p.UpdateParams, UPDATE_UNOFFERED) == {
         "id": "abcd",
         "content": "y",
         "content_type": "fact",

@@ -2,7 +2,8 @@
 
 Exit codes: 0 ok, 1 an error from Enyal (message on stderr), 2 a usage error: one
 argparse sees, one the protocol's types reject before anything is sent, or a value
-the daemon refuses (-32602, -32002), each said in plain words.
+the daemon refuses (-32602, -32002), each said in plain words; 3 done, but something
+was left for a person to look at (`share --sync` with items to review; on stderr).
 Every verb takes --json and then prints exactly one JSON document on stdout, errors
 included ({"error": {code, message}}; code null for a usage error), usage errors
 argparse finds too (export without a file prints JSONL, one entry a line, which is its
@@ -20,7 +21,7 @@ import msgspec
 
 from enyal_protocol import __version__
 
-from .commands.base import Context, Registry, UsageError
+from .commands.base import Context, LeftForReview, Registry, UsageError
 from .commands.daemon import DaemonExit
 from .entry import reader_gone
 from .transport import ClientError, RpcError
@@ -175,8 +176,11 @@ def _main(argv: list[str] | None) -> int:
         print(f"{exc.parser.prog}: error: {exc.message}", file=sys.stderr)
         return 2
     ctx = Context()
+    left: LeftForReview | None = None
     try:
         result, text = reg.handlers[args.verb](ctx, args)
+    except LeftForReview as exc:
+        left, result, text = exc, exc.result, exc.text
     except DaemonExit as exc:
         return exc.code
     except UsageError as exc:
@@ -197,6 +201,9 @@ def _main(argv: list[str] | None) -> int:
             _print_json(result)
     elif text:
         print(text)
+    if left is not None:
+        print(f"enyal {args.verb}: {left.note}", file=sys.stderr)
+        return left.code
     failed = isinstance(result, dict) and bool(result.get("failed"))  # import's lines
     return 1 if failed else 0
 

@@ -15,8 +15,9 @@ A file's place is its project's key, `/`, and its path from the root, so the sam
 in two checkouts has one place. The git facts are read from the files git keeps (the
 `.git` folder or, in a worktree or submodule, the `.git` file's `gitdir:` and the
 worktree's `commondir`), never by running git: this runs on every request that names a
-folder. The remote is cached per config file and read again only when its mtime or size
-moves.
+folder. The remote URL is read as git reads it, includes and `insteadOf` rules
+of the user's and system's config too (git_config.py), and cached while those files
+hold.
 
 Shared (standard library only): the daemon places paths with it (service/rules/scopes.py, and
 the migration that turned stored absolute paths into places, m016), and a client that
@@ -28,9 +29,10 @@ from __future__ import annotations
 
 import os
 import re
-import threading
 from dataclasses import dataclass
 from pathlib import Path
+
+from . import git_config
 
 PROJECT_MARKERS = (".git", "pyproject.toml", "package.json", "Cargo.toml", "go.mod", ".hg")
 GIT_PREFIX = "git:"
@@ -40,7 +42,7 @@ GIT_PREFIX = "git:"
 class Project:
     key: str  # git:<host>/<path>[/<nested>] or the root's absolute path
     root: str  # the root's absolute path on this machine
-    remote: str | None = None  # the URL the key came from, as configured
+    remote: str | None = None  # the URL the key came from, as git fetches (insteadOf applied)
     top: str | None = None  # the git working tree's top holding the root, if any
 
     @property
@@ -148,72 +150,12 @@ def remote_url(top: str) -> str | None:
     gitdir = git_dir(top)
     if gitdir is None:
         return None
-    return _REMOTES.url(os.path.join(common_dir(gitdir), "config"))
+    return _REMOTES.url(os.path.join(common_dir(gitdir), "config"), gitdir)
 
 
-_SECTION = re.compile(r'^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]\s*(.*)$')
-_URL = re.compile(r"^\s*url\s*=\s*(.*?)\s*$", re.IGNORECASE)
+_REMOTES = git_config.RemoteCache()
 
 
-def remotes_in(text: str) -> dict[str, str]:
-    """remote name -> its first url, from a git config's text. Only what a key needs:
-    `[remote "name"]` sections and their `url`; includes and `insteadOf` are not read."""
-    found: dict[str, str] = {}
-    section: str | None = None
-    for line in text.splitlines():
-        m = _SECTION.match(line)
-        if m is not None:
-            section = m.group(2) if m.group(1).lower() == "remote" else None
-            line = m.group(3)
-        if section is None or section in found:
-            continue
-        u = _URL.match(line)
-        if u is not None:
-            value = u.group(1)
-            if value.startswith('"') and value.endswith('"') and len(value) >= 2:
-                value = value[1:-1]
-            else:
-                value = re.split(r"\s[#;]", value, maxsplit=1)[0].strip()
-            if value:
-                found[section.replace('\\"', '"').replace("\\\\", "\\")] = value
-    return found
-
-
-def chosen_remote(remotes: dict[str, str]) -> str | None:
-    if "origin" in remotes:
-        return remotes["origin"]
-    return remotes[min(remotes)] if remotes else None
-
-
-class _RemoteCache:
-    """The chosen remote URL per config file, kept while its mtime and size hold."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._items: dict[str, tuple[int, int, str | None]] = {}
-
-    def url(self, config: str) -> str | None:
-        try:
-            st = os.stat(config)
-        except OSError:
-            return None
-        with self._lock:
-            hit = self._items.get(config)
-        if hit is not None and hit[:2] == (st.st_mtime_ns, st.st_size):
-            return hit[2]
-        try:
-            with open(config, encoding="utf-8", errors="replace") as f:
-                url = chosen_remote(remotes_in(f.read(1 << 20)))
-        except OSError:
-            return None
-        with self._lock:
-            if len(self._items) > 4096:  # a bound, not an LRU: roots are few
-                self._items.clear()
-            self._items[config] = (st.st_mtime_ns, st.st_size, url)
-        return url
-
-
-_REMOTES = _RemoteCache()
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://(.*)$")
 _SCP = re.compile(r"^(?:[^@/:]+@)?([^/:]+):(.*)$")
 

@@ -520,6 +520,12 @@ class UpdateParams(Params, kw_only=True):
     ttl: Annotated[
         Ttl | None, Meta(description="A new time to live from now; never clears it.")
     ] = None
+    written_by: Annotated[
+        WrittenBy | None,
+        Meta(
+            description="Who edits it (the CLI says user, the MCP shim agent): new text is theirs."
+        ),
+    ] = None
 
 
 class UpdateResult(Entry, kw_only=True):
@@ -1445,6 +1451,9 @@ class ShareSyncResult(Struct, kw_only=True):
     written: int  # files (re)written from the database: a write that had failed, or new
     embedded: int = 0  # texts embedded: only those the store did not hold (changed text)
     problems: list[SharedProblem]
+    # Items of this repository waiting for a person after the read (files that could
+    # not be read, memories edited on two branches): what `review --kind shared` lists.
+    review: int = 0
 
 
 class SharedRoot(Struct, kw_only=True):

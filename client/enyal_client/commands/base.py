@@ -25,6 +25,16 @@ class UsageError(Exception):
     """A mistake in the command line that argparse cannot see (exit code 2)."""
 
 
+class LeftForReview(Exception):
+    """The verb did its work, but left something for a person: its result is printed as
+    any is, then `note` on stderr, and the CLI exits with `code` (a script must not take
+    it for done, nor for a failure: nothing failed)."""
+
+    def __init__(self, result: Any, text: str, code: int, note: str) -> None:
+        super().__init__(note)
+        self.result, self.text, self.code, self.note = result, text, code, note
+
+
 @dataclass
 class Context:
     autostart: bool = True

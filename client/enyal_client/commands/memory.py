@@ -34,6 +34,7 @@ FLAGS = {
 # RememberParams fields `enyal remember` has no flag for: who writes and from where the
 # CLI fills in itself; the auto-link threshold stays at the daemon's default.
 REMEMBER_UNOFFERED = ("written_by", "cwd", "auto_link_threshold")
+UPDATE_UNOFFERED = ("written_by",)  # filled in: the person at the command line
 
 
 def where_pair(text: str) -> tuple[str, object]:
@@ -269,7 +270,8 @@ def cmd_get(c: Connection, a: Args) -> Result:
 
 
 def cmd_update(c: Connection, a: Args) -> Result:
-    params = sf.params_of(a, p.UpdateParams)
+    params = sf.params_of(a, p.UpdateParams, UPDATE_UNOFFERED)
+    params.update(written_by="user")
     r = ct.call(c, "update", params, p.UpdateResult, FLAGS)
     text = entry_text(r)
     return r, f"{redacted_line(r.redacted)}\n{text}" if r.redacted else text
@@ -416,7 +418,9 @@ def register(reg: Registry) -> None:
         "id"
     )
 
-    sf.add_flags(reg.verb("update", "change an entry", on_daemon(cmd_update)), U, FLAGS)
+    sf.add_flags(
+        reg.verb("update", "change an entry", on_daemon(cmd_update)), U, FLAGS, UPDATE_UNOFFERED
+    )
 
     cf = reg.verb(
         "confirm", "the memory was checked and still holds (decay restarts)", on_daemon(cmd_confirm)

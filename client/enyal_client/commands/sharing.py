@@ -9,9 +9,11 @@ from enyal_protocol import wire as p
 
 from ..transport import Connection
 from . import contract as ct
-from .base import Args, Registry, Result, UsageError, on_daemon
+from .base import Args, LeftForReview, Registry, Result, UsageError, on_daemon
 
 FLAGS = {"id": "ID", "rule": "--rule", "path": "--path", "space": "--space"}
+# `share --sync`'s exit when items wait for review: neither done (0) nor failed (1, 2).
+EXIT_REVIEW = 3
 
 
 def cmd_share(c: Connection, a: Args) -> Result:
@@ -41,6 +43,9 @@ def cmd_share(c: Connection, a: Args) -> Result:
         f"rule: {', '.join(r2.rule) or 'none (share memories one by one)'}",
     ]
     lines += [f"  needs a look: {x.file}: {x.reason}" for x in r2.problems]
+    if r2.review:
+        note = f"{r2.review} left for review in {r2.root}: enyal review --kind shared"
+        raise LeftForReview(r2, "\n".join(lines), EXIT_REVIEW, note)
     return r2, "\n".join(lines)
 
 
@@ -57,7 +62,10 @@ def register(reg: Registry) -> None:
     )
     s.add_argument("id", nargs="?")
     s.add_argument(
-        "--sync", action="store_true", help="read this repository's .enyal/ now (and watch it)"
+        "--sync",
+        action="store_true",
+        help="read this repository's .enyal/ now (and watch it); exits 3 when items are "
+        "left for review (enyal review --kind shared)",
     )
     s.add_argument(
         "--rule",

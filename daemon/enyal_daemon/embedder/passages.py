@@ -49,6 +49,14 @@ class Embedding:
         """As the store keeps them: the whole vector's float32 bytes, each passage's."""
         return self.whole.tobytes(), [p.tobytes() for p in self.passages]
 
+    @classmethod
+    def of_blobs(cls, whole: bytes, parts: list[bytes]) -> Embedding:
+        """blobs() read back."""
+        vector = np.frombuffer(whole, dtype=np.float32)
+        if not parts:
+            return cls.of(vector)
+        return cls(vector, np.frombuffer(b"".join(parts), dtype=np.float32).reshape(len(parts), -1))
+
 
 def split(text: str, count_tokens: Callable[[list[str]], list[int]]) -> list[str]:
     """The text's passages: consecutive sentences packed up to PASSAGE_TOKENS each (a

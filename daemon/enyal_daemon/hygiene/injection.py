@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 
 from . import classifier
 
@@ -135,3 +136,16 @@ def judge(
     if classifier.shipped().flags(text, whole, passages):
         return [CLASSIFIER]
     return reasons
+
+
+def judge_memory(
+    content: str,
+    tags: Sequence[str],
+    content_type: str | None,
+    whole: classifier.Vector,
+    passages: classifier.Vectors,
+) -> list[str]:
+    """judge() of a memory as it is stored, the same for every write (remember, update,
+    an import, a hub's pull, the repository's files): its text with its tags, which an
+    agent reads back beside it, by its type; `whole` and `passages` are its text's."""
+    return judge(" ".join([content, *tags]), whole, passages, content_type)

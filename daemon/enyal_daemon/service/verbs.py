@@ -24,6 +24,8 @@ from .upkeep import analytics, backup, health, scan, stats, transfer
 Verb = Callable[[Engine, Any], Any]
 
 SWEEP_THEMSELVES = frozenset(name for name, method in p.METHODS.items() if method.sweeps_expiry)
+# Read the repository's `.enyal/` themselves, and say what the read found.
+READ_SHARED_THEMSELVES = frozenset({"share_sync"})
 
 VERBS: dict[str, Verb] = {
     "remember": memories.remember,
@@ -77,16 +79,21 @@ def bind(engine: Engine) -> dict[str, Callable[[Any], Any]]:
     """Every verb with the engine bound. Each first deletes what has expired, if anything
     has: that is what makes an expired entry vanish for every reader at once. And each
     sent from a folder first finds that folder's project where it is now, should its
-    key have changed (service/core/identity.py)."""
+    key have changed (service/core/identity.py), and reads its `.enyal/` if the store
+    never has (service/files/sharing.py notice)."""
 
-    def run(verb: Verb, sweep: bool, params: Any) -> Any:
+    def run(verb: Verb, sweep: bool, notice: bool, params: Any) -> Any:
         with scopes.one_look():  # the cwd's project, found here, serves the verb too
             identity.follow(engine, getattr(params, "cwd", None))
+            if notice:
+                sharing.notice_cwd(engine, getattr(params, "cwd", None))  # a fresh clone's
             if sweep:
                 engine.sweep_expired()
             return verb(engine, params)
 
     return {
-        name: functools.partial(run, verb, name not in SWEEP_THEMSELVES)
+        name: functools.partial(
+            run, verb, name not in SWEEP_THEMSELVES, name not in READ_SHARED_THEMSELVES
+        )
         for name, verb in VERBS.items()
     }

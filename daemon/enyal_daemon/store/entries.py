@@ -160,6 +160,12 @@ def vector(conn: apsw.Connection, rid: int) -> bytes | None:
     return bytes(row[0]) if row else None
 
 
+def passage_vectors(conn: apsw.Connection, rid: int) -> list[bytes]:
+    """The vector bytes of the entry's passages, in text order ([] for a short text)."""
+    cur = conn.execute("SELECT embedding FROM context_passages WHERE rid = ? ORDER BY ord", (rid,))
+    return [bytes(r[0]) for r in cur]
+
+
 def vectors(conn: apsw.Connection, rids: Sequence[int]) -> dict[int, bytes]:
     """rid -> vector bytes (float32) for each of `rids` that has one."""
     out: dict[int, bytes] = {}

@@ -7,6 +7,7 @@ features append a function to MIGRATIONS; existing ones never change.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 
@@ -637,6 +638,41 @@ def m019_hub_applied_seq(conn: apsw.Connection) -> None:
             conn.execute(f"ALTER TABLE hub_applied ADD COLUMN {column} {kind}")
 
 
+def m020_junk_roots(conn: apsw.Connection) -> None:
+    """Roots older releases registered that this one never would: a folder in no git
+    repository ($HOME, /tmp, `/` for a path that did not exist) or one that is not its
+    project's root (a `.git` folder, a worktree's git dir below it). As a repository
+    whose `.enyal/` is read (context_shared_roots) each was listed every second and
+    shown by status; as a project root seen (context_project_roots) each answered for
+    places it does not hold. Each is dropped, with the problems recorded for it; a memory
+    shared into one stays, no longer shared (no one commits that folder). A root that is
+    not there is kept: a checkout moved or removed is identity's and the sharer's to
+    handle, and nothing can be read of it here."""
+    tables = {
+        str(r[0]) for r in conn.execute("SELECT name FROM sqlite_schema WHERE type = 'table'")
+    }
+    for table in ("context_shared_roots", "context_project_roots"):
+        if table not in tables:
+            continue
+        for (root,) in conn.execute(f"SELECT root FROM {table}").fetchall():
+            if not _junk_root(str(root)):
+                continue
+            conn.execute(f"DELETE FROM {table} WHERE root = ?", (root,))
+            if table == "context_shared_roots":
+                conn.execute("DELETE FROM context_shared WHERE root = ?", (root,))
+                conn.execute("DELETE FROM context_shared_problems WHERE root = ?", (root,))
+
+
+def _junk_root(root: str) -> bool:
+    """A folder that is there and is not the root of a project in a git repository:
+    what registering a root needs now (service/files/shared_files.py in_repository,
+    service/core/identity.py)."""
+    if not os.path.isabs(root) or not os.path.isdir(root):
+        return False
+    project = projects.project_of(os.path.normpath(root))
+    return project.top is None or project.root != root
+
+
 Migration = Callable[[apsw.Connection], None]
 MIGRATIONS: list[Migration] = [
     m001_entries,
@@ -658,6 +694,7 @@ MIGRATIONS: list[Migration] = [
     m017_shared,
     m018_hub,
     m019_hub_applied_seq,
+    m020_junk_roots,
 ]
 
 

@@ -364,6 +364,13 @@ class Engine:
         whole = self._batcher.embed(text, first=True)
         return Embedding(whole, self.embed_many(parts)) if parts else Embedding.of(whole)
 
+    def stored_embedding(self, rid: int, conn: apsw.Connection | None = None) -> Embedding | None:
+        """The entry's text as it was embedded when stored (None: no vector): what judging
+        it again needs when only its tags changed, without embedding it again."""
+        c = conn if conn is not None else self.reader()
+        whole = entries.vector(c, rid)
+        return Embedding.of_blobs(whole, entries.passage_vectors(c, rid)) if whole else None
+
     def embed_memories(self, texts: list[str]) -> list[Embedding]:
         """Many memories' texts as stored, on both cores (embed_many)."""
         return passages.embed_all(texts, self.embed_many, self.embedder.count_tokens)

@@ -23,7 +23,7 @@ from enyal_protocol import wire as p
 
 from ...embedder.passages import Embedding
 from ...errors import InvalidValue
-from ...hygiene.injection import judge
+from ...hygiene.injection import judge_memory
 from ...store import entries, graph, shared, versions
 from ...store.rows import EntryRow
 from ...store.writer import Tx
@@ -337,8 +337,13 @@ def _store(
     level, path = _scope(scopes.project_of(root), m)
     row = entries.get(tx.conn, m.id)
     flags: list[str] = []
-    if emb is not None:
-        flags = judge(" ".join([m.content, *m.tags]), emb.whole, emb.passages, m.content_type)
+    judged = emb
+    if judged is None and row is not None and list(dict.fromkeys(m.tags)) != row.entry().tags:
+        # Its text is the store's, its tags are new: judged with the text's stored vectors
+        # (nothing is embedded for a change of front matter alone).
+        judged = engine.stored_embedding(row.rid, tx.conn)
+    if judged is not None:
+        flags = judge_memory(m.content, m.tags, m.content_type, judged.whole, judged.passages)
     kind: str | None
     if row is None:
         if emb is None:
@@ -375,7 +380,7 @@ def _store(
         engine.index_after_commit(tx, rid, emb, (level, path), entry.content_type)
         engine.changes.note(tx, "created", entry)
         if item.earlier is not None:
-            _update(engine, tx, engine.require(m.id, tx.conn), m, emb, flags, now)
+            _update(engine, tx, engine.require(m.id, tx.conn), m, emb, flags, now, item.author)
         shared.mark(tx.conn, rid, root)
         kind = "added"
     else:
@@ -388,9 +393,10 @@ def _store(
             engine.changes.note(tx, "restored", row)
             row = engine.require(m.id, tx.conn)
         if item.earlier is not None:
-            _update(engine, tx, row, item.earlier, vectors.get(item.earlier.content), [], now)
+            earlier_emb = vectors.get(item.earlier.content)
+            _update(engine, tx, row, item.earlier, earlier_emb, [], now, item.author)
             row = engine.require(m.id, tx.conn)
-        changed = _update(engine, tx, row, m, emb, flags, now) or back
+        changed = _update(engine, tx, row, m, emb, flags, now, item.author) or back
         kind = "updated" if changed or item.earlier is not None else None
         rid = row.rid
         if item.elsewhere:
@@ -418,14 +424,12 @@ def _update(
     emb: Embedding | None,
     flags: list[str],
     now: str,
+    author: str | None,
 ) -> bool:
     fields: dict[str, Any] = {}
     if m.content != row.content:
         fields["content"] = m.content
         fields["content_hash"] = entries.content_hash(m.content)
-        if flags:
-            fields["quarantined"] = 1
-            fields["quarantine_reason"] = ", ".join(flags)
     if m.content_type != row.content_type and row.content_type not in ("task", "log"):
         fields["content_type"] = m.content_type
     tags = list(dict.fromkeys(m.tags))
@@ -437,7 +441,20 @@ def _update(
         fields["confidence"] = m.confidence
     if not fields:
         return False
-    fields["updated_at"] = now
+    if flags and ("content" in fields or "tags" in fields):
+        fields["quarantined"] = 1  # new text judged as new text is (a release stands else)
+        fields["quarantine_reason"] = ", ".join(flags)
+    if "content" in fields or "tags" in fields:
+        # New text from the repository is someone else's writing, as a new file's memory
+        # is (and a local edit is its writer's: memories.update).
+        fields["written_by"] = "repository"
+        if author is not None:
+            metadata = {**row.entry().metadata, "repository_author": author}
+            fields["metadata"] = msgspec.json.encode(metadata).decode()
+    # The time the file says its author edited it, as a new file's memory keeps its own:
+    # recency ranks the edit, not the pull that brought it (the version says when this
+    # store learnt it).
+    fields["updated_at"] = normalize_iso(m.updated, "updated")
     entries.update_fields(tx.conn, row.rid, fields)
     versions.record(tx.conn, row.id, "updated", now)
     kind = fields.get("content_type", row.content_type)

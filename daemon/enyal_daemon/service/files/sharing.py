@@ -27,13 +27,18 @@ shared_reading.py.
 
 from __future__ import annotations
 
+import logging
 import os
+import threading
+import weakref
 from typing import Any
+
+import msgspec
 
 from enyal_protocol import memory_file as mf
 from enyal_protocol import wire as p
 
-from ...errors import InvalidValue
+from ...errors import EnyalError, InvalidValue
 from ...store import shared
 from ...store.rows import EntryRow
 from ...store.writer import Tx
@@ -41,6 +46,8 @@ from ..core.engine import Engine
 from ..rules import scopes
 from .shared_files import checkout_of, folder, folder_lock, in_repository, remove_file, write_file
 from .shared_reading import sync_root
+
+log = logging.getLogger(__name__)
 
 # --- the verbs ---------------------------------------------------------------------------
 
@@ -102,14 +109,44 @@ def unshare(engine: Engine, params: p.UnshareParams) -> p.ShareResult:
     return p.ShareResult(id=entry_id, shared=False, changed=before is not None, file=None)
 
 
-def notice(engine: Engine, root: str) -> None:
-    """A checkout holding `.enyal/` that the daemon does not read yet: read from now on
-    (the sharer reads it within a couple of seconds, off this request's thread: a
-    session's brief does not wait for a clone's first thousand files to be embedded)."""
-    if engine.read_only or root in shared.roots(engine.reader()):
+# Per engine, the roots it reads already: a request from one of them costs a stat of
+# its `.enyal/` and a set lookup, no query. A root is never dropped while a daemon runs.
+_read: weakref.WeakKeyDictionary[Engine, set[str]] = weakref.WeakKeyDictionary()
+_read_lock = threading.Lock()
+
+
+def notice_cwd(engine: Engine, cwd: str | None) -> None:
+    """notice() for the project of a request's cwd. Bookkeeping: a failure is logged,
+    never the request's (the verb says what is wrong with the cwd)."""
+    if cwd is None or engine.read_only:
         return
-    if folder(root).is_dir() and scopes.project_of(root).top is not None:
+    try:
+        notice(engine, scopes.project_of(scopes.absolute(cwd, None)).root)
+    except (EnyalError, OSError) as exc:
+        log.warning("could not read the shared memory of %s: %s", cwd, exc)
+
+
+def notice(engine: Engine, root: str) -> None:
+    """A checkout holding `.enyal/` that the store has never read (a fresh clone): read
+    now, before the request from it is answered, so `git clone … && enyal recall` finds
+    the team's memories; read from then on by the sharer whenever it changes. Every
+    request from a checkout without one pays a stat of it; the read is once. A clone's
+    first request waits for its memories' embedding (ARCHITECTURE has the figures)."""
+    if engine.read_only:
+        return
+    with _read_lock:
+        known = _read.setdefault(engine, set())
+        if root in known:
+            return
+    if not folder(root).is_dir():
+        return
+    if root not in shared.roots(engine.reader()):
+        if scopes.project_of(root).top is None:
+            return  # no repository: nobody commits this `.enyal/` (in_repository)
         engine.write(lambda tx: shared.add_root(tx.conn, root, engine.clock.now_iso()))
+        sync_root(engine, root)
+    with _read_lock:
+        known.add(root)
 
 
 def share_sync(engine: Engine, params: p.ShareSyncParams) -> p.ShareSyncResult:
@@ -126,7 +163,8 @@ def share_sync(engine: Engine, params: p.ShareSyncParams) -> p.ShareSyncResult:
             shared.set_rule(tx.conn, root, list(dict.fromkeys(params.rule)))
 
     engine.write(job)
-    return sync_root(engine, root)
+    result = sync_root(engine, root)
+    return msgspec.structs.replace(result, review=_waiting(engine.reader()).get(root, 0))
 
 
 def problems(engine: Engine, limit: int) -> list[p.SharedProblem]:
@@ -145,14 +183,20 @@ def problems(engine: Engine, limit: int) -> list[p.SharedProblem]:
     return out[:limit]
 
 
+def _waiting(conn: Any) -> dict[str, int]:
+    """root -> its items waiting for a person: files that could not be read, and
+    memories edited on two branches (what review lists)."""
+    bad = shared.review_counts(conn)
+    for root, *_ in shared.problems(conn):
+        bad[root] = bad.get(root, 0) + 1
+    return bad
+
+
 def roots(engine: Engine) -> list[p.SharedRoot]:
     """What `status` shows: each repository read, with its rule and counts."""
     conn = engine.reader()
     counts = shared.counts(conn)
-    # Files that could not be read, and memories edited on two branches: what review lists.
-    bad = shared.review_counts(conn)
-    for root, *_ in shared.problems(conn):
-        bad[root] = bad.get(root, 0) + 1
+    bad = _waiting(conn)
     return [
         p.SharedRoot(root=root, shared=counts.get(root, 0), rule=rule, problems=bad.get(root, 0))  # type: ignore[arg-type]
         for root, rule in shared.roots(conn).items()

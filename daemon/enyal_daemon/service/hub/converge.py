@@ -28,7 +28,7 @@ from ...embedder import passages
 from ...embedder.passages import Embedding, Vector
 from ...errors import EnyalError
 from ...hub.change import Change, Pulled, Rejected
-from ...hygiene.injection import judge
+from ...hygiene.injection import judge_memory
 from ...store import entries, graph, versions
 from ...store import hub as rows
 from ...store.rows import EntryRow, inserted_row
@@ -188,7 +188,7 @@ def _embed_and_judge(engine: Engine, todo: list[Ready], pause: Callable[[], None
         pause()
         assert r.put is not None and r.emb is not None
         s = r.put.state
-        r.flags = judge(" ".join([s.content, *s.tags]), r.emb.whole, r.emb.passages, s.content_type)
+        r.flags = judge_memory(s.content, s.tags, s.content_type, r.emb.whole, r.emb.passages)
         assert r.change is not None
         r.entry = _entry(r.change.memory_id, s, r.flags)
         r.digest = _digest(r.entry)

@@ -19,7 +19,7 @@ from enyal_protocol import wire as p
 from ...embedder.onnx import Vectors
 from ...embedder.passages import Embedding
 from ...errors import Conflict, InvalidValue, NotFound
-from ...hygiene.injection import judge
+from ...hygiene.injection import judge_memory
 from ...store import entries, versions
 from ...store import sources as source_rows
 from ...store.rows import EntryRow
@@ -105,7 +105,7 @@ def remember(
     now = to_iso(at)
     expires = expiry.expires_at(params.ttl, at) if params.ttl is not None else None
     kind = content_type or params.content_type
-    flags = judge(" ".join([params.content, *params.tags]), emb.whole, emb.passages, kind)
+    flags = judge_memory(params.content, params.tags, kind, emb.whole, emb.passages)
     entry = p.Entry(
         id=str(uuid.uuid4()),
         content=params.content,
@@ -309,10 +309,6 @@ def update(engine: Engine, params: p.UpdateParams) -> p.UpdateResult:
         emb = engine.embed_memory(params.content)
         fields["content"] = params.content
         fields["content_hash"] = entries.content_hash(params.content)
-        flags = judge(params.content, emb.whole, emb.passages)
-        if flags:  # new text is checked as new text is; a release is not undone otherwise
-            fields["quarantined"] = 1
-            fields["quarantine_reason"] = ", ".join(flags)
     if params.content_type is not None:
         fields["content_type"] = params.content_type
     if params.confidence is not None:
@@ -330,7 +326,17 @@ def update(engine: Engine, params: p.UpdateParams) -> p.UpdateResult:
             "nothing to update: give content, content_type, confidence, tags, metadata, "
             "importance or ttl"
         )
-    entry_id = engine.require(params.id).id
+    before = engine.require(params.id)
+    entry_id = before.id
+    flags = _judged(engine, before, params, emb)
+    new_text = params.content is not None or params.tags is not None
+    if new_text and params.written_by is not None:
+        # New text is its writer's, as a remembered memory is: one read from the
+        # repository and edited here is this user's (or agent's) from now on.
+        fields["written_by"] = params.written_by
+    if flags:  # new text is checked as new text is; a release is not undone otherwise
+        fields["quarantined"] = 1
+        fields["quarantine_reason"] = ", ".join(flags)
     source = _writable(engine, entry_id)
     cited = sources.fingerprint(source.path) if source is not None else None
     fields["updated_at"] = engine.clock.now_iso()
@@ -366,6 +372,23 @@ def update(engine: Engine, params: p.UpdateParams) -> p.UpdateResult:
     entry = engine.write(job)
     engine.bookkeeping.event(entry.id, "update")
     return p.UpdateResult(**msgspec.structs.asdict(entry), redacted=clean.found)
+
+
+def _judged(
+    engine: Engine, row: EntryRow, params: p.UpdateParams, emb: Embedding | None
+) -> list[str]:
+    """New text (content or tags) judged as remember judges it: the memory as the update
+    leaves it, its text with its tags, by its type. New tags alone are judged with the
+    text they go with, by its stored vectors (embedded again only if it has none)."""
+    if params.content is None and params.tags is None:
+        return []
+    content = params.content if params.content is not None else row.content
+    vectors = emb if emb is not None else engine.stored_embedding(row.rid)
+    if vectors is None:
+        vectors = engine.embed_memory(content)
+    tags = params.tags if params.tags is not None else row.entry().tags
+    kind = params.content_type or row.content_type
+    return judge_memory(content, tags, kind, vectors.whole, vectors.passages)
 
 
 def forget(engine: Engine, params: p.ForgetParams) -> p.ForgetResult:

@@ -29,7 +29,7 @@ from enyal_protocol.projects import place_ref
 from ... import heap
 from ...embedder.passages import Embedding
 from ...errors import EnyalError, InvalidValue
-from ...hygiene.injection import judge
+from ...hygiene.injection import judge_memory
 from ...hygiene.secrets import Redactor, merge_found
 from ...store import entries, graph, versions
 from ...store.failures import STORAGE_FAILURES
@@ -279,8 +279,7 @@ def _store_entry(
     if entries.get(tx.conn, entry.id) is not None:
         return p.ImportLine(line=number, status="existing", id=entry.id)
     if not kept:
-        text = " ".join([entry.content, *entry.tags])
-        flags = judge(text, vec.whole, vec.passages, entry.content_type)
+        flags = judge_memory(entry.content, entry.tags, entry.content_type, vec.whole, vec.passages)
         entry = msgspec.structs.replace(
             entry,
             quarantined=entry.quarantined or bool(flags),
