@@ -204,6 +204,42 @@ def test_each_path_gives_the_same_answer(served: Served) -> None:
         assert served.mcp(verb, again) == served.http(verb, again) == {}, name
 
 
+def test_a_write_after_a_hook_is_seen_by_the_next(served: Served) -> None:
+    """The daemon remembers what a hook asked the model (token counts, a query's vector:
+    embedder/memo.py), never what the store answered: a memory written between two hooks
+    of the same input is in the second's answer, on every path."""
+    cwd = str(served.project)
+    ledger = served.project / "src" / "ledger.py"
+    ledger.write_text("def post(): ...\n")
+    read = {"tool_input": {"file_path": str(ledger)}}
+    for path in ("command", "mcp", "http"):
+        ask = getattr(served, path)
+        before = ask(
+            "pre-tool-use",
+            fixture("pre-tool-use", served.project, **read, session_id=f"{path}-write-1"),
+        )
+        note = f"ledger.py posts entries in batches of {len(path)}00 ({path})."
+        served.d.call(
+            "remember", {"content": note, "scope": "file", "scope_path": str(ledger), "cwd": cwd}
+        )
+        after = ask(
+            "pre-tool-use",
+            fixture("pre-tool-use", served.project, **read, session_id=f"{path}-write-2"),
+        )
+        assert note not in json.dumps(before) and note in json.dumps(after), path
+        brief = ask(
+            "subagent-start", fixture("subagent-start", served.project, agent_id=f"{path}-a1")
+        )
+        rule = f"Every ledger change is reviewed by two people ({path})."
+        served.d.call(
+            "remember", {"content": rule, "content_type": "convention", "importance": 5, "cwd": cwd}
+        )
+        again = ask(
+            "subagent-start", fixture("subagent-start", served.project, agent_id=f"{path}-a2")
+        )
+        assert rule not in json.dumps(brief) and rule in json.dumps(again), path
+
+
 # What the command hook's process must not import (issue 29: ≤ 50 ms, "a client path
 # that imports no more than it needs"): msgspec and what it pulls in, the CLI's parser,
 # dataclasses (which imports inspect) and tempfile (docs/ARCHITECTURE.md, "Client start-up").

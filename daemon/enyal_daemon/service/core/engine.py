@@ -28,6 +28,7 @@ from enyal_protocol import wire as p
 
 from ...embedder import passages
 from ...embedder.batcher import Batcher
+from ...embedder.memo import QueryVectors, TokenCounts
 from ...embedder.model_files import ModelFiles
 from ...embedder.onnx import Embedder, Vectors
 from ...embedder.passages import Embedding
@@ -119,6 +120,8 @@ class Engine:
         self._embed_slots = threading.BoundedSemaphore(EMBED_CONCURRENCY)
         self._embed_pool = ThreadPoolExecutor(EMBED_CONCURRENCY, thread_name_prefix="enyal-embed")
         self._batcher = Batcher(embedder, lambda: self._embed_slots, EMBED_CONCURRENCY)
+        self.token_counts = TokenCounts(embedder.count_tokens)  # budgets' (embedder/memo.py)
+        self._query_vectors = QueryVectors()
         conn = db.connect(db_path, writer=True)
         try:
             bind_model(conn, embedder.files, embedder.dim)
@@ -348,13 +351,19 @@ class Engine:
 
     def embed_query(self, text: str) -> Vectors:
         """A query's vector, from the part of it the model reads as one (Embedder.query_window)."""
-        return self.embed(self.embedder.query_window(text))
+        return self.embed_query_soon(text).result()
 
     def embed_query_soon(self, text: str) -> Future[Vectors]:
         """`embed_query`'s vector, to come: a recall searches its words meanwhile
         (onnxruntime and SQLite both release the GIL), on its own thread rather than
-        handing the search to another (a hop each way, ~1 ms of a recall's CPU: issue 30)."""
-        return self._batcher.submit(self.embedder.query_window(text))
+        handing the search to another (a hop each way, ~1 ms of a recall's CPU: issue 30).
+        A query asked again (a hook's about the same file or error) is not embedded again
+        (embedder/memo.py): the vector comes done, read-only."""
+        window = self.embedder.query_window(text)
+        known = self._query_vectors.get(window)
+        if known is not None:
+            return known
+        return self._query_vectors.keep(window, self._batcher.submit(window))
 
     def embed_memory(self, text: str) -> Embedding:
         """A memory's text as stored: its vector, and its passages' if it is long. Its

@@ -34,7 +34,7 @@ from ..files import sharing
 from ..memory import budget
 from ..rules import scopes
 from ..rules.clock import days_between, to_iso
-from ..rules.scoring import effective_confidence
+from ..rules.scoring import trust_now
 from . import daylog, tasks
 
 log = logging.getLogger(__name__)
@@ -170,16 +170,18 @@ def _knowledge(engine: Engine, chain: list[tuple[str, str | None]], now: datetim
         rows += _pool(engine, f, "importance", True, KNOWLEDGE_POOL)
     superseded = graph_store.superseded_by(engine.reader(), [r.id for r in rows])
     rows = [r for r in rows if r.id not in superseded]
+    # Every row's decayed confidence in one array call: a call per row (a few hundred
+    # at 10k memories) was half the brief once its token counts were remembered.
+    _, conf = trust_now(
+        [r.confidence for r in rows],
+        [engine.decay_rates.get(r.content_type, 1.0) for r in rows],
+        [days_between(r.checked_at, now) for r in rows],
+        [r.access_count for r in rows],
+    )
+    confs = {r.id: round(float(c), 6) for r, c in zip(rows, conf, strict=True)}
 
     def rank(r: EntryRow) -> tuple[int, float, int, str, str]:
-        conf = effective_confidence(
-            r.confidence,
-            r.content_type,
-            days_between(r.checked_at, now),
-            r.access_count,
-            engine.decay_rates,
-        )
-        return (-r.importance, -round(conf, 6), -r.access_count, r.created_at, r.id)
+        return (-r.importance, -confs[r.id], -r.access_count, r.created_at, r.id)
 
     return [_item(engine, f"({r.content_type}) {r.content}", r.id) for r in sorted(rows, key=rank)]
 

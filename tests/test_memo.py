@@ -1,0 +1,80 @@
+"""What the model said of a text, remembered (embedder/memo.py): token counts and query
+vectors, with the real model. Each is what the model gives, asked once, and bounded."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from enyal_daemon.embedder.memo import QueryVectors, TokenCounts
+
+
+class Recording:
+    """The model's own count_tokens, with each batch it was asked noted."""
+
+    def __init__(self, embedder: Any) -> None:
+        self.embedder = embedder
+        self.asked: list[list[str]] = []
+
+    def __call__(self, texts: list[str]) -> list[int]:
+        self.asked.append(list(texts))
+        counts: list[int] = self.embedder.count_tokens(texts)
+        return counts
+
+
+TEXTS = [
+    "Lint with ruff, line length 100.",
+    "The billing tests need SQLITE_TMPDIR set to a writable folder.",
+    "Deploys happen on weekdays before 15:00 only, never on Fridays.",
+]
+
+
+def test_token_counts_are_the_tokenizers_and_asked_once(embedder: Any) -> None:
+    model = Recording(embedder)
+    counts = TokenCounts(model)
+    truth = embedder.count_tokens(TEXTS)
+    assert counts.count([TEXTS[0], TEXTS[1], TEXTS[0]]) == [truth[0], truth[1], truth[0]]
+    assert model.asked == [[TEXTS[0], TEXTS[1]]]  # one batch, each text once
+    assert counts.count(TEXTS) == truth
+    assert model.asked[1:] == [[TEXTS[2]]]  # only the one not known yet
+    assert counts.count(list(reversed(TEXTS))) == list(reversed(truth))
+    assert len(model.asked) == 2
+    assert counts.count([]) == []
+
+
+def test_token_counts_are_bounded(embedder: Any) -> None:
+    model = Recording(embedder)
+    counts = TokenCounts(model, max_chars=100, text_max=80)
+    texts = [f"memory number {i} says something short" for i in range(10)]  # 36-37 chars
+    assert counts.count(texts) == embedder.count_tokens(texts)
+    assert len(counts) == 2  # the last two: at most 100 characters kept
+    assert counts.count(texts[-2:]) == embedder.count_tokens(texts[-2:])
+    assert len(model.asked) == 1
+    long = "word " * 20  # 100 characters: over text_max, counted every time
+    assert counts.count([long]) == counts.count([long]) == embedder.count_tokens([long])
+    assert model.asked[-2:] == [[long], [long]]
+
+
+def test_a_query_asked_again_is_not_embedded_again(memory: Any) -> None:
+    first = memory.embed_query_soon("how do we lint here?").result()
+    again = memory.embed_query_soon("how do we lint here?")
+    assert again.done()  # no inference: the vector was known
+    vec = again.result()
+    assert np.array_equal(vec, first)
+    assert np.allclose(vec, memory.embedder.embed_many(["how do we lint here?"]), atol=1e-6)
+    with pytest.raises(ValueError):
+        vec[0, 0] = 1.0  # shared by every caller: nobody may change it
+    other = memory.embed_query("where are invoices rounded?")
+    assert not np.allclose(other, vec)
+
+
+def test_query_vectors_are_bounded(memory: Any) -> None:
+    vectors = QueryVectors(size=2)
+    for q in ("one", "two", "three"):
+        vectors.keep(q, memory._batcher.submit(q)).result()
+    assert len(vectors) == 2
+    assert vectors.get("one") is None
+    two = vectors.get("two")
+    assert two is not None and two.done()
