@@ -23,10 +23,11 @@ import pytest
 from conftest import BIN, start_daemon
 from daemon_support import RunningDaemon, StderrDrain, isolated_env
 from enyal_client.commands.hooks import mcp_input
+from enyal_client.hook_rpc import HookConnection
 from enyal_protocol import config
-from enyal_protocol.hooks.answer import FIELDS
+from enyal_protocol.hooks.answer import FIELDS, answer
 from enyal_protocol.hooks.token import hook_token
-from enyal_protocol.paths import resolve
+from enyal_protocol.paths import places, resolve
 from test_session_hooks import FAILURE, fixture
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -238,6 +239,49 @@ def test_a_write_after_a_hook_is_seen_by_the_next(served: Served) -> None:
             "subagent-start", fixture("subagent-start", served.project, agent_id=f"{path}-a2")
         )
         assert rule not in json.dumps(brief) and rule in json.dumps(again), path
+
+
+class Counted:
+    """The command hook's own connection to the daemon, each method it asks noted."""
+
+    def __init__(self, served: Served) -> None:
+        self.conn = HookConnection(places(served.env), autostart=False)
+        self.asked: list[str] = []
+
+    def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        self.asked.append(method)
+        return self.conn.call(method, params)
+
+
+def test_a_hook_asks_the_daemon_once_per_search(served: Served) -> None:
+    """Issue 29: the recall and what the session was shown of it in one round trip
+    (recall's session_id and lines_about), not a recall and then session_seen; a file's
+    hook first asks whether the session saw the file at all, which spares the search."""
+    something_to_recall(served)
+    cwd = str(served.project)
+    (served.project / "src" / "billing.py").write_text("def invoice(): ...\n")
+    locked = "sqlite3.OperationalError database is locked: a leftover pytest holds the file."
+    served.d.call("remember", {"content": locked, "content_type": "pattern", "cwd": cwd})
+    billing = {"content": "billing.py rounds half-even.", "scope": "file", "cwd": cwd}
+    billing["scope_path"] = str(served.project / "src" / "billing.py")
+    served.d.call("remember", billing)
+    trips = {
+        "prompt-submit": ["recall"],
+        FAILURE: ["recall"],
+        "pre-tool-use": ["session_seen", "recall_by_scope"],
+    }
+    for name, asked in trips.items():
+        verb = CASES[name]
+        data = fixture(name, served.project, session_id=f"trips-{name}")
+        c = Counted(served)
+        try:
+            assert answer(c, verb, data), name  # something was found, and shown
+            assert c.asked == asked, name
+            c.asked.clear()
+            assert answer(c, verb, data) == {}, name  # shown once: not again
+            assert c.asked == asked[:1], name
+        finally:
+            c.conn.close()
 
 
 # What the command hook's process must not import (issue 29: ≤ 50 ms, "a client path

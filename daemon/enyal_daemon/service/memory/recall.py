@@ -28,6 +28,7 @@ from ..rules import ranking, redaction, scopes
 from ..rules.clock import parse_iso, to_iso
 from ..rules.ranking import HIT_MARGIN, Candidate, Floors, Weight, rank
 from . import budget, validity
+from .for_session import shown_to
 
 # A filter letting more entries through than this is applied to a widened KNN (k * WIDEN
 # candidates) instead of restricting the KNN to a list of every entry it allows.
@@ -54,6 +55,7 @@ def recall(engine: Engine, params: p.RecallParams) -> p.RecallResult:
         hits = _search(engine, params.query, params.limit, _floors(params), f, v, at=at)
         hits, packed = _pack(engine, hits, params.budget_tokens)
         _used(engine, params.query, hits, at)
+    hits = shown_to(engine, hits, params.lines_about, params.session_id)
     return p.RecallResult(results=hits, budget=packed)
 
 
@@ -134,6 +136,7 @@ def recall_by_scope(engine: Engine, params: p.RecallByScopeParams) -> p.RecallBy
     )
     hits, packed = _pack(engine, hits, params.budget_tokens)
     _used(engine, params.query, hits)
+    hits = shown_to(engine, hits, params.lines_about, params.session_id)
     return p.RecallByScopeResult(
         results=hits,
         scopes=[p.ScopeRef(level=level, path=path, weight=w) for level, path, w in chain],
