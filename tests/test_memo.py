@@ -78,3 +78,36 @@ def test_query_vectors_are_bounded(memory: Any) -> None:
     assert vectors.get("one") is None
     two = vectors.get("two")
     assert two is not None and two.done()
+
+
+def test_keyword_results_hold_until_a_write(memory: Any) -> None:
+    """Remembered keyword results (index/keywords.py) are the search's own while the
+    store's version stays put, and a write of any memory moves it; the access counts a
+    recall leaves (bookkeeping) do not."""
+    from enyal_daemon.index import keywords
+    from enyal_daemon.service import verbs
+    from enyal_protocol import wire as p
+
+    run = verbs.bind(memory)
+
+    def remember(text: str) -> str:
+        return str(run["remember"](p.RememberParams(content=text, scope="global")).id)
+
+    def found(query: str) -> list[tuple[int, float]]:
+        conn = memory.reader()
+        got = memory.keyword_results.search(conn, memory.doc_counts, query, 10)
+        assert got == keywords.search(conn, memory.doc_counts, query, 10)  # the search's own
+        return got
+
+    first = remember("The zyxquux service restarts nightly.")
+    assert len(found("zyxquux restarts")) == 1
+    at = memory.store_version.value
+    run["recall"](p.RecallParams(query="zyxquux restarts", scope="all"))
+    assert memory.flush_bookkeeping()  # the recall's access counts, written
+    assert memory.store_version.value == at  # not counted: keyword results do not read them
+    assert len(found("zyxquux restarts")) == 1
+    remember("zyxquux logs go to /var/log/zyxquux.")
+    assert memory.store_version.value > at
+    assert len(found("zyxquux restarts")) == 2
+    run["forget"](p.ForgetParams(id=first, hard=True))
+    assert len(found("zyxquux restarts")) == 1

@@ -24,11 +24,14 @@ import math
 import re
 import threading
 import time
+from collections import OrderedDict
+from typing import Any
 
 import apsw
 
 from ..store import cjk
 from ..store.filters import EntryFilter
+from ..store.writer import Version
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_TERMS = 32
@@ -139,6 +142,53 @@ def search(
     # instead keeps their order and leaves the usual case, best <= ideal, unchanged.
     scale = max(ideal, scored[0][1]) if scored else ideal  # rank order: best first
     return [(rid, (s / scale) ** 2) for rid, s in scored]
+
+
+class Remembered:
+    """The last keyword results, by the query's words, k and filter, while the store's
+    Version (store/writer.py) stays put: hooks search the same words again (a failing
+    test's error run after run, a file's path in every session), and once the query's
+    vector was remembered too (embedder/memo.py) this search was most of such a recall
+    (14 of 24 ms for a failed command's, issue 29). A write that changes anything a
+    search reads moves the version, which drops them all; access counts do not (the
+    results do not read them)."""
+
+    SIZE = 256
+
+    def __init__(self, version: Version) -> None:
+        self._version = version
+        self._at = version.value
+        self._known: OrderedDict[tuple[Any, ...], tuple[tuple[int, float], ...]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def search(
+        self,
+        conn: apsw.Connection,
+        counts: DocCounts,
+        text: str,
+        k: int,
+        f: EntryFilter | None = None,
+    ) -> list[tuple[int, float]]:
+        """`search`'s answer, remembered."""
+        # Read before searching: a result found while a write commits is kept under the
+        # version before it, which no search after the write asks for.
+        at = self._version.value
+        key = (tuple(split_cjk(terms(text))), k, f if f is not None and f.restricts else None)
+        with self._lock:
+            if self._at != at:
+                self._known.clear()
+                self._at = at
+            known = self._known.get(key)
+            if known is not None:
+                self._known.move_to_end(key)
+                return list(known)
+        found = search(conn, counts, text, k, f)
+        with self._lock:
+            if self._at == at:
+                self._known[key] = tuple(found)
+                while len(self._known) > self.SIZE:
+                    self._known.popitem(last=False)
+        return found
 
 
 def _bm25(

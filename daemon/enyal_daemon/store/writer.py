@@ -52,6 +52,7 @@ class Tx:
     conn: apsw.Connection
     after_commit: list[Callable[[], None]] = field(default_factory=list)
     before_commit: list[Callable[[], None]] = field(default_factory=list)
+    counted: bool = True  # False: nothing a remembered search result reads (Version)
 
 
 @dataclass
@@ -61,14 +62,34 @@ class _Job:
     durable: bool = True
 
 
+class Version:
+    """How many transactions have changed what searches read: read before a search, it
+    says whether a result remembered under it still holds (index/keywords.py). Moved
+    after a commit, before its writers are answered: a client that was told its write
+    is done reads the new version. Kept by the engine, so a writer opened anew (writes
+    back after a read-only spell) goes on counting, never back to a value already used.
+    A job that writes only what no remembered result reads (access counts, usage events)
+    says so on its Tx (`counted = False`) and moves nothing."""
+
+    def __init__(self) -> None:
+        self.value = 0  # moved on the writer's thread only; read anywhere (an int: atomic)
+
+
 _STOP = object()
 
 
 class Writer:
-    def __init__(self, conn: apsw.Connection, checkpointer: apsw.Connection | None = None) -> None:
+    def __init__(
+        self,
+        conn: apsw.Connection,
+        checkpointer: apsw.Connection | None = None,
+        version: Version | None = None,
+    ) -> None:
         """`checkpointer`: another connection to the database, for checkpoints off the
-        writer's thread; without one, SQLite checkpoints inside commits."""
+        writer's thread; without one, SQLite checkpoints inside commits. `version`: what
+        counts the commits (a fresh one if not given)."""
         self.conn = conn
+        self.version = version or Version()
         self._queue: queue.SimpleQueue[_Job | object] = queue.SimpleQueue()
         self._closed = False
         self._close_lock = threading.Lock()
@@ -209,6 +230,8 @@ class Writer:
         finally:
             if not durable:
                 self.conn.execute("PRAGMA synchronous=FULL")
+        if any(tx.counted for _, tx, _, error in outcomes if error is None):
+            self.version.value += 1
         for job, tx, result, error in outcomes:
             if error is not None:
                 job.future.set_exception(error)

@@ -39,7 +39,7 @@ from ...index.entry_index import EntryIndex
 from ...index.groups import ScopeGroups, kind_code
 from ...store import db, entries, failures, graph, meta, versions
 from ...store.rows import EntryRow
-from ...store.writer import Tx, Writer
+from ...store.writer import Tx, Version, Writer
 from ..rules import expiry, scoring
 from ..rules.clock import SYSTEM, Clock
 from . import changes
@@ -131,7 +131,13 @@ class Engine:
         self.read_only = db.read_only(conn)
         if self.read_only:
             log.warning("%s cannot be written: serving reads only", db_path)
-        self.writer = Writer(conn, None if self.read_only else db.connect(db_path, writer=False))
+        self.store_version = Version()  # what remembered search results are checked by
+        self.keyword_results = keywords.Remembered(self.store_version)
+        self.writer = Writer(
+            conn,
+            None if self.read_only else db.connect(db_path, writer=False),
+            self.store_version,
+        )
         self._reopen_lock = threading.Lock()
         # Bumped when the database is opened anew (writable again): each thread's reader
         # is then opened anew too, as one opened read-only (immutable) sees no write.
@@ -197,7 +203,7 @@ class Engine:
                 conn.close()
                 return False
             old = self.writer
-            self.writer = Writer(conn, db.connect(self.db_path, writer=False))
+            self.writer = Writer(conn, db.connect(self.db_path, writer=False), self.store_version)
             self._generation += 1
             self.read_only = False
             old.close()  # jobs it had accepted fail as read-only, as they would have
@@ -410,8 +416,15 @@ class Engine:
             return False
         try:
             for job in batch.chunks():
-                while self.write(job, durable=False):
+                while self.write(functools.partial(_uncounted, job), durable=False):
                     pass
         except StorageError as exc:  # counts are not worth failing anything for
             log.warning("access counts and events dropped: %s", exc.message)
         return True
+
+
+def _uncounted(job: Callable[[Tx], T], tx: Tx) -> T:
+    """A bookkeeping job (access counts, usage events): ranking reads what it writes, the
+    keyword index and the filters do not, so remembered keyword results still hold."""
+    tx.counted = False
+    return job(tx)

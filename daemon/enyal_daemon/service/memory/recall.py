@@ -17,7 +17,6 @@ from enyal_protocol import wire as p
 
 from ...embedder.onnx import Vectors
 from ...errors import InvalidValue
-from ...index import keywords
 from ...index.groups import kind_code
 from ...store import entries, versions
 from ...store.filters import EntryFilter
@@ -193,7 +192,7 @@ def _gather(
     conn = engine.reader()
     # The query is embedded on an embedding worker while its words are searched here.
     meaning = engine.embed_query_soon(query) if qvec is None else None
-    keyword = dict(keywords.search(conn, engine.doc_counts, query, k, f))
+    keyword = dict(engine.keyword_results.search(conn, engine.doc_counts, query, k, f))
     if meaning is not None:
         qvec = meaning.result()
     assert qvec is not None
