@@ -111,3 +111,37 @@ def test_keyword_results_hold_until_a_write(memory: Any) -> None:
     assert len(found("zyxquux restarts")) == 2
     run["forget"](p.ForgetParams(id=first, hard=True))
     assert len(found("zyxquux restarts")) == 1
+
+
+def test_brief_rows_hold_until_memories_or_their_use_change(memory: Any, project: Any) -> None:
+    """The brief's remembered rows (engine.brief_rows) are read again once a memory or
+    its use changed, and not for the brief's own record of when it ran."""
+    from enyal_daemon.service import verbs
+    from enyal_protocol import wire as p
+
+    run = verbs.bind(memory)
+    cwd = str(project)
+
+    def remember(text: str, importance: int = 3) -> str:
+        params = p.RememberParams(
+            content=text, content_type="convention", importance=importance, cwd=cwd
+        )
+        return str(run["remember"](params).id)
+
+    def knowledge() -> list[str]:
+        md = run["brief"](p.BriefParams(cwd=cwd, budget_tokens=400)).markdown
+        part = md.split("## Conventions and decisions\n", 1)[1].split("\n\n", 1)[0]
+        return [line.rsplit("`", 2)[-2] for line in part.splitlines()]
+
+    first = remember("Lint with ruff before every commit.")
+    second = remember("Name test files test_<feature>.py.")
+    assert knowledge() == [first[:8], second[:8]]  # a tie: the older first
+    used = memory.store_version.used
+    assert knowledge() == [first[:8], second[:8]]
+    assert memory.store_version.used == used  # the brief's own record moved nothing
+    memory.bookkeeping.touch([second, second])
+    assert memory.flush_bookkeeping()
+    assert memory.store_version.used > used
+    assert knowledge() == [second[:8], first[:8]]  # used more: first now
+    top = remember("Never push to main directly.", importance=5)
+    assert knowledge() == [top[:8], second[:8], first[:8]]

@@ -24,12 +24,10 @@ import math
 import re
 import threading
 import time
-from collections import OrderedDict
-from typing import Any
 
 import apsw
 
-from ..store import cjk
+from ..store import cjk, remembered
 from ..store.filters import EntryFilter
 from ..store.writer import Version
 
@@ -156,10 +154,8 @@ class Remembered:
     SIZE = 256
 
     def __init__(self, version: Version) -> None:
-        self._version = version
-        self._at = version.value
-        self._known: OrderedDict[tuple[Any, ...], tuple[tuple[int, float], ...]] = OrderedDict()
-        self._lock = threading.Lock()
+        self._known: remembered.Remembered[tuple[tuple[int, float], ...]]
+        self._known = remembered.Remembered(lambda: version.value, self.SIZE)
 
     def search(
         self,
@@ -170,25 +166,8 @@ class Remembered:
         f: EntryFilter | None = None,
     ) -> list[tuple[int, float]]:
         """`search`'s answer, remembered."""
-        # Read before searching: a result found while a write commits is kept under the
-        # version before it, which no search after the write asks for.
-        at = self._version.value
         key = (tuple(split_cjk(terms(text))), k, f if f is not None and f.restricts else None)
-        with self._lock:
-            if self._at != at:
-                self._known.clear()
-                self._at = at
-            known = self._known.get(key)
-            if known is not None:
-                self._known.move_to_end(key)
-                return list(known)
-        found = search(conn, counts, text, k, f)
-        with self._lock:
-            if self._at == at:
-                self._known[key] = tuple(found)
-                while len(self._known) > self.SIZE:
-                    self._known.popitem(last=False)
-        return found
+        return list(self._known.get(key, lambda: tuple(search(conn, counts, text, k, f))))
 
 
 def _bm25(

@@ -53,6 +53,7 @@ class Tx:
     after_commit: list[Callable[[], None]] = field(default_factory=list)
     before_commit: list[Callable[[], None]] = field(default_factory=list)
     counted: bool = True  # False: nothing a remembered search result reads (Version)
+    used: bool = True  # False: not even access counts (Version)
 
 
 @dataclass
@@ -64,15 +65,22 @@ class _Job:
 
 class Version:
     """How many transactions have changed what searches read: read before a search, it
-    says whether a result remembered under it still holds (index/keywords.py). Moved
-    after a commit, before its writers are answered: a client that was told its write
-    is done reads the new version. Kept by the engine, so a writer opened anew (writes
-    back after a read-only spell) goes on counting, never back to a value already used.
-    A job that writes only what no remembered result reads (access counts, usage events)
-    says so on its Tx (`counted = False`) and moves nothing."""
+    says whether a result remembered under it still holds. Moved after a commit, before
+    its writers are answered: a client that was told its write is done reads the new
+    version. Kept by the engine, so a writer opened anew (writes back after a read-only
+    spell) goes on counting, never back to a value already used. Two counts:
+
+    value   the memories, their scopes, edges and text index (index/keywords.py's
+            remembered results). A job that writes none of it says so on its Tx
+            (`counted = False`): bookkeeping, a brief's own time.
+    used    that, or what use moves: access counts (the brief's remembered rows,
+            service/session/brief.py). A job that writes neither says so too
+            (`used = False`): a brief's own time."""
 
     def __init__(self) -> None:
-        self.value = 0  # moved on the writer's thread only; read anywhere (an int: atomic)
+        # Moved on the writer's thread only; read anywhere (an int: atomic).
+        self.value = 0
+        self.used = 0
 
 
 _STOP = object()
@@ -230,8 +238,11 @@ class Writer:
         finally:
             if not durable:
                 self.conn.execute("PRAGMA synchronous=FULL")
-        if any(tx.counted for _, tx, _, error in outcomes if error is None):
+        done = [tx for _, tx, _, error in outcomes if error is None]
+        if any(tx.counted for tx in done):
             self.version.value += 1
+        if any(tx.counted or tx.used for tx in done):
+            self.version.used += 1
         for job, tx, result, error in outcomes:
             if error is not None:
                 job.future.set_exception(error)

@@ -19,7 +19,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import apsw
 import numpy as np
@@ -38,6 +38,7 @@ from ...index import keywords
 from ...index.entry_index import EntryIndex
 from ...index.groups import ScopeGroups, kind_code
 from ...store import db, entries, failures, graph, meta, versions
+from ...store.remembered import Remembered
 from ...store.rows import EntryRow
 from ...store.writer import Tx, Version, Writer
 from ..rules import expiry, scoring
@@ -133,6 +134,8 @@ class Engine:
             log.warning("%s cannot be written: serving reads only", db_path)
         self.store_version = Version()  # what remembered search results are checked by
         self.keyword_results = keywords.Remembered(self.store_version)
+        # The brief's rows, as long as neither memories nor their use changed (brief.py).
+        self.brief_rows: Remembered[Any] = Remembered(lambda: self.store_version.used, 64)
         self.writer = Writer(
             conn,
             None if self.read_only else db.connect(db_path, writer=False),
@@ -425,6 +428,7 @@ class Engine:
 
 def _uncounted(job: Callable[[Tx], T], tx: Tx) -> T:
     """A bookkeeping job (access counts, usage events): ranking reads what it writes, the
-    keyword index and the filters do not, so remembered keyword results still hold."""
+    keyword index and the filters do not, so remembered keyword results still hold
+    (Version.value stays; Version.used moves)."""
     tx.counted = False
     return job(tx)
