@@ -5,12 +5,12 @@ a memory's key in session_seen, and a day's log cut to its lines about some word
 
 from __future__ import annotations
 
-import re
+from .lazy_re import LazyPattern
 
 MAX_ABOUT = 1000  # words a recall's lines_about may hold (wire.py's bound)
 LOG_LINES = 3  # of a day's log beside a file or an error: its first lines about it
 LOG_JOIN = " / "
-_WORD = re.compile(r"[a-z0-9_][a-z0-9_./-]*[a-z0-9_]")
+_WORD = LazyPattern(r"[a-z0-9_][a-z0-9_./-]*[a-z0-9_]")  # compiled at first use (lazy_re.py)
 
 
 def key(entry_id: str) -> str:
