@@ -284,6 +284,20 @@ def test_a_hook_asks_the_daemon_once_per_search(served: Served) -> None:
             c.conn.close()
 
 
+def test_an_error_of_any_size_is_asked_about(served: Served) -> None:
+    """The error's words go to the daemon as recall's lines_about: a word of any length,
+    and at most the 1,000 the field holds, so no error printed makes the hook fail."""
+    huge = (
+        "Exit code 1\nFAILED "
+        + "a" * 5000  # sorts first: among the 1,000 words sent
+        + "\nError: "
+        + " ".join(f"word{i:04d}" for i in range(1500))
+    )
+    for path in ("command", "mcp", "http"):
+        data = fixture(FAILURE, served.project, session_id=f"huge-{path}", error=huge)
+        assert isinstance(getattr(served, path)("post-tool-use", data), dict), path
+
+
 # What the command hook's process must not import (issue 29: ≤ 50 ms, "a client path
 # that imports no more than it needs"): msgspec and what it pulls in, the CLI's parser,
 # dataclasses (which imports inspect) and tempfile (docs/ARCHITECTURE.md, "Client start-up").

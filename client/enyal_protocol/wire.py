@@ -368,7 +368,8 @@ ForSession = Annotated[
     ),
 ]
 LinesAbout = Annotated[
-    list[Annotated[str, Meta(min_length=1, max_length=4096)]],
+    # No bound on a word: an error's words are what it printed (the frame bounds them).
+    list[Annotated[str, Meta(min_length=1)]],
     Meta(
         max_length=MAX_ABOUT,
         description=(
