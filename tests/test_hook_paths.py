@@ -23,10 +23,11 @@ import pytest
 from conftest import BIN, start_daemon
 from daemon_support import RunningDaemon, StderrDrain, isolated_env
 from enyal_client.commands.hooks import mcp_input
+from enyal_client.hook_rpc import HookConnection
 from enyal_protocol import config
-from enyal_protocol.hooks.answer import FIELDS
+from enyal_protocol.hooks.answer import FIELDS, answer
 from enyal_protocol.hooks.token import hook_token
-from enyal_protocol.paths import resolve
+from enyal_protocol.paths import places, resolve
 from test_session_hooks import FAILURE, fixture
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -202,6 +203,99 @@ def test_each_path_gives_the_same_answer(served: Served) -> None:
         # And the session state is the same one: asked again, nothing is repeated.
         again = fixture(name, served.project, session_id=f"command-{name}")
         assert served.mcp(verb, again) == served.http(verb, again) == {}, name
+
+
+def test_a_write_after_a_hook_is_seen_by_the_next(served: Served) -> None:
+    """The daemon remembers what a hook asked the model (token counts, a query's vector:
+    embedder/memo.py), never what the store answered: a memory written between two hooks
+    of the same input is in the second's answer, on every path."""
+    cwd = str(served.project)
+    ledger = served.project / "src" / "ledger.py"
+    ledger.write_text("def post(): ...\n")
+    read = {"tool_input": {"file_path": str(ledger)}}
+    for path in ("command", "mcp", "http"):
+        ask = getattr(served, path)
+        before = ask(
+            "pre-tool-use",
+            fixture("pre-tool-use", served.project, **read, session_id=f"{path}-write-1"),
+        )
+        note = f"ledger.py posts entries in batches of {len(path)}00 ({path})."
+        served.d.call(
+            "remember", {"content": note, "scope": "file", "scope_path": str(ledger), "cwd": cwd}
+        )
+        after = ask(
+            "pre-tool-use",
+            fixture("pre-tool-use", served.project, **read, session_id=f"{path}-write-2"),
+        )
+        assert note not in json.dumps(before) and note in json.dumps(after), path
+        brief = ask(
+            "subagent-start", fixture("subagent-start", served.project, agent_id=f"{path}-a1")
+        )
+        rule = f"Every ledger change is reviewed by two people ({path})."
+        served.d.call(
+            "remember", {"content": rule, "content_type": "convention", "importance": 5, "cwd": cwd}
+        )
+        again = ask(
+            "subagent-start", fixture("subagent-start", served.project, agent_id=f"{path}-a2")
+        )
+        assert rule not in json.dumps(brief) and rule in json.dumps(again), path
+
+
+class Counted:
+    """The command hook's own connection to the daemon, each method it asks noted."""
+
+    def __init__(self, served: Served) -> None:
+        self.conn = HookConnection(places(served.env), autostart=False)
+        self.asked: list[str] = []
+
+    def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        self.asked.append(method)
+        return self.conn.call(method, params)
+
+
+def test_a_hook_asks_the_daemon_once_per_search(served: Served) -> None:
+    """Issue 29: the recall and what the session was shown of it in one round trip
+    (recall's session_id and lines_about), not a recall and then session_seen; a file's
+    hook first asks whether the session saw the file at all, which spares the search."""
+    something_to_recall(served)
+    cwd = str(served.project)
+    (served.project / "src" / "billing.py").write_text("def invoice(): ...\n")
+    locked = "sqlite3.OperationalError database is locked: a leftover pytest holds the file."
+    served.d.call("remember", {"content": locked, "content_type": "pattern", "cwd": cwd})
+    billing = {"content": "billing.py rounds half-even.", "scope": "file", "cwd": cwd}
+    billing["scope_path"] = str(served.project / "src" / "billing.py")
+    served.d.call("remember", billing)
+    trips = {
+        "prompt-submit": ["recall"],
+        FAILURE: ["recall"],
+        "pre-tool-use": ["session_seen", "recall_by_scope"],
+    }
+    for name, asked in trips.items():
+        verb = CASES[name]
+        data = fixture(name, served.project, session_id=f"trips-{name}")
+        c = Counted(served)
+        try:
+            assert answer(c, verb, data), name  # something was found, and shown
+            assert c.asked == asked, name
+            c.asked.clear()
+            assert answer(c, verb, data) == {}, name  # shown once: not again
+            assert c.asked == asked[:1], name
+        finally:
+            c.conn.close()
+
+
+def test_an_error_of_any_size_is_asked_about(served: Served) -> None:
+    """The error's words go to the daemon as recall's lines_about: a word of any length,
+    and at most the 1,000 the field holds, so no error printed makes the hook fail."""
+    huge = (
+        "Exit code 1\nFAILED "
+        + "a" * 5000  # sorts first: among the 1,000 words sent
+        + "\nError: "
+        + " ".join(f"word{i:04d}" for i in range(1500))
+    )
+    for path in ("command", "mcp", "http"):
+        data = fixture(FAILURE, served.project, session_id=f"huge-{path}", error=huge)
+        assert isinstance(getattr(served, path)("post-tool-use", data), dict), path
 
 
 # What the command hook's process must not import (issue 29: ≤ 50 ms, "a client path

@@ -3,6 +3,8 @@ new keys once, bounded in sessions and keys, expired, reset; and bad params refu
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from daemon_support import RunningDaemon
@@ -67,3 +69,39 @@ def test_the_daemon_answers_and_refuses(d: RunningDaemon) -> None:
         "new": [],
         "seen": ["a"],
     }
+
+
+def test_recall_for_a_session_shows_each_hit_once_and_refuses_bad_params(
+    d: RunningDaemon, project: Path
+) -> None:
+    """recall's session_id and lines_about (what a hook did in a second round trip):
+    a day's log cut to its lines about the words, then what the session saw left out."""
+    cwd = str(project)
+    d.call("remember", {"content": "The billing tests need SQLITE_TMPDIR set.", "cwd": cwd})
+    for line in ("billing: invoices split in two", "docs: typo fixed", "billing reviewed again"):
+        d.call("log_append", {"text": line, "cwd": cwd})
+    ask = {"query": "billing tests invoices", "cwd": cwd, "lines_about": ["billing"]}
+    plain = d.call("recall", {"query": "billing tests invoices", "cwd": cwd})["results"]
+    first = d.call("recall", {**ask, "session_id": "r"})["results"]
+    assert {h["id"] for h in first} == {h["id"] for h in plain}
+    (log,) = [h for h in first if h["content_type"] == "log"]
+    assert "docs: typo fixed" not in log["content"] and " / " in log["content"]
+    assert "billing: invoices split in two" in log["content"]
+    assert d.call("recall", {**ask, "session_id": "r"})["results"] == []  # all shown
+    keys = [h["id"][:8] for h in first]  # recorded as session_seen's keys
+    assert d.call("session_seen", {"session_id": "r", "keys": keys, "record": False})["new"] == []
+    none = {**ask, "lines_about": ["nowhere"], "session_id": "other"}
+    assert [h["content_type"] for h in d.call("recall", none)["results"]] == ["fact"]
+    for bad in (
+        {"session_id": ""},
+        {"session_id": "x" * 257},
+        {"session_id": 3},
+        {"lines_about": "billing"},
+        {"lines_about": [""]},
+        {"lines_about": ["w"] * 1001},
+    ):
+        for method, extra in (("recall", {}), ("recall_by_scope", {"file_path": "/a.py"})):
+            with pytest.raises(RpcError) as exc:
+                d.call(method, {"query": "billing", **extra, **bad})
+            assert exc.value.code == p.INVALID_PARAMS, (method, bad)
+    assert d.call("session_seen", {"session_id": "x" * 256, "keys": ["k"]})["new"] == ["k"]

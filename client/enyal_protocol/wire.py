@@ -17,6 +17,7 @@ from .framing import MAX_FRAME_BYTES as MAX_FRAME_BYTES
 from .framing import PROTOCOL_VERSION as PROTOCOL_VERSION
 from .kinds import CONTENT_TYPES as CONTENT_TYPES
 from .kinds import MemoryType as MemoryType
+from .shown import MAX_ABOUT
 
 # What a memory is. task and log are written by their own methods (task_add, log_append),
 # which give them what they need (a status, a date); remember and update take the rest.
@@ -355,6 +356,28 @@ Where = Annotated[
 ]
 
 
+# A hook's recall for a client session (enyal_protocol/shown.py), in one round trip.
+ForSession = Annotated[
+    Annotated[str, Meta(min_length=1, max_length=256)] | None,
+    Meta(
+        description=(
+            "A client session's id: the hits it was shown before (session_seen's keys, a "
+            "memory's short id) are left out, and those returned are recorded as shown. "
+            "Applied last, after the budget and lines_about."
+        )
+    ),
+]
+LinesAbout = Annotated[
+    # No bound on a word: an error's words are what it printed (the frame bounds them).
+    list[Annotated[str, Meta(min_length=1)]],
+    Meta(
+        max_length=MAX_ABOUT,
+        description=(
+            "Words (lowercase): a day's log hit is cut to its first 3 lines holding one, "
+            "joined by ' / ', and left out if none does."
+        ),
+    ),
+]
 AskedAt = Annotated[
     str | None,
     Meta(
@@ -410,6 +433,8 @@ class RecallParams(Params, kw_only=True):
     ] = None
     asked_at: AskedAt = None
     budget_tokens: BudgetTokens | None = None
+    lines_about: LinesAbout = []
+    session_id: ForSession = None
     cwd: Cwd = None
 
 
@@ -431,6 +456,8 @@ class RecallByScopeParams(Params, kw_only=True):
     min_relative: MinRelative = 0.0
     min_importance: MinImportance = 1
     budget_tokens: BudgetTokens | None = None
+    lines_about: LinesAbout = []
+    session_id: ForSession = None
     cwd: Cwd = None
 
 

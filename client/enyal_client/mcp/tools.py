@@ -35,6 +35,10 @@ def _cwd() -> str | None:
 # it runs. They are left out of the input schema, so an argument naming one is refused
 # like any other field the schema does not list.
 SHIM_FILLED: dict[str, Callable[[], Any]] = {"cwd": _cwd, "written_by": lambda: "agent"}
+# Params fields for the hooks' own recall (enyal_protocol/shown.py), which an agent has no
+# use for: left out of the schema (every session's context pays for what it lists) and
+# refused the same way.
+HOOKS_ONLY = frozenset({"session_id", "lines_about"})
 
 
 @dataclass(frozen=True)
@@ -68,6 +72,11 @@ class ToolSpec:
     @property
     def filled(self) -> frozenset[str]:
         return frozenset(SHIM_FILLED) & frozenset(self.params_type.__struct_fields__)
+
+    @property
+    def hidden(self) -> frozenset[str]:
+        """The params fields an agent is not offered: the shim's and the hooks'."""
+        return self.filled | (HOOKS_ONLY & frozenset(self.params_type.__struct_fields__))
 
 
 TOOLS: tuple[ToolSpec, ...] = (
@@ -317,7 +326,7 @@ class InvalidArguments(Exception):
 
 def bind(spec: ToolSpec, arguments: dict[str, Any]) -> p.Params:
     """The daemon params for a call: the agent's arguments, checked, plus what the shim fills."""
-    refused = sorted(spec.filled & arguments.keys())
+    refused = sorted(spec.hidden & arguments.keys())
     if refused:
         raise InvalidArguments(f"unknown argument(s): {', '.join(refused)}")
     try:
@@ -331,7 +340,7 @@ def bind(spec: ToolSpec, arguments: dict[str, Any]) -> p.Params:
 @functools.cache
 def _schemas(spec: ToolSpec) -> tuple[dict[str, Any], dict[str, Any]]:
     method = p.METHODS[spec.method]
-    return object_schema(method.params, hidden=spec.filled), object_schema(method.result)
+    return object_schema(method.params, hidden=spec.hidden), object_schema(method.result)
 
 
 @functools.cache

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from enyal_protocol import config, str_paths
+from enyal_protocol import config, shown, str_paths
 from enyal_protocol.lazy_re import LazyPattern
 
 from .caller import HookInputError
@@ -50,37 +50,14 @@ def _query(text: str) -> str:
     return " ".join(text.replace("\x00", " ").split())[:4096]
 
 
-def key(entry_id: str) -> str:
-    """A memory's key in session_seen: the short id the brief shows (`abcd1234`), so a
-    memory the brief gave is known by it (32 bits: no clash within one session)."""
-    return entry_id[:8]
-
-
-def fresh(c: Caller, session: str, hits: list[Hit]) -> list[Hit]:
-    """The hits this session was not shown yet (and now recorded as shown)."""
-    if not hits:
-        return []
-    ask = {"session_id": session, "keys": [key(h["id"]) for h in hits]}
-    new = set(c.call("session_seen", ask)["new"])
-    return [h for h in hits if key(h["id"]) in new]
-
-
-def _words(text: str) -> set[str]:
-    """Its words, a path or a dotted name as one ("src/billing.py", "sqlite3.operationalerror")."""
-    return set(re.findall(r"[a-z0-9_][a-z0-9_./-]*[a-z0-9_]", text.lower()))
-
-
-def about(hits: list[Hit], words: set[str]) -> list[Hit]:
-    """The hits, a day's log cut down to its lines that hold one of `words` (lowercase):
-    a whole day of log lines beside a file or an error is noise (none: the day left out)."""
-    out: list[Hit] = []
-    for h in hits:
-        if h["content_type"] == "log":
-            lines = [ln for ln in h["content"].splitlines() if words & _words(ln)]
-            if not lines:
-                continue
-            h = {**h, "content": " / ".join(lines[:3])}
-        out.append(h)
+def for_session(session: str, about: set[str] | None = None) -> dict[str, Any]:
+    """Recall's params that show the hits as this session is shown them, in the same
+    round trip (enyal_protocol/shown.py): a day's log cut to its lines holding one of the
+    words `about` (lowercase), and what the session was shown before left out, the rest
+    recorded as shown (none without a session id)."""
+    out: dict[str, Any] = {"session_id": session} if session else {}
+    if about:  # sorted: the same input asks the same; capped as the wire's field is
+        out["lines_about"] = sorted(about)[: shown.MAX_ABOUT]
     return out
 
 
@@ -109,8 +86,8 @@ def session_start(
     if session:  # what the brief shows is not shown again beside a prompt or a file;
         # after a compaction or /clear the context no longer holds the rest: forgotten
         reset = data.get("source") in ("compact", "clear")
-        shown = BRIEF_ID.findall(markdown)
-        ask = {"session_id": session, "keys": shown, "reset": reset}
+        ids = BRIEF_ID.findall(markdown)
+        ask = {"session_id": session, "keys": ids, "reset": reset}
         c.call("session_seen", ask)
     return markdown
 
@@ -134,10 +111,10 @@ def prompt_submit(
         "limit": PROMPT_LIMIT,
         "budget_tokens": budget or PROMPT_BUDGET,
         **settings.recall_floors(),
+        **for_session(session),
         "cwd": cwd,
     }
-    hits = c.call("recall", params)["results"]
-    return render("memories related to this prompt", fresh(c, session, hits) if session else hits)
+    return render("memories related to this prompt", c.call("recall", params)["results"])
 
 
 def pre_tool_use(
@@ -158,21 +135,21 @@ def pre_tool_use(
         if not c.call("session_seen", ask)["new"]:
             return ""
     try:
-        shown = str_paths.relative_to(full, cwd)
+        relative = str_paths.relative_to(full, cwd)
     except ValueError:
-        shown = full
+        relative = full
     name = str_paths.name(full)
     params = {
-        "query": _query(f"{shown} {name} {str_paths.name(str_paths.parent(full))}"),
+        "query": _query(f"{relative} {name} {str_paths.name(str_paths.parent(full))}"),
         "file_path": full,
         "limit": FILE_LIMIT,
         "budget_tokens": budget or FILE_BUDGET,
         **settings.recall_floors(),
+        **for_session(session, {relative.lower(), name.lower()}),
         "cwd": cwd,
     }
     hits = c.call("recall_by_scope", params)["results"]
-    hits = about(hits, {shown.lower(), name.lower()})
-    return render(f"what is known about {shown}", fresh(c, session, hits) if session else hits)
+    return render(f"what is known about {relative}", hits)
 
 
 def failure_text(data: dict[str, Any]) -> str:
@@ -232,13 +209,11 @@ def post_tool_use(
         "limit": FAILURE_LIMIT,
         "budget_tokens": budget or FAILURE_BUDGET,
         **settings.recall_floors(),
+        # "in", "the", "1": not the error
+        **for_session(session, {w for w in shown.words(error) if len(w) > 3}),
         "cwd": cwd,
     }
-    words = {w for w in _words(error) if len(w) > 3}  # "in", "the", "1": not the error
-    hits = about(c.call("recall", params)["results"], words)
-    return render(
-        "seen before: memories about this error", fresh(c, session, hits) if session else hits
-    )
+    return render("seen before: memories about this error", c.call("recall", params)["results"])
 
 
 def subagent_start(

@@ -18,7 +18,7 @@ import os
 from collections.abc import Callable
 from concurrent.futures import Executor
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -90,6 +90,44 @@ class Dispatcher:
     async def handle(self, frame: bytes, session: Session | None = None) -> bytes | None:
         """One frame -> one response frame, or None for a notification. `session`: the
         connection it came on (without one, the connection's own methods are unknown)."""
+        call = self._parse(frame, session)
+        if not isinstance(call, _Call):
+            return call
+        try:
+            if call.on_session is not None and session is not None:
+                result = call.on_session(session, call.params)
+            else:
+                assert call.handler is not None
+                run = functools.partial(self._run, call.handler, call.params)
+                if call.key is not None:
+                    result = await self._replies.once(call.method, call.key, run)
+                else:
+                    result = await run()
+        except Exception as exc:
+            return _failed(call, exc)
+        return _answered(call, result)
+
+    def handle_here(self, frame: bytes) -> bytes | None:
+        """`handle` for a caller already on a thread of its own, off the loop (the hook
+        endpoint's, server/hook_http.py): the same checks, and the verb run on this
+        thread, not handed to the loop, then the request pool, and back (four thread
+        hops a call, issue 29). No connection, so no connection's methods; a keyed
+        request runs as any other (a key guards a resend over a socket, and an
+        in-process call is never resent)."""
+        call = self._parse(frame, None)
+        if not isinstance(call, _Call):
+            return call
+        assert call.handler is not None
+        try:
+            with traffic.serving():
+                result = call.handler(call.params)
+        except Exception as exc:
+            return _failed(call, exc)
+        return _answered(call, result)
+
+    def _parse(self, frame: bytes, session: Session | None) -> bytes | _Call | None:
+        """The call a frame asks for, or the frame answering it at once (an error, or
+        None for a notification that gets none)."""
         try:
             frame.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -148,28 +186,39 @@ class Dispatcher:
             message = _TOO_DEEP if isinstance(exc, RecursionError) else str(exc)
             bad = InvalidParams(f"invalid params for {req.method}: {message}")
             return error_frame(req_id, bad.code, bad.message, bad.data)
-        try:
-            if on_session is not None and session is not None:
-                result = on_session(session, params)
-            else:
-                assert handler is not None
-                run = functools.partial(self._run, handler, params)
-                keyed = not p.METHODS[req.method].idempotent and not notification
-                if keyed and not isinstance(req.enyal_key, msgspec.UnsetType):
-                    result = await self._replies.once(req.method, req.enyal_key, run)
-                else:
-                    result = await run()
-        except EnyalError as exc:
-            return None if notification else error_frame(req_id, exc.code, exc.message, exc.data)
-        except Exception as exc:
-            log.exception("%s failed", req.method)
-            if notification:
-                return None
-            return error_frame(req_id, p.INTERNAL_ERROR, f"{req.method} failed: {exc}")
-        if notification:
-            return None
-        try:
-            return result_frame(req_id, result)
-        except Exception as exc:  # never leave a request unanswered (e.g. a too-deep value)
-            log.exception("encoding the result of %s failed", req.method)
-            return error_frame(req_id, p.INTERNAL_ERROR, f"{req.method} failed: {exc}")
+        keyed = not p.METHODS[req.method].idempotent and not notification
+        key = None if isinstance(req.enyal_key, msgspec.UnsetType) or not keyed else req.enyal_key
+        return _Call(req_id, notification, req.method, handler, on_session, params, key)
+
+
+class _Call(NamedTuple):
+    """A request that passed every check, to run."""
+
+    req_id: p.RequestId
+    notification: bool
+    method: str
+    handler: Handler | None
+    on_session: SessionHandler | None
+    params: Any
+    key: str | None  # its enyal_key, when it must run once per key (server/replies.py)
+
+
+def _failed(call: _Call, exc: Exception) -> bytes | None:
+    if isinstance(exc, EnyalError):
+        return (
+            None if call.notification else error_frame(call.req_id, exc.code, exc.message, exc.data)
+        )
+    log.exception("%s failed", call.method, exc_info=exc)
+    if call.notification:
+        return None
+    return error_frame(call.req_id, p.INTERNAL_ERROR, f"{call.method} failed: {exc}")
+
+
+def _answered(call: _Call, result: Any) -> bytes | None:
+    if call.notification:
+        return None
+    try:
+        return result_frame(call.req_id, result)
+    except Exception as exc:  # never leave a request unanswered (e.g. a too-deep value)
+        log.exception("encoding the result of %s failed", call.method)
+        return error_frame(call.req_id, p.INTERNAL_ERROR, f"{call.method} failed: {exc}")

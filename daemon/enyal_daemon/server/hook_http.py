@@ -49,9 +49,9 @@ log = logging.getLogger(__name__)
 PATH = "/hook/"
 MAX_HEAD = 16 * 1024
 READ_SECONDS = 10.0
-CALL_SECONDS = 120.0  # one method; a cold index or a loaded machine fits
-# Hooks run beside the request pool, never on it: a hook waits on the methods it calls,
-# which need a worker of that pool.
+# Hooks run beside the request pool, never on it: a hook runs the methods it calls on
+# its own thread (Dispatcher.handle_here), and would otherwise hold a worker of that pool
+# from a socket's request while the loop waits on it.
 HOOK_THREADS = 2
 _encoder = msgspec.json.Encoder()
 _response = msgspec.json.Decoder(p.Response)
@@ -69,17 +69,15 @@ def bearer(authorization: str) -> str:
 
 
 class InProcess:
-    """The hook logic's Caller: each call a JSON-RPC frame through the Dispatcher."""
+    """The hook logic's Caller: each call a JSON-RPC frame through the Dispatcher, run on
+    the hook's own thread (Dispatcher.handle_here: no hop to the loop and back)."""
 
-    def __init__(self, dispatcher: Dispatcher, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, dispatcher: Dispatcher) -> None:
         self._dispatcher = dispatcher
-        self._loop = loop
 
     def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         request = {"jsonrpc": "2.0", "id": next(_ids), "method": method, "params": params}
-        handled = self._dispatcher.handle(_encoder.encode(request))
-        # Bounded: a daemon stopping mid-hook must not leave this thread waiting forever.
-        frame = asyncio.run_coroutine_threadsafe(handled, self._loop).result(CALL_SECONDS)
+        frame = self._dispatcher.handle_here(_encoder.encode(request))
         assert frame is not None  # a request with an id is always answered
         reply = _response.decode(frame)
         if not isinstance(reply.error, msgspec.UnsetType):
@@ -178,7 +176,7 @@ class HookEndpoint:
         return verb, data
 
     async def _answer(self, verb: str, data: dict[str, Any]) -> bytes:
-        caller = InProcess(self._dispatcher, asyncio.get_running_loop())
+        caller = InProcess(self._dispatcher)
 
         def run() -> dict[str, Any]:
             try:

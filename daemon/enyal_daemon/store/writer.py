@@ -52,6 +52,8 @@ class Tx:
     conn: apsw.Connection
     after_commit: list[Callable[[], None]] = field(default_factory=list)
     before_commit: list[Callable[[], None]] = field(default_factory=list)
+    counted: bool = True  # False: nothing a remembered search result reads (Version)
+    used: bool = True  # False: not even access counts (Version)
 
 
 @dataclass
@@ -61,14 +63,41 @@ class _Job:
     durable: bool = True
 
 
+class Version:
+    """How many transactions have changed what searches read: read before a search, it
+    says whether a result remembered under it still holds. Moved after a commit, before
+    its writers are answered: a client that was told its write is done reads the new
+    version. Kept by the engine, so a writer opened anew (writes back after a read-only
+    spell) goes on counting, never back to a value already used. Two counts:
+
+    value   the memories, their scopes, edges and text index (index/keywords.py's
+            remembered results). A job that writes none of it says so on its Tx
+            (`counted = False`): bookkeeping, a brief's own time.
+    used    that, or what use moves: access counts (the brief's remembered rows,
+            service/session/brief.py). A job that writes neither says so too
+            (`used = False`): a brief's own time."""
+
+    def __init__(self) -> None:
+        # Moved on the writer's thread only; read anywhere (an int: atomic).
+        self.value = 0
+        self.used = 0
+
+
 _STOP = object()
 
 
 class Writer:
-    def __init__(self, conn: apsw.Connection, checkpointer: apsw.Connection | None = None) -> None:
+    def __init__(
+        self,
+        conn: apsw.Connection,
+        checkpointer: apsw.Connection | None = None,
+        version: Version | None = None,
+    ) -> None:
         """`checkpointer`: another connection to the database, for checkpoints off the
-        writer's thread; without one, SQLite checkpoints inside commits."""
+        writer's thread; without one, SQLite checkpoints inside commits. `version`: what
+        counts the commits (a fresh one if not given)."""
         self.conn = conn
+        self.version = version or Version()
         self._queue: queue.SimpleQueue[_Job | object] = queue.SimpleQueue()
         self._closed = False
         self._close_lock = threading.Lock()
@@ -214,6 +243,11 @@ class Writer:
         finally:
             if not durable:
                 self.conn.execute("PRAGMA synchronous=FULL")
+        done = [tx for _, tx, _, error in outcomes if error is None]
+        if any(tx.counted for tx in done):
+            self.version.value += 1
+        if any(tx.counted or tx.used for tx in done):
+            self.version.used += 1
         for job, tx, result, error in outcomes:
             if error is not None:
                 job.future.set_exception(error)

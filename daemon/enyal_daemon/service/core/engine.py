@@ -19,7 +19,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import apsw
 import numpy as np
@@ -28,6 +28,7 @@ from enyal_protocol import wire as p
 
 from ...embedder import passages
 from ...embedder.batcher import Batcher
+from ...embedder.memo import QueryVectors, TokenCounts
 from ...embedder.model_files import ModelFiles
 from ...embedder.onnx import Embedder, Vectors
 from ...embedder.passages import Embedding
@@ -37,8 +38,9 @@ from ...index import keywords
 from ...index.entry_index import EntryIndex
 from ...index.groups import ScopeGroups, kind_code
 from ...store import db, entries, failures, graph, meta, versions
+from ...store.remembered import Remembered
 from ...store.rows import EntryRow
-from ...store.writer import Tx, Writer
+from ...store.writer import Tx, Version, Writer
 from ..rules import expiry, scoring
 from ..rules.clock import SYSTEM, Clock
 from . import changes
@@ -119,6 +121,8 @@ class Engine:
         self._embed_slots = threading.BoundedSemaphore(EMBED_CONCURRENCY)
         self._embed_pool = ThreadPoolExecutor(EMBED_CONCURRENCY, thread_name_prefix="enyal-embed")
         self._batcher = Batcher(embedder, lambda: self._embed_slots, EMBED_CONCURRENCY)
+        self.token_counts = TokenCounts(embedder.count_tokens)  # budgets' (embedder/memo.py)
+        self._query_vectors = QueryVectors()
         conn = db.connect(db_path, writer=True)
         try:
             bind_model(conn, embedder.files, embedder.dim)
@@ -128,7 +132,15 @@ class Engine:
         self.read_only = db.read_only(conn)
         if self.read_only:
             log.warning("%s cannot be written: serving reads only", db_path)
-        self.writer = Writer(conn, None if self.read_only else db.connect(db_path, writer=False))
+        self.store_version = Version()  # what remembered search results are checked by
+        self.keyword_results = keywords.Remembered(self.store_version)
+        # The brief's rows, as long as neither memories nor their use changed (brief.py).
+        self.brief_rows: Remembered[Any] = Remembered(lambda: self.store_version.used, 64)
+        self.writer = Writer(
+            conn,
+            None if self.read_only else db.connect(db_path, writer=False),
+            self.store_version,
+        )
         self._reopen_lock = threading.Lock()
         # Bumped when the database is opened anew (writable again): each thread's reader
         # is then opened anew too, as one opened read-only (immutable) sees no write.
@@ -194,7 +206,7 @@ class Engine:
                 conn.close()
                 return False
             old = self.writer
-            self.writer = Writer(conn, db.connect(self.db_path, writer=False))
+            self.writer = Writer(conn, db.connect(self.db_path, writer=False), self.store_version)
             self._generation += 1
             self.read_only = False
             old.close()  # jobs it had accepted fail as read-only, as they would have
@@ -348,13 +360,19 @@ class Engine:
 
     def embed_query(self, text: str) -> Vectors:
         """A query's vector, from the part of it the model reads as one (Embedder.query_window)."""
-        return self.embed(self.embedder.query_window(text))
+        return self.embed_query_soon(text).result()
 
     def embed_query_soon(self, text: str) -> Future[Vectors]:
         """`embed_query`'s vector, to come: a recall searches its words meanwhile
         (onnxruntime and SQLite both release the GIL), on its own thread rather than
-        handing the search to another (a hop each way, ~1 ms of a recall's CPU: issue 30)."""
-        return self._batcher.submit(self.embedder.query_window(text))
+        handing the search to another (a hop each way, ~1 ms of a recall's CPU: issue 30).
+        A query asked again (a hook's about the same file or error) is not embedded again
+        (embedder/memo.py): the vector comes done, read-only."""
+        window = self.embedder.query_window(text)
+        known = self._query_vectors.get(window)
+        if known is not None:
+            return known
+        return self._query_vectors.keep(window, self._batcher.submit(window))
 
     def embed_memory(self, text: str) -> Embedding:
         """A memory's text as stored: its vector, and its passages' if it is long. Its
@@ -408,8 +426,16 @@ class Engine:
             return False
         try:
             for job in batch.chunks():
-                while self.write(job, durable=False):
+                while self.write(functools.partial(_uncounted, job), durable=False):
                     pass
         except StorageError as exc:  # counts are not worth failing anything for
             log.warning("access counts and events dropped: %s", exc.message)
         return True
+
+
+def _uncounted(job: Callable[[Tx], T], tx: Tx) -> T:
+    """A bookkeeping job (access counts, usage events): ranking reads what it writes, the
+    keyword index and the filters do not, so remembered keyword results still hold
+    (Version.value stays; Version.used moves)."""
+    tx.counted = False
+    return job(tx)

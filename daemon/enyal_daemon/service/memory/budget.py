@@ -32,7 +32,7 @@ H = TypeVar("H", bound=p.Hit)
 
 
 def count(engine: Engine, texts: Sequence[str]) -> list[int]:
-    return engine.embedder.count_tokens(list(texts))
+    return engine.token_counts.count(texts)  # each text's count remembered (embedder/memo.py)
 
 
 def cut(engine: Engine, text: str, room: int, marker: str) -> str | None:

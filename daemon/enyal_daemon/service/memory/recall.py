@@ -17,7 +17,6 @@ from enyal_protocol import wire as p
 
 from ...embedder.onnx import Vectors
 from ...errors import InvalidValue
-from ...index import keywords
 from ...index.groups import kind_code
 from ...store import entries, versions
 from ...store.filters import EntryFilter
@@ -28,6 +27,7 @@ from ..rules import ranking, redaction, scopes
 from ..rules.clock import parse_iso, to_iso
 from ..rules.ranking import HIT_MARGIN, Candidate, Floors, Weight, rank
 from . import budget, validity
+from .for_session import shown_to
 
 # A filter letting more entries through than this is applied to a widened KNN (k * WIDEN
 # candidates) instead of restricting the KNN to a list of every entry it allows.
@@ -54,6 +54,7 @@ def recall(engine: Engine, params: p.RecallParams) -> p.RecallResult:
         hits = _search(engine, params.query, params.limit, _floors(params), f, v, at=at)
         hits, packed = _pack(engine, hits, params.budget_tokens)
         _used(engine, params.query, hits, at)
+    hits = shown_to(engine, hits, params.lines_about, params.session_id)
     return p.RecallResult(results=hits, budget=packed)
 
 
@@ -134,6 +135,7 @@ def recall_by_scope(engine: Engine, params: p.RecallByScopeParams) -> p.RecallBy
     )
     hits, packed = _pack(engine, hits, params.budget_tokens)
     _used(engine, params.query, hits)
+    hits = shown_to(engine, hits, params.lines_about, params.session_id)
     return p.RecallByScopeResult(
         results=hits,
         scopes=[p.ScopeRef(level=level, path=path, weight=w) for level, path, w in chain],
@@ -190,7 +192,7 @@ def _gather(
     conn = engine.reader()
     # The query is embedded on an embedding worker while its words are searched here.
     meaning = engine.embed_query_soon(query) if qvec is None else None
-    keyword = dict(keywords.search(conn, engine.doc_counts, query, k, f))
+    keyword = dict(engine.keyword_results.search(conn, engine.doc_counts, query, k, f))
     if meaning is not None:
         qvec = meaning.result()
     assert qvec is not None

@@ -34,7 +34,7 @@ from ..files import sharing
 from ..memory import budget
 from ..rules import scopes
 from ..rules.clock import days_between, to_iso
-from ..rules.scoring import effective_confidence
+from ..rules.scoring import trust_now
 from . import daylog, tasks
 
 log = logging.getLogger(__name__)
@@ -137,6 +137,8 @@ def brief(engine: Engine, params: p.BriefParams) -> p.BriefResult:
 def _record(engine: Engine, project: str, when: str) -> None:
     def job(tx: Tx) -> None:
         meta.put(tx.conn, META_KEY + project, when)
+        # Only "since" reads it, which no remembered result holds (store/writer.py Version).
+        tx.counted = tx.used = False
 
     try:  # bookkeeping, as access counts are: not worth failing the brief for
         engine.write(job, durable=False)
@@ -163,23 +165,36 @@ def _pool(
     return [row for _, row in entries.listing(engine.reader(), f, sort, descending, None, limit)]
 
 
+def _knowledge_rows(engine: Engine, chain: tuple[tuple[str, str | None], ...]) -> list[EntryRow]:
+    """The conventions, decisions and preferences a brief ranks: read afresh only once
+    memories or their use changed (engine.brief_rows: subagents start in bursts, each
+    with a brief of the same project), ranked afresh every time (the ranking reads now)."""
+
+    def read() -> list[EntryRow]:
+        rows: list[EntryRow] = []
+        for content_type in KNOWLEDGE_TYPES:
+            f = EntryFilter(scopes=chain, content_type=content_type)
+            rows += _pool(engine, f, "importance", True, KNOWLEDGE_POOL)
+        superseded = graph_store.superseded_by(engine.reader(), [r.id for r in rows])
+        return [r for r in rows if r.id not in superseded]
+
+    return list(engine.brief_rows.get(("knowledge", chain), read))
+
+
 def _knowledge(engine: Engine, chain: list[tuple[str, str | None]], now: datetime) -> list[str]:
-    rows: list[EntryRow] = []
-    for content_type in KNOWLEDGE_TYPES:
-        f = EntryFilter(scopes=tuple(chain), content_type=content_type)
-        rows += _pool(engine, f, "importance", True, KNOWLEDGE_POOL)
-    superseded = graph_store.superseded_by(engine.reader(), [r.id for r in rows])
-    rows = [r for r in rows if r.id not in superseded]
+    rows = _knowledge_rows(engine, tuple(chain))
+    # Every row's decayed confidence in one array call: a call per row (a few hundred
+    # at 10k memories) was half the brief once its token counts were remembered.
+    _, conf = trust_now(
+        [r.confidence for r in rows],
+        [engine.decay_rates.get(r.content_type, 1.0) for r in rows],
+        [days_between(r.checked_at, now) for r in rows],
+        [r.access_count for r in rows],
+    )
+    confs = {r.id: round(float(c), 6) for r, c in zip(rows, conf, strict=True)}
 
     def rank(r: EntryRow) -> tuple[int, float, int, str, str]:
-        conf = effective_confidence(
-            r.confidence,
-            r.content_type,
-            days_between(r.checked_at, now),
-            r.access_count,
-            engine.decay_rates,
-        )
-        return (-r.importance, -round(conf, 6), -r.access_count, r.created_at, r.id)
+        return (-r.importance, -confs[r.id], -r.access_count, r.created_at, r.id)
 
     return [_item(engine, f"({r.content_type}) {r.content}", r.id) for r in sorted(rows, key=rank)]
 
@@ -201,6 +216,26 @@ def _review(
     engine: Engine, project: scopes.Project, chain: list[tuple[str, str | None]], now: datetime
 ) -> list[str]:
     cutoff = to_iso(now - timedelta(days=REVIEW_STALE_DAYS))
+    conflicted = list(
+        engine.brief_rows.get(
+            ("conflicted", project, tuple(chain)), lambda: _conflicted(engine, project, chain)
+        )
+    )
+    f = EntryFilter(scopes=tuple(chain), checked_before=cutoff, exclude_types=("log", "task"))
+    stale = _pool(engine, f, "updated", False, REVIEW_MAX)
+    out = [_item(engine, f"conflicting ({r.content_type}) {r.content}", r.id) for r in conflicted]
+    out += [
+        _item(engine, f"stale since {r.checked_at[:10]} ({r.content_type}) {r.content}", r.id)
+        for r in stale
+    ]
+    return out[:REVIEW_MAX]
+
+
+def _conflicted(
+    engine: Engine, project: scopes.Project, chain: list[tuple[str, str | None]]
+) -> list[EntryRow]:
+    """The memories of these scopes in a conflict this project sees (remembered as the
+    knowledge rows are: they read no time)."""
     scopes_ = set(chain)
     conn = engine.reader()
     pairs = graph_store.conflicting(conn, REVIEW_MAX * 10)
@@ -213,15 +248,7 @@ def _review(
         if all(i in rows and seen(rows[i].scope_path) for i in pair)
         for i in pair
     }
-    conflicted = [rows[i] for i in ids if rows[i].scope in scopes_ and not rows[i].is_deprecated]
-    f = EntryFilter(scopes=tuple(chain), checked_before=cutoff, exclude_types=("log", "task"))
-    stale = _pool(engine, f, "updated", False, REVIEW_MAX)
-    out = [_item(engine, f"conflicting ({r.content_type}) {r.content}", r.id) for r in conflicted]
-    out += [
-        _item(engine, f"stale since {r.checked_at[:10]} ({r.content_type}) {r.content}", r.id)
-        for r in stale
-    ]
-    return out[:REVIEW_MAX]
+    return [rows[i] for i in ids if rows[i].scope in scopes_ and not rows[i].is_deprecated]
 
 
 def _log(engine: Engine, project: str, now: datetime) -> list[str]:
