@@ -25,6 +25,13 @@ Verb = Callable[[Engine, Any], Any]
 
 SWEEP_THEMSELVES = frozenset(name for name, method in p.METHODS.items() if method.sweeps_expiry)
 
+# What a verb starts before the work every verb does first (the cwd's project, the expiry
+# sweep), to run on another thread meanwhile: a recall's query embedding (issue 30).
+EARLY: dict[str, Verb] = {
+    "recall": recall.embed_early,
+    "recall_by_scope": recall.embed_early,
+}
+
 VERBS: dict[str, Verb] = {
     "remember": memories.remember,
     "recall": recall.recall,
@@ -77,9 +84,12 @@ def bind(engine: Engine) -> dict[str, Callable[[Any], Any]]:
     """Every verb with the engine bound. Each first deletes what has expired, if anything
     has: that is what makes an expired entry vanish for every reader at once. And each
     sent from a folder first finds that folder's project where it is now, should its
-    key have changed (service/core/identity.py)."""
+    key have changed (service/core/identity.py). Before both, a verb in EARLY starts what
+    can run on another thread meanwhile."""
 
-    def run(verb: Verb, sweep: bool, params: Any) -> Any:
+    def run(verb: Verb, sweep: bool, early: Verb | None, params: Any) -> Any:
+        if early is not None:
+            early(engine, params)
         with scopes.one_look():  # the cwd's project, found here, serves the verb too
             identity.follow(engine, getattr(params, "cwd", None))
             if sweep:
@@ -87,6 +97,6 @@ def bind(engine: Engine) -> dict[str, Callable[[Any], Any]]:
             return verb(engine, params)
 
     return {
-        name: functools.partial(run, verb, name not in SWEEP_THEMSELVES)
+        name: functools.partial(run, verb, name not in SWEEP_THEMSELVES, EARLY.get(name))
         for name, verb in VERBS.items()
     }
