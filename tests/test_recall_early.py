@@ -85,3 +85,31 @@ def test_an_embedding_started_for_another_query_is_not_taken(
     got = recall.recall(engine, asked)
     assert ids(got) == ids(verbs.bind(engine)["recall"](asked))
     assert got.results[0].content == FACTS[0]
+
+
+def test_a_recalls_query_is_redacted_when_its_events_are_written(
+    memory: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Off the request's thread: the flusher redacts, the analytics log holds no secret.
+    The redactor is wrapped to count its calls (each runs the real rules)."""
+    from enyal_daemon.service.upkeep import analytics
+
+    for fact in FACTS:
+        memory_remember(memory, fact)
+    real, calls = memory.redactor, []
+
+    class Counting:
+        def redact(self, text: str) -> Any:
+            calls.append(text)
+            return real.redact(text)
+
+    monkeypatch.setattr(memory, "redactor", Counting())
+    secret = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    got = recall.recall(memory, p.RecallParams(query=f"which linter? token {secret}"))
+    assert got.results and calls == []  # nothing scanned while the agent waited
+    memory.flush_bookkeeping()
+    assert len(calls) == 1  # once a recall, not once a hit
+    logged = analytics.analytics(memory, p.AnalyticsParams(event_type="recall")).events
+    assert [e.result_rank for e in reversed(logged)] == list(range(1, len(got.results) + 1))
+    assert logged and all(e.query and "which linter?" in e.query for e in logged)
+    assert not any(secret in (e.query or "") for e in logged)

@@ -39,7 +39,7 @@ from ...index.groups import ScopeGroups, kind_code
 from ...store import db, entries, failures, graph, meta, versions
 from ...store.rows import EntryRow
 from ...store.writer import Tx, Writer
-from ..rules import expiry, scoring
+from ..rules import expiry, redaction, scoring
 from ..rules.clock import SYSTEM, Clock
 from . import changes
 from .bookkeeping import Bookkeeping
@@ -108,7 +108,7 @@ class Engine:
         self.index = EntryIndex(embedder.dim)
         self.groups = ScopeGroups()
         self.doc_counts = keywords.DocCounts()
-        self.bookkeeping = Bookkeeping(clock)
+        self.bookkeeping = Bookkeeping(clock, lambda query: redaction.text(self.redactor, query))
         self.changes = changes.Publisher(
             clock
         )  # live change notifications (service/core/changes.py)

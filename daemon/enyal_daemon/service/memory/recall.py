@@ -26,7 +26,7 @@ from ...store.filters import EntryFilter
 from ...store.rows import EntryRow
 from ..core.engine import Engine
 from ..files import sources
-from ..rules import ranking, redaction, scopes
+from ..rules import ranking, scopes
 from ..rules.clock import parse_iso, to_iso
 from ..rules.ranking import HIT_MARGIN, Candidate, Floors, Weight, rank
 from . import budget, validity
@@ -257,11 +257,9 @@ def _used(engine: Engine, query: str, hits: list[p.Hit], asked_at: datetime | No
     must not lift what it found (the use bonus) for the questions replayed after it."""
     if asked_at is not None:
         return
-    now = engine.clock.now_iso()
     engine.bookkeeping.touch(h.id for h in hits)
     if hits:  # a query can hold a secret too: the analytics log keeps it redacted
-        logged = redaction.text(engine.redactor, query)
-        engine.bookkeeping.events((h.id, "recall", now, logged, i) for i, h in enumerate(hits, 1))
+        engine.bookkeeping.recalled([h.id for h in hits], query)
 
 
 def _nearest(
