@@ -75,6 +75,9 @@ class Writer:
         # When the last acknowledged write arrived (monotonic): the daemon's own upkeep
         # waits for a quiet moment. Bookkeeping, never acknowledged, does not count.
         self.last_write = 0.0
+        # Transactions committed: a reader's cache of what the data says (keyword counts)
+        # holds while this stays the same. Counted after each COMMIT, on this thread.
+        self.commits = 0
         self._thread = threading.Thread(target=self._run, name="enyal-writer", daemon=True)
         self._checkpointer = checkpointer
         self._checkpoint_due = threading.Event()
@@ -209,6 +212,7 @@ class Writer:
         finally:
             if not durable:
                 self.conn.execute("PRAGMA synchronous=FULL")
+        self.commits += 1
         for job, tx, result, error in outcomes:
             if error is not None:
                 job.future.set_exception(error)

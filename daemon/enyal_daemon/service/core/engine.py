@@ -107,7 +107,9 @@ class Engine:
         self.redactor = secrets if redact else None  # what writes go through; None: off
         self.index = EntryIndex(embedder.dim)
         self.groups = ScopeGroups()
-        self.doc_counts = keywords.DocCounts()
+        # Kept while nothing is committed (the writer's commits; a writer opened anew
+        # starts its own count, hence the generation beside it).
+        self.doc_counts = keywords.DocCounts(lambda: (self._generation, self.writer.commits))
         self.bookkeeping = Bookkeeping(clock, lambda query: redaction.text(self.redactor, query))
         self.changes = changes.Publisher(
             clock
