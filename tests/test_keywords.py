@@ -89,9 +89,10 @@ def test_the_ranking_cap_keeps_the_rarest_words(
 def test_word_counts_outlive_their_ttl_while_nothing_is_committed(
     memory: Any, store: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """An agent's prompts come minutes apart: their words are not counted again unless the
-    store changed meanwhile. The TTL is set to 0 to stand for that time passing; the
-    statements the reader runs are traced (apsw's exec_trace) to see what is counted."""
+    """An agent's prompts come minutes apart: their words are not counted again unless a
+    text may have changed meanwhile (the recalls' own bookkeeping changes none). The TTL
+    is set to 0 to stand for that time passing; the statements the reader runs are traced
+    (apsw's exec_trace) to see what is counted."""
     monkeypatch.setattr(keywords, "DOC_COUNT_TTL", 0.0)
     conn, counts = memory.reader(), memory.doc_counts
     counted: list[str] = []
@@ -107,6 +108,10 @@ def test_word_counts_outlive_their_ttl_while_nothing_is_committed(
     counted.clear()
     assert keywords.search(conn, counts, "zeppelin retries", 10) == first
     assert counted == []  # the store has not changed: the counts hold
+    memory.bookkeeping.touch(store.values())  # a recall's bookkeeping is written...
+    assert memory.flush_bookkeeping()
+    keywords.search(conn, counts, "zeppelin retries", 10)
+    assert counted == []  # ...and changes no text: they still hold
     memories.remember(memory, p.RememberParams(content="A third zeppelin lands.", scope="global"))
     again = dict(keywords.search(conn, counts, "zeppelin", 10))
     assert counted == ['"zeppelin"']  # a commit since: counted anew, and it finds three

@@ -75,9 +75,11 @@ class Writer:
         # When the last acknowledged write arrived (monotonic): the daemon's own upkeep
         # waits for a quiet moment. Bookkeeping, never acknowledged, does not count.
         self.last_write = 0.0
-        # Transactions committed: a reader's cache of what the data says (keyword counts)
-        # holds while this stays the same. Counted after each COMMIT, on this thread.
-        self.commits = 0
+        # Durable transactions committed (counted after COMMIT, on this thread). Every
+        # change to a memory's text is one; bookkeeping (counts, analytics, a project's
+        # record) never is, so a cache of what the texts say (keyword counts) holds while
+        # this stays the same, however many recalls are counted meanwhile.
+        self.durable_commits = 0
         self._thread = threading.Thread(target=self._run, name="enyal-writer", daemon=True)
         self._checkpointer = checkpointer
         self._checkpoint_due = threading.Event()
@@ -212,7 +214,8 @@ class Writer:
         finally:
             if not durable:
                 self.conn.execute("PRAGMA synchronous=FULL")
-        self.commits += 1
+        if durable:
+            self.durable_commits += 1
         for job, tx, result, error in outcomes:
             if error is not None:
                 job.future.set_exception(error)

@@ -107,9 +107,11 @@ class Engine:
         self.redactor = secrets if redact else None  # what writes go through; None: off
         self.index = EntryIndex(embedder.dim)
         self.groups = ScopeGroups()
-        # Kept while nothing is committed (the writer's commits; a writer opened anew
-        # starts its own count, hence the generation beside it).
-        self.doc_counts = keywords.DocCounts(lambda: (self._generation, self.writer.commits))
+        # Kept while no text can have changed (the writer's durable commits; a writer
+        # opened anew starts its own count, hence the generation beside it).
+        self.doc_counts = keywords.DocCounts(
+            lambda: (self._generation, self.writer.durable_commits)
+        )
         self.bookkeeping = Bookkeeping(clock, lambda query: redaction.text(self.redactor, query))
         self.changes = changes.Publisher(
             clock
