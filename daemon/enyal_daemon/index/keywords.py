@@ -178,7 +178,8 @@ class DocCounts:
 
     def __init__(self, version: Callable[[], Hashable] | None = None) -> None:
         """`version`: what moves whenever the indexed texts may have changed (the engine's
-        commits); None: counts are kept for DOC_COUNT_TTL only."""
+        durable commits); None, or a version of None: counts are kept for DOC_COUNT_TTL
+        only."""
         self._version = version
         self._lock = threading.Lock()
         self._counts: dict[Term, tuple[int, float, Hashable]] = {}

@@ -108,9 +108,10 @@ class Engine:
         self.index = EntryIndex(embedder.dim)
         self.groups = ScopeGroups()
         # Kept while no text can have changed (the writer's durable commits; a writer
-        # opened anew starts its own count, hence the generation beside it).
+        # opened anew starts its own count, hence the generation beside it). A store this
+        # daemon cannot write may be written by another process: its counts keep the TTL.
         self.doc_counts = keywords.DocCounts(
-            lambda: (self._generation, self.writer.durable_commits)
+            lambda: None if self.read_only else (self._generation, self.writer.durable_commits)
         )
         self.bookkeeping = Bookkeeping(clock, lambda query: redaction.text(self.redactor, query))
         self.changes = changes.Publisher(
