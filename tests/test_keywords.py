@@ -16,6 +16,7 @@ import msgspec
 import pytest
 
 from enyal_daemon.index import keywords
+from enyal_daemon.service.memory import memories
 from enyal_daemon.service.upkeep import transfer
 from enyal_protocol import wire as p
 
@@ -83,3 +84,35 @@ def test_the_ranking_cap_keeps_the_rarest_words(
     # A cap of 5 ranked entries: "zeppelin" (2) fits, "retries" (9) would pass it.
     monkeypatch.setattr(keywords, "MAX_RANKED", 5)
     assert set(search("retries zeppelin")) == zeppelins
+
+
+def test_word_counts_outlive_their_ttl_while_nothing_is_committed(
+    memory: Any, store: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An agent's prompts come minutes apart: their words are not counted again unless a
+    text may have changed meanwhile (the recalls' own bookkeeping changes none). The TTL
+    is set to 0 to stand for that time passing; the statements the reader runs are traced
+    (apsw's exec_trace) to see what is counted."""
+    monkeypatch.setattr(keywords, "DOC_COUNT_TTL", 0.0)
+    conn, counts = memory.reader(), memory.doc_counts
+    counted: list[str] = []
+
+    def trace(cursor: Any, sql: str, bindings: Any) -> bool:
+        if sql.startswith("SELECT count(*)"):
+            counted.append(bindings[0])
+        return True
+
+    conn.exec_trace = trace
+    first = keywords.search(conn, counts, "zeppelin retries", 10)
+    assert sorted(counted) == ['"retries"', '"zeppelin"']
+    counted.clear()
+    assert keywords.search(conn, counts, "zeppelin retries", 10) == first
+    assert counted == []  # the store has not changed: the counts hold
+    memory.bookkeeping.touch(store.values())  # a recall's bookkeeping is written...
+    assert memory.flush_bookkeeping()
+    keywords.search(conn, counts, "zeppelin retries", 10)
+    assert counted == []  # ...and changes no text: they still hold
+    memories.remember(memory, p.RememberParams(content="A third zeppelin lands.", scope="global"))
+    again = dict(keywords.search(conn, counts, "zeppelin", 10))
+    assert counted == ['"zeppelin"']  # a commit since: counted anew, and it finds three
+    assert len(again) == 3 and counts.get(conn, "zeppelin") == 3

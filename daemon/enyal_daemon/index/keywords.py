@@ -24,6 +24,7 @@ import math
 import re
 import threading
 import time
+from collections.abc import Callable, Hashable
 
 import apsw
 
@@ -196,21 +197,33 @@ def _store_size(conn: apsw.Connection) -> int:
 
 
 class DocCounts:
-    """How many entries hold a word, remembered for DOC_COUNT_TTL seconds: counting a
-    common word reads its whole posting list, and queries repeat their words."""
+    """How many entries hold a word, remembered for DOC_COUNT_TTL seconds, and for as long
+    after as the store's `version` stays the same: counting a common word reads its whole
+    posting list, and queries repeat their words. Without the version an agent's prompts,
+    minutes apart, had every word counted again (~0.3 ms of a recall's keyword search at
+    10k, for the same counts: issue 30)."""
 
     MAX_WORDS = 20_000
 
-    def __init__(self) -> None:
+    def __init__(self, version: Callable[[], Hashable] | None = None) -> None:
+        """`version`: what moves whenever the indexed texts may have changed (the store's
+        Version, store/writer.py); None, or a version of None: counts are kept for
+        DOC_COUNT_TTL only."""
+        self._version = version
         self._lock = threading.Lock()
-        self._counts: dict[Term, tuple[int, float]] = {}
+        self._counts: dict[Term, tuple[int, float, Hashable]] = {}
 
     def get(self, conn: apsw.Connection, word: str, is_cjk: bool = False) -> int:
         now = time.monotonic()
+        # Read before counting: a change committed meanwhile leaves the count marked
+        # older than it is (counted again later), never newer.
+        version = None if self._version is None else self._version()
         key = (word, is_cjk)
         with self._lock:
             hit = self._counts.get(key)
-        if hit is not None and now - hit[1] < DOC_COUNT_TTL:
+        if hit is not None and (
+            now - hit[1] < DOC_COUNT_TTL or (version is not None and hit[2] == version)
+        ):
             return hit[0]
         table = _TABLES[is_cjk]
         row = conn.execute(
@@ -220,7 +233,7 @@ class DocCounts:
         with self._lock:
             if len(self._counts) >= self.MAX_WORDS:
                 self._counts.clear()
-            self._counts[key] = (df, now)
+            self._counts[key] = (df, now, version)
         return df
 
 

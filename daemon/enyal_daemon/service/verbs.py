@@ -27,6 +27,13 @@ SWEEP_THEMSELVES = frozenset(name for name, method in p.METHODS.items() if metho
 # Read the repository's `.enyal/` themselves, and say what the read found.
 READ_SHARED_THEMSELVES = frozenset({"share_sync"})
 
+# What a verb starts before the work every verb does first (the cwd's project, the expiry
+# sweep), to run on another thread meanwhile: a recall's query embedding (issue 30).
+EARLY: dict[str, Verb] = {
+    "recall": recall.embed_early,
+    "recall_by_scope": recall.embed_early,
+}
+
 VERBS: dict[str, Verb] = {
     "remember": memories.remember,
     "recall": recall.recall,
@@ -80,9 +87,12 @@ def bind(engine: Engine) -> dict[str, Callable[[Any], Any]]:
     has: that is what makes an expired entry vanish for every reader at once. And each
     sent from a folder first finds that folder's project where it is now, should its
     key have changed (service/core/identity.py), and reads its `.enyal/` if the store
-    never has (service/files/sharing.py notice)."""
+    never has (service/files/sharing.py notice). Before all of it, a verb in EARLY starts
+    what can run on another thread meanwhile."""
 
-    def run(verb: Verb, sweep: bool, notice: bool, params: Any) -> Any:
+    def run(verb: Verb, sweep: bool, notice: bool, early: Verb | None, params: Any) -> Any:
+        if early is not None:
+            early(engine, params)
         with scopes.one_look():  # the cwd's project, found here, serves the verb too
             identity.follow(engine, getattr(params, "cwd", None))
             if notice:
@@ -93,7 +103,11 @@ def bind(engine: Engine) -> dict[str, Callable[[Any], Any]]:
 
     return {
         name: functools.partial(
-            run, verb, name not in SWEEP_THEMSELVES, name not in READ_SHARED_THEMSELVES
+            run,
+            verb,
+            name not in SWEEP_THEMSELVES,
+            name not in READ_SHARED_THEMSELVES,
+            EARLY.get(name),
         )
         for name, verb in VERBS.items()
     }

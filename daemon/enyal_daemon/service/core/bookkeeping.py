@@ -35,6 +35,15 @@ EVENT_CHUNK = 256  # events one transaction inserts
 PRUNE_CHUNK = 2000  # events one transaction deletes
 
 
+@dataclass(frozen=True, slots=True)
+class Asked:
+    """A recall's events before its query is redacted: the hits shown, in order."""
+
+    ids: list[str]
+    when: str
+    query: str
+
+
 @dataclass
 class Batch:
     accessed: dict[str, tuple[int, str]] = field(default_factory=dict)  # id -> (times, last)
@@ -73,10 +82,13 @@ def _prune(cutoff: str, tx: Tx) -> bool:
 
 
 class Bookkeeping:
-    def __init__(self, clock: Clock) -> None:
+    def __init__(self, clock: Clock, redact: Callable[[str], str]) -> None:
+        """`redact`: how a recall's query is kept in the log (applied when it is written)."""
         self.clock = clock
+        self._redact = redact
         self._lock = threading.Lock()
         self._pending = Batch()
+        self._asked: list[tuple[int, Asked]] = []  # (where in the events, what was asked)
         self._pruned_at = 0.0
 
     def touch(self, ids: Iterable[str]) -> None:
@@ -99,12 +111,37 @@ class Bookkeeping:
         with self._lock:
             self._pending.events.extend(rows)
 
+    def recalled(self, ids: list[str], query: str) -> None:
+        """A recall's hits, shown for `query`: an event each, ranked 1.., the query redacted
+        when they are written (drain), not on the request's thread: a hook's prompt can
+        run to thousands of characters, which the secret rules scan (issue 30)."""
+        asked = Asked(ids, self.clock.now_iso(), query)
+        with self._lock:
+            self._asked.append((len(self._pending.events), asked))
+
     def drain(self) -> Batch:
         """What is pending, handed over once; pruning rides along every so often."""
         with self._lock:
             batch, self._pending = self._pending, Batch()
+            asked, self._asked = self._asked, []
+        if asked:
+            batch.events = self._with_recalls(batch.events, asked)
         now = time.monotonic()
         if now - self._pruned_at >= PRUNE_EVERY_SECONDS:
             self._pruned_at = now
             batch.prune_before = to_iso(self.clock.now() - timedelta(days=RETENTION_DAYS))
         return batch
+
+    def _with_recalls(
+        self, events: list[EventRow], asked: list[tuple[int, Asked]]
+    ) -> list[EventRow]:
+        """The events with each recall's in the place it was recorded."""
+        out: list[EventRow] = []
+        done = 0
+        for at, a in asked:
+            out.extend(events[done:at])
+            done = at
+            logged = self._redact(a.query)
+            out.extend((i, "recall", a.when, logged, rank) for rank, i in enumerate(a.ids, 1))
+        out.extend(events[done:])
+        return out

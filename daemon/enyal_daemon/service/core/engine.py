@@ -41,7 +41,7 @@ from ...store import db, entries, failures, graph, meta, versions
 from ...store.remembered import Remembered
 from ...store.rows import EntryRow
 from ...store.writer import Tx, Version, Writer
-from ..rules import expiry, scoring
+from ..rules import expiry, redaction, scoring
 from ..rules.clock import SYSTEM, Clock
 from . import changes
 from .bookkeeping import Bookkeeping
@@ -109,8 +109,7 @@ class Engine:
         self.redactor = secrets if redact else None  # what writes go through; None: off
         self.index = EntryIndex(embedder.dim)
         self.groups = ScopeGroups()
-        self.doc_counts = keywords.DocCounts()
-        self.bookkeeping = Bookkeeping(clock)
+        self.bookkeeping = Bookkeeping(clock, lambda query: redaction.text(self.redactor, query))
         self.changes = changes.Publisher(
             clock
         )  # live change notifications (service/core/changes.py)
@@ -134,6 +133,11 @@ class Engine:
             log.warning("%s cannot be written: serving reads only", db_path)
         self.store_version = Version()  # what remembered search results are checked by
         self.keyword_results = keywords.Remembered(self.store_version)
+        # Kept while no text can have changed (the store's version). A store this daemon
+        # cannot write may be written by another process: its counts keep the TTL.
+        self.doc_counts = keywords.DocCounts(
+            lambda: None if self.read_only else self.store_version.value
+        )
         # The brief's rows, as long as neither memories nor their use changed (brief.py).
         self.brief_rows: Remembered[Any] = Remembered(lambda: self.store_version.used, 64)
         self.writer = Writer(

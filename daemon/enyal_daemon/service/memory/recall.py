@@ -9,6 +9,8 @@ validity.annotate drops or re-ranks the superseded and the conflicting.
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import Future
 from datetime import datetime, timedelta
 
 import apsw
@@ -23,7 +25,7 @@ from ...store.filters import EntryFilter
 from ...store.rows import EntryRow
 from ..core.engine import Engine
 from ..files import sources
-from ..rules import ranking, redaction, scopes
+from ..rules import ranking, scopes
 from ..rules.clock import parse_iso, to_iso
 from ..rules.ranking import HIT_MARGIN, Candidate, Floors, Weight, rank
 from . import budget, validity
@@ -37,6 +39,33 @@ WIDEN = 8
 
 def _unweighted(level: str, path: str | None) -> float:
     return 1.0
+
+
+# The query embedding a request thread started before its verb ran (embed_early), for
+# _gather to pick up: (engine, query, vector to come).
+_early = threading.local()
+
+
+def embed_early(engine: Engine, params: p.RecallParams | p.RecallByScopeParams) -> None:
+    """Start embedding the query before the work every verb does first (the cwd's project,
+    the expiry sweep) and this one's filter, so that the embedding, the longest part of a
+    recall, runs on its worker meanwhile rather than after them (issue 30). A query the
+    verb will refuse, or an as-of recall (which embeds its own way), starts nothing."""
+    if isinstance(params, p.RecallParams) and params.as_of is not None:
+        return
+    if "\x00" in params.query:
+        return
+    _early.pending = (engine, params.query, engine.embed_query_soon(params.query))
+
+
+def _embedding_started(engine: Engine, query: str) -> Future[Vectors] | None:
+    """The vector embed_early started on this thread for this query, if it did (taken once)."""
+    pending = getattr(_early, "pending", None)
+    _early.pending = None
+    if pending is None or pending[0] is not engine or pending[1] != query:
+        return None
+    future: Future[Vectors] = pending[2]
+    return future
 
 
 def recall(engine: Engine, params: p.RecallParams) -> p.RecallResult:
@@ -191,7 +220,9 @@ def _gather(
     """The k nearest in meaning and the k best in words, each with both similarities."""
     conn = engine.reader()
     # The query is embedded on an embedding worker while its words are searched here.
-    meaning = engine.embed_query_soon(query) if qvec is None else None
+    meaning = None
+    if qvec is None:
+        meaning = _embedding_started(engine, query) or engine.embed_query_soon(query)
     keyword = dict(engine.keyword_results.search(conn, engine.doc_counts, query, k, f))
     if meaning is not None:
         qvec = meaning.result()
@@ -228,11 +259,9 @@ def _used(engine: Engine, query: str, hits: list[p.Hit], asked_at: datetime | No
     must not lift what it found (the use bonus) for the questions replayed after it."""
     if asked_at is not None:
         return
-    now = engine.clock.now_iso()
     engine.bookkeeping.touch(h.id for h in hits)
     if hits:  # a query can hold a secret too: the analytics log keeps it redacted
-        logged = redaction.text(engine.redactor, query)
-        engine.bookkeeping.events((h.id, "recall", now, logged, i) for i, h in enumerate(hits, 1))
+        engine.bookkeeping.recalled([h.id for h in hits], query)
 
 
 def _nearest(
