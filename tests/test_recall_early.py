@@ -73,7 +73,9 @@ def test_an_as_of_recall_starts_no_embedding_it_would_not_use(
     engine, order = recorded
     params = p.RecallParams(query="which linter?", cwd=str(tmp_path), as_of="2999-01-01")
     verbs.bind(engine)["recall"](params)
-    assert order == ["project"]
+    # Its own embedding, once, after the preamble (embed_query goes through
+    # embed_query_soon, which remembers a query's vector: embedder/memo.py).
+    assert order == ["project", "embed"]
 
 
 def test_an_embedding_started_for_another_query_is_not_taken(
