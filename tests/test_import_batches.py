@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from conftest import raw_db
+from enyal_daemon.embedder import onnx
 from enyal_daemon.embedder.passages import split
 from enyal_daemon.service.upkeep import transfer
 from enyal_protocol import wire as p
@@ -118,3 +119,16 @@ def test_a_line_held_when_checked_but_gone_when_written_is_embedded_then(
     for text, (whole, parts) in _stored(memory, home).items():
         assert float(np.dot(whole, embedder.embed(text))) > 0.99999
         assert len(parts) == len(split(text, embedder.count_tokens))
+
+
+def test_a_run_of_texts_is_padded_by_at_most_max_pad_of_its_width() -> None:
+    rng = np.random.default_rng(3)
+    lengths = [int(x) for x in rng.integers(5, 257, 300)]
+    order = sorted(range(len(lengths)), key=lengths.__getitem__)
+    runs = onnx._batches(order, lengths)
+    assert [i for run in runs for i in run] == order  # every text once, in order
+    for run in runs:
+        widths = [lengths[i] for i in run]
+        assert len(run) <= onnx.BATCH_SIZE
+        assert len(run) == 1 or len(run) * max(widths) <= onnx.BATCH_TOKENS
+        assert min(widths) >= max(widths) * (1 - onnx.MAX_PAD)
