@@ -353,7 +353,7 @@ def _savepoint(
     except EnyalError as exc:
         error = exc.message
     except STORAGE_FAILURES:
-        raise  # the whole batch fails as one StorageError (Engine.write), not line by line
+        raise  # the chunk fails as one StorageError (and the call with it), not line by line
     except Exception as exc:  # a constraint the checks above did not foresee
         error = str(exc)
     return p.ImportLine(line=number, status="failed", error=error, kind=kind)
