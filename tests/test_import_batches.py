@@ -90,6 +90,9 @@ def test_an_import_stores_the_vectors_and_passages_each_text_alone_has(
         for vec, passage in zip(parts, alone, strict=True):
             assert float(np.dot(vec, embedder.embed(passage))) > 0.99999, passage
     assert sum(len(ps) for _, ps in stored.values()) >= 2 * len(LONG)  # the long ones have
+    # and searches see every row and passage once the chunks have committed
+    assert len(memory.index.whole) == len(stored)
+    assert len(memory.index.passages) == sum(len(ps) for _, ps in stored.values())
 
 
 def test_a_text_is_embedded_once_and_lines_held_already_not_at_all(memory: Any) -> None:

@@ -213,6 +213,7 @@ def _edge(line: str, redactor: Redactor | None) -> p.Edge:
 CHUNK = 50
 
 Item = tuple[int, p.Entry, list[p.Version] | None, dict[str, int], bool]
+IndexRow = tuple[int, Embedding, tuple[str, str | None], str, bool]  # index_new_after_commit's
 
 
 def import_lines(engine: Engine, params: p.ImportParams) -> p.ImportResult:
@@ -323,14 +324,20 @@ def _write_entries(
     """Each line in its savepoint; a line not embedded because the store held it, which
     the store no longer holds, is handed back (not written) to be embedded."""
     out: list[p.ImportLine | Item] = []
+    indexed: list[IndexRow] = []
     for item, vec, flags in ready:
         number, entry, history, found, _ = item
-        store = functools.partial(_store_entry, engine, tx, number, entry, history, vec, flags)
+        store = functools.partial(
+            _store_entry, engine, tx, number, entry, history, vec, flags, indexed
+        )
         done = _savepoint(tx, number, "entry", store)
         if done is None:
             out.append(item)
             continue
         out.append(msgspec.structs.replace(done, redacted=found) if found else done)
+    # The chunk's rows reach the index in one bulk load once committed (the index's write
+    # lock taken once, not once a row, while recalls read it).
+    engine.index_new_after_commit(tx, indexed)
     return out
 
 
@@ -367,8 +374,10 @@ def _store_entry(
     history: list[p.Version] | None,
     vec: Embedding | None,
     flags: list[str],
+    indexed: list[IndexRow],
 ) -> p.ImportLine | None:
-    """The line written, or found held; None if it was not embedded and must be."""
+    """The line written (its vectors added to `indexed`), or found held; None if it was
+    not embedded and must be."""
     if entries.get(tx.conn, entry.id) is not None:
         return p.ImportLine(line=number, status="existing", id=entry.id)
     if flags:
@@ -391,11 +400,9 @@ def _store_entry(
         versions.insert_all(tx.conn, entry.id, history)
     else:
         versions.record(tx.conn, entry.id, "created", entry.created_at)
-    scope = (entry.scope_level, entry.scope_path)
-    engine.index_after_commit(
-        tx, rid, vec, scope, entry.content_type, active=not entry.is_deprecated
-    )
     engine.changes.note(tx, "created", entry)
+    scope = (entry.scope_level, entry.scope_path)
+    indexed.append((rid, vec, scope, entry.content_type, not entry.is_deprecated))
     return p.ImportLine(line=number, status="stored", id=entry.id)
 
 
