@@ -61,3 +61,13 @@ def batched(engine: Engine, sample: list[str]) -> float:
     for t in threads:
         t.join()
     return len(sample) / (time.perf_counter() - t0)
+
+
+def stored(engine: Engine, sample: list[str]) -> float:
+    """Memories per second embedded as the daemon stores them (the whole text, and a long
+    one's passages: embedder/passages.py), by THREADS threads in batches: the most an
+    import of these texts can store per second."""
+    from enyal_daemon.embedder import passages
+
+    unique, _ = passages.plan(sample, engine.embedder.count_tokens)
+    return batched(engine, unique) * len(sample) / len(unique)

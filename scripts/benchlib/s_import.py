@@ -18,7 +18,9 @@ from benchlib.report import Row, Target, size
 from benchlib.stats import Runs
 
 TARGET_AT = 100_000
-TARGET_RATE = 250.0
+TARGET_RATE = 300.0  # issue 30
+SCIFACT_TARGET = 50.0  # issue 30: abstracts a second
+SCIFACT_BOUND_LINES = 100  # abstracts the bound row embeds (the full bench imports 3,000)
 RSS_TARGET_MB = 300.0
 SCIFACT = Path(
     os.environ.get(
@@ -119,12 +121,15 @@ def run(ctx: Ctx, daemon: Daemon, n: int) -> None:
         texts: list[str] = []
     else:
         texts = _scifact(cfg.scifact_lines)
-    sci = Runs()
+    sci, sci_bound = Runs(), Runs()
+    if texts:
+        sci_bound.add(embed_bound.stored(ctx.engine, texts[:SCIFACT_BOUND_LINES]))
     per = max(1, -(-len(texts) // cfg.import_runs))
     for r, start in enumerate(range(0, len(texts), per)):
         path = ctx.work / f"scifact-{r}.jsonl"
         _write(path, [{"content": t} for t in texts[start : start + per]])
         sci.add(_import(ctx, daemon, path))
+    share = f"; {sci.median / sci_bound.median:.0%} of the bound below" if texts else ""
     rep.add(
         Row(
             "4",
@@ -132,7 +137,19 @@ def run(ctx: Ctx, daemon: Daemon, n: int) -> None:
             s,
             sci,
             "/s",
-            note=f"{per:,}/run, 256 tokens each",
+            Target(">=", SCIFACT_TARGET) if at_target else None,
+            f"{per:,}/run, 256 tokens each and their passages{share}",
+        )
+    )
+    rep.add(
+        Row(
+            "4",
+            "  bound: embedding alone, the same abstracts",
+            s,
+            sci_bound,
+            "/s",
+            note=f"the first {min(len(texts), SCIFACT_BOUND_LINES)}, whole and passages, "
+            "2 threads batching",
         )
     )
     rss, hwm = daemon.rss() if texts else (float("nan"), float("nan"))

@@ -105,17 +105,36 @@ def _pack(sentences: list[str], counts: list[int]) -> list[str]:
     return out if len(out) > 1 else []
 
 
+def plan(
+    texts: list[str], count_tokens: Callable[[list[str]], list[int]]
+) -> tuple[list[str], Callable[[Vectors], list[Embedding]]]:
+    """What embedding these memories takes: the distinct texts to embed (each whole text,
+    then each passage), and how their vectors, in that order, make each text's Embedding.
+    A text the batch holds twice (a line repeated in an import, a passage that is another
+    line's whole text) is embedded once: its vectors would be the same."""
+    parts = split_many(texts, count_tokens)
+    wanted = texts + [p for ps in parts for p in ps]
+    unique = list(dict.fromkeys(wanted))
+
+    def embeddings(vecs: Vectors) -> list[Embedding]:
+        if len(unique) < len(wanted):
+            at = {t: i for i, t in enumerate(unique)}
+            vecs = vecs[[at[t] for t in wanted]]
+        out = []
+        at_part = len(texts)
+        for i, ps in enumerate(parts):
+            out.append(Embedding(vecs[i], vecs[at_part : at_part + len(ps)]))
+            at_part += len(ps)
+        return out
+
+    return unique, embeddings
+
+
 def embed_all(
     texts: list[str],
     embed_many: Callable[[list[str]], Vectors],
     count_tokens: Callable[[list[str]], list[int]],
 ) -> list[Embedding]:
     """Each text's Embedding; whole texts and passages share one batched call."""
-    parts = split_many(texts, count_tokens)
-    vecs = embed_many(texts + [p for ps in parts for p in ps])
-    out = []
-    at = len(texts)
-    for i, ps in enumerate(parts):
-        out.append(Embedding(vecs[i], vecs[at : at + len(ps)]))
-        at += len(ps)
-    return out
+    unique, embeddings = plan(texts, count_tokens)
+    return embeddings(embed_many(unique))

@@ -397,22 +397,37 @@ class Engine:
         """Many memories' texts as stored, on both cores (embed_many)."""
         return passages.embed_all(texts, self.embed_many, self.embedder.count_tokens)
 
+    def embed_memories_soon(self, texts: list[str]) -> Callable[[], list[Embedding]]:
+        """`embed_memories` without waiting: returns the wait for the vectors, so the caller
+        can check and write the previous batch while the embedding pool makes these."""
+        unique, embeddings = passages.plan(texts, self.embedder.count_tokens)
+        wait = self.embed_many_soon(unique)
+        return lambda: embeddings(wait())
+
     def embed_many(self, texts: list[str]) -> Vectors:
         """Many texts on both cores: an import is one request, but its batch is split in two
         (alternating by length, so both halves pad alike) and embedded in parallel."""
         if len(texts) < PARALLEL_EMBED_FROM:
             with self._embed_slots:
                 return self.embedder.embed_many(texts)
+        return self.embed_many_soon(texts)()
+
+    def embed_many_soon(self, texts: list[str]) -> Callable[[], Vectors]:
+        """`embed_many` on the embedding pool, without waiting: returns the wait."""
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        halves = [order[0::2], order[1::2]]
+        halves = [order[0::2], order[1::2]] if len(texts) >= PARALLEL_EMBED_FROM else [order]
         futures = [
             self._embed_pool.submit(self._embed_slotted, [texts[i] for i in half])
             for half in halves
         ]
-        out = np.empty((len(texts), self.embedder.dim), dtype=np.float32)
-        for half, fut in zip(halves, futures, strict=True):
-            out[half] = fut.result()
-        return out
+
+        def wait() -> Vectors:
+            out = np.empty((len(texts), self.embedder.dim), dtype=np.float32)
+            for half, fut in zip(halves, futures, strict=True):
+                out[half] = fut.result()
+            return out
+
+        return wait
 
     def _embed_slotted(self, texts: list[str]) -> Vectors:
         with self._embed_slots:

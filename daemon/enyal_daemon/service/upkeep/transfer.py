@@ -18,9 +18,10 @@ from __future__ import annotations
 import functools
 import os
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
+import apsw
 import msgspec
 
 from enyal_protocol import wire as p
@@ -205,9 +206,19 @@ def _edge(line: str, redactor: Redactor | None) -> p.Edge:
     return edge
 
 
+# Lines embedded at a time: while one chunk's vectors are made (onnxruntime, on both
+# cores, without the GIL), the chunk before is judged here and written by the writer, so
+# the cores do not wait for the Python work between embeddings (docs/ARCHITECTURE.md,
+# "Where an import's time goes").
+CHUNK = 50
+
+Item = tuple[int, p.Entry, list[p.Version] | None, dict[str, int], bool]
+IndexRow = tuple[int, Embedding, tuple[str, str | None], str, bool]  # index_new_after_commit's
+
+
 def import_lines(engine: Engine, params: p.ImportParams) -> p.ImportResult:
     results: list[p.ImportLine] = []
-    to_embed: list[tuple[int, p.Entry, list[p.Version] | None, dict[str, int], bool]] = []
+    to_embed: list[Item] = []
     edges: list[tuple[int, p.Edge]] = []
     for offset, line in enumerate(params.lines):
         number = params.first_line + offset
@@ -224,22 +235,8 @@ def import_lines(engine: Engine, params: p.ImportParams) -> p.ImportResult:
                 to_embed.append((number, *_entry(line, engine.redactor, engine.clock)))
         except EnyalError as exc:
             results.append(p.ImportLine(line=number, status="failed", error=exc.message, kind=kind))
-    vectors = engine.embed_memories([e.content for _, e, _, _, _ in to_embed])
-
-    def job(tx: Tx) -> list[p.ImportLine]:
-        out: list[p.ImportLine] = []
-        for (number, entry, history, found, kept), vec in zip(to_embed, vectors, strict=True):
-            store = functools.partial(_store_entry, engine, tx, number, entry, history, vec, kept)
-            done = _savepoint(tx, number, "entry", store)
-            out.append(msgspec.structs.replace(done, redacted=found) if found else done)
-        for number, edge in edges:
-            store = functools.partial(_store_edge, engine, tx, number, edge)
-            out.append(_savepoint(tx, number, "edge", store))
-        return out
-
     if to_embed or edges:
-        results.extend(engine.write(job))
-        del vectors
+        results.extend(_store_all(engine, to_embed, edges))
         heap.trim()  # a batch of long texts leaves tens of MB of freed heap behind
     results.sort(key=lambda r: r.line)
     counted = [r for r in results if r.kind != "header"]
@@ -252,16 +249,116 @@ def import_lines(engine: Engine, params: p.ImportParams) -> p.ImportResult:
     )
 
 
+def _store_all(
+    engine: Engine, items: list[Item], edges: list[tuple[int, p.Edge]]
+) -> list[p.ImportLine]:
+    """The entries written a chunk at a time (each chunk's embedding made while the chunk
+    before is judged and written), then the edges, after the entries they may join. A
+    line the store held before the import is not embedded (`_held`); should it be gone
+    by the time its chunk is written, it is embedded and written after the others."""
+    reader = engine.reader()
+    chunks = [items[at : at + CHUNK] for at in range(0, len(items), CHUNK)]
+    # Each chunk's texts to embed: those of lines the store does not hold, each text once
+    # in the whole request (a repeated line is embedded with its first).
+    texts: list[list[str]] = []
+    seen: set[str] = set()
+    for chunk in chunks:
+        new = [e.content for _, e, _, _, _ in chunk if not _held(reader, e)]
+        texts.append([t for t in dict.fromkeys(new) if t not in seen])
+        seen.update(texts[-1])
+    made: dict[str, Embedding] = {}
+    writes: list[Callable[[], Sequence[p.ImportLine | Item]]] = []
+    coming = engine.embed_memories_soon(texts[0]) if chunks else None
+    for k, chunk in enumerate(chunks):
+        assert coming is not None
+        made.update(zip(texts[k], coming(), strict=True))
+        coming = engine.embed_memories_soon(texts[k + 1]) if k + 1 < len(chunks) else None
+        ready = [(item, made.get(item[1].content)) for item in chunk]
+        judged = [(item, vec, _flags(item, vec)) for item, vec in ready]
+        writes.append(engine.write_soon(functools.partial(_write_entries, engine, judged)))
+    if edges:
+        writes.append(engine.write_soon(functools.partial(_write_edges, engine, edges)))
+    out: list[p.ImportLine] = []
+    gone: list[Item] = []
+    for wait in writes:
+        for done in wait():
+            if isinstance(done, p.ImportLine):
+                out.append(done)
+            else:
+                gone.append(done)
+    if gone:  # deleted while this import ran: a line like any other now
+        embedded = engine.embed_memories([e.content for _, e, _, _, _ in gone])
+        again = [(item, vec, _flags(item, vec)) for item, vec in zip(gone, embedded, strict=True)]
+        redo = engine.write(functools.partial(_write_entries, engine, again))
+        out.extend(done for done in redo if isinstance(done, p.ImportLine))
+    return out
+
+
+def _held(conn: apsw.Connection, entry: p.Entry) -> bool:
+    """Whether the store holds this entry already, as `_store_entry` will find it (its id,
+    or for an active entry the same text in the same scope): it is then not embedded."""
+    if entries.get(conn, entry.id) is not None:
+        return True
+    if entry.is_deprecated:
+        return False
+    return (
+        entries.find_by_hash(conn, entry.content_hash, entry.scope_level, entry.scope_path)
+        is not None
+    )
+
+
+def _flags(item: Item, vec: Embedding | None) -> list[str]:
+    """The quarantine judge's flags for a line written by hand (as remember judges), made
+    before the writer job, so that the writer does not hold every other write up for it."""
+    _, entry, _, _, kept = item
+    if kept or vec is None:
+        return []
+    return judge_memory(entry.content, entry.tags, entry.content_type, vec.whole, vec.passages)
+
+
+def _write_entries(
+    engine: Engine, ready: Sequence[tuple[Item, Embedding | None, list[str]]], tx: Tx
+) -> list[p.ImportLine | Item]:
+    """Each line in its savepoint; a line not embedded because the store held it, which
+    the store no longer holds, is handed back (not written) to be embedded."""
+    out: list[p.ImportLine | Item] = []
+    indexed: list[IndexRow] = []
+    for item, vec, flags in ready:
+        number, entry, history, found, _ = item
+        store = functools.partial(
+            _store_entry, engine, tx, number, entry, history, vec, flags, indexed
+        )
+        done = _savepoint(tx, number, "entry", store)
+        if done is None:
+            out.append(item)
+            continue
+        out.append(msgspec.structs.replace(done, redacted=found) if found else done)
+    # The chunk's rows reach the index in one bulk load once committed (the index's write
+    # lock taken once, not once a row, while recalls read it).
+    engine.index_new_after_commit(tx, indexed)
+    return out
+
+
+def _write_edges(engine: Engine, edges: list[tuple[int, p.Edge]], tx: Tx) -> list[p.ImportLine]:
+    out: list[p.ImportLine] = []
+    for number, edge in edges:
+        store = functools.partial(_store_edge, engine, tx, number, edge)
+        done = _savepoint(tx, number, "edge", store)
+        assert done is not None  # an edge needs no vectors
+        out.append(done)
+    return out
+
+
 def _savepoint(
-    tx: Tx, number: int, kind: Literal["entry", "edge"], store: Callable[[], p.ImportLine]
-) -> p.ImportLine:
+    tx: Tx, number: int, kind: Literal["entry", "edge"], store: Callable[[], p.ImportLine | None]
+) -> p.ImportLine | None:
     try:
         with tx.conn:  # one savepoint per line
             return store()
     except EnyalError as exc:
         error = exc.message
     except STORAGE_FAILURES:
-        raise  # the whole batch fails as one StorageError (Engine.write), not line by line
+        raise  # the chunk fails as one StorageError (and the call with it), not line by line
     except Exception as exc:  # a constraint the checks above did not foresee
         error = str(exc)
     return p.ImportLine(line=number, status="failed", error=error, kind=kind)
@@ -273,17 +370,19 @@ def _store_entry(
     number: int,
     entry: p.Entry,
     history: list[p.Version] | None,
-    vec: Embedding,
-    kept: bool,
-) -> p.ImportLine:
+    vec: Embedding | None,
+    flags: list[str],
+    indexed: list[IndexRow],
+) -> p.ImportLine | None:
+    """The line written (its vectors added to `indexed`), or found held; None if it was
+    not embedded and must be."""
     if entries.get(tx.conn, entry.id) is not None:
         return p.ImportLine(line=number, status="existing", id=entry.id)
-    if not kept:
-        flags = judge_memory(entry.content, entry.tags, entry.content_type, vec.whole, vec.passages)
+    if flags:
         entry = msgspec.structs.replace(
             entry,
-            quarantined=entry.quarantined or bool(flags),
-            quarantine_reason=entry.quarantine_reason or (", ".join(flags) or None),
+            quarantined=True,
+            quarantine_reason=entry.quarantine_reason or ", ".join(flags),
         )
     if not entry.is_deprecated:
         same = entries.find_by_hash(
@@ -291,17 +390,17 @@ def _store_entry(
         )
         if same is not None:
             return p.ImportLine(line=number, status="existing", id=same.id)
+    if vec is None:
+        return None
     rid = entries.insert(tx.conn, entry, *vec.blobs())
     engine.note_expiry(tx, entry.expires_at)
     if history:
         versions.insert_all(tx.conn, entry.id, history)
     else:
         versions.record(tx.conn, entry.id, "created", entry.created_at)
-    scope = (entry.scope_level, entry.scope_path)
-    engine.index_after_commit(
-        tx, rid, vec, scope, entry.content_type, active=not entry.is_deprecated
-    )
     engine.changes.note(tx, "created", entry)
+    scope = (entry.scope_level, entry.scope_path)
+    indexed.append((rid, vec, scope, entry.content_type, not entry.is_deprecated))
     return p.ImportLine(line=number, status="stored", id=entry.id)
 
 

@@ -1,0 +1,137 @@
+"""An import is embedded a chunk at a time while the chunk before is judged and written,
+every text once (issue 30): what it stores must be what each line alone would make.
+Real model, real SQLite, the engine in this process (as test_passages.py imports)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+import pytest
+
+from conftest import raw_db
+from enyal_daemon.embedder import onnx
+from enyal_daemon.embedder.passages import split
+from enyal_daemon.service.upkeep import transfer
+from enyal_protocol import wire as p
+
+# Long texts (passages) and short ones, over more than one chunk, with a repeat.
+SENTENCES = [
+    "The deploy script lives in scripts/deploy.sh and needs AWS_PROFILE set first.",
+    "We chose SQLite in WAL mode so that readers never block the single writer.",
+    "Tabs vs spaces: this project indents Python with four spaces and Go with tabs.",
+    "Line length is 100 and imports are sorted by ruff's isort rules, first party last.",
+    "The staging cluster is rebuilt every night, so nothing there lasts past morning.",
+    "Secrets come from the vault at start-up and are never written to the disk.",
+    "A failing migration rolls the whole release back, not only the step that failed.",
+    "Benchmarks run on a quiet machine, or their figures say how loaded it was.",
+]
+LONG = [" ".join(SENTENCES[i:] + SENTENCES[:i]) for i in range(4)]
+SHORT = [f"Service number {i} deploys to staging from its own branch." for i in range(56)]
+CONTENTS = [*LONG, *SHORT, SHORT[3]]
+
+
+class Counting:
+    """The real embedder, keeping the texts it was asked to embed (the test must see what
+    was embedded, and how often; every vector still comes from the model)."""
+
+    def __init__(self, real: Any) -> None:
+        self.real = real
+        self.texts: list[str] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
+
+    def embed_many(self, texts: list[str]) -> Any:
+        self.texts.extend(texts)
+        return self.real.embed_many(texts)
+
+
+def _lines(contents: list[str]) -> list[str]:
+    return [json.dumps({"content": c}) for c in contents]
+
+
+def _stored(memory: Any, home: Any) -> dict[str, tuple[np.ndarray, list[np.ndarray]]]:
+    """content -> (its vector, its passages' vectors in order), read from the database."""
+    conn = raw_db(home / "enyal.db")
+    out = {}
+    for rid, content in conn.execute("SELECT rid, content FROM context_entries"):
+        (blob,) = conn.execute(
+            "SELECT embedding FROM context_vectors WHERE rowid = ?", (rid,)
+        ).fetchone()
+        parts = conn.execute(
+            "SELECT embedding FROM context_passages WHERE rid = ? ORDER BY ord", (rid,)
+        ).fetchall()
+        out[content] = (
+            np.frombuffer(blob, dtype=np.float32),
+            [np.frombuffer(b, dtype=np.float32) for (b,) in parts],
+        )
+    conn.close()
+    return out
+
+
+def test_an_import_stores_the_vectors_and_passages_each_text_alone_has(
+    memory: Any, home: Any, embedder: Any
+) -> None:
+    assert len(CONTENTS) > transfer.CHUNK  # more than one chunk, so the pipeline runs
+    result = transfer.import_lines(memory, p.ImportParams(lines=_lines(CONTENTS)))
+    assert (result.stored, result.existing, result.failed) == (len(CONTENTS) - 1, 1, 0)
+    assert [x.line for x in result.lines] == list(range(1, len(CONTENTS) + 1))
+    # The repeat (the last line) is the memory its first line made.
+    assert result.lines[-1].id == result.lines[len(LONG) + 3].id
+    stored = _stored(memory, home)
+    assert set(stored) == set(CONTENTS)
+    for text, (whole, parts) in stored.items():
+        # Each text embedded alone, unpadded: batching changes nothing beyond float noise.
+        assert float(np.dot(whole, embedder.embed(text))) > 0.99999, text
+        alone = split(text, embedder.count_tokens)
+        assert len(parts) == len(alone)
+        for vec, passage in zip(parts, alone, strict=True):
+            assert float(np.dot(vec, embedder.embed(passage))) > 0.99999, passage
+    assert sum(len(ps) for _, ps in stored.values()) >= 2 * len(LONG)  # the long ones have
+    # and searches see every row and passage once the chunks have committed
+    assert len(memory.index.whole) == len(stored)
+    assert len(memory.index.passages) == sum(len(ps) for _, ps in stored.values())
+
+
+def test_a_text_is_embedded_once_and_lines_held_already_not_at_all(memory: Any) -> None:
+    counting = Counting(memory.embedder)
+    memory.embedder = counting
+    transfer.import_lines(memory, p.ImportParams(lines=_lines(CONTENTS)))
+    wanted = CONTENTS + [x for t in LONG for x in split(t, counting.count_tokens)]
+    assert sorted(counting.texts) == sorted(set(wanted))  # the repeat once
+    counting.texts.clear()
+    exported = transfer.export_page(memory, p.ExportParams(after=0, limit=500)).entries
+    again = [json.dumps({"content": c, "tags": []}) for c in CONTENTS]
+    again += [json.dumps({"id": e.id, "content": e.content}) for e in exported]
+    result = transfer.import_lines(memory, p.ImportParams(lines=again))
+    assert result.existing == len(again) and result.stored == 0
+    assert counting.texts == []  # nothing the store held was embedded again
+
+
+def test_a_line_held_when_checked_but_gone_when_written_is_embedded_then(
+    memory: Any, home: Any, embedder: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A line the store holds is not embedded; if it is deleted before its chunk is written
+    # (a forget racing the import), it must still be stored whole. The window cannot be
+    # hit on purpose, so the check is made to answer "held" for every line.
+    monkeypatch.setattr(transfer, "_held", lambda conn, entry: True)
+    result = transfer.import_lines(memory, p.ImportParams(lines=_lines(LONG[:2] + SHORT[:3])))
+    assert (result.stored, result.existing, result.failed) == (5, 0, 0)
+    for text, (whole, parts) in _stored(memory, home).items():
+        assert float(np.dot(whole, embedder.embed(text))) > 0.99999
+        assert len(parts) == len(split(text, embedder.count_tokens))
+
+
+def test_a_run_of_texts_is_padded_by_at_most_max_pad_of_its_width() -> None:
+    rng = np.random.default_rng(3)
+    lengths = [int(x) for x in rng.integers(5, 257, 300)]
+    order = sorted(range(len(lengths)), key=lengths.__getitem__)
+    runs = onnx._batches(order, lengths)
+    assert [i for run in runs for i in run] == order  # every text once, in order
+    for run in runs:
+        widths = [lengths[i] for i in run]
+        assert len(run) <= onnx.BATCH_SIZE
+        assert len(run) == 1 or len(run) * max(widths) <= onnx.BATCH_TOKENS
+        assert min(widths) >= max(widths) * (1 - onnx.MAX_PAD)
