@@ -25,6 +25,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import fifth_batch as fifth  # noqa: E402
 import fourth_batch as fourth  # noqa: E402
 from attacks import ATTACKS, HIDDEN_PAYLOADS, MULTILINGUAL  # noqa: E402
 from benign import BENIGN, CARRIERS, FILLERS  # noqa: E402
@@ -78,6 +79,7 @@ def rows() -> list[dict[str, Any]]:
     out += _second_batch()
     out += _third_batch()
     out += _fourth_batch()
+    out += _fifth_batch()
     memories = [json.loads(line) for line in MEMORIES.read_text(encoding="utf-8").splitlines()]
     for m in memories[::MEMORY_EVERY]:
         out.append(
@@ -152,6 +154,36 @@ def _fourth_batch() -> list[dict[str, Any]]:
         out.append(_row(text, "attack", kind, fourth.PALLMS, f"pallms-{i}"))
     for r in out:
         r["batch"] = 4
+    return out
+
+
+def _fifth_batch() -> list[dict[str, Any]]:
+    """fifth_batch.py: a text a group, a hidden payload or filler with its two carriers
+    (fifth_batch's own, so a carrier's text says nothing of its label). Each row says
+    batch 5: its held-out figures are reported apart, as batch 4's were."""
+    out = [
+        _row(text, "attack", kind, "own", f"fifth-attack-{i}")
+        for i, (kind, text) in enumerate(fifth.FIFTH_ATTACKS)
+    ]
+    carriers = fifth.FIFTH_CARRIERS
+
+    def carried(i: int, x: str) -> list[tuple[str, str]]:
+        picked = (carriers[i % len(carriers)], carriers[(i + 5) % len(carriers)])
+        return [(kind, template.replace("{x}", x)) for kind, template in picked]
+
+    for i, payload in enumerate(fifth.FIFTH_HIDDEN):
+        for carrier, text in carried(i, payload):
+            group = f"fifth-hidden-{i}"
+            out.append(_row(text, "attack", "hidden", f"own ({carrier})", group, payload=payload))
+    for i, filler in enumerate(fifth.FIFTH_FILLERS):
+        for carrier, text in carried(i + 3, filler):
+            out.append(_row(text, "benign", "carrier", f"own ({carrier})", f"fifth-filler-{i}"))
+    out += [
+        _row(text, "benign", kind, "own", f"fifth-benign-{i}")
+        for i, (kind, text) in enumerate(fifth.FIFTH_BENIGN)
+    ]
+    for r in out:
+        r["batch"] = 5
     return out
 
 
