@@ -177,6 +177,60 @@ _CUES: tuple[tuple[str, str], ...] = (
         "ml-you-are-now",
         r"ahora eres|tu es maintenant|du bist jetzt|ora sei|agora você é|ты теперь|теперь ты|你现在是|あなたは今|너는 이제|jesteś teraz|je bent nu",
     ),
+    # -- a third set (issue 24, item 6, round four): the payload's structure, which the
+    # vector and the words see only as a few tokens among many
+    (
+        "url-template",
+        r"https?://[^\s)\"'>]*(\{[^}\s]*\}|\$\(|\$\{|<[^>\s]{2,}>|\b(insert|replace|paste|put|add)_\w+|\w_here\b)|[?&][\w-]+=\s*(followed by|\+ ?|<|\$\(|\{)",
+    ),
+    (
+        "fill-in",
+        r"\b(replac\w+|in place of|fill(ed)? in|substitut\w+|insert\w*)\b[^.\n]{0,60}\b(keys?|tokens?|passwords?|conversation|chat|messages?|secrets?|cookies?|history|e-?mails?)\b",
+    ),
+    (
+        "image-link",
+        r"!\[[^\]]*\]\(https?://|<img[^>]+src=[\"']?https?://",
+    ),
+    (
+        "substituted-secret",
+        r"\$\((cat|env|printenv|echo \$)|\|\s*base64|\bbase64\b[^.\n]{0,30}\b(key|token|secret|password|conversation|chat)|\benv\s*\|",
+    ),
+    (
+        "conceal",
+        r"\b(must not see|not (be )?visible|invisible|hidden from|do not show|don'?t show|without showing|never (show|display)|keep (this|it) (secret|hidden|between us)|tell no one|never tell|without telling|not tell (them|the user))\b",
+    ),
+    (
+        "addressed-sentence",
+        r"(^|[.!?]\s+|\n\s*|[-*#/;]\s*|<!--\s*|\"\s*)(note (to|for) (the |any |all )?|dear |hey |attention,? |to (the |any |all )|instructions? for (the |any )?)?(ai|assistant|agent|llm|model|copilot|claude|chatgpt|gpt|language model|automated \w+|summari[sz]er)s?\b[^\n.]{0,40}[,:—]",
+    ),
+    (
+        "role-block",
+        r"#{2,}\s*(system|instruction|developer)\b|begin (system|developer|admin)|\[(operator|admin|developer|system note)\]|<\|system\|>|<system>|system note to",
+    ),
+    (
+        "weakens-safety",
+        r"\bdisabl\w* (the )?(tls|ssl|certificate|cert|2fa|two-factor|mfa|signature|hash|branch protection|sandbox|audit)\b|verify\s*=\s*false|--insecure\b|\bwithout (reading|reviewing|testing|checking|opening) (it|them|the)\b|\breview (is|are) optional|\bhard-?cod\w* (the )?(secrets?|keys?|passwords?|tokens?|credentials)|\bnever need (confirmation|approval|a review)|\bauto-?merge|\bapprove (it|them|every|all|each)\b|\bmark (them|it) as (skipped|safe|passing)",
+    ),
+    (
+        "secret-outbound",
+        r"\b(secrets?|tokens?|api keys?|passwords?|credentials?|kubeconfig|\.env|cookies?|connection string|signing key|deploy keys?|ssh keys?|\.netrc|customer (table|list|data)|e-?mail addresses)\b[^.\n]{0,80}\b(gist|issue|comment|public|external|webhook|bucket|fork|dm|readme|commit message|pull request|channel|pastebin|paste)\b",
+    ),
+    (
+        "decode-run",
+        r"\b(decode|decrypt|hex-decode|reverse|backwards|rot13|unscramble|deobfuscate)\b[^.\n]{0,30}\b(run|execute|follow|obey|do it|do what|apply|carry out)\b",
+    ),
+    (
+        "fiction-frame",
+        r"\blet'?s play\b|\bhypothetical\w*|\bimagine (you|that you)\b|\bsimulate\b|\b(write|tell) (me )?a story\b|\bgame (where|in which)\b|\bpersonalit(y|ies)\b|\bcharacter (who|that)\b|\bgrandma\b",
+    ),
+    (
+        "ml-addressed",
+        r"asistente|assistente|assistent\b|ассистент|асистент|助手|アシスタント|어시스턴트|المساعد|सहायक|asistan\b|trợ lý|asisten\b|asystenc|asystent|ai への|aiへ|对ai|給ai",
+    ),
+    (
+        "ml-conceal",
+        r"ne (le )?(dis|préviens|mentionne)|sans (le )?(prévenir|dire|avertir)|n'en parle pas|ohne (rückfrage|es zu|bescheid)|sag(e)? (es )?niemand|senza (dirlo|avvisare|chiedere)|non dirlo|não (avise|conte|diga)|sem (avisar|pedir)|no (avises|digas)|sin (avisar|decir)|не (говори|сообщай|кажи|повідомляй)|никому|нікому|不要告诉|别告诉|知らせない|言わない|알리지|말하지 마|إخبار|बिना बताए|söyleme|haber verme|không hỏi|không báo|tanpa (memberi|bertanya)|nie informuj|nie mów|zonder (te vertellen|het te zeggen)|utan att (berätta|fråga)",
+    ),
 )
 
 
