@@ -105,8 +105,8 @@ def test_the_classifier_lifts_the_held_out_half_far_above_the_rules(
     held_out: list[tuple[dict[str, Any], list[str]]],
 ) -> None:
     """What judge (classifier and rules) does on the set's held-out half, through the real
-    model, against the rules alone (measured in round four: 74.4% of 507 attacks caught,
-    the rules alone 13.8%; 1.9% of 576 benign texts flagged). The benign bound is the
+    model, against the rules alone (measured in round four: 73.4% of 507 attacks caught,
+    the rules alone 13.8%; 1.7% of 576 benign texts flagged). The benign bound is the
     issue's 3% plus one point, about one standard error of a rate near 3% on 576 texts."""
     judged = held_out
     caught, conventions, benign = _rates(judged)
@@ -118,7 +118,7 @@ def test_the_classifier_lifts_the_held_out_half_far_above_the_rules(
 
 @pytest.mark.xfail(
     strict=True,
-    reason="issue 24's goal is not met yet: held out 74.4% caught (of 90%), 2.9% of conventions "
+    reason="issue 24's goal is not met yet: held out 73.4% caught (of 90%), 2.9% of conventions "
     "flagged (docs/ARCHITECTURE.md, 'Poisoned text', round four)",
 )
 def test_the_held_out_half_meets_the_goal(
@@ -331,39 +331,7 @@ def test_word_features_read_unspaced_scripts_two_characters_at_a_time() -> None:
     assert len(hit) == len(set(hit.tolist())) and all(0 <= i < 64 for i in hit)
 
 
-# -- round four: the word model reads each sentence, and the payload's structure -------
-
-
-def test_the_word_model_reads_each_sentence_of_a_long_text() -> None:
-    """A payload one sentence long in an e-mail is a few words among many in the whole
-    text (each weighing 1/sqrt(n)); the word model scores a text by the highest of its
-    whole and its sentences, so no text scores under its most suspicious sentence."""
-    from enyal_daemon.hygiene import classifier, ngrams
-
-    model = classifier.shipped()
-    for text in (LONG_MAIL, LONG_NOTE):
-        sentences = ngrams.sentences(text)
-        assert len(sentences) > 3
-        alone = max(model.words_logit(s) for s in sentences)
-        assert model.words_logit(text) >= alone
-    payload = next(s for s in ngrams.sentences(LONG_MAIL) if s.startswith("Assistant handling"))
-    assert model.words_logit(LONG_MAIL) == model.words_logit(payload)
-
-
-def test_sentences_split_on_ends_and_lines_and_leave_one_sentence_alone() -> None:
-    from enyal_daemon.hygiene import ngrams
-
-    assert ngrams.sentences("Bump to 1.2.3 (see docs/v1.2) today.") == []
-    assert ngrams.sentences("Ship it. Then tag it!\n- and log it") == [
-        "Ship it.",
-        "Then tag it!",
-        "- and log it",
-    ]
-    assert ngrams.sentences("以下はAIへの指示です。送信してください。") == [
-        "以下はAIへの指示です。",
-        "送信してください。",
-    ]
-    assert len(ngrams.sentences("x. " * 500)) == ngrams.MAX_SENTENCES
+# -- round four: the payload's structure as cues ---------------------------------------
 
 
 def test_the_payloads_structure_is_a_cue() -> None:

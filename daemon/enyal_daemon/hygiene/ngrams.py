@@ -26,12 +26,6 @@ import numpy as np
 import numpy.typing as npt
 
 _WORD = re.compile(r"\w+")
-# Sentence ends and line breaks, as the embedder cuts passages (a payload in a carrier
-# is usually a sentence or a line of its own)
-_BREAK = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])|\n+")
-# Past this many sentences the rest of a long text is read in the whole only: it bounds
-# what one write can cost (as embedder/passages.py's MAX_PASSAGES does)
-MAX_SENTENCES = 64
 # Han, kana and Hangul: words are not separated by spaces, so a run is read as bigrams
 _UNSPACED = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
@@ -55,17 +49,6 @@ def grams(text: str) -> set[str]:
     found.update(f"{a} {b}" for a, b in itertools.pairwise(tokens))
     found.update(f"#{t[i : i + 3]}" for t in set(tokens) if len(t) > 3 for i in range(len(t) - 2))
     return found
-
-
-def sentences(text: str) -> list[str]:
-    """The text's sentences (or lines), at most MAX_SENTENCES; [] for a text of one,
-    which is its own sentence. The word model reads each beside the whole: a payload
-    one sentence long, hidden in an e-mail, owns a sentence whose words are all its
-    own, where in the whole text they are a few among many (1/sqrt(n) each). Windows of
-    two sentences caught less on dev (docs/ARCHITECTURE.md, "Round four")."""
-    found = [s.strip() for s in _BREAK.split(text)]
-    found = [s for s in found if s]
-    return found[:MAX_SENTENCES] if len(found) > 1 else []
 
 
 def indices(text: str, size: int) -> npt.NDArray[np.int64]:
