@@ -100,7 +100,10 @@ def main() -> int:
         t0 = time.perf_counter()
         try:
             if kind == "recall":
-                recall(rng.choice(queries))
+                # a query of its own (agent and op number): the daemon remembers a
+                # query's vector (embedder/memo.py), shared by every agent, where each
+                # per-client engine remembers only its own: repeats would favour it
+                recall(f"{rng.choice(queries)} (agent {seed} asks {i})")
             else:
                 remember(f"{rng.choice(texts)} (agent {seed}, note {i})")
         except Exception as exc:

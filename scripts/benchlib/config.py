@@ -21,7 +21,7 @@ class Config:
     warmup: int  # recalls before any timing
     recall_runs: int
     recall_queries: int  # per run, every one distinct across runs
-    filter_queries: int  # per filter kind, each interleaved with the same query unfiltered
+    filter_queries: int  # per filter kind, each a distinct query (s_filters.py)
     knn_queries: int  # per size, the enyal index and numpy float32 side by side
     vec0_queries: int  # of those, also timed on sqlite-vec's own KNN (slow: fewer)
     cold_rounds: int  # enyal-mcp / per-client pairs

@@ -34,7 +34,9 @@ LEAN = f"python -c 'import {LEAN_MODULE}'"
 def run(ctx: Ctx, daemon: Daemon, n: int) -> None:
     cfg = ctx.cfg
     env = env_for(daemon.home)
-    qs = corpus.questions(cfg.cli_reps + 2, seed=55)
+    # Every recall timed asks a query of its own: the daemon remembers a query's vector
+    # (embedder/memo.py), and a per-client engine starts without one.
+    qs = corpus.questions(cfg.cli_reps + 2 + cfg.peer_cli_reps, seed=55)
     py = str(ctx.client_bin / "python")
     enyal = str(ctx.client_bin / "enyal")
     commands: dict[str, Callable[[str], list[str]]] = {
@@ -53,7 +55,7 @@ def run(ctx: Ctx, daemon: Daemon, n: int) -> None:
     peer: list[float] = []
     ours: list[float] = []
     for i in range(cfg.peer_cli_reps):  # interleaved with enyal recall of the same query
-        q = qs[i % len(qs)]
+        q = qs[cfg.cli_reps + 2 + i]
         ours.append(_wall([enyal, "recall", q], env))
         peer.append(_wall([sys.executable, str(HERE / "peer_mcp.py"), "--once", q], env))
     s = size(n)
