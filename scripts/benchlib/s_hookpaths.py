@@ -1,6 +1,7 @@
 """3c. No process per hook event (issue 29): each hook event answered by each path, warm
 daemon, the recorded inputs of tests/data/hooks with a fresh session id per call (so the
-daemon does the whole work, nothing is cut short as already shown):
+daemon does the whole work, nothing is cut short as already shown) and a prompt, file or
+error of its own where the event searches (nothing is answered from what was remembered):
 
     command  `enyal hook EVENT`, process start to exit (what a `type: "command"` hook costs)
     mcp      a tools/call of enyal_hook on one running enyal-mcp, over its pipes, as
@@ -25,6 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchlib import corpus
 from benchlib.config import Ctx
 from benchlib.procs import Daemon, env_for
 from benchlib.report import Row, Target, size
@@ -43,6 +45,7 @@ BARE = "python -c pass"
 # "path only" is a PreToolUse of a tool that touches no file: answered `{}` before any
 # daemon method, so it is what the path itself costs, without the daemon's work.
 PATH_ONLY = "pre-tool-use (path only)"
+QUESTIONS = corpus.questions(1_000, seed=303)  # prompts, one a call
 EVENTS = {
     PATH_ONLY: "pre-tool-use",
     "prompt-submit": "prompt-submit",
@@ -68,13 +71,23 @@ def enable_http(home: Path) -> int:
     return port
 
 
-def _input(name: str, session: str) -> dict[str, Any]:
+def _input(name: str, k: int, prefix: str = "bench") -> dict[str, Any]:
+    """Call k's input: a session of its own, and for an event that searches, a text of
+    its own (a question, a file, an error): the daemon remembers a query's vector and
+    keyword results until a write (embedder/memo.py, index/keywords.py), so the same
+    text every call would time the work remembered, not the work."""
     fixture = "pre-tool-use" if name == PATH_ONLY else name
     text = (DATA / f"{fixture}.json").read_text().replace(RECORDED, PROJECT)
     data: dict[str, Any] = json.loads(text)
     if name == PATH_ONLY:
         data["tool_name"] = "Glob"
-    return {**data, "session_id": session}
+    elif name == "prompt-submit":
+        data["prompt"] = QUESTIONS[k % len(QUESTIONS)]
+    elif name == "pre-tool-use":
+        data["tool_input"]["file_path"] = f"{PROJECT}/src/billing_{k}.py"
+    elif name == "post-tool-use-failure":
+        data["error"] = data["error"].replace("test_invoice", f"test_invoice_{k}")
+    return {**data, "session_id": f"{prefix}-{k}"}
 
 
 def _substituted(template: dict[str, str], data: dict[str, Any]) -> dict[str, str]:
@@ -142,10 +155,10 @@ def run(ctx: Ctx, daemon: Daemon, n: int, port: int) -> None:
             ways = ["command", BARE] if verb == "session-start" else list(paths)
             walls: dict[str, list[float]] = {way: [] for way in ways}
             for way in ways:  # warm-up: bytecode, page cache, the shim's connection
-                paths[way](verb, _input(name, f"warm-{way}-{next(calls)}"))
+                paths[way](verb, _input(name, next(calls), f"warm-{way}"))
             for _ in range(reps):  # interleaved, so load drifts hit every path alike
                 for way in ways:
-                    data = _input(name, f"bench-{next(calls)}")
+                    data = _input(name, next(calls))
                     t0 = time.perf_counter()
                     paths[way](verb, data)
                     walls[way].append((time.perf_counter() - t0) * 1e3)
