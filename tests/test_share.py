@@ -9,9 +9,12 @@ issue 27.1), and a file says where in the repository, never an absolute path.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -570,25 +573,7 @@ def test_a_fresh_clone_of_many_memories_answers_its_first_recall_without_reading
     """The first request from a clone of hundreds of memories waits FIRST_READ_WAIT at most
     for their embedding; the rest are read after it is answered, each file once."""
     b = pair.b
-    bare = tmp_path / "many.git"
-    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(bare)], check=True)
-    author = tmp_path / "author"
-    subprocess.run(["git", "clone", "-q", str(bare), str(author)], check=True)
-    (author / mf.FOLDER).mkdir()
-    for i in range(MANY):
-        entry_id = str(uuid.uuid4())
-        m = mf.MemoryFile(
-            id=entry_id,
-            content=f"Service {i} listens on port {8000 + i}",
-            created="2026-03-04T05:06:07Z",
-            updated="2026-03-04T05:06:07Z",
-        )
-        (author / mf.FOLDER / mf.file_name(entry_id)).write_text(mf.render(m))
-    who = ["-c", f"user.name={ALICE[0]}", "-c", f"user.email={ALICE[1]}"]
-    for args in (["add", "-A"], [*who, "commit", "-q", "-m", "many"], ["push", "-q"]):
-        subprocess.run(["git", "-C", str(author), *args], check=True)
-    fresh = tmp_path / "fresh-many"
-    subprocess.run(["git", "clone", "-q", str(bare), str(fresh)], check=True)
+    fresh = _clone_of_many(tmp_path, sorted(str(uuid.uuid4()) for _ in range(MANY)))
 
     start = time.monotonic()
     r = run_cli("recall", "which port does service 7 listen on", cwd=fresh, env=b.env())
@@ -605,6 +590,80 @@ def test_a_fresh_clone_of_many_memories_answers_its_first_recall_without_reading
     root = _root_of(b, fresh)
     assert (root["shared"], root["embedded"]) == (MANY, MANY)
     print(f"first recall {took:.2f} s with {read_by_then} read; all {MANY} after {whole:.2f} s")
+
+
+def test_a_first_read_cut_short_by_a_killed_daemon_is_finished_at_its_next_start(
+    model_cache: Path, tmp_path: Path
+) -> None:
+    """The daemon killed between two slices of a fresh clone's read: started again, it
+    reads the rest, embeds no text twice, and makes the link a memory of the first slice
+    names to one of the last (its file was not recorded as read before the link was)."""
+    ids = sorted(str(uuid.uuid4()) for _ in range(CUT_SHORT))
+    fresh = _clone_of_many(tmp_path, ids, links={ids[0]: ids[-1]})
+    home = tmp_path / "home-killed"
+    d = launch_with_cache(home, model_cache)
+    asked = threading.Thread(
+        target=_quietly, args=(d.call, "recall", {"query": "ports", "cwd": str(fresh)})
+    )
+    asked.start()
+    try:
+        # Killed once a first slice is stored, before the last is.
+        wait_for(lambda: _count(d, fresh, "shared") > 0, what="a first slice stored")
+        d.stop(signal.SIGKILL)
+    finally:
+        asked.join()
+    d = launch_with_cache(home, model_cache)
+    try:
+        wait_for(lambda: _count(d, fresh, "shared") == CUT_SHORT, what="the rest read at start")
+        wait_for(lambda: _linked(d, ids[0]) == [("relates_to", ids[-1])], what="the link")
+        assert _count(d, fresh, "embedded") < CUT_SHORT  # the slices stored before: not again
+        d.call("share_sync", {"path": str(fresh)})
+        assert _count(d, fresh, "embedded") < CUT_SHORT
+    finally:
+        d.stop()
+
+
+CUT_SHORT = 200  # slices of 8, 16, 32, 64, 64, 16: the last stored well after the first
+
+
+def _quietly(call: Any, *args: Any) -> None:
+    with contextlib.suppress(Exception):  # the daemon is killed under it: what the test does
+        call(*args)
+
+
+def _count(d: RunningDaemon, root: Path, what: str) -> int:
+    roots = d.call("status")["shared"]
+    return next((int(s[what]) for s in roots if s["root"] == str(root)), 0)
+
+
+def _linked(d: RunningDaemon, entry_id: str) -> list[tuple[str, str]]:
+    edges = d.call("edges", {"id": entry_id})["edges"]
+    return [(e["edge_type"], e["target_id"]) for e in edges]
+
+
+def _clone_of_many(tmp_path: Path, ids: list[str], links: dict[str, str] | None = None) -> Path:
+    """A fresh clone of a new repository whose `.enyal/` holds a short memory for each
+    id (`links`: id -> the id its memory relates to), committed by Alice."""
+    bare = tmp_path / "many.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(bare)], check=True)
+    author = tmp_path / "author"
+    subprocess.run(["git", "clone", "-q", str(bare), str(author)], check=True)
+    (author / mf.FOLDER).mkdir()
+    for i, entry_id in enumerate(ids):
+        m = mf.MemoryFile(
+            id=entry_id,
+            content=f"Service {i} listens on port {8000 + i}",
+            created="2026-03-04T05:06:07Z",
+            updated="2026-03-04T05:06:07Z",
+            relates_to=[t for t in [(links or {}).get(entry_id)] if t is not None],
+        )
+        (author / mf.FOLDER / mf.file_name(entry_id)).write_text(mf.render(m))
+    who = ["-c", f"user.name={ALICE[0]}", "-c", f"user.email={ALICE[1]}"]
+    for args in (["add", "-A"], [*who, "commit", "-q", "-m", "many"], ["push", "-q"]):
+        subprocess.run(["git", "-C", str(author), *args], check=True)
+    fresh = tmp_path / "fresh-many"
+    subprocess.run(["git", "clone", "-q", str(bare), str(fresh)], check=True)
+    return fresh
 
 
 def _root_of(c: Clone, root: Path) -> dict[str, Any]:
