@@ -52,9 +52,11 @@ class Sharer:
         self._thread = threading.Thread(target=self._run, name="enyal-share", daemon=True)
         self._asked: dict[str, threading.Event] = {}  # root -> set once it is read
         self._asked_lock = threading.Lock()
+        # Found from now on: the server listens before it starts this thread, and a
+        # request asking meanwhile is read once the thread runs.
+        _running[engine] = self
 
     def start(self) -> None:
-        _running[self.engine] = self
         self._thread.start()
 
     def stop(self) -> None:
@@ -94,12 +96,14 @@ class Sharer:
             log.warning("the sharer cannot list its repositories: %s", exc.message)
         while not self._stop.is_set():
             for root, done in self._take_asked().items():
-                # Its listing as read: the watching below sees it moved only if it
-                # changes after, and does not read the whole folder again for nothing.
-                seen[root] = shared_reading.listing(root)
-                pending.discard(root)
                 try:
+                    # Its listing as read: the watching below sees it moved only if it
+                    # changes after, and does not read the whole folder again for nothing.
+                    seen[root] = shared_reading.listing(root)
+                    pending.discard(root)
                     self._sync(root)
+                except OSError as exc:  # the thread must outlive any one folder
+                    log.warning("cannot list %s/.enyal: %s", root, exc)
                 finally:
                     done.set()
             self._write_changed()
