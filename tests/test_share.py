@@ -619,6 +619,7 @@ def test_a_first_read_cut_short_by_a_killed_daemon_is_finished_at_its_next_start
         assert _count(d, fresh, "embedded") < CUT_SHORT  # the slices stored before: not again
         d.call("share_sync", {"path": str(fresh)})
         assert _count(d, fresh, "embedded") < CUT_SHORT
+        assert "Traceback" not in d.log.text(), d.log.text()
     finally:
         d.stop()
 
