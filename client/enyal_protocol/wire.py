@@ -1488,6 +1488,8 @@ class SharedRoot(Struct, kw_only=True):
     shared: int  # memories shared into it
     rule: list[MemoryType]
     problems: int
+    # Texts embedded reading its `.enyal/` since the daemon started, whoever read it.
+    embedded: int = 0
 
 
 # --- the team hub (issue 28): this daemon as a replica of the spaces it joined ------------

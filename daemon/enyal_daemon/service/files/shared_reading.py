@@ -1,9 +1,11 @@
 """Reading a repository's `.enyal/` back when it changes (a pull, a checkout, a merge):
 each file's hash against the one recorded (an unchanged file costs a read and a hash),
-a plan of what is new, changed, gone or unreadable, then applied in one transaction:
-new files stored redacted and judged for injection, changed ones as new versions,
-files gone forgotten (restorable), memories edited on two branches kept with both
-versions and listed for review (service/files/sharing.py describes the whole)."""
+a plan of what is new, changed, gone or unreadable, then applied: new files stored
+redacted and judged for injection, changed ones as new versions, a slice at a time
+(each slice embedded, then committed, so a request sees the memories read so far),
+then one transaction records the files as read, makes their links, forgets the
+memories of files gone (restorable) and lists memories edited on two branches for
+review (service/files/sharing.py describes the whole)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,8 @@ import logging
 import os
 import stat
 import subprocess
+import threading
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +40,31 @@ log = logging.getLogger(__name__)
 
 MAX_FILE = 1 << 20  # a memory is at most 64 KiB of text: a larger file is no memory
 CONCURRENT = "edited on two branches: both versions are in its history, the later is current"
+# The files of a read are stored a slice at a time, each slice embedded and committed
+# before the next: a fresh clone's first request waits only so long for the read
+# (sharing.FIRST_READ_WAIT) and is answered with the slices committed by then, so the
+# first slice is small; later ones double, up to a size whose embedding (seconds under
+# load) keeps a request's own writes from waiting long behind the writer.
+FIRST_SLICE = 8
+LAST_SLICE = 64
+
+# Per engine, root -> how many texts reading its `.enyal/` embedded since the daemon
+# started (`status`): whoever read a file (the sharer, share_sync, a fresh clone's
+# request), its text is counted once, so a test can tell an edit of front matter alone
+# embedded nothing, and a folder read in slices embedded each text once.
+_embedded: weakref.WeakKeyDictionary[Engine, dict[str, int]] = weakref.WeakKeyDictionary()
+_embedded_lock = threading.Lock()
+
+
+def embedded_counts(engine: Engine) -> dict[str, int]:
+    with _embedded_lock:
+        return dict(_embedded.get(engine, {}))
+
+
+def _count_embedded(engine: Engine, root: str, n: int) -> None:
+    with _embedded_lock:
+        counts = _embedded.setdefault(engine, {})
+        counts[root] = counts.get(root, 0) + n
 
 
 # --- reading the folder ------------------------------------------------------------------
@@ -261,26 +290,27 @@ def _apply(engine: Engine, root: str, plan: _Plan) -> p.ShareSyncResult:
             plan.good_names.discard(item.name)
             continue
         ready.append(item)
-    conn = engine.reader()
-    current = entries.by_ids(conn, [i.memory.id for i in ready])
-    # Only text the store does not hold yet is embedded: a file whose front matter alone
-    # changed (tags, importance) keeps its vectors.
-    texts: dict[str, None] = {}
-    for item in ready:
-        row = current.get(item.memory.id)
-        if row is None or row.content != item.memory.content:
-            texts[item.memory.content] = None
-        if item.earlier is not None and row is not None and row.content != item.earlier.content:
-            texts[item.earlier.content] = None
-    vectors = dict(zip(texts, engine.embed_memories(list(texts)), strict=True))
+    current = entries.by_ids(engine.reader(), [i.memory.id for i in ready])
+    vectors: dict[str, Embedding] = {}
     counts = {"added": 0, "updated": 0, "forgotten": 0}
+    stored: list[tuple[_Incoming, int]] = []
+    start, size = 0, FIRST_SLICE
+    while start < len(ready):
+        part = ready[start : start + size]
+        start, size = start + size, min(size * 2, LAST_SLICE)
+        texts = [t for t in _to_embed(part, current) if t not in vectors]
+        vectors.update(zip(texts, engine.embed_memories(texts), strict=True))
+        _count_embedded(engine, root, len(texts))
+        engine.write(functools.partial(_store_slice, engine, root, part, vectors, counts, stored))
 
     def job(tx: Tx) -> None:
         now = engine.clock.now_iso()
-        for item in ready:
-            kind = _store(engine, tx, root, item, vectors, now)
-            if kind is not None:
-                counts[kind] += 1
+        # The files are recorded as read only here, with their links made: until then a
+        # read cut short (the daemon killed between slices) leaves them to be read again,
+        # which embeds nothing for a memory stored already and makes the links it names
+        # to memories of later slices.
+        for item, rid in stored:
+            _settle(tx, item, rid)
         for item in ready:
             _link(engine, tx, item.memory, now)
         for r in plan.gone:
@@ -309,11 +339,54 @@ def _apply(engine: Engine, root: str, plan: _Plan) -> p.ShareSyncResult:
         forgotten=counts["forgotten"],
         unchanged=plan.unchanged,
         written=0,
-        embedded=len(texts),
+        embedded=len(vectors),
         problems=[
             p.SharedProblem(file=str(folder(root) / n), reason=r, id=mf.id_of(n)) for n, r, _ in bad
         ],
     )
+
+
+def _to_embed(part: list[_Incoming], current: dict[str, EntryRow]) -> list[str]:
+    """Only text the store does not hold yet is embedded: a file whose front matter alone
+    changed (tags, importance) keeps its vectors."""
+    texts: dict[str, None] = {}
+    for item in part:
+        row = current.get(item.memory.id)
+        if row is None or row.content != item.memory.content:
+            texts[item.memory.content] = None
+        if item.earlier is not None and row is not None and row.content != item.earlier.content:
+            texts[item.earlier.content] = None
+    return list(texts)
+
+
+def _store_slice(
+    engine: Engine,
+    root: str,
+    part: list[_Incoming],
+    vectors: dict[str, Embedding],
+    counts: dict[str, int],
+    stored: list[tuple[_Incoming, int]],
+    tx: Tx,
+) -> None:
+    now = engine.clock.now_iso()
+    for item in part:
+        kind, rid = _store(engine, tx, root, item, vectors, now)
+        if kind is not None:
+            counts[kind] += 1
+        if rid is not None:
+            stored.append((item, rid))
+
+
+def _settle(tx: Tx, item: _Incoming, rid: int) -> None:
+    """Record a stored file as read: its hash, and a memory edited on two branches for
+    review."""
+    shared.set_synced(tx.conn, rid, item.file_hash)
+    if item.earlier is not None:
+        shared.set_review(tx.conn, rid, CONCURRENT)
+    if item.earlier is not None or item.found:
+        # The file still holds both sides, or a secret: writing it from the store resolves
+        # the markers, or takes the secret out (the person commits that).
+        shared.set_synced(tx.conn, rid, None)
 
 
 def _scope(project: scopes.Project, m: mf.MemoryFile) -> tuple[p.ScopeLevel, str]:
@@ -330,8 +403,9 @@ def _scope(project: scopes.Project, m: mf.MemoryFile) -> tuple[p.ScopeLevel, str
 
 def _store(
     engine: Engine, tx: Tx, root: str, item: _Incoming, vectors: dict[str, Embedding], now: str
-) -> str | None:
-    """Store one file's memory: added, updated (a new version), or None (no change)."""
+) -> tuple[str | None, int | None]:
+    """Store one file's memory: added, updated (a new version), or None (no change); and
+    the rid of the memory the file is recorded for (_settle), None when it is not."""
     m = item.memory
     emb = vectors.get(m.content)
     level, path = _scope(scopes.project_of(root), m)
@@ -347,7 +421,7 @@ def _store(
     kind: str | None
     if row is None:
         if emb is None:
-            return None  # its text is another entry's: not embedded, nothing to store
+            return None, None  # its text is another entry's: not embedded, nothing to store
         first = item.earlier or m
         entry = p.Entry(
             id=m.id,
@@ -404,16 +478,9 @@ def _store(
             # sharer sees the change): this copy is not that file.
             if item.earlier is not None:
                 shared.set_review(tx.conn, rid, CONCURRENT)
-            return kind
+            return kind, None
         shared.mark(tx.conn, row.rid, root)
-    shared.set_synced(tx.conn, rid, item.file_hash)
-    if item.earlier is not None:
-        shared.set_review(tx.conn, rid, CONCURRENT)
-    if item.earlier is not None or item.found:
-        # The file still holds both sides, or a secret: writing it from the store resolves
-        # the markers, or takes the secret out (the person commits that).
-        shared.set_synced(tx.conn, rid, None)
-    return kind
+    return kind, rid
 
 
 def _update(

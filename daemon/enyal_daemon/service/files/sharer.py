@@ -10,13 +10,16 @@ Files -> store: every `interval` it lists each known repository's `.enyal/` (nam
 mtimes and sizes: no reads); a folder whose listing moved and then held still for one
 interval (a pull writes many files) is read through shared_reading.sync_root, which reads
 only the files that changed. On start every repository is read: files may have
-changed, and writes may have failed, while no daemon ran.
+changed, and writes may have failed, while no daemon ran. A folder a request asks for
+(read_now: a fresh clone's, sharing.notice) is read next, ahead of the watching; the
+request waits for it only so long, and the read goes on here after it is answered.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import weakref
 
 from ...errors import EnyalError
 from ...store import shared
@@ -28,6 +31,16 @@ log = logging.getLogger(__name__)
 
 ALL = changes.Filter(None, None, False, None, frozenset())
 
+# The sharer running for each engine, for read_now.
+_running: weakref.WeakKeyDictionary[Engine, Sharer] = weakref.WeakKeyDictionary()
+
+
+def read_now(engine: Engine, root: str) -> threading.Event | None:
+    """Have the engine's sharer read `root` next; the event is set once it has (or the
+    sharer stopped). None: no sharer runs for the engine."""
+    sharer = _running.get(engine)
+    return None if sharer is None else sharer.read_now(root)
+
 
 class Sharer:
     def __init__(self, engine: Engine, interval: float = 1.0) -> None:
@@ -37,16 +50,39 @@ class Sharer:
         self._wake = threading.Event()
         self._sub = engine.changes.subscribe(ALL, self._wake.set)
         self._thread = threading.Thread(target=self._run, name="enyal-share", daemon=True)
+        self._asked: dict[str, threading.Event] = {}  # root -> set once it is read
+        self._asked_lock = threading.Lock()
+        # Found from now on: the server listens before it starts this thread, and a
+        # request asking meanwhile is read once the thread runs.
+        _running[engine] = self
 
     def start(self) -> None:
         self._thread.start()
 
     def stop(self) -> None:
+        _running.pop(self.engine, None)
         self._stop.set()
         self._wake.set()
         if self._thread.is_alive():
             self._thread.join()
         self.engine.changes.unsubscribe(self._sub)
+        for done in self._take_asked().values():
+            done.set()  # nobody waits on a stopped sharer; the root is read at next start
+
+    def read_now(self, root: str) -> threading.Event:
+        """Read `root` next. Asked again before it is read (two requests from one fresh
+        clone): one read, one event."""
+        with self._asked_lock:
+            done = self._asked.setdefault(root, threading.Event())
+        self._wake.set()
+        if self._stop.is_set():
+            done.set()
+        return done
+
+    def _take_asked(self) -> dict[str, threading.Event]:
+        with self._asked_lock:
+            asked, self._asked = self._asked, {}
+        return asked
 
     def _roots(self) -> list[str]:
         return list(shared.roots(self.engine.reader()))
@@ -59,6 +95,17 @@ class Sharer:
         except EnyalError as exc:
             log.warning("the sharer cannot list its repositories: %s", exc.message)
         while not self._stop.is_set():
+            for root, done in self._take_asked().items():
+                try:
+                    # Its listing as read: the watching below sees it moved only if it
+                    # changes after, and does not read the whole folder again for nothing.
+                    seen[root] = shared_reading.listing(root)
+                    pending.discard(root)
+                    self._sync(root)
+                except OSError as exc:  # the thread must outlive any one folder
+                    log.warning("cannot list %s/.enyal: %s", root, exc)
+                finally:
+                    done.set()
             self._write_changed()
             try:
                 now = {root: shared_reading.listing(root) for root in self._roots()}

@@ -44,10 +44,19 @@ from ...store.rows import EntryRow
 from ...store.writer import Tx
 from ..core.engine import Engine
 from ..rules import scopes
+from . import sharer
 from .shared_files import checkout_of, folder, folder_lock, in_repository, remove_file, write_file
-from .shared_reading import sync_root
+from .shared_reading import embedded_counts, sync_root
 
 log = logging.getLogger(__name__)
+
+# How long a fresh clone's first request waits for its `.enyal/` to be read, in seconds;
+# the read goes on after on the sharer's thread. A team's few dozen memories are read
+# whole by then on an idle 2-core machine (~6 ms a short memory), so the first recall
+# finds them as before; a clone of thousands (60 ms a memory at load 8) no longer holds
+# a hook for minutes: a second is a tenth of the shortest hook timeout (10 s), which must
+# also fit a cold daemon start.
+FIRST_READ_WAIT = 1.0
 
 # --- the verbs ---------------------------------------------------------------------------
 
@@ -128,10 +137,10 @@ def notice_cwd(engine: Engine, cwd: str | None) -> None:
 
 def notice(engine: Engine, root: str) -> None:
     """A checkout holding `.enyal/` that the store has never read (a fresh clone): read
-    now, before the request from it is answered, so `git clone … && enyal recall` finds
-    the team's memories; read from then on by the sharer whenever it changes. Every
-    request from a checkout without one pays a stat of it; the read is once. A clone's
-    first request waits for its memories' embedding (ARCHITECTURE has the figures)."""
+    now, so `git clone … && enyal recall` finds the team's memories; read from then on by
+    the sharer whenever it changes. Every request from a checkout without one pays a stat
+    of it; the read is once. The request waits FIRST_READ_WAIT at most, and is answered
+    with what is read by then (a slice at a time: shared_reading.py)."""
     if engine.read_only:
         return
     with _read_lock:
@@ -144,9 +153,20 @@ def notice(engine: Engine, root: str) -> None:
         if scopes.project_of(root).top is None:
             return  # no repository: nobody commits this `.enyal/` (in_repository)
         engine.write(lambda tx: shared.add_root(tx.conn, root, engine.clock.now_iso()))
-        sync_root(engine, root)
+        _first_read(engine, root)
     with _read_lock:
         known.add(root)
+
+
+def _first_read(engine: Engine, root: str) -> None:
+    """The sharer's thread reads the folder, as it does every folder (one read at a time,
+    under the folder lock: a file is stored once, whoever reads first); this request
+    waits so long for it."""
+    done = sharer.read_now(engine, root)
+    if done is None:  # an engine no sharer runs for (no daemon around it): read here
+        sync_root(engine, root)
+    elif not done.wait(FIRST_READ_WAIT):
+        log.info("reading %s/.enyal goes on after the request that found it", root)
 
 
 def share_sync(engine: Engine, params: p.ShareSyncParams) -> p.ShareSyncResult:
@@ -197,7 +217,14 @@ def roots(engine: Engine) -> list[p.SharedRoot]:
     conn = engine.reader()
     counts = shared.counts(conn)
     bad = _waiting(conn)
+    embedded = embedded_counts(engine)
     return [
-        p.SharedRoot(root=root, shared=counts.get(root, 0), rule=rule, problems=bad.get(root, 0))  # type: ignore[arg-type]
+        p.SharedRoot(
+            root=root,
+            shared=counts.get(root, 0),
+            rule=rule,  # type: ignore[arg-type]
+            problems=bad.get(root, 0),
+            embedded=embedded.get(root, 0),
+        )
         for root, rule in shared.roots(conn).items()
     ]

@@ -91,7 +91,7 @@ def brief(engine: Engine, params: p.BriefParams) -> p.BriefResult:
         ("global", None),
     ]
     conn = engine.reader()
-    sharing.notice(engine, project)  # a path's clone never read: read before the brief
+    sharing.notice(engine, project)  # a path's clone never read: read (1 s at most) first
     since = meta.get(conn, META_KEY + key)
     now = engine.clock.now()
     briefed_at = to_iso(now)
