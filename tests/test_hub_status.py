@@ -187,10 +187,22 @@ def test_the_counts_equal_a_full_recount_after_every_kind_of_change(engine: Engi
     )
     assert reported(engine) == recount(conn) == {SPACE: 69, OTHER: 2}
 
+    # A new memory named twice in one batch is applied change by change, not with the
+    # batch's new ones: its membership first, its entry after.
+    twice = str(uuid.uuid4())
+    log.apply([log.put(twice, "note: first words."), log.put(twice, "note: second words.")])
+    assert reported(engine) == recount(conn) == {SPACE: 70, OTHER: 2}
+
     # A memory shared after it was stored (the entry first, its membership after).
     kept = memories.remember(engine, p.RememberParams(content="Lint before push.", scope="global"))
     membership.share(engine, p.ShareParams(id=kept.id, space=OTHER))
-    assert reported(engine) == recount(conn) == {SPACE: 69, OTHER: 3}
+    assert reported(engine) == recount(conn) == {SPACE: 70, OTHER: 3}
+
+    # No verb moves a memory to another space (the others hold it where it was); were a
+    # row moved, its count would follow.
+    move = "UPDATE hub_memories SET space = ? WHERE memory_id = ?"
+    engine.write(lambda tx: tx.conn.execute(move, (OTHER, ids[3])))
+    assert reported(engine) == recount(conn) == {SPACE: 69, OTHER: 4}
 
 
 def test_m021_counts_a_store_an_older_release_left(tmp_path: Path, embedder: Any) -> None:

@@ -711,14 +711,6 @@ def m021_hub_space_counts(conn: apsw.Connection) -> None:
             UPDATE hub_space_counts SET memories = memories - 1
                 WHERE space = (SELECT space FROM hub_memories WHERE memory_id = old.id);
         END;
-        CREATE TRIGGER IF NOT EXISTS hub_counts_entry_moved AFTER UPDATE OF id ON context_entries
-        WHEN old.id IS NOT new.id BEGIN
-            UPDATE hub_space_counts SET memories = memories - 1
-                WHERE space = (SELECT space FROM hub_memories WHERE memory_id = old.id);
-            INSERT INTO hub_space_counts (space, memories)
-                SELECT space, 1 FROM hub_memories WHERE memory_id = new.id
-                ON CONFLICT (space) DO UPDATE SET memories = memories + 1;
-        END;
         CREATE INDEX IF NOT EXISTS hub_memories_review ON hub_memories (memory_id)
             WHERE review IS NOT NULL;
         """
