@@ -17,6 +17,7 @@ import numpy as np
 import psycopg
 import pytest
 
+from conftest import wait_for
 from enyal_daemon.errors import HubUnavailable
 from enyal_daemon.hub import schema
 from enyal_daemon.hub.change import Change, Pulled, Rejected
@@ -166,6 +167,53 @@ def test_pull_pages_in_seq_order_from_the_cursor_and_by_space(links: dict[str, P
     assert [p.change for p in seen] == sent
     assert pulled(alice.pull(start, 100, space=two)) == [c for c in sent if c.space == two]
     assert alice.head() == seqs[-1]
+
+
+def log_rows_read(hub: Any) -> tuple[int, int]:
+    """(scans, rows read) of the log's table and indexes so far, by every backend whose
+    statistics reached shared memory (a backend's at the latest when it exits)."""
+    with hub.admin() as conn:
+        row = conn.execute(
+            "SELECT coalesce(sum(i.idx_scan), 0) + max(t.seq_scan), "
+            "coalesce(sum(i.idx_tup_read), 0) + max(t.seq_tup_read) "
+            "FROM pg_stat_user_tables t LEFT JOIN pg_stat_user_indexes i USING (relid) "
+            "WHERE t.schemaname = %s AND t.relname = 'log'",
+            (schema.SCHEMA,),
+        ).fetchone()
+    assert row is not None
+    return int(row[0]), int(row[1])
+
+
+def test_a_spaces_pull_walks_its_own_rows_from_the_position_whatever_the_statistics(
+    hub: Any, links: dict[str, PgLink]
+) -> None:
+    """A catch-up reads its space's rows a page at a time from a position. Planned as a
+    bitmap scan of all the space's rows above it and a sort (no statistics yet, as right
+    after a large push), or as a walk of the whole log filtering out the other spaces
+    (statistics that do not know the space's rows come last), each page read them all;
+    it must read about a page's worth, fresh or analyzed alike."""
+    alice = links["alice"]
+    other, mine = space_name(), space_name()
+    alice.join(other)
+    alice.join(mine)
+    for space, n in ((other, 2_000), (mine, 1_000)):
+        for at in range(0, n, 500):
+            alice.push([change(space, k, vector=False) for k in range(at, at + 500)])
+    page = 100
+    for analyzed in (False, True):
+        if analyzed:
+            with hub.admin() as conn:
+                conn.execute(f"ANALYZE {LOG}")
+        before = log_rows_read(hub)
+        reader = PgLink(hub.url("alice"))  # a link of its own: its statistics flush as it closes
+        try:
+            got = pulled(reader.pull(0, page, space=mine))
+        finally:
+            reader.close()
+        assert [c.memory_id for c in got] == [f"m{k}" for k in range(page)]
+        wait_for(lambda b=before: log_rows_read(hub)[0] > b[0], what="the pull's statistics")
+        read = log_rows_read(hub)[1] - before[1]
+        assert read <= 3 * page, f"{read} rows read for a page of {page} (analyzed: {analyzed})"
 
 
 def test_appends_become_visible_in_seq_order(hub: Any, links: dict[str, PgLink]) -> None:

@@ -20,13 +20,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import apsw
 import pytest
 
 from conftest import CliResult, run_cli, start_daemon, wait_for
 from daemon_support import ACCESS_FIELDS, RunningDaemon, StderrDrain, isolated_env
 from enyal_daemon.hub.link import PgLink
 from enyal_daemon.service.hub import worker
+from enyal_protocol.paths import DB_NAME
 from harnesslib.store import export_edges, export_entries
+from test_hub_status import recount
 
 ROLES = ("alice", "bob", "carol")
 SKEW = {"alice": 0.0, "bob": 3 * 3600.0, "carol": -5 * 3600.0}
@@ -403,3 +406,30 @@ def test_a_concurrent_edit_keeps_both_versions_and_is_listed_for_review(trio: Tr
     assert entries[0]["importance"] == 4
     for m in trio.members:  # settles it everywhere
         assert x not in [s["id"] for s in m.call("review", {"kind": "shared"})["shared"]]
+
+
+def test_hub_status_counts_what_a_recount_of_each_store_finds(trio: Trio) -> None:
+    """The counts `hub status` keeps (m021) against the store recounted from scratch, on
+    each of the three after a sync, a local write, a forget and a hard delete."""
+    space = trio.space()
+    a, b, c = trio.members
+
+    def counted(m: Member) -> tuple[int, int]:
+        (db,) = m.home.rglob(DB_NAME)
+        conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
+        try:
+            fresh = recount(conn).get(space, 0)
+        finally:
+            conn.close()
+        kept = next(s["memories"] for s in m.status()["spaces"] if s["space"] == space)
+        return kept, fresh
+
+    ids = {remember(a, f"Counted memory number {i}.", space) for i in range(4)}
+    gone = remember(b, "Counted, then deleted for good.", space)
+    converge(trio, ids | {gone})
+    assert [counted(m) for m in trio.members] == [(5, 5)] * 3
+    a.call("forget", {"id": sorted(ids)[0]})  # forgotten: still stored, still counted
+    b.call("forget", {"id": gone, "hard": True})
+    ids.add(remember(c, "Counted, written after the sync.", space))
+    converge(trio, ids | {gone})
+    assert [counted(m) for m in trio.members] == [(5, 5)] * 3

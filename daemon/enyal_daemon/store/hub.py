@@ -244,11 +244,15 @@ def keep_conflict(conn: apsw.Connection, memory_id: str, version: Version, body:
 
 
 def space_counts(conn: apsw.Connection) -> dict[str, int]:
-    cur = conn.execute(
-        "SELECT m.space, count(*) FROM hub_memories m JOIN context_entries e "
-        "ON e.id = m.memory_id GROUP BY m.space"
-    )
-    return {s: n for s, n in cur}
+    """space -> its memories stored here: kept by m021's triggers as either side
+    changes, so reading it costs a row a space, not a join of every memory."""
+    return {s: n for s, n in conn.execute("SELECT space, memories FROM hub_space_counts")}
+
+
+def conflicts(conn: apsw.Connection) -> int:
+    """How many memories are listed for review (m021's partial index holds just them)."""
+    row = conn.execute("SELECT count(*) FROM hub_memories WHERE review IS NOT NULL").fetchone()
+    return int(row[0]) if row else 0
 
 
 def spaces_of(conn: apsw.Connection, ids: Sequence[str]) -> dict[str, str]:

@@ -663,6 +663,60 @@ def m020_junk_roots(conn: apsw.Connection) -> None:
                 conn.execute("DELETE FROM context_shared_problems WHERE root = ?", (root,))
 
 
+def m021_hub_space_counts(conn: apsw.Connection) -> None:
+    """`hub status` (and doctor, the web view) joined hub_memories to the entries on
+    every call: ~1 ms at 3,000 memories of a space, growing with it, and polled during a
+    sync. hub_space_counts keeps, per space, the count that join gives (a member whose
+    entry is stored), updated by triggers in the statement that changes either side,
+    so every write path keeps it (a pulled put, a local write, a hard delete here or
+    pulled, one no capture saw) in its own transaction. The partial index answers the
+    memories to review (status's conflicts, review's list) without reading the others."""
+    conn.execute(
+        """
+        CREATE TABLE IF NOT EXISTS hub_space_counts (
+            space TEXT PRIMARY KEY,
+            memories INTEGER NOT NULL
+        );
+        DELETE FROM hub_space_counts;
+        INSERT INTO hub_space_counts (space, memories)
+            SELECT m.space, count(*) FROM hub_memories m
+            JOIN context_entries e ON e.id = m.memory_id GROUP BY m.space;
+        CREATE TRIGGER IF NOT EXISTS hub_counts_member_in AFTER INSERT ON hub_memories
+        WHEN EXISTS (SELECT 1 FROM context_entries WHERE id = new.memory_id) BEGIN
+            INSERT INTO hub_space_counts (space, memories) VALUES (new.space, 1)
+                ON CONFLICT (space) DO UPDATE SET memories = memories + 1;
+        END;
+        CREATE TRIGGER IF NOT EXISTS hub_counts_member_out AFTER DELETE ON hub_memories
+        WHEN EXISTS (SELECT 1 FROM context_entries WHERE id = old.memory_id) BEGIN
+            UPDATE hub_space_counts SET memories = memories - 1 WHERE space = old.space;
+        END;
+        CREATE TRIGGER IF NOT EXISTS hub_counts_member_moved
+        AFTER UPDATE OF space, memory_id ON hub_memories
+        WHEN old.space IS NOT new.space OR old.memory_id IS NOT new.memory_id BEGIN
+            UPDATE hub_space_counts SET memories = memories - 1 WHERE space = old.space
+                AND EXISTS (SELECT 1 FROM context_entries WHERE id = old.memory_id);
+            INSERT INTO hub_space_counts (space, memories)
+                SELECT new.space, 1 WHERE EXISTS
+                    (SELECT 1 FROM context_entries WHERE id = new.memory_id)
+                ON CONFLICT (space) DO UPDATE SET memories = memories + 1;
+        END;
+        CREATE TRIGGER IF NOT EXISTS hub_counts_entry_in AFTER INSERT ON context_entries
+        WHEN EXISTS (SELECT 1 FROM hub_memories WHERE memory_id = new.id) BEGIN
+            INSERT INTO hub_space_counts (space, memories)
+                SELECT space, 1 FROM hub_memories WHERE memory_id = new.id
+                ON CONFLICT (space) DO UPDATE SET memories = memories + 1;
+        END;
+        CREATE TRIGGER IF NOT EXISTS hub_counts_entry_out AFTER DELETE ON context_entries
+        WHEN EXISTS (SELECT 1 FROM hub_memories WHERE memory_id = old.id) BEGIN
+            UPDATE hub_space_counts SET memories = memories - 1
+                WHERE space = (SELECT space FROM hub_memories WHERE memory_id = old.id);
+        END;
+        CREATE INDEX IF NOT EXISTS hub_memories_review ON hub_memories (memory_id)
+            WHERE review IS NOT NULL;
+        """
+    )
+
+
 def _junk_root(root: str) -> bool:
     """A folder that is there and is not the root of a project in a git repository:
     what registering a root needs now (service/files/shared_files.py in_repository,
@@ -695,6 +749,7 @@ MIGRATIONS: list[Migration] = [
     m018_hub,
     m019_hub_applied_seq,
     m020_junk_roots,
+    m021_hub_space_counts,
 ]
 
 

@@ -193,7 +193,7 @@ def status(engine: Engine, params: p.HubStatusParams) -> p.HubStatusResult:
         head=head,
         lag=max(0, head - cursor) + behind if head is not None else None,
         outbox=rows.depth(conn),
-        conflicts=len(rows.to_review(conn, 1_000_000)),
+        conflicts=rows.conflicts(conn),
         refused=progress.refused,
         last_error=progress.last_error or rows.get(conn, "last_error"),
         last_error_at=progress.last_error_at,
