@@ -16,7 +16,9 @@ log the push left (its backlog), then again once B's lag is 0; the initial sync 
 SYNC rows (put changes, vectors carried under the daemon's model id, seeded straight
 into the hub) into an empty daemon C, from `hub.join` to `hub.status` showing every
 memory, in memories/s; and C's recall p99 while that sync runs against its p99 idle
-afterwards (same queries, same count; `hub.status` polled beside both alike, on a
+afterwards (the same questions, same count, each asked with its own number: the daemon
+remembers a query's vector, embedder/memo.py, so a question asked again in the idle
+phase would skip its embedding there; `hub.status` polled beside both alike, on a
 connection of its own every STATUS_POLL s).
 
 Runs alone, without the rest of the bench:
@@ -324,6 +326,11 @@ def _propagation(
     return samples
 
 
+def _asked(questions: list[str], k: int) -> str:
+    """Question k % len, numbered k: never the text of an earlier recall."""
+    return f"{questions[k % len(questions)]} (ask {k})"
+
+
 def _seed(cluster: PgCluster, texts: list[str], vecs: np.ndarray[Any, Any], space: str) -> None:
     """SYNC put changes of `space`, in the shape the replicas write: the first change the
     daemons pushed is the template (its model id, its state's fields)."""
@@ -418,7 +425,7 @@ def _initial_sync(
     try:
         while poller.synced_at is None and poller.is_alive():
             q0 = time.perf_counter()
-            cc.call("recall", {"query": queries[i % len(queries)], "limit": 10})
+            cc.call("recall", {"query": _asked(queries, i), "limit": 10})
             during.append((time.perf_counter() - q0) * 1000)
             i += 1
             time.sleep(RECALL_GAP)
@@ -436,7 +443,7 @@ def _initial_sync(
     try:
         for j in range(len(during)):
             q0 = time.perf_counter()
-            cc.call("recall", {"query": queries[j % len(queries)], "limit": 10})
+            cc.call("recall", {"query": _asked(queries, len(during) + j), "limit": 10})
             idle.append((time.perf_counter() - q0) * 1000)
             time.sleep(RECALL_GAP)
     finally:
