@@ -627,6 +627,67 @@ def test_a_first_read_cut_short_by_a_killed_daemon_is_finished_at_its_next_start
 CUT_SHORT = 200  # slices of 8, 16, 32, 64, 64, 16: the last stored well after the first
 
 
+# A clone whose whole read lasts seconds (hundreds of short memories; slices of 8, 16,
+# 32, then 64: 4 s idle), which another repository's writes must not wait for.
+LONG_READ = MANY
+
+
+def test_a_long_first_read_in_one_repository_holds_no_other_repositorys_writes(
+    pair: Pair, tmp_path: Path
+) -> None:
+    """While B's daemon reads a fresh clone of hundreds of memories, `remember --shared` in
+    B's own repository is answered and its file written before that read ends (a lock per
+    repository); the long read still stores and embeds each file once."""
+    b = pair.b
+    fresh = _clone_of_many(tmp_path, sorted(str(uuid.uuid4()) for _ in range(LONG_READ)))
+    asked = threading.Thread(
+        target=b.daemon.call, args=("recall", {"query": "ports", "cwd": str(fresh)})
+    )
+    asked.start()  # the request that starts the read, answered after a second at most
+    try:
+        wait_for(lambda: _count(b.daemon, fresh, "shared") > 0, what="a first slice stored")
+        start = time.monotonic()
+        r = b.ok("remember", uniq("Releases are tagged from main"), "--shared")
+        took = time.monotonic() - start
+        read_by_then = _root_of(b, fresh)["shared"]
+    finally:
+        asked.join()
+    assert b.file(r["id"]).exists()
+    assert read_by_then < LONG_READ, f"remember waited for the other read ({took:.2f} s)"
+    wait_for(lambda: _root_of(b, fresh)["shared"] == LONG_READ, what="the long read to end")
+    whole = time.monotonic() - start
+    again = b.daemon.call("share_sync", {"path": str(fresh)})
+    assert (again["added"], again["embedded"], again["unchanged"]) == (0, 0, LONG_READ)
+    assert _root_of(b, fresh)["embedded"] == LONG_READ
+    print(f"remember --shared {took:.2f} s with {read_by_then} read; the read {whole:.2f} s")
+
+
+def test_stopping_the_daemon_stops_a_long_read_between_slices_and_the_next_start_ends_it(
+    model_cache: Path, tmp_path: Path
+) -> None:
+    """SIGTERM (what `enyal daemon stop` sends by its shutdown call) during a fresh clone's
+    long read stops the daemon cleanly without waiting for the rest of the read; the next
+    start reads the rest, embedding only what was not stored before."""
+    fresh = _clone_of_many(tmp_path, sorted(str(uuid.uuid4()) for _ in range(LONG_READ)))
+    home = tmp_path / "home-stopped"
+    d = launch_with_cache(home, model_cache)
+    d.call("recall", {"query": "ports", "cwd": str(fresh)})  # the read goes on after it
+    start = time.monotonic()
+    assert d.stop() == 0  # a clean exit, not the harness's kill past its timeout
+    took = time.monotonic() - start
+    assert "Traceback" not in d.log.text(), d.log.text()
+    d = launch_with_cache(home, model_cache)
+    try:
+        wait_for(lambda: _count(d, fresh, "shared") == LONG_READ, what="the rest read at start")
+        # Some left for this start (the stop did not wait for the whole read), and the
+        # slices stored before it not embedded again.
+        assert 0 < _count(d, fresh, "embedded") < LONG_READ
+        assert "Traceback" not in d.log.text(), d.log.text()
+    finally:
+        d.stop()
+    print(f"stopped in {took:.2f} s during the read")
+
+
 def _quietly(call: Any, *args: Any) -> None:
     with contextlib.suppress(Exception):  # the daemon is killed under it: what the test does
         call(*args)

@@ -13,6 +13,8 @@ only the files that changed. On start every repository is read: files may have
 changed, and writes may have failed, while no daemon ran. A folder a request asks for
 (read_now: a fresh clone's, sharing.notice) is read next, ahead of the watching; the
 request waits for it only so long, and the read goes on here after it is answered.
+Stopping the sharer stops a read between two slices (shared_reading.sync_root): the
+daemon's stop does not wait for a read of thousands, and the next start reads the rest.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import logging
 import threading
 import weakref
 
-from ...errors import EnyalError
+from ...errors import EnyalError, ShuttingDown
 from ...store import shared
 from ..core import changes
 from ..core.engine import Engine
@@ -142,8 +144,13 @@ class Sharer:
                 return
 
     def _sync(self, root: str) -> None:
+        if self._stop.is_set():
+            return  # stopping: a folder not read now is read at the next start
         try:
-            r = shared_reading.sync_root(self.engine, root)
+            r = shared_reading.sync_root(self.engine, root, self._stop)
+        except ShuttingDown as exc:
+            log.info("%s", exc.message)
+            return
         except EnyalError as exc:
             log.warning("reading %s/.enyal failed: %s", root, exc.message)
             return
