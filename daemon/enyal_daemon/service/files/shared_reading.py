@@ -17,6 +17,7 @@ import stat
 import subprocess
 import threading
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -124,13 +125,16 @@ def _read_file(path: str) -> bytes:
     return data
 
 
-def sync_root(engine: Engine, root: str, stop: threading.Event | None = None) -> p.ShareSyncResult:
-    """Read the folder. `stop` set (the daemon stopping) ends the read between two slices
-    with ShuttingDown: what is stored stays, its files are read again at the next start."""
+def sync_root(
+    engine: Engine, root: str, between: Callable[[], bool] | None = None
+) -> p.ShareSyncResult:
+    """Read the folder. `between` is called between two slices (the sharer writes other
+    repositories' files meanwhile); False ends the read there with ShuttingDown (the
+    daemon stopping): what is stored stays, its files are read again at the next start."""
     with folder_lock(root):
         plan = _plan(engine, root)
         _authors(root, plan.incoming)
-        result = _apply(engine, root, plan, stop)
+        result = _apply(engine, root, plan, between)
         written = _reconcile(engine, root, plan.hashes)
     return msgspec.structs.replace(result, written=written)
 
@@ -280,7 +284,7 @@ def _fields(engine: Engine, m: mf.MemoryFile) -> tuple[mf.MemoryFile, dict[str, 
 
 
 def _apply(
-    engine: Engine, root: str, plan: _Plan, stop: threading.Event | None
+    engine: Engine, root: str, plan: _Plan, between: Callable[[], bool] | None
 ) -> p.ShareSyncResult:
     ready: list[_Incoming] = []
     bad: list[tuple[str, str, str]] = list(plan.problems)
@@ -300,7 +304,7 @@ def _apply(
     stored: list[tuple[_Incoming, int]] = []
     start, size = 0, FIRST_SLICE
     while start < len(ready):
-        if stop is not None and stop.is_set():
+        if start > 0 and between is not None and not between():
             # Not waited for: a read of thousands lasts minutes. Its files are recorded as
             # read only at the end (job below), so the next start reads the rest and embeds
             # nothing stored by now, as after a kill.
