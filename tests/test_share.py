@@ -637,7 +637,8 @@ def test_a_long_first_read_in_one_repository_holds_no_other_repositorys_writes(
 ) -> None:
     """While B's daemon reads a fresh clone of hundreds of memories, `remember --shared` in
     B's own repository is answered and its file written before that read ends (a lock per
-    repository); the long read still stores and embeds each file once."""
+    repository), as are an edit's file (the sharer's), `unshare` and `share`; the long
+    read still stores and embeds each file once."""
     b = pair.b
     fresh = _clone_of_many(tmp_path, sorted(str(uuid.uuid4()) for _ in range(LONG_READ)))
     asked = threading.Thread(
@@ -654,6 +655,10 @@ def test_a_long_first_read_in_one_repository_holds_no_other_repositorys_writes(
         b.daemon.call("update", {"id": r["id"], "importance": 5})
         wait_for(lambda: _importance(b, r["id"]) == 5, what="the edit's file written")
         edited = time.monotonic() - start
+        b.daemon.call("unshare", {"id": r["id"]})
+        assert not b.file(r["id"]).exists()
+        b.daemon.call("share", {"id": r["id"], "cwd": str(b.path)})
+        assert _importance(b, r["id"]) == 5
         read_by_then = _root_of(b, fresh)["shared"]
     finally:
         asked.join()
@@ -687,6 +692,7 @@ def test_stopping_the_daemon_stops_a_long_read_between_slices_and_the_next_start
     assert d.stop() == 0  # a clean exit, not the harness's kill past its timeout
     took = time.monotonic() - start
     assert "Traceback" not in d.log.text(), d.log.text()
+    assert "the rest are read at the next start" in d.log.text()
     d = launch_with_cache(home, model_cache)
     try:
         wait_for(lambda: _count(d, fresh, "shared") == LONG_READ, what="the rest read at start")
