@@ -147,10 +147,10 @@ class Sharer:
                     self._sync(root)
             batch, self._held = self._held + batch, []
             for change in batch:
-                if reading is not None and self._in(change, reading):
-                    self._held.append(change)
-                    continue
                 try:
+                    if reading is not None and self._in(change, reading):
+                        self._held.append(change)
+                        continue
                     if change.kind == "deleted":
                         shared_files.remove_everywhere(self.engine, change.id)
                     else:
