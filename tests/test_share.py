@@ -627,6 +627,84 @@ def test_a_first_read_cut_short_by_a_killed_daemon_is_finished_at_its_next_start
 CUT_SHORT = 200  # slices of 8, 16, 32, 64, 64, 16: the last stored well after the first
 
 
+# A clone whose whole read lasts seconds (hundreds of short memories; slices of 8, 16,
+# 32, then 64: 4 s idle), which another repository's writes must not wait for.
+LONG_READ = MANY
+
+
+def test_a_long_first_read_in_one_repository_holds_no_other_repositorys_writes(
+    pair: Pair, tmp_path: Path
+) -> None:
+    """While B's daemon reads a fresh clone of hundreds of memories, `remember --shared` in
+    B's own repository is answered and its file written before that read ends (a lock per
+    repository), as are an edit's file (the sharer's), `unshare` and `share`; the long
+    read still stores and embeds each file once."""
+    b = pair.b
+    fresh = _clone_of_many(tmp_path, sorted(str(uuid.uuid4()) for _ in range(LONG_READ)))
+    asked = threading.Thread(
+        target=b.daemon.call, args=("recall", {"query": "ports", "cwd": str(fresh)})
+    )
+    asked.start()  # the request that starts the read, answered after a second at most
+    try:
+        wait_for(lambda: _count(b.daemon, fresh, "shared") > 0, what="a first slice stored")
+        start = time.monotonic()
+        r = b.ok("remember", uniq("Releases are tagged from main"), "--shared")
+        took = time.monotonic() - start
+        assert b.file(r["id"]).exists()
+        # An edit's file is the sharer's to write: between two slices of the read.
+        b.daemon.call("update", {"id": r["id"], "importance": 5})
+        wait_for(lambda: _importance(b, r["id"]) == 5, what="the edit's file written")
+        edited = time.monotonic() - start
+        b.daemon.call("unshare", {"id": r["id"]})
+        assert not b.file(r["id"]).exists()
+        b.daemon.call("share", {"id": r["id"], "cwd": str(b.path)})
+        assert _importance(b, r["id"]) == 5
+        read_by_then = _root_of(b, fresh)["shared"]
+    finally:
+        asked.join()
+    assert read_by_then < LONG_READ, f"B's writes waited for the other read ({edited:.2f} s)"
+    wait_for(lambda: _root_of(b, fresh)["shared"] == LONG_READ, what="the long read to end")
+    whole = time.monotonic() - start
+    again = b.daemon.call("share_sync", {"path": str(fresh)})
+    assert (again["added"], again["embedded"], again["unchanged"]) == (0, 0, LONG_READ)
+    assert _root_of(b, fresh)["embedded"] == LONG_READ
+    print(
+        f"remember --shared {took:.2f} s, its edit's file {edited:.2f} s, with {read_by_then}"
+        f" read; the read {whole:.2f} s"
+    )
+
+
+def _importance(c: Clone, entry_id: str) -> int:
+    return mf.parse(c.file(entry_id).read_text(), c.file(entry_id).name).importance
+
+
+def test_stopping_the_daemon_stops_a_long_read_between_slices_and_the_next_start_ends_it(
+    model_cache: Path, tmp_path: Path
+) -> None:
+    """SIGTERM (what `enyal daemon stop` sends by its shutdown call) during a fresh clone's
+    long read stops the daemon cleanly without waiting for the rest of the read; the next
+    start reads the rest, embedding only what was not stored before."""
+    fresh = _clone_of_many(tmp_path, sorted(str(uuid.uuid4()) for _ in range(LONG_READ)))
+    home = tmp_path / "home-stopped"
+    d = launch_with_cache(home, model_cache)
+    d.call("recall", {"query": "ports", "cwd": str(fresh)})  # the read goes on after it
+    start = time.monotonic()
+    assert d.stop() == 0  # a clean exit, not the harness's kill past its timeout
+    took = time.monotonic() - start
+    assert "Traceback" not in d.log.text(), d.log.text()
+    assert "the rest are read at the next start" in d.log.text()
+    d = launch_with_cache(home, model_cache)
+    try:
+        wait_for(lambda: _count(d, fresh, "shared") == LONG_READ, what="the rest read at start")
+        # Some left for this start (the stop did not wait for the whole read), and the
+        # slices stored before it not embedded again.
+        assert 0 < _count(d, fresh, "embedded") < LONG_READ
+        assert "Traceback" not in d.log.text(), d.log.text()
+    finally:
+        d.stop()
+    print(f"stopped in {took:.2f} s during the read")
+
+
 def _quietly(call: Any, *args: Any) -> None:
     with contextlib.suppress(Exception):  # the daemon is killed under it: what the test does
         call(*args)

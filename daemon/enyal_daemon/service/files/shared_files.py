@@ -1,8 +1,8 @@
 """A shared memory's file in a repository's `.enyal/` (service/files/sharing.py says
 which memories are shared): where a checkout is, writing the file after its change
 commits (atomically, secrets redacted by the rules in force even when writes are not
-redacted) and removing it. The lock here is the one every read or write of a folder
-takes (service/files/shared_reading.py reads them back)."""
+redacted) and removing it. The locks here, one a repository, are the ones every read or
+write of its folder takes (service/files/shared_reading.py reads them back)."""
 
 from __future__ import annotations
 
@@ -30,10 +30,23 @@ from ..rules import scopes
 
 log = logging.getLogger(__name__)
 
-# One read or write of a folder at a time: the watcher's thread and a request's may both
-# want the same repository, and a file must not be read while it is half renamed.
-folder_lock = threading.RLock()
+# One read or write of a repository's folder at a time: the sharer's thread and a
+# request's may both want the same repository, and a file must not be read while it is
+# half renamed, nor a mark and its file split by a read (sharing.share). A lock a
+# repository, not one for all: a fresh clone's read lasts minutes at thousands of files,
+# and another repository's share, unshare or `remember --shared` must not wait for it.
+# Reentrant: a read writes the files it finds behind (write_file) under its own lock.
+# Only the map of locks is global, held for a lookup; a lock is kept while the daemon
+# runs, as its repository is (sharing._read), so two threads never hold two for one root.
+_locks: dict[str, threading.RLock] = {}
+_locks_lock = threading.Lock()
 LINKS = mf.LINKS
+
+
+def folder_lock(root: str) -> threading.RLock:
+    """The lock of the repository at `root` (a checkout's root, as scopes gives it)."""
+    with _locks_lock:
+        return _locks.setdefault(root, threading.RLock())
 
 
 def checkout_of(conn: Any, entry: EntryRow | p.Entry, cwd: str | None = None) -> str:
@@ -111,61 +124,71 @@ def write_file(engine: Engine, entry_id: str) -> bool:
     committed: written if live, removed if forgotten. Returns whether a file changed.
     A file already in line (as last written or read, from the entry's latest version)
     costs a read and a hash. An OSError is logged and left for the next reconcile."""
-    with folder_lock:
-        conn = engine.reader()
-        row = entries.get(conn, entry_id)
-        mark = shared.get(conn, entry_id) if row is not None else None
-        if row is None or mark is None:
+    while True:
+        seen = shared.get(engine.reader(), entry_id)
+        if seen is None:
             return False
-        if not os.path.isdir(mark.root):
-            moved = _checkout_still_here(engine, conn, row, mark)
-            if moved is None:
-                return False
-            mark = moved
-        path = folder(mark.root) / mf.file_name(entry_id)
-        latest = versions.list_for(conn, entry_id, 1)
-        on_disk = _hash_of(path)
-        in_line = mark.version == (latest[0].version if latest else None)
-        if in_line and mark.file_hash is not None and on_disk == mark.file_hash:
-            return False
-        try:
-            if row.is_deprecated:
-                new_hash: str | None = None
-                changed = on_disk is not None
-                if changed:
-                    path.unlink()
-            else:
-                data = mf.render(as_file(engine, conn, row, mark.root)).encode()
-                new_hash = digest(data)
-                changed = on_disk != new_hash
-                if changed:
-                    _write_atomically(path, data)
-        except OSError as exc:
-            log.warning("could not write %s (written at the next reconcile): %s", path, exc)
-            return False
-        engine.write(lambda tx: shared.set_synced(tx.conn, mark.rid, new_hash))
-        return changed
+        with folder_lock(seen.root):
+            changed = _write_in(engine, entry_id, seen.root)
+        if changed is not None:
+            return changed
 
 
-def _checkout_still_here(
-    engine: Engine, conn: Any, row: EntryRow, mark: shared.SharedRow
-) -> shared.SharedRow | None:
+def _write_in(engine: Engine, entry_id: str, root: str) -> bool | None:
+    """write_file under the lock of `root`; None: the memory is shared into another
+    folder now (shared there meanwhile, or its checkout gone), whose lock is taken next."""
+    conn = engine.reader()
+    row = entries.get(conn, entry_id)
+    mark = shared.get(conn, entry_id) if row is not None else None
+    if row is None or mark is None:
+        return False
+    if mark.root != root:
+        return None
+    if not os.path.isdir(mark.root):
+        return None if _checkout_still_here(engine, conn, row, mark) else False
+    path = folder(mark.root) / mf.file_name(entry_id)
+    latest = versions.list_for(conn, entry_id, 1)
+    on_disk = _hash_of(path)
+    in_line = mark.version == (latest[0].version if latest else None)
+    if in_line and mark.file_hash is not None and on_disk == mark.file_hash:
+        return False
+    try:
+        if row.is_deprecated:
+            new_hash: str | None = None
+            changed = on_disk is not None
+            if changed:
+                path.unlink()
+        else:
+            data = mf.render(as_file(engine, conn, row, mark.root)).encode()
+            new_hash = digest(data)
+            changed = on_disk != new_hash
+            if changed:
+                _write_atomically(path, data)
+    except OSError as exc:
+        log.warning("could not write %s (written at the next reconcile): %s", path, exc)
+        return False
+    engine.write(lambda tx: shared.set_synced(tx.conn, mark.rid, new_hash))
+    return changed
+
+
+def _checkout_still_here(engine: Engine, conn: Any, row: EntryRow, mark: shared.SharedRow) -> bool:
     """The checkout a memory was shared into is gone (`git worktree remove`, a deleted
     clone): it is shared into another checkout of its project the daemon knows, or, with
     none, left until one is (its file is not written: making the folder again would
-    make a checkout that is not one)."""
+    make a checkout that is not one). Returns whether it moved."""
     try:
         root = checkout_of(conn, row)
     except InvalidValue:
         log.info("%s: no checkout of its project here; its file is written once there is", row.id)
-        return None
+        return False
 
     def job(tx: Tx) -> None:
         shared.add_root(tx.conn, root, engine.clock.now_iso())
         shared.mark(tx.conn, mark.rid, root)
+        shared.set_synced(tx.conn, mark.rid, None)  # no file there yet: written next
 
     engine.write(job)
-    return msgspec.structs.replace(mark, root=root, file_hash=None)
+    return True
 
 
 def remove_file(root: str, entry_id: str) -> None:
@@ -181,8 +204,8 @@ def remove_file(root: str, entry_id: str) -> None:
 def remove_everywhere(engine: Engine, entry_id: str) -> None:
     """A memory deleted for good (hard forget, expiry): its file goes from every
     repository read, or the next read of the folder would bring it back."""
-    with folder_lock:
-        for root in shared.roots(engine.reader()):
+    for root in shared.roots(engine.reader()):
+        with folder_lock(root):
             remove_file(root, entry_id)
 
 

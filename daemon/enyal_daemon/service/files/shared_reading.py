@@ -17,6 +17,7 @@ import stat
 import subprocess
 import threading
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,7 +27,7 @@ from enyal_protocol import memory_file as mf
 from enyal_protocol import wire as p
 
 from ...embedder.passages import Embedding
-from ...errors import InvalidValue
+from ...errors import InvalidValue, ShuttingDown
 from ...hygiene.injection import judge_memory
 from ...store import entries, graph, shared, versions
 from ...store.rows import EntryRow
@@ -124,11 +125,16 @@ def _read_file(path: str) -> bytes:
     return data
 
 
-def sync_root(engine: Engine, root: str) -> p.ShareSyncResult:
-    with folder_lock:
+def sync_root(
+    engine: Engine, root: str, between: Callable[[], bool] | None = None
+) -> p.ShareSyncResult:
+    """Read the folder. `between` is called between two slices (the sharer writes other
+    repositories' files meanwhile); False ends the read there with ShuttingDown (the
+    daemon stopping): what is stored stays, its files are read again at the next start."""
+    with folder_lock(root):
         plan = _plan(engine, root)
         _authors(root, plan.incoming)
-        result = _apply(engine, root, plan)
+        result = _apply(engine, root, plan, between)
         written = _reconcile(engine, root, plan.hashes)
     return msgspec.structs.replace(result, written=written)
 
@@ -277,7 +283,9 @@ def _fields(engine: Engine, m: mf.MemoryFile) -> tuple[mf.MemoryFile, dict[str, 
     return out, clean.found
 
 
-def _apply(engine: Engine, root: str, plan: _Plan) -> p.ShareSyncResult:
+def _apply(
+    engine: Engine, root: str, plan: _Plan, between: Callable[[], bool] | None
+) -> p.ShareSyncResult:
     ready: list[_Incoming] = []
     bad: list[tuple[str, str, str]] = list(plan.problems)
     for item in plan.incoming:
@@ -296,6 +304,14 @@ def _apply(engine: Engine, root: str, plan: _Plan) -> p.ShareSyncResult:
     stored: list[tuple[_Incoming, int]] = []
     start, size = 0, FIRST_SLICE
     while start < len(ready):
+        if start > 0 and between is not None and not between():
+            # Not waited for: a read of thousands lasts minutes. Its files are recorded as
+            # read only at the end (job below), so the next start reads the rest and embeds
+            # nothing stored by now, as after a kill.
+            raise ShuttingDown(
+                f"reading {root}/.enyal stopped after {start} of {len(ready)} new or changed "
+                "files: the rest are read at the next start"
+            )
         part = ready[start : start + size]
         start, size = start + size, min(size * 2, LAST_SLICE)
         texts = [t for t in _to_embed(part, current) if t not in vectors]

@@ -13,15 +13,20 @@ only the files that changed. On start every repository is read: files may have
 changed, and writes may have failed, while no daemon ran. A folder a request asks for
 (read_now: a fresh clone's, sharing.notice) is read next, ahead of the watching; the
 request waits for it only so long, and the read goes on here after it is answered.
+Stopping the sharer stops a read between two slices (shared_reading.sync_root): the
+daemon's stop does not wait for a read of thousands, and the next start reads the rest.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import weakref
 
-from ...errors import EnyalError
+from enyal_protocol import wire as p
+
+from ...errors import EnyalError, ShuttingDown
 from ...store import shared
 from ..core import changes
 from ..core.engine import Engine
@@ -52,6 +57,10 @@ class Sharer:
         self._thread = threading.Thread(target=self._run, name="enyal-share", daemon=True)
         self._asked: dict[str, threading.Event] = {}  # root -> set once it is read
         self._asked_lock = threading.Lock()
+        # Changes whose files wait for the read of their repository to end (_write_changed),
+        # and whether the subscription overflowed meanwhile (every folder is read after).
+        self._held: list[p.Change] = []
+        self._dropped = False
         # Found from now on: the server listens before it starts this thread, and a
         # request asking meanwhile is read once the thread runs.
         _running[engine] = self
@@ -124,14 +133,24 @@ class Sharer:
             self._wake.wait(self.interval)
             self._wake.clear()
 
-    def _write_changed(self) -> None:
+    def _write_changed(self, reading: str | None = None) -> None:
+        """The files of the changes committed since last time. `reading`: the repository
+        whose read is under way (between two of its slices): its own changes wait until
+        the read ends (the read's new memories, and an edit whose file the read's later
+        slices must not meet half way), every other repository's are written now."""
         while True:
             batch, dropped, more = self._sub.take()
-            if dropped:
+            self._dropped = self._dropped or bool(dropped)
+            if self._dropped and reading is None:
+                self._dropped = False
                 for root in self._roots():
                     self._sync(root)
+            batch, self._held = self._held + batch, []
             for change in batch:
                 try:
+                    if reading is not None and self._in(change, reading):
+                        self._held.append(change)
+                        continue
                     if change.kind == "deleted":
                         shared_files.remove_everywhere(self.engine, change.id)
                     else:
@@ -141,9 +160,30 @@ class Sharer:
             if not more:
                 return
 
+    def _in(self, change: p.Change, root: str) -> bool:
+        """Whether the change's file is in `root`: a memory deleted for good has its file
+        removed from every folder, `root`'s too."""
+        if change.kind == "deleted":
+            return True
+        mark = shared.get(self.engine.reader(), change.id)
+        return mark is not None and mark.root == root
+
+    def _between(self, reading: str) -> bool:
+        """Between two slices of a read: other repositories' files are written (a fresh
+        clone's read lasts minutes, and holds no other repository's writes); whether to go
+        on (no: the daemon is stopping, and the rest is read at its next start)."""
+        if not self._stop.is_set():
+            self._write_changed(reading)
+        return not self._stop.is_set()
+
     def _sync(self, root: str) -> None:
+        if self._stop.is_set():
+            return  # stopping: a folder not read now is read at the next start
         try:
-            r = shared_reading.sync_root(self.engine, root)
+            r = shared_reading.sync_root(self.engine, root, functools.partial(self._between, root))
+        except ShuttingDown as exc:
+            log.info("%s", exc.message)
+            return
         except EnyalError as exc:
             log.warning("reading %s/.enyal failed: %s", root, exc.message)
             return

@@ -65,9 +65,13 @@ def mark_on(tx: Tx, rid: int, entry: EntryRow | p.Entry, cwd: str | None, now: s
     """Share the entry on this transaction (its file is written once the transaction
     has committed: write_file); returns the repository folder."""
     root = checkout_of(tx.conn, entry, cwd)
+    _mark_in(tx, rid, root, now)
+    return root
+
+
+def _mark_in(tx: Tx, rid: int, root: str, now: str) -> None:
     shared.add_root(tx.conn, root, now)
     shared.mark(tx.conn, rid, root)
-    return root
 
 
 def by_rule(conn: Any, entry: p.Entry, cwd: str | None) -> bool:
@@ -79,43 +83,70 @@ def by_rule(conn: Any, entry: p.Entry, cwd: str | None) -> bool:
     return entry.content_type in shared.roots(conn).get(root, [])
 
 
+def _shareable(engine: Engine, conn: Any, entry_id: str) -> EntryRow:
+    row = engine.require(entry_id, conn)
+    if row.is_deprecated:
+        raise InvalidValue(f"entry {row.id} is forgotten: restore it before sharing it")
+    return row
+
+
 def share(engine: Engine, params: p.ShareParams) -> p.ShareResult:
-    def job(tx: Tx) -> tuple[str, bool, str]:
-        row = engine.require(params.id, tx.conn)
-        if row.is_deprecated:
-            raise InvalidValue(f"entry {row.id} is forgotten: restore it before sharing it")
+    conn = engine.reader()
+    root = checkout_of(conn, _shareable(engine, conn, params.id), params.cwd)
+
+    def job(tx: Tx) -> tuple[str, bool]:
+        row = _shareable(engine, tx.conn, params.id)
         before = shared.get(tx.conn, row.id)
-        root = mark_on(tx, row.rid, row, params.cwd, engine.clock.now_iso())
+        _mark_in(tx, row.rid, root, engine.clock.now_iso())
         shared.set_review(tx.conn, row.rid, None)  # sharing it again: the person has looked
         if before is None:
             engine.changes.note(tx, "updated", row)
-        return row.id, before is None, root
+        return row.id, before is None
 
-    # Under the sharer's lock, the mark and the file together: a read of the folder
-    # between them would take a shared memory without its file for one removed.
-    with folder_lock:
-        entry_id, changed, root = engine.write(job)
+    # Under the folder's lock, the mark and the file together: a read of the folder
+    # between them would take a shared memory without its file for one removed. (The
+    # folder is found before the lock is taken, then marked as found.)
+    with folder_lock(root):
+        entry_id, changed = engine.write(job)
         write_file(engine, entry_id)
     path = str(folder(root) / mf.file_name(entry_id))
     return p.ShareResult(id=entry_id, shared=True, changed=changed, file=path)
 
 
 def unshare(engine: Engine, params: p.UnshareParams) -> p.ShareResult:
-    def job(tx: Tx) -> tuple[str, shared.SharedRow | None]:
-        row = engine.require(params.id, tx.conn)
+    while True:
+        conn = engine.reader()
+        seen = shared.get(conn, engine.require(params.id, conn).id)
+        root = seen.root if seen is not None else None
+        done = _unshare_in(engine, params.id, root)
+        if done is not None:
+            entry_id, changed = done
+            return p.ShareResult(id=entry_id, shared=False, changed=changed, file=None)
+
+
+def _unshare_in(engine: Engine, entry_id: str, root: str | None) -> tuple[str, bool] | None:
+    """unshare under the lock of the folder the memory is shared into (`root`, None: not
+    shared); None: it is shared into another one now, whose lock is taken next."""
+
+    def job(tx: Tx) -> tuple[str, bool] | None:
+        row = engine.require(entry_id, tx.conn)
         before = shared.get(tx.conn, row.id)
+        if (before.root if before is not None else None) != root:
+            return None
         if before is not None:
             shared.unmark(tx.conn, row.rid)
             engine.changes.note(tx, "updated", row)
-        return row.id, before
+        return row.id, before is not None
 
-    # Under the sharer's lock, the unmark and the removal together: a read of the folder
+    if root is None:
+        return engine.write(job)
+    # Under the folder's lock, the unmark and the removal together: a read of the folder
     # between them would take the file still there for a teammate's and share it again.
-    with folder_lock:
-        entry_id, before = engine.write(job)
-        if before is not None:
-            remove_file(before.root, entry_id)
-    return p.ShareResult(id=entry_id, shared=False, changed=before is not None, file=None)
+    with folder_lock(root):
+        done = engine.write(job)
+        if done is not None and done[1]:
+            remove_file(root, done[0])
+    return done
 
 
 # Per engine, the roots it reads already: a request from one of them costs a stat of
@@ -160,7 +191,7 @@ def notice(engine: Engine, root: str) -> None:
 
 def _first_read(engine: Engine, root: str) -> None:
     """The sharer's thread reads the folder, as it does every folder (one read at a time,
-    under the folder lock: a file is stored once, whoever reads first); this request
+    under its folder's lock: a file is stored once, whoever reads first); this request
     waits so long for it."""
     done = sharer.read_now(engine, root)
     if done is None:  # an engine no sharer runs for (no daemon around it): read here
