@@ -27,23 +27,13 @@ from enyal_daemon.service.rules.clock import SetClock
 from enyal_daemon.store import cjk, migrations
 from enyal_daemon.store import hub as rows
 from enyal_protocol import wire as p
+from test_hub_sync import STATE as SYNC_STATE
 
 SPACE = "big"
 OTHER = "small"
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
 DEVICE = "e" * 32
-STATE = body.State(
-    content="x",
-    content_type="fact",
-    scope_level="global",
-    scope_path=None,
-    confidence=1.0,
-    created_at="2026-11-20T12:00:00.000Z",
-    updated_at="2026-11-20T12:00:00.000Z",
-    tags=["status"],
-    importance=3,
-    forgotten=False,
-)
+STATE = msgspec.structs.replace(SYNC_STATE, tags=["status"])  # a put's state, as the sync's
 SMALL, LARGE = 60, 600  # memories of the space at the two sizes the call is costed at
 
 
