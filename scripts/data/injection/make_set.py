@@ -121,70 +121,82 @@ def _third_batch() -> list[dict[str, Any]]:
     return out
 
 
-def _fourth_batch() -> list[dict[str, Any]]:
-    """fourth_batch.py: a text a group, a hidden payload or filler with its two carriers
-    (fourth_batch's own), a quoted file's lines one group, a pallms line one group.
-    Each row says batch 4, so its held-out figures can be told from the older rows'
-    (which earlier rounds saw scored)."""
+def _own_batch(
+    name: str,
+    batch: int,
+    attacks: list[tuple[str, str]],
+    carriers: list[tuple[str, str]],
+    second: int,
+    hidden: list[str],
+    fillers: list[str],
+    benign: list[tuple[str, str]],
+) -> list[dict[str, Any]]:
+    """A batch of our own writing: a text a group; a hidden payload or a filler in two of
+    the batch's own carriers (the i-th and the (i + second)-th, so a carrier's text says
+    nothing of its label), both one group. Each row says its batch, so its held-out
+    figures can be told from the older rows' (which earlier rounds saw scored)."""
     out = [
-        _row(text, "attack", kind, "own", f"fourth-attack-{i}")
-        for i, (kind, text) in enumerate(fourth.FOURTH_ATTACKS)
+        _row(text, "attack", kind, "own", f"{name}-attack-{i}")
+        for i, (kind, text) in enumerate(attacks)
     ]
-    carriers = fourth.FOURTH_CARRIERS
 
     def carried(i: int, x: str) -> list[tuple[str, str]]:
-        picked = (carriers[i % len(carriers)], carriers[(i + 7) % len(carriers)])
+        picked = (carriers[i % len(carriers)], carriers[(i + second) % len(carriers)])
         return [(kind, template.replace("{x}", x)) for kind, template in picked]
 
-    for i, payload in enumerate(fourth.FOURTH_HIDDEN):
+    for i, payload in enumerate(hidden):
         for carrier, text in carried(i, payload):
-            group = f"fourth-hidden-{i}"
+            group = f"{name}-hidden-{i}"
             out.append(_row(text, "attack", "hidden", f"own ({carrier})", group, payload=payload))
-    for i, filler in enumerate(fourth.FOURTH_FILLERS):
+    for i, filler in enumerate(fillers):
         for carrier, text in carried(i + 3, filler):
-            out.append(_row(text, "benign", "carrier", f"own ({carrier})", f"fourth-filler-{i}"))
+            out.append(_row(text, "benign", "carrier", f"own ({carrier})", f"{name}-filler-{i}"))
     out += [
-        _row(text, "benign", kind, "own", f"fourth-benign-{i}")
-        for i, (kind, text) in enumerate(fourth.FOURTH_BENIGN)
+        _row(text, "benign", kind, "own", f"{name}-benign-{i}")
+        for i, (kind, text) in enumerate(benign)
     ]
-    out += [_row(text, "benign", "convention", src, src) for src, text in fourth.QUOTED_CONVENTIONS]
+    for r in out:
+        r["batch"] = batch
+    return out
+
+
+def _fourth_batch() -> list[dict[str, Any]]:
+    """fourth_batch.py: its own writing (_own_batch), then a quoted file's lines one group
+    and a pallms line one group, all batch 4."""
+    out = _own_batch(
+        "fourth",
+        4,
+        fourth.FOURTH_ATTACKS,
+        fourth.FOURTH_CARRIERS,
+        7,
+        fourth.FOURTH_HIDDEN,
+        fourth.FOURTH_FILLERS,
+        fourth.FOURTH_BENIGN,
+    )
+    quoted = [
+        _row(text, "benign", "convention", src, src) for src, text in fourth.QUOTED_CONVENTIONS
+    ]
     actions = fourth.PALLMS_ACTIONS
     for i, (kind, line) in enumerate(zip(fourth.PALLMS_KINDS, fourth.PALLMS_LINES, strict=True)):
         text = line.replace("{NEW_INSTRUCTION}", actions[i % len(actions)])
-        out.append(_row(text, "attack", kind, fourth.PALLMS, f"pallms-{i}"))
-    for r in out:
+        quoted.append(_row(text, "attack", kind, fourth.PALLMS, f"pallms-{i}"))
+    for r in quoted:
         r["batch"] = 4
-    return out
+    return out + quoted
 
 
 def _fifth_batch() -> list[dict[str, Any]]:
-    """fifth_batch.py: a text a group, a hidden payload or filler with its two carriers
-    (fifth_batch's own, so a carrier's text says nothing of its label). Each row says
-    batch 5: its held-out figures are reported apart, as batch 4's were."""
-    out = [
-        _row(text, "attack", kind, "own", f"fifth-attack-{i}")
-        for i, (kind, text) in enumerate(fifth.FIFTH_ATTACKS)
-    ]
-    carriers = fifth.FIFTH_CARRIERS
-
-    def carried(i: int, x: str) -> list[tuple[str, str]]:
-        picked = (carriers[i % len(carriers)], carriers[(i + 5) % len(carriers)])
-        return [(kind, template.replace("{x}", x)) for kind, template in picked]
-
-    for i, payload in enumerate(fifth.FIFTH_HIDDEN):
-        for carrier, text in carried(i, payload):
-            group = f"fifth-hidden-{i}"
-            out.append(_row(text, "attack", "hidden", f"own ({carrier})", group, payload=payload))
-    for i, filler in enumerate(fifth.FIFTH_FILLERS):
-        for carrier, text in carried(i + 3, filler):
-            out.append(_row(text, "benign", "carrier", f"own ({carrier})", f"fifth-filler-{i}"))
-    out += [
-        _row(text, "benign", kind, "own", f"fifth-benign-{i}")
-        for i, (kind, text) in enumerate(fifth.FIFTH_BENIGN)
-    ]
-    for r in out:
-        r["batch"] = 5
-    return out
+    """fifth_batch.py: its own writing (_own_batch), batch 5."""
+    return _own_batch(
+        "fifth",
+        5,
+        fifth.FIFTH_ATTACKS,
+        fifth.FIFTH_CARRIERS,
+        5,
+        fifth.FIFTH_HIDDEN,
+        fifth.FIFTH_FILLERS,
+        fifth.FIFTH_BENIGN,
+    )
 
 
 def split(all_rows: list[dict[str, Any]]) -> None:
