@@ -26,8 +26,10 @@ import pytest
 
 from conftest import CliResult, run_cli, start_daemon, wait_for
 from daemon_support import ACCESS_FIELDS, RunningDaemon, StderrDrain, isolated_env
+from enyal_client.transport import RpcError
 from enyal_daemon.service.files.sharing import FIRST_READ_WAIT
 from enyal_protocol import memory_file as mf
+from enyal_protocol.wire import SHUTTING_DOWN
 
 ALICE = ("Alice", "alice@example.com")
 BOB = ("Bob", "bob@example.com")
@@ -703,6 +705,62 @@ def test_stopping_the_daemon_stops_a_long_read_between_slices_and_the_next_start
     finally:
         d.stop()
     print(f"stopped in {took:.2f} s during the read")
+
+
+def test_a_share_sync_waiting_on_the_sharers_read_holds_no_stop(
+    model_cache: Path, tmp_path: Path
+) -> None:
+    """A `share_sync` of a folder the sharer is reading waits for that read; stopping the
+    daemon then ends the read between two slices and answers the waiting request with
+    ShuttingDown (retry on the next daemon), instead of finishing both reads first."""
+    fresh = _clone_of_many(tmp_path, sorted(str(uuid.uuid4()) for _ in range(LONG_READ)))
+    d = launch_with_cache(tmp_path / "home-waiting", model_cache)
+    d.call("recall", {"query": "ports", "cwd": str(fresh)})  # the sharer's read goes on
+    answers: list[Any] = []
+
+    def sync() -> None:
+        try:
+            answers.append(d.call("share_sync", {"path": str(fresh)}))
+        except RpcError as exc:
+            answers.append(exc.code)
+
+    waiting = threading.Thread(target=sync)
+    waiting.start()
+    try:
+        # Once the read has stored one more slice, the request has long been sent (a
+        # connection and a frame, against a slice's embedding).
+        before = _count(d, fresh, "shared")
+        wait_for(lambda: _count(d, fresh, "shared") > before, what="another slice stored")
+        assert d.stop() == 0
+    finally:
+        waiting.join()
+    assert answers == [SHUTTING_DOWN], answers
+    assert "the rest are read at the next start" in d.log.text()
+    assert "Traceback" not in d.log.text(), d.log.text()
+
+
+def test_two_fresh_clones_are_read_each_on_its_own(pair: Pair, tmp_path: Path) -> None:
+    """A second fresh clone's first request finds its few memories read, though the first
+    clone's read of hundreds is going on: the two folders are read independently."""
+    b = pair.b
+    (tmp_path / "first").mkdir()
+    (tmp_path / "second").mkdir()
+    many = _clone_of_many(tmp_path / "first", sorted(str(uuid.uuid4()) for _ in range(MANY)))
+    few = _clone_of_many(tmp_path / "second", sorted(str(uuid.uuid4()) for _ in range(4)))
+    asked = threading.Thread(
+        target=b.daemon.call, args=("recall", {"query": "ports", "cwd": str(many)})
+    )
+    asked.start()  # the request that starts the long read, answered after a second at most
+    try:
+        wait_for(lambda: _count(b.daemon, many, "shared") > 0, what="a first slice stored")
+        b.daemon.call("recall", {"query": "ports", "cwd": str(few)})
+        few_read = _count(b.daemon, few, "shared")
+        many_read = _count(b.daemon, many, "shared")
+    finally:
+        asked.join()
+    assert many_read < MANY, "the long read ended before the second clone asked"
+    assert few_read == 4, f"the second clone's read waited for the first ({few_read} read)"
+    wait_for(lambda: _count(b.daemon, many, "shared") == MANY, what="the long read to end")
 
 
 def _quietly(call: Any, *args: Any) -> None:

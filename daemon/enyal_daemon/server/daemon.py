@@ -417,6 +417,7 @@ class Daemon:
                 "stopping: no new connections; finishing %d in-flight requests", len(self._tasks)
             )
             server.close()
+            sharer.stopping()  # its reads end now: a request in flight may wait for one
             if hooks is not None:
                 hooks[0].close()
                 hooks[1].close()

@@ -9,6 +9,7 @@ review (service/files/sharing.py describes the whole)."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import functools
 import logging
@@ -17,7 +18,7 @@ import stat
 import subprocess
 import threading
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,6 +49,9 @@ CONCURRENT = "edited on two branches: both versions are in its history, the late
 # load) keeps a request's own writes from waiting long behind the writer.
 FIRST_SLICE = 8
 LAST_SLICE = 64
+# How often a read waiting for a folder another read holds asks whether to go on, in
+# seconds: a stop is answered within it, and the wait costs nothing more.
+HELD_POLL = 0.1
 
 # Per engine, root -> how many texts reading its `.enyal/` embedded since the daemon
 # started (`status`): whoever read a file (the sharer, share_sync, a fresh clone's
@@ -129,14 +133,29 @@ def sync_root(
     engine: Engine, root: str, between: Callable[[], bool] | None = None
 ) -> p.ShareSyncResult:
     """Read the folder. `between` is called between two slices (the sharer writes other
-    repositories' files meanwhile); False ends the read there with ShuttingDown (the
-    daemon stopping): what is stored stays, its files are read again at the next start."""
-    with folder_lock(root):
+    repositories' files meanwhile), and while another read holds the folder; False ends
+    the read there with ShuttingDown (the daemon stopping): what is stored stays, its
+    files are read again at the next start."""
+    with _held(root, between):
         plan = _plan(engine, root)
         _authors(root, plan.incoming)
         result = _apply(engine, root, plan, between)
         written = _reconcile(engine, root, plan.hashes)
     return msgspec.structs.replace(result, written=written)
+
+
+@contextlib.contextmanager
+def _held(root: str, between: Callable[[], bool] | None) -> Iterator[None]:
+    """The folder's lock, waited for a slice at a time: a read waiting for another (a
+    `share_sync` while the sharer reads) must not hold the daemon's stop for it."""
+    lock = folder_lock(root)
+    while not lock.acquire(timeout=HELD_POLL):
+        if between is not None and not between():
+            raise ShuttingDown(f"reading {root}/.enyal did not start: the daemon is stopping")
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 def _plan(engine: Engine, root: str) -> _Plan:

@@ -190,9 +190,8 @@ def notice(engine: Engine, root: str) -> None:
 
 
 def _first_read(engine: Engine, root: str) -> None:
-    """The sharer's thread reads the folder, as it does every folder (one read at a time,
-    under its folder's lock: a file is stored once, whoever reads first); this request
-    waits so long for it."""
+    """The sharer reads the folder on a thread of its own (under its folder's lock: a
+    file is stored once, whoever reads first); this request waits so long for it."""
     done = sharer.read_now(engine, root)
     if done is None:  # an engine no sharer runs for (no daemon around it): read here
         sync_root(engine, root)
@@ -214,7 +213,8 @@ def share_sync(engine: Engine, params: p.ShareSyncParams) -> p.ShareSyncResult:
             shared.set_rule(tx.conn, root, list(dict.fromkeys(params.rule)))
 
     engine.write(job)
-    result = sync_root(engine, root)
+    # Ended between two slices when the daemon stops (ShuttingDown: retry on the next).
+    result = sync_root(engine, root, sharer.going_on(engine))
     return msgspec.structs.replace(result, review=_waiting(engine.reader()).get(root, 0))
 
 
