@@ -259,6 +259,44 @@ def test_a_concurrent_edit_keeps_both_versions_and_is_flagged(pair: Pair) -> Non
     assert a.pull().returncode == 0
 
 
+def test_a_merge_conflict_says_who_wrote_the_text_it_keeps(pair: Pair) -> None:
+    """Both branches edit two memories; the later edit is current either way. Where it is
+    the local one, the memory is still this user's writing; where the teammate's, the
+    repository's. Both are listed for review."""
+    a, b = pair.a, pair.b
+    mine_later = shared_in_a(pair, uniq("Builds use make"))
+    theirs_later = shared_in_a(pair, uniq("Docs are built with sphinx"))
+    b.ok("update", theirs_later, "--content", uniq("Docs are built with mkdocs"))
+    a.ok("update", mine_later, "--content", uniq("Builds use just"))
+    a_text = uniq("Docs are built with hugo")
+    a.ok("update", theirs_later, "--content", a_text)
+    for entry_id in (mine_later, theirs_later):
+        wait_for(lambda i=entry_id: a.get(i)["content"] in a.file(i).read_text(), what="A's")
+    a.publish("A edits two memories")
+    b_text = uniq("Builds use ninja")
+    b.ok("update", mine_later, "--content", b_text)
+    for entry_id in (mine_later, theirs_later):
+        wait_for(lambda i=entry_id: b.get(i)["content"] in b.file(i).read_text(), what="B's")
+    b.git("add", "-A", mf.FOLDER)
+    b.git("commit", "-q", "-m", "B edits two memories")
+    assert b.pull().returncode != 0  # markers in both files
+
+    def listed() -> set[str]:
+        return {x["id"] for x in b.daemon.call("review", {"kind": "shared"})["shared"]}
+
+    wait_for(lambda: {mine_later, theirs_later} <= listed(), what="B to flag both")
+    mine, theirs = b.get(mine_later), b.get(theirs_later)
+    assert (mine["content"], mine["written_by"]) == (b_text, "user")
+    assert (theirs["content"], theirs["written_by"]) == (a_text, "repository")
+    for entry_id in (mine_later, theirs_later):
+        wait_for(lambda i=entry_id: "<<<<<<<" not in b.file(i).read_text(), what="resolved")
+        b.ok("share", entry_id)
+    b.git("add", "-A", mf.FOLDER)
+    b.git("commit", "-q", "-m", "merge")
+    b.git("push", "-q", "origin", "HEAD:main")
+    assert a.pull().returncode == 0
+
+
 def test_a_poisoned_memory_committed_by_a_teammate_is_quarantined(pair: Pair) -> None:
     a, b = pair.a, pair.b
     entry_id = str(uuid.uuid4())

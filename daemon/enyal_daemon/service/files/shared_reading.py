@@ -501,11 +501,12 @@ def _store(
             tx.after_commit.append(functools.partial(engine.index.set_active, row.rid, True))
             engine.changes.note(tx, "restored", row)
             row = engine.require(m.id, tx.conn)
+        local = row  # before this read: a merge conflict's later side may be its text
         if item.earlier is not None:
             earlier_emb = vectors.get(item.earlier.content)
             _update(engine, tx, row, item.earlier, earlier_emb, [], now, item.author)
             row = engine.require(m.id, tx.conn)
-        changed = _update(engine, tx, row, m, emb, flags, now, item.author) or back
+        changed = _update(engine, tx, row, m, emb, flags, now, item.author, local) or back
         kind = "updated" if changed or item.earlier is not None else None
         rid = row.rid
         if item.elsewhere:
@@ -527,7 +528,11 @@ def _update(
     flags: list[str],
     now: str,
     author: str | None,
+    local: EntryRow | None = None,
 ) -> bool:
+    """Store the file's version of the memory; `local`: the memory as this store held it
+    before the read, whose writer keeps the text if it is the text kept (a merge conflict
+    whose later edit was made here)."""
     fields: dict[str, Any] = {}
     if m.content != row.content:
         fields["content"] = m.content
@@ -546,7 +551,12 @@ def _update(
     if flags and ("content" in fields or "tags" in fields):
         fields["quarantined"] = 1  # new text judged as new text is (a release stands else)
         fields["quarantine_reason"] = ", ".join(flags)
-    if "content" in fields or "tags" in fields:
+    if local is not None and m.content == local.content and "content" in fields:
+        # The text kept is this store's own edit (it was the later side of a merge
+        # conflict, read back after the other side): its writer still wrote it.
+        fields["written_by"] = local.written_by
+        fields["metadata"] = msgspec.json.encode(local.entry().metadata).decode()
+    elif "content" in fields or "tags" in fields:
         # New text from the repository is someone else's writing, as a new file's memory
         # is (and a local edit is its writer's: memories.update).
         fields["written_by"] = "repository"
