@@ -5,7 +5,8 @@ since the last brief" across briefs."""
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta
+import uuid
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -16,6 +17,7 @@ from tokenizers import Tokenizer
 from conftest import run_cli, tokens
 from daemon_support import RunningDaemon, isolated_env
 from enyal_client.transport import RpcError
+from enyal_protocol import memory_file as mf
 from enyal_protocol import wire as p
 from test_mcp import MODES, run, shim
 
@@ -139,6 +141,46 @@ def test_brief_sections_order_and_changes(d: RunningDaemon, project: Path, tok: 
     assert fourth["since"] == second["briefed_at"]
     # Deterministic: the same store gives the same brief (the time line aside).
     assert third["markdown"].splitlines()[2:] == fourth["markdown"].splitlines()[2:]
+
+
+def test_a_teammates_edit_made_before_the_last_brief_but_pulled_after_it_is_listed(
+    d: RunningDaemon, project: Path
+) -> None:
+    """ "Changed since the last brief" is what arrived in this store since, by when it
+    arrived: a file pulled into `.enyal/` after a brief, though its author edited (or
+    wrote) it before that brief, is listed; its `updated` stays the author's."""
+    cwd = str(project)
+    (project / mf.FOLDER).mkdir()
+    hour_ago = (datetime.now(UTC) - timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    day_ago = (datetime.now(UTC) - timedelta(days=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+    def pull(entry_id: str, content: str, created: str, updated: str) -> None:
+        m = mf.MemoryFile(
+            id=entry_id,
+            content=content,
+            content_type="convention",
+            created=created,
+            updated=updated,
+        )
+        (project / mf.FOLDER / mf.file_name(entry_id)).write_text(mf.render(m))
+        d.call("share_sync", {"path": cwd})
+
+    edited, added = str(uuid.uuid4()), str(uuid.uuid4())
+    pull(edited, "Releases are cut on Mondays.", day_ago, day_ago)
+    first = d.call("brief", {"cwd": cwd})
+    # Both made by the teammate an hour before that brief; both reach this store after it.
+    pull(edited, "Releases are cut on Thursdays.", day_ago, hour_ago)
+    pull(added, "Changelogs are written by hand.", hour_ago, hour_ago)
+    second = d.call("brief", {"cwd": cwd})
+    assert second["since"] == first["briefed_at"]
+    assert "## Changed since the last brief" in second["markdown"], second["markdown"]
+    changed = second["markdown"].split("## Changed since the last brief", 1)[1]
+    changed = changed.split("\n## ", 1)[0]
+    assert "changed (convention) Releases are cut on Thursdays." in changed
+    assert "new (convention) Changelogs are written by hand." in changed
+    assert d.call("get", {"id": edited})["updated_at"].startswith(hour_ago[:19])
+    third = d.call("brief", {"cwd": cwd, "record": False})
+    assert "## Changed since" not in third["markdown"], "nothing arrived since the second"
 
 
 @pytest.mark.parametrize("budget", [100, 160, 250, 400])

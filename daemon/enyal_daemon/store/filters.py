@@ -52,6 +52,7 @@ class EntryFilter:
     created_before: str | None = None
     updated_after: str | None = None
     updated_before: str | None = None
+    arrived_after: int | None = None  # a version recorded after this context_versions.id
     checked_before: str | None = None  # neither updated nor confirmed since
     include_deprecated: bool = False
     include_quarantined: bool = False
@@ -122,6 +123,12 @@ class EntryFilter:
         ):
             if bound is not None:
                 add(f"e.{column} {op} ?", bound)
+        if self.arrived_after is not None:
+            # The range of the versions' primary key, read once: cheap for a brief's few.
+            add(
+                "e.id IN (SELECT entry_id FROM context_versions WHERE id > ?)",
+                self.arrived_after,
+            )
         if self.checked_before is not None:
             add("max(e.updated_at, coalesce(e.confirmed_at, '')) < ?", self.checked_before)
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import apsw
 
-# + a project's key: when its last brief was made (service/session/brief.py). Said here so the
-# migration and a project's change of key (store/roots.py) move it with the project.
+# + a project's key: when its last brief was made (service/session/brief.py), then a space and
+# the last context_versions.id it saw (briefs before that hold the time alone). Said here so
+# the migration and a project's change of key (store/roots.py) move it with the project.
 BRIEFED = "last_brief:"
 
 

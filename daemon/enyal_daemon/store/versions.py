@@ -46,6 +46,21 @@ _RECORD = (
 )
 
 
+def last_id(conn: apsw.Connection) -> int:
+    """The newest version's id: versions are numbered in the order they are recorded here,
+    so a later one arrived later (a pulled file's memory keeps its author's dates)."""
+    row = conn.execute("SELECT coalesce(max(id), 0) FROM context_versions").fetchone()
+    return int(row[0]) if row is not None else 0
+
+
+def first_recorded_after(conn: apsw.Connection, after: int) -> set[str]:
+    """The entries whose first version was recorded after version id `after`: new here."""
+    rows = conn.execute(
+        "SELECT entry_id FROM context_versions WHERE id > ? AND version = 1", (after,)
+    )
+    return {str(r[0]) for r in rows}
+
+
 def _ids_json(ids: Sequence[str]) -> str | None:
     return msgspec.json.encode(list(ids)).decode() if ids else None
 

@@ -24,7 +24,7 @@ from datetime import datetime, timedelta
 from enyal_protocol import wire as p
 
 from ...errors import InvalidValue, StorageError
-from ...store import entries, meta
+from ...store import entries, meta, versions
 from ...store import graph as graph_store
 from ...store.filters import EntryFilter
 from ...store.rows import EntryRow
@@ -92,7 +92,8 @@ def brief(engine: Engine, params: p.BriefParams) -> p.BriefResult:
     ]
     conn = engine.reader()
     sharing.notice(engine, project)  # a path's clone never read: read (1 s at most) first
-    since = meta.get(conn, META_KEY + key)
+    since, seen = _last_brief(meta.get(conn, META_KEY + key))
+    arrived = versions.last_id(conn)  # what arrives from now on is the next brief's
     now = engine.clock.now()
     briefed_at = to_iso(now)
 
@@ -104,7 +105,7 @@ def brief(engine: Engine, params: p.BriefParams) -> p.BriefResult:
             f"## Changed since the last brief ({since[:16].replace('T', ' ')} UTC)"
             if since
             else "## Changed since the last brief",
-            _changed(engine, chain, since) if since else [],
+            _changed(engine, chain, since, seen) if since else [],
             None if since else "_First brief of this project._",
         ),
         Section("review", "## To review", _review(engine, here, chain, now)),
@@ -121,7 +122,7 @@ def brief(engine: Engine, params: p.BriefParams) -> p.BriefResult:
         s.items = s.items[:cap]
     markdown, used = _pack(engine, header, sections, params.budget_tokens)
     if params.record and not engine.read_only:
-        _record(engine, key, briefed_at)
+        _record(engine, key, f"{briefed_at} {arrived}")
     return p.BriefResult(
         project=project,
         markdown=markdown,
@@ -132,6 +133,15 @@ def brief(engine: Engine, params: p.BriefParams) -> p.BriefResult:
         shown={s.key: s.shown for s in sections},
         omitted={s.key: s.total - s.shown for s in sections if s.total > s.shown},
     )
+
+
+def _last_brief(value: str | None) -> tuple[str | None, int | None]:
+    """The last brief's time, and the last version it saw (None: a brief recorded before
+    that was kept, or none)."""
+    if value is None:
+        return None, None
+    when, _, seen = value.partition(" ")
+    return when, int(seen) if seen.isdigit() else None
 
 
 def _record(engine: Engine, project: str, when: str) -> None:
@@ -199,14 +209,26 @@ def _knowledge(engine: Engine, chain: list[tuple[str, str | None]], now: datetim
     return [_item(engine, f"({r.content_type}) {r.content}", r.id) for r in sorted(rows, key=rank)]
 
 
-def _changed(engine: Engine, chain: list[tuple[str, str | None]], since: str) -> list[str]:
-    f = EntryFilter(scopes=tuple(chain), updated_after=since, exclude_types=("log",))
+def _changed(
+    engine: Engine, chain: list[tuple[str, str | None]], since: str, seen: int | None
+) -> list[str]:
+    """What arrived in this store since the last brief, by when it arrived (a version
+    recorded after the last it saw): a teammate's edit pulled after the brief is listed
+    though its author made it before (its `updated` is the author's). A brief recorded
+    before versions were kept with it is compared by `updated`, once."""
+    fresh: set[str] = set()
+    if seen is not None:
+        f = EntryFilter(scopes=tuple(chain), arrived_after=seen, exclude_types=("log",))
+        fresh = versions.first_recorded_after(engine.reader(), seen)
+    else:
+        f = EntryFilter(scopes=tuple(chain), updated_after=since, exclude_types=("log",))
     rows = _pool(engine, f, "updated", True, CHANGED_MAX)
     out = []
     for r in rows:  # newest first, as listed
-        if r.updated_at <= since:  # updated_after is inclusive; the brief's own moment is not
-            continue
-        what = "new" if r.created_at > since else "changed"
+        if seen is None and r.updated_at <= since:
+            continue  # updated_after is inclusive; the brief's own moment is not
+        new = r.id in fresh if seen is not None else r.created_at > since
+        what = "new" if new else "changed"
         status = f", {r.status}" if r.status else ""
         out.append(_item(engine, f"{what} ({r.content_type}{status}) {r.content}", r.id))
     return out
