@@ -116,3 +116,26 @@ def test_word_counts_outlive_their_ttl_while_nothing_is_committed(
     again = dict(keywords.search(conn, counts, "zeppelin", 10))
     assert counted == ['"zeppelin"']  # a commit since: counted anew, and it finds three
     assert len(again) == 3 and counts.get(conn, "zeppelin") == 3
+
+
+def test_a_remembered_search_splits_its_query_once(
+    memory: Any, store: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The daemon's memo of keyword results (keywords.Remembered) splits the query into
+    words once a search, a miss included (it did it twice: once for its key, once in the
+    search). `terms` is wrapped only to count its calls; it still does the splitting."""
+    calls: list[str] = []
+    real = keywords.terms
+
+    def counted(text: str) -> list[str]:
+        calls.append(text)
+        return real(text)
+
+    monkeypatch.setattr(keywords, "terms", counted)
+    conn, counts = memory.reader(), keywords.DocCounts()
+    memo = keywords.Remembered(memory.store_version)
+    missed = memo.search(conn, counts, "zeppelin retries", 10)
+    assert len(calls) == 1, "a miss"
+    assert memo.search(conn, counts, "zeppelin retries", 10) == missed
+    assert len(calls) == 2, "a hit"
+    assert missed == keywords.search(conn, counts, "zeppelin retries", 10)  # the same answer

@@ -107,7 +107,17 @@ def search(
     """(rid, keyword score in [0, 1]) for the k best BM25 matches, among the entries the
     filter allows if it restricts anything (else every entry, deprecated ones too: the
     caller drops those, which is cheaper than joining the entries table)."""
-    words = split_cjk(terms(text))
+    return search_words(conn, counts, split_cjk(terms(text)), k, f)
+
+
+def search_words(
+    conn: apsw.Connection,
+    counts: DocCounts,
+    words: list[Term],
+    k: int,
+    f: EntryFilter | None = None,
+) -> list[tuple[int, float]]:
+    """`search` of a query already split into its words (split_cjk(terms(text)))."""
     if not words:
         return []
     n = _store_size(conn)
@@ -167,8 +177,9 @@ class Remembered:
         f: EntryFilter | None = None,
     ) -> list[tuple[int, float]]:
         """`search`'s answer, remembered."""
-        key = (tuple(split_cjk(terms(text))), k, f if f is not None and f.restricts else None)
-        return list(self._known.get(key, lambda: tuple(search(conn, counts, text, k, f))))
+        words = split_cjk(terms(text))  # once: the key, and the search on a miss
+        key = (tuple(words), k, f if f is not None and f.restricts else None)
+        return list(self._known.get(key, lambda: tuple(search_words(conn, counts, words, k, f))))
 
 
 def _bm25(
