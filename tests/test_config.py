@@ -187,3 +187,44 @@ def test_show_prints_each_value_as_config_toml_would_hold_it(home: Path) -> None
         group, name = key.split(".")
         if name in section.get(group, {}):
             assert value == section[group][name], key
+
+
+def test_load_reads_the_environment_in_one_pass(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """config.load() runs on every hook; os.environ decodes each lookup (and raises inside
+    for a name it lacks), so a load reads each ENYAL_* variable once, in one copy, and
+    looks up no name that is unset; HOME once more, for the XDG folders (expanduser's
+    check and read). It read every key's variable again, and HOME for each folder (0.3 ms
+    a load). What it returns is what that copy gives. os.environ is wrapped only to
+    count its reads; every read goes through to it."""
+    from collections.abc import Iterator, Mapping
+
+    for name in ("ENYAL_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("ENYAL_LOG_LEVEL", "DEBUG")
+    real = dict(__import__("os").environ)
+
+    reads: list[str] = []
+
+    class Counted(Mapping[str, str]):
+        def __getitem__(self, name: str) -> str:
+            reads.append(name)
+            return real[name]
+
+        def __iter__(self) -> Iterator[str]:
+            return iter(real)
+
+        def __len__(self) -> int:
+            return len(real)
+
+    with monkeypatch.context() as m:  # undone before pytest sets its own variable
+        m.setattr("os.environ", Counted())
+        loaded = config.load()
+    enyal = [name for name in reads if name.startswith("ENYAL_")]
+    assert enyal == [name for name in real if name.startswith("ENYAL_")], reads
+    assert reads.count("HOME") <= 3, reads
+    assert loaded == config.load(None, real)
+    assert loaded.get("daemon.log_level") == "DEBUG"
+    assert loaded.file == str(tmp_path / ".config" / "enyal" / "config.toml")

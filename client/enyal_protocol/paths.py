@@ -17,7 +17,7 @@ from . import str_paths
 
 TYPE_CHECKING = False  # typing's own constant would import typing: records.py says why
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
     from pathlib import Path
     from typing import NamedTuple
 else:
@@ -136,7 +136,7 @@ def _taken(folder: str) -> bool:
 
 def _state_run_dir(env: Mapping[str, str]) -> str:
     """The fallback's fallback: a folder in the user's own home, which nobody else can write."""
-    return str_paths.join(_xdg(env, "XDG_STATE_HOME", ".local/state"), "run")
+    return str_paths.join(_xdg(env, "XDG_STATE_HOME", ".local/state", _user_home), "run")
 
 
 def _private_temp_dir(env: Mapping[str, str] | None = None) -> str:
@@ -181,9 +181,10 @@ def _runtime_dir(env: Mapping[str, str]) -> str:
     return str_paths.pure(platformdirs.user_runtime_dir(APP, appauthor=False))
 
 
-def _xdg(env: Mapping[str, str], var: str, default: str) -> str:
-    """An XDG base directory's folder for Enyal, as platformdirs makes it on Linux."""
-    return str_paths.join(env.get(var, "").strip() or str_paths.join(_user_home(), default), APP)
+def _xdg(env: Mapping[str, str], var: str, default: str, home: Callable[[], str]) -> str:
+    """An XDG base directory's folder for Enyal, as platformdirs makes it on Linux
+    (`home`: the user's home folder, asked for only when `var` is unset)."""
+    return str_paths.join(env.get(var, "").strip() or str_paths.join(home(), default), APP)
 
 
 def _user_home() -> str:
@@ -219,10 +220,17 @@ def places(environ: Mapping[str, str] | None = None) -> Places:
         # platformdirs' XDG rules, read from `env` (it reads os.environ): clients compare
         # the database they resolved with the daemon's, so it must answer for `env`.
         home = None
-        data_dir = _xdg(env, "XDG_DATA_HOME", ".local/share")
-        log_dir = str_paths.join(_xdg(env, "XDG_STATE_HOME", ".local/state"), "log")
-        config_dir = _xdg(env, "XDG_CONFIG_HOME", ".config")
-        cache_dir = _xdg(env, "XDG_CACHE_HOME", ".cache")
+        user_home: list[str] = []  # expanduser reads os.environ: once, not per folder
+
+        def once() -> str:
+            if not user_home:
+                user_home.append(_user_home())
+            return user_home[0]
+
+        data_dir = _xdg(env, "XDG_DATA_HOME", ".local/share", once)
+        log_dir = str_paths.join(_xdg(env, "XDG_STATE_HOME", ".local/state", once), "log")
+        config_dir = _xdg(env, "XDG_CONFIG_HOME", ".config", once)
+        cache_dir = _xdg(env, "XDG_CACHE_HOME", ".cache", once)
         runtime_dir = _runtime_dir(env)
     else:
         import platformdirs
