@@ -320,3 +320,26 @@ def test_a_type_change_reaches_those_watching_the_old_type(
     m = sub.next()["params"]
     assert m["kind"] == "updated" and "previous_type" not in m  # the type did not change
     sub.close()
+
+
+def test_an_indexed_files_chunks_are_live_changes(shared: RunningDaemon, tmp_path: Path) -> None:
+    """`enyal index` (and the watcher, which reads through the same code) publishes its
+    chunks' changes as any write does: a chunk added is created, one whose text changed
+    updated, one whose section went forgotten; a subscriber of the project hears each."""
+    app = project(tmp_path, "docs-app")
+    doc = app / "CLAUDE.md"
+    doc.write_text("# Build\n\nRun make before committing.\n\n# Test\n\nRun pytest -x.\n")
+    sub = Subscriber(shared)
+    sub.subscribe(under=str(app))
+    first = shared.call("index", {"paths": [str(doc)]})
+    assert first["chunks_added"] >= 2, first
+    created = [sub.next()["params"] for _ in range(first["chunks_added"])]
+    assert {m["kind"] for m in created} == {"created"}
+    doc.write_text("# Build\n\nRun make all before committing.\n")  # Test's section gone
+    second = shared.call("index", {"paths": [str(doc)]})
+    assert (second["chunks_updated"], second["chunks_forgotten"]) == (1, 1), second
+    after = {m["params"]["kind"]: m["params"] for m in (sub.next(), sub.next())}
+    assert set(after) == {"updated", "forgotten"}
+    assert {after["updated"]["id"], after["forgotten"]["id"]} <= {m["id"] for m in created}
+    assert after["updated"]["scope_level"] == "project"
+    sub.close()

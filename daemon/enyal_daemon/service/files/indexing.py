@@ -431,6 +431,7 @@ def _apply(
         store.record(tx.conn, rid, path, fp, anchor=chunk.key)
         versions.record(tx.conn, entry.id, "created", now)
         engine.index_after_commit(tx, rid, vec, scope, entry.content_type)
+        engine.changes.note(tx, "created", entry)  # live changes: MCP resources, the web view
     for (r, chunk, content), vec in zip(plan.update, update_vecs, strict=True):
         if r.rid not in alive:
             continue
@@ -455,18 +456,19 @@ def _apply(
         if row and not extra:
             kept = (row.content_type, row.scope)
         engine.index_after_commit(tx, r.rid, vec, kept[1], kept[0])
+        before = row.content_type if row else None
+        engine.changes.note(tx, "updated", engine.require(r.id, tx.conn), previous_type=before)
     for r in plan.forget:
         if r.rid in alive:
-            _forget(engine, tx, r, now)
+            _forget(engine, tx, alive[r.rid], now)
     store.refresh(tx.conn, [r.rid for r in plan.keep + plan.forget], fp)
     store.refresh(tx.conn, [r.rid for r, _, _ in plan.update], fp)
 
 
-def _forget(engine: Engine, tx: Tx, r: SourceRow, now: str) -> None:
-    entries.update_fields(tx.conn, r.rid, {"is_deprecated": 1})
-    versions.record(tx.conn, r.id, "forgotten", now)
-    rid = r.rid
-    tx.after_commit.append(lambda: engine.index.set_active(rid, False))
+def _forget(engine: Engine, tx: Tx, row: EntryRow, now: str) -> None:
+    """A chunk gone from its file, forgotten (restorable) and its change published; its
+    chain is left as it is (a chunk is never superseded)."""
+    engine.deprecate(tx, row, now)
 
 
 def _forget_files(
@@ -483,7 +485,7 @@ def _forget_files(
         alive = entries.by_rids(tx.conn, [r.rid for r in gone])
         for r in gone:
             if r.rid in alive:
-                _forget(engine, tx, r, now)
+                _forget(engine, tx, alive[r.rid], now)
         # Recorded as missing, so the file read again (back as it was, same mtime and
         # size) is not taken for unchanged: its chunks come back.
         store.refresh(tx.conn, [r.rid for r in gone], sources.MISSING)
