@@ -120,6 +120,24 @@ def test_another_checkout_renamed_into_the_folders_place_is_seen(world: Path) ->
     assert fresh(cwd) == projects.Project(str(cwd), str(cwd))
 
 
+def test_a_symlinked_markers_target_appearing_or_vanishing_is_seen(world: Path) -> None:
+    """A marker that is a link to a file elsewhere: its target made or removed changes no
+    folder on the walk's way, yet makes or unmakes the project (os.path.exists follows
+    the link)."""
+    cwd = world / "linked" / "x"
+    cwd.mkdir(parents=True)
+    elsewhere = world / "elsewhere"
+    elsewhere.mkdir()
+    (world / "linked" / "pyproject.toml").symlink_to(elsewhere / "pyproject.toml")
+    assert kept(cwd)[0].root == str(cwd)  # a dangling link is no marker
+    (elsewhere / "pyproject.toml").write_text("")
+    assert fresh(cwd).root == str(world / "linked")
+    settled(elsewhere / "pyproject.toml")  # a target changed just now is not trusted either
+    kept(cwd)
+    (elsewhere / "pyproject.toml").unlink()
+    assert fresh(cwd).root == str(cwd)
+
+
 def test_a_repository_made_above_a_plain_folder_is_seen(world: Path) -> None:
     cwd = world / "plain" / "x" / "y"
     cwd.mkdir(parents=True)

@@ -18,8 +18,11 @@ the look would leave the ctime as it was (git's "racy" entries). Such an answer 
 kept; a later look walks again. Only a folder (an agent's cwd) is kept; a file's path
 or one not there is walked every time.
 
-What it does not see, as it stats folders and not the markers in them: a marker that
-is a symbolic link whose target appears or vanishes elsewhere.
+A marker that is a symbolic link (pyproject.toml -> ../shared/pyproject.toml) is a
+marker while its target is there, and the target may appear or vanish elsewhere without
+changing any folder on the way: the walk also keeps, for each marker name that is a link
+in those folders, what its target was (device, inode, ctime, or missing), and a later
+look stats those targets too (none, in the usual checkout).
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ class _Walk:
     root: str
     top: str | None
     folders: tuple[tuple[str, _Seen], ...]  # the folder looked at first, then up
+    links: tuple[tuple[str, _Seen | None], ...] = ()  # marker links there: their targets
 
 
 def _seen(st: os.stat_result) -> _Seen:
@@ -87,17 +91,43 @@ class _Cache:
             except OSError:
                 return projects.project_of(path)
             seen.append((d, _seen(st)))
+        links = [link for d, _ in seen for link in _links_in(d)]  # before the walk, as above
         root = projects.project_root(path)
         top = projects.repository_top(root)
         last = next((i for i, (d, _) in enumerate(seen) if d == top), len(seen) - 1)
         folders = tuple(seen[: last + 1])
-        if all(now - s[2] > RACY_NS for _, s in folders):
+        kept = {d for d, _ in folders}
+        marker_links = tuple((at, t) for at, t in links if os.path.dirname(at) in kept)
+        times = [s[2] for _, s in folders] + [t[2] for _, t in marker_links if t is not None]
+        if all(now - t > RACY_NS for t in times):
             with self._lock:
-                self._walks[path] = _Walk(root, top, folders)
+                self._walks[path] = _Walk(root, top, folders, marker_links)
                 self._walks.move_to_end(path)
                 while len(self._walks) > SIZE:
                     self._walks.popitem(last=False)
         return projects.project_at(root, top)
+
+
+def _links_in(folder: str) -> list[tuple[str, _Seen | None]]:
+    """The project markers in `folder` that are symbolic links, with what each leads to
+    (None: nothing, a dangling link, which is no marker)."""
+    out: list[tuple[str, _Seen | None]] = []
+    for marker in projects.PROJECT_MARKERS:
+        at = os.path.join(folder, marker)
+        try:
+            if not stat.S_ISLNK(os.lstat(at).st_mode):
+                continue
+        except OSError:
+            continue
+        out.append((at, _target(at)))
+    return out
+
+
+def _target(link: str) -> _Seen | None:
+    try:
+        return _seen(os.stat(link))
+    except OSError:
+        return None
 
 
 def _holds(walk: _Walk, here: os.stat_result) -> bool:
@@ -110,7 +140,7 @@ def _holds(walk: _Walk, here: os.stat_result) -> bool:
                 return False
         except OSError:
             return False
-    return True
+    return all(_target(link) == was for link, was in walk.links)
 
 
 CACHE = _Cache()
