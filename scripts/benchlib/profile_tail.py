@@ -5,7 +5,8 @@
 Runs the daemon on a copy of the quick bench's 10k store (as profile_daemon.py) with a
 recorder installed in it: every cyclic GC collection (gc.callbacks: generation, duration,
 thread), every bookkeeping flush and heap trim, every writer commit and WAL checkpoint,
-every inference, and each recall's handler (wall and its thread's CPU) and its whole
+every inference, how long each text waited for an embedding worker, each keyword
+search, and each recall's handler (wall and its thread's CPU) and its whole
 dispatch (decode -> pool -> verb -> encode), all on CLOCK_MONOTONIC. One client then sends
 the bench's recall section's load (one connection, distinct questions, one at a time, as
 s_recall.py) and times each recall from outside. The report: the latency percentiles from
@@ -78,6 +79,33 @@ def _recording_daemon(out: str) -> int:
     timed(daemon_mod.Daemon, "_flush_and_trim", "flush")
     timed(writer_mod.Writer, "_commit_batch", "commit", lambda a, kw: len(a[1]))
     timed(onnx.Embedder, "_run", "inference", lambda a, kw: int(a[1].shape[0]))
+
+    from enyal_daemon.embedder import batcher as batcher_mod
+    from enyal_daemon.index import keywords as keywords_mod
+
+    timed(keywords_mod.Remembered, "search", "keywords")
+    submitted: dict[int, float] = {}
+    submit = batcher_mod.Batcher.submit
+
+    def timed_submit(self: Any, *a: Any, **kw: Any) -> Any:
+        t0 = clock()
+        fut = submit(self, *a, **kw)
+        submitted[id(fut)] = t0
+        return fut
+
+    take = batcher_mod.Batcher._take
+
+    def timed_take(self: Any) -> Any:
+        batch = take(self)
+        now = clock()
+        for _, fut in batch:  # how long each text waited for a worker to take it
+            t0 = submitted.pop(id(fut), None)
+            if t0 is not None:
+                add(("queued", t0, now, len(batch)))
+        return batch
+
+    batcher_mod.Batcher.submit = timed_submit  # type: ignore[method-assign]
+    batcher_mod.Batcher._take = timed_take  # type: ignore[method-assign]
 
     class Checkpointer:
         """The writer's checkpoint connection, each checkpoint timed."""
