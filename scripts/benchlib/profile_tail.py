@@ -2,17 +2,17 @@
 
     cd scripts && ../.venv/bin/python -m benchlib.profile_tail [--calls 500] [--json out.json]
 
-Runs the daemon on a copy of the quick bench's 10k store (as profile_daemon.py) with a
-recorder installed in it: every cyclic GC collection (gc.callbacks: generation, duration,
-thread), every bookkeeping flush and heap trim, every writer commit and WAL checkpoint,
-every inference, how long each text waited for an embedding worker, each keyword
-search, and each recall's handler (wall and its thread's CPU) and its whole
-dispatch (decode -> pool -> verb -> encode), all on CLOCK_MONOTONIC. One client then sends
-the bench's recall section's load (one connection, distinct questions, one at a time, as
-s_recall.py) and times each recall from outside. The report: the latency percentiles from
-outside and inside, the daemon's CPU per recall, its RSS, what ran during the slowest
-recalls beside how often the same ran during any recall, and the time each kind of event
-took in all.
+Runs the daemon on a copy of the quick bench's 10k store (as profile_daemon.py; --n for
+another size) with a recorder installed in it: every cyclic GC collection (gc.callbacks:
+generation, duration, thread), every bookkeeping flush and heap trim, every writer
+commit and WAL checkpoint, every inference, how long each text waited for an embedding
+worker, each keyword search, and each recall's handler (wall and its thread's CPU) and
+its whole dispatch (decode -> pool -> verb -> encode), all on CLOCK_MONOTONIC. One
+client then sends the bench's recall section's load (one connection, distinct
+questions, one at a time, as s_recall.py) and times each recall from outside. The
+report: the latency percentiles from outside and inside, the daemon's CPU per recall,
+its RSS, what ran during the slowest recalls beside how often the same ran during any
+recall, and the time each kind of event took in all.
 """
 
 from __future__ import annotations
@@ -251,6 +251,7 @@ def report(lat: list[tuple[float, float]], events: list[Event], slow_share: floa
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--daemon", help=argparse.SUPPRESS)  # internal: be the recorded daemon
+    ap.add_argument("--n", type=int, default=10_000, help="memories in the store")
     ap.add_argument("--calls", type=int, default=500)
     ap.add_argument("--warmup", type=int, default=20)
     ap.add_argument("--slow", type=float, default=0.02, help="share of recalls called slow")
@@ -269,7 +270,7 @@ def main() -> None:
 
     bench = BenchEngine.load()
     c = make_corpus(bench, QUICK_BASE_TEXTS, args.cache, print)
-    store, _ = cached_store(bench, c, 10_000, args.cache, print)
+    store, _ = cached_store(bench, c, args.n, args.cache, print)
     del bench
     home = Path(tempfile.mkdtemp(prefix="enyal-tail-"))
     install(store, home)
@@ -277,7 +278,7 @@ def main() -> None:
     os.environ["ENYAL_BENCH_DAEMON"] = (
         f"{sys.executable} {HERE / 'profile_tail.py'} --daemon {events_file}"
     )
-    qs = corpus.questions(args.warmup + args.calls, seed=10_000)
+    qs = corpus.questions(args.warmup + args.calls, seed=args.n)
     daemon = Daemon.start(home)
     lat: list[tuple[float, float]] = []
     try:
