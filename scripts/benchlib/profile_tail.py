@@ -84,6 +84,22 @@ def _recording_daemon(out: str) -> int:
     from enyal_daemon.index import keywords as keywords_mod
 
     timed(keywords_mod.Remembered, "search", "keywords")
+    # A recall's parts on the request thread, each on its thread's CPU clock, so that a
+    # recall that took more CPU than the rest shows which part did.
+    from enyal_daemon.service.core import engine as engine_mod
+    from enyal_daemon.service.core import identity
+    from enyal_daemon.service.files import sources
+    from enyal_daemon.service.memory import recall as recall_mod
+    from enyal_daemon.service.memory import validity
+    from enyal_daemon.store import entries
+
+    timed(identity, "follow", "part:follow")
+    timed(engine_mod.Engine, "sweep_expired", "part:sweep")
+    for name in ("_filter", "_gather", "_nearest", "_used", "rank"):
+        timed(recall_mod, name, f"part:{name.strip('_')}")
+    timed(entries, "by_rids", "part:rows")
+    timed(validity, "annotate", "part:validity")
+    timed(sources, "annotate", "part:sources")
     submitted: dict[int, float] = {}
     submit = batcher_mod.Batcher.submit
 
@@ -204,7 +220,7 @@ def report(lat: list[tuple[float, float]], events: list[Event], slow_share: floa
         )
     print("events during the recalls (count, total ms, max ms, per recall ms):")
     for kind in sorted(by_kind):
-        if kind in ("verb", "dispatch"):
+        if kind in ("verb", "dispatch") or kind.startswith("part:"):
             continue
         es = by_kind[kind]
         d = [(e[2] - e[1]) * ms for e in es]
@@ -223,7 +239,11 @@ def report(lat: list[tuple[float, float]], events: list[Event], slow_share: floa
         f"the slowest {k} recalls ({slow_share:.0%}, >= {outside[order[k - 1]]:.1f} ms) "
         f"against all: share of recalls an event overlaps, and its mean overlap (ms)"
     )
-    kinds = [k2 for k2 in sorted(by_kind) if k2 not in ("verb", "dispatch")]
+    kinds = [
+        k2
+        for k2 in sorted(by_kind)
+        if k2 not in ("verb", "dispatch") and not k2.startswith("part:")
+    ]
     for kind in kinds:
         es = by_kind[kind]
         hit = [
@@ -246,6 +266,14 @@ def report(lat: list[tuple[float, float]], events: list[Event], slow_share: floa
         v = [e for e in verbs if t0 <= e[1] and e[2] <= t1]
         vtxt = f"verb {(v[0][2] - v[0][1]) * ms:.1f} cpu {v[0][3][0] * ms:.1f}" if v else ""
         print(f"  #{i:3d} {outside[i]:6.1f}  {vtxt}  {', '.join(parts)}")
+    parts_of = [k2 for k2 in sorted(by_kind) if k2.startswith("part:")]
+    print("the 5 recalls whose verb took the most CPU: its parts' CPU (ms, nested parts overlap)")
+    for v in sorted(verbs, key=lambda e: -e[3][0])[:5]:
+        got = [
+            f"{k2[5:]} {sum(e[3][0] for e in by_kind[k2] if v[1] <= e[1] <= v[2]) * ms:.1f}"
+            for k2 in parts_of
+        ]
+        print(f"  verb {v[3][0] * ms:6.1f}: {', '.join(got)}")
 
 
 def main() -> None:
