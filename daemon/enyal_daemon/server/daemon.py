@@ -498,6 +498,7 @@ def main(
         db_lock = lock_database(paths)
         engine = open_engine(paths, cfg, clock)
         engine.embed("warm up")  # the first inference builds onnxruntime's kernels
+        heap.freeze()  # what start-up built, out of the cyclic GC's way (issue 30)
         sock = (
             bind_socket(paths.socket, ours=paths.socket_dir_is_ours)
             if inherited is None

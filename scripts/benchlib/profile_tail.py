@@ -1,0 +1,342 @@
+"""Where a recall's tail comes from: a real daemon under the bench's recall load (issue 30).
+
+    cd scripts && ../.venv/bin/python -m benchlib.profile_tail [--calls 500] [--json out.json]
+
+Runs the daemon on a copy of the quick bench's 10k store (as profile_daemon.py; --n for
+another size) with a recorder installed in it: every cyclic GC collection (gc.callbacks:
+generation, duration, thread), every bookkeeping flush and heap trim, every writer
+commit and WAL checkpoint, every inference, how long each text waited for an embedding
+worker, each keyword search, and each recall's handler (wall and its thread's CPU) and
+its whole dispatch (decode -> pool -> verb -> encode), all on CLOCK_MONOTONIC. One
+client then sends the bench's recall section's load (one connection, distinct
+questions, one at a time, as s_recall.py) and times each recall from outside. The
+report: the latency percentiles from outside and inside, the daemon's CPU per recall,
+its RSS, what ran during the slowest recalls beside how often the same ran during any
+recall, and the time each kind of event took in all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import atexit
+import collections
+import gc
+import json
+import os
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+QUICK_BASE_TEXTS = 2_000  # the store scripts/bench --quick recalls from (config.QUICK)
+
+Event = tuple[str, float, float, Any]  # kind, start, end, detail
+
+
+def _recording_daemon(out: str) -> int:
+    """`python -m enyal_daemon` with the recorder installed; the events written at exit."""
+    events: list[Event] = []
+    add = events.append
+    clock = time.perf_counter  # CLOCK_MONOTONIC on Linux: the client's clock too
+    gc_started: dict[int, float] = {}
+
+    def on_gc(phase: str, info: dict[str, int]) -> None:
+        ident = threading.get_ident()
+        if phase == "start":
+            gc_started[ident] = clock()
+        else:
+            t0 = gc_started.pop(ident, None)
+            if t0 is not None:
+                name = threading.current_thread().name
+                add((f"gc{info['generation']}", t0, clock(), (name, info["collected"])))
+
+    gc.callbacks.append(on_gc)
+
+    def timed(owner: Any, attr: str, kind: str, detail: Any = None) -> None:
+        fn = getattr(owner, attr)
+
+        def wrapper(*a: Any, **kw: Any) -> Any:
+            t0, c0 = clock(), time.thread_time()
+            try:
+                return fn(*a, **kw)
+            finally:
+                d = detail(a, kw) if callable(detail) else None
+                add((kind, t0, clock(), (time.thread_time() - c0, d)))
+
+        setattr(owner, attr, wrapper)
+
+    from enyal_daemon import heap
+    from enyal_daemon.embedder import onnx
+    from enyal_daemon.server import daemon as daemon_mod
+    from enyal_daemon.server import dispatch
+    from enyal_daemon.store import writer as writer_mod
+
+    timed(heap, "trim", "trim")
+    timed(daemon_mod.Daemon, "_flush_and_trim", "flush")
+    timed(writer_mod.Writer, "_commit_batch", "commit", lambda a, kw: len(a[1]))
+    timed(onnx.Embedder, "_run", "inference", lambda a, kw: int(a[1].shape[0]))
+
+    from enyal_daemon.embedder import batcher as batcher_mod
+    from enyal_daemon.index import keywords as keywords_mod
+
+    timed(keywords_mod.Remembered, "search", "keywords")
+    # A recall's parts on the request thread, each on its thread's CPU clock, so that a
+    # recall that took more CPU than the rest shows which part did.
+    from enyal_daemon.service.core import engine as engine_mod
+    from enyal_daemon.service.core import identity
+    from enyal_daemon.service.files import sources
+    from enyal_daemon.service.memory import recall as recall_mod
+    from enyal_daemon.service.memory import validity
+    from enyal_daemon.store import entries
+
+    timed(identity, "follow", "part:follow")
+    timed(engine_mod.Engine, "sweep_expired", "part:sweep")
+    for name in ("_filter", "_gather", "_nearest", "_used", "rank"):
+        timed(recall_mod, name, f"part:{name.strip('_')}")
+    timed(entries, "by_rids", "part:rows")
+    timed(validity, "annotate", "part:validity")
+    timed(sources, "annotate", "part:sources")
+    submitted: dict[int, float] = {}
+    submit = batcher_mod.Batcher.submit
+
+    def timed_submit(self: Any, *a: Any, **kw: Any) -> Any:
+        t0 = clock()
+        fut = submit(self, *a, **kw)
+        submitted[id(fut)] = t0
+        return fut
+
+    take = batcher_mod.Batcher._take
+
+    def timed_take(self: Any) -> Any:
+        batch = take(self)
+        now = clock()
+        for _, fut in batch:  # how long each text waited for a worker to take it
+            t0 = submitted.pop(id(fut), None)
+            if t0 is not None:
+                add(("queued", t0, now, len(batch)))
+        return batch
+
+    batcher_mod.Batcher.submit = timed_submit  # type: ignore[method-assign]
+    batcher_mod.Batcher._take = timed_take  # type: ignore[method-assign]
+
+    class Checkpointer:
+        """The writer's checkpoint connection, each checkpoint timed."""
+
+        def __init__(self, conn: Any) -> None:
+            self._conn = conn
+
+        def wal_checkpoint(self, *a: Any, **kw: Any) -> Any:
+            t0 = clock()
+            try:
+                return self._conn.wal_checkpoint(*a, **kw)
+            finally:
+                add(("checkpoint", t0, clock(), None))
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self._conn, name)
+
+    init = writer_mod.Writer.__init__
+
+    def writer_init(self: Any, *a: Any, **kw: Any) -> None:
+        init(self, *a, **kw)
+        if self._checkpointer is not None:
+            self._checkpointer = Checkpointer(self._checkpointer)
+
+    writer_mod.Writer.__init__ = writer_init  # type: ignore[method-assign]
+
+    handle = dispatch.Dispatcher.handle
+
+    async def timed_handle(self: Any, *a: Any, **kw: Any) -> Any:
+        t0 = clock()
+        try:
+            return await handle(self, *a, **kw)
+        finally:
+            add(("dispatch", t0, clock(), None))
+
+    dispatch.Dispatcher.handle = timed_handle  # type: ignore[method-assign]
+
+    handlers = daemon_mod.Daemon.handlers
+
+    def timed_handlers(self: Any, loop: Any) -> Any:
+        got = handlers(self, loop)
+        verb = got["recall"]
+
+        def recall(params: Any) -> Any:
+            t0, c0 = clock(), time.thread_time()
+            try:
+                return verb(params)
+            finally:
+                add(("verb", t0, clock(), (time.thread_time() - c0, None)))
+
+        got["recall"] = recall
+        return got
+
+    daemon_mod.Daemon.handlers = timed_handlers  # type: ignore[method-assign]
+
+    def dump() -> None:
+        gc.callbacks.remove(on_gc)
+        Path(out).write_text(json.dumps(events))
+
+    atexit.register(dump)
+    from enyal_daemon.__main__ import main
+
+    return main([])
+
+
+def _pct(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, round(q / 100 * (len(xs) - 1)))] if xs else float("nan")
+
+
+def _overlap(a0: float, a1: float, b0: float, b1: float) -> float:
+    return max(0.0, min(a1, b1) - max(a0, b0))
+
+
+def report(lat: list[tuple[float, float]], events: list[Event], slow_share: float) -> None:
+    ms = 1e3
+    n = len(lat)
+    outside = [(t1 - t0) * ms for t0, t1 in lat]
+    t_first, t_last = lat[0][0], lat[-1][1]
+    inside = [e for e in events if t_first <= e[1] and e[2] <= t_last]
+    by_kind: dict[str, list[Event]] = collections.defaultdict(list)
+    for e in inside:
+        by_kind[e[0]].append(e)
+    verbs = sorted(by_kind["verb"], key=lambda e: e[1])
+    disp = sorted(by_kind["dispatch"], key=lambda e: e[1])
+    print(f"{n} recalls over {t_last - t_first:.1f} s")
+    for label, xs in (
+        ("from outside (socket)", outside),
+        ("dispatch (decode..encode)", [(e[2] - e[1]) * ms for e in disp]),
+        ("verb, wall", [(e[2] - e[1]) * ms for e in verbs]),
+        ("verb, its thread's CPU", [e[3][0] * ms for e in verbs]),
+    ):
+        print(
+            f"  {label:28s} p50 {_pct(xs, 50):6.2f}  p90 {_pct(xs, 90):6.2f}  "
+            f"p99 {_pct(xs, 99):6.2f}  max {max(xs):6.2f} ms"
+        )
+    print("events during the recalls (count, total ms, max ms, per recall ms):")
+    for kind in sorted(by_kind):
+        if kind in ("verb", "dispatch") or kind.startswith("part:"):
+            continue
+        es = by_kind[kind]
+        d = [(e[2] - e[1]) * ms for e in es]
+        print(
+            f"  {kind:10s} {len(es):5d}  {sum(d):8.1f}  {max(d):6.2f}  {sum(d) / n:6.3f}"
+            + (
+                f"  threads {collections.Counter(e[3][0] for e in es).most_common(4)}"
+                if kind.startswith("gc")
+                else ""
+            )
+        )
+    k = max(1, round(n * slow_share))
+    order = sorted(range(n), key=lambda i: outside[i], reverse=True)
+    slow = set(order[:k])
+    print(
+        f"the slowest {k} recalls ({slow_share:.0%}, >= {outside[order[k - 1]]:.1f} ms) "
+        f"against all: share of recalls an event overlaps, and its mean overlap (ms)"
+    )
+    kinds = [
+        k2
+        for k2 in sorted(by_kind)
+        if k2 not in ("verb", "dispatch") and not k2.startswith("part:")
+    ]
+    for kind in kinds:
+        es = by_kind[kind]
+        hit = [
+            sum(_overlap(t0, t1, e[1], e[2]) for e in es) * ms for (t0, t1) in lat
+        ]  # O(n*m): fine at 500 x a few thousand
+        s_hit = [hit[i] for i in slow]
+        print(
+            f"  {kind:10s} slow {sum(1 for x in s_hit if x > 0) / k:5.0%} "
+            f"{sum(s_hit) / k:6.2f} ms   all {sum(1 for x in hit if x > 0) / n:5.0%} "
+            f"{sum(hit) / n:6.2f} ms"
+        )
+    print("the 10 slowest: outside ms, and what overlapped them (kind: ms)")
+    for i in order[:10]:
+        t0, t1 = lat[i]
+        parts = []
+        for kind in kinds:
+            o = sum(_overlap(t0, t1, e[1], e[2]) for e in by_kind[kind]) * ms
+            if o > 0:
+                parts.append(f"{kind} {o:.1f}")
+        v = [e for e in verbs if t0 <= e[1] and e[2] <= t1]
+        vtxt = f"verb {(v[0][2] - v[0][1]) * ms:.1f} cpu {v[0][3][0] * ms:.1f}" if v else ""
+        print(f"  #{i:3d} {outside[i]:6.1f}  {vtxt}  {', '.join(parts)}")
+    parts_of = [k2 for k2 in sorted(by_kind) if k2.startswith("part:")]
+    print("the 5 recalls whose verb took the most CPU: its parts' CPU (ms, nested parts overlap)")
+    for v in sorted(verbs, key=lambda e: -e[3][0])[:5]:
+        got = [
+            f"{k2[5:]} {sum(e[3][0] for e in by_kind[k2] if v[1] <= e[1] <= v[2]) * ms:.1f}"
+            for k2 in parts_of
+        ]
+        print(f"  verb {v[3][0] * ms:6.1f}: {', '.join(got)}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--daemon", help=argparse.SUPPRESS)  # internal: be the recorded daemon
+    ap.add_argument("--n", type=int, default=10_000, help="memories in the store")
+    ap.add_argument("--calls", type=int, default=500)
+    ap.add_argument("--warmup", type=int, default=20)
+    ap.add_argument("--slow", type=float, default=0.02, help="share of recalls called slow")
+    ap.add_argument("--json", type=Path, help="also write the latencies and events here")
+    ap.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "enyal-bench")
+    args = ap.parse_args()
+    if args.daemon:
+        sys.exit(_recording_daemon(args.daemon))
+    os.environ.setdefault("ENYAL_CACHE_DIR", str(args.cache / "enyal-cache"))
+
+    from benchlib import corpus
+    from benchlib.procs import Daemon
+    from benchlib.store import Engine as BenchEngine
+    from benchlib.store import cached_store, install, make_corpus
+    from benchlib.vocab import PROJECTS
+
+    bench = BenchEngine.load()
+    c = make_corpus(bench, QUICK_BASE_TEXTS, args.cache, print)
+    store, _ = cached_store(bench, c, args.n, args.cache, print)
+    del bench
+    home = Path(tempfile.mkdtemp(prefix="enyal-tail-"))
+    install(store, home)
+    events_file = home / "events.json"
+    os.environ["ENYAL_BENCH_DAEMON"] = (
+        f"{sys.executable} {HERE / 'profile_tail.py'} --daemon {events_file}"
+    )
+    qs = corpus.questions(args.warmup + args.calls, seed=args.n)
+    daemon = Daemon.start(home)
+    lat: list[tuple[float, float]] = []
+    try:
+        conn = daemon.connect()
+        for q in qs[: args.warmup]:
+            conn.call_raw("recall", {"query": q, "cwd": PROJECTS[0]})
+        rss0 = daemon.rss()
+        load0 = os.getloadavg()
+        cpu0 = daemon.cpu()
+        for q in qs[args.warmup :]:
+            t0 = time.perf_counter()
+            conn.call_raw("recall", {"query": q, "cwd": PROJECTS[0]})
+            lat.append((t0, time.perf_counter()))
+        cpu = daemon.cpu() - cpu0
+        load1 = os.getloadavg()
+        rss1 = daemon.rss()
+        conn.close()
+    finally:
+        daemon.stop()
+    events = [tuple(e) for e in json.loads(events_file.read_text())]
+    shutil.rmtree(home, ignore_errors=True)
+    print(
+        f"daemon CPU {cpu / args.calls * 1e3:.2f} ms per recall (utime+stime); "
+        f"RSS {rss0[0]:.0f} MB after warm-up, {rss1[0]:.0f} MB after (peak {rss1[1]:.0f}); "
+        f"load average {load0[0]:.2f} before, {load1[0]:.2f} after"
+    )
+    report(lat, events, args.slow)  # type: ignore[arg-type]
+    if args.json:
+        args.json.write_text(json.dumps({"lat": lat, "events": events}))
+
+
+if __name__ == "__main__":
+    main()
