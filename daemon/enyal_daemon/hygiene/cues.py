@@ -255,8 +255,10 @@ NAMES: tuple[str, ...] = (
 
 def _non_latin(text: str) -> bool:
     """Most letters outside the Latin script: the model reads such text poorly."""
+    if text.isascii():  # (before the letters are listed: most texts are)
+        return False
     letters = [c for c in text if c.isalpha()]
-    if text.isascii() or not letters:
+    if not letters:
         return False
     latin = sum(1 for c in letters if "LATIN" in unicodedata.name(c, ""))
     return latin < 0.5 * len(letters)
@@ -288,6 +290,16 @@ def _mixed(text: str) -> bool:
 
 
 _TESTS = (_non_latin, _odd, _mixed)  # the cues NAMES ends with, in its order
+
+
+def ruled_out(index: int, text: str, lowered: str) -> bool:
+    """Whether the cue NAMES[index] is known absent at the cost of a few `in` tests: its
+    expression's gate holds none of its literals, or (the last three) the text is ASCII,
+    which none of them can be true of. False: `one` must say."""
+    if index < len(_COMPILED):
+        gate = _GATES[index]
+        return bool(gate) and not any(map(lowered.__contains__, gate))
+    return text.isascii()
 
 
 def one(index: int, text: str, lowered: str) -> bool:
