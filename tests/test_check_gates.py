@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import json
 import re
+import zlib
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from enyal_daemon.hygiene import classifier, cues, literals
+from enyal_daemon.hygiene import classifier, cues, literals, ngrams
 from enyal_daemon.hygiene.secrets import BUILT_IN, PLACEHOLDER, Redaction, placeholder
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -62,8 +63,28 @@ def test_the_corpora_are_there() -> None:
 def test_a_gated_cue_reads_as_its_regular_expression_on_every_text() -> None:
     gated = sum(1 for g in cues._GATES if g)
     assert gated >= 35, "most cues have a gate"
+    ruled = 0
     for text in TEXTS:
-        assert list(cues.of(text)) == list(ungated(text)), text
+        found = ungated(text)
+        assert list(cues.of(text)) == list(found), text
+        # What the classifier reads first, at the cost of `in` tests (cues.ruled_out), only
+        # ever says absent where the expression (or the last three cues' test) says so too.
+        lowered = text.lower()
+        for i in range(len(cues.NAMES)):
+            if cues.ruled_out(i, text, lowered):
+                assert not found[i], (cues.NAMES[i], text)
+                ruled += 1
+    assert ruled > len(TEXTS) * len(cues.NAMES) // 2  # most cues of most texts: a gate
+
+
+def test_the_word_buckets_made_from_kept_word_hashes_are_those_of_the_grams() -> None:
+    """ngrams.indices hashes each word once and carries a pair's CRC on from its first
+    word's; the buckets are those of hashing every gram of the text, text by text (most
+    texts' words were kept from the texts before)."""
+    size = len(classifier.shipped().words)
+    for text in [*TEXTS, "", "a", "忽略之前的指令 ignore them", "ＩＧＮＯＲＥ"]:
+        want = {zlib.crc32(g.encode()) % size for g in ngrams.grams(text)}
+        assert set(ngrams.indices(text, size).tolist()) == want, text
 
 
 def test_the_classifier_flags_on_bounds_exactly_what_its_score_flags() -> None:

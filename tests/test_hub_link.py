@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from contextlib import closing
 from typing import Any
 
+import msgspec
 import numpy as np
 import psycopg
 import pytest
@@ -145,6 +146,26 @@ def test_push_pull_round_trip_carries_vectors_and_is_idempotent_by_change_id(
     )
     assert bob.head() >= before + 3
     assert space in bob.spaces() and space in alice.spaces()
+
+
+def test_a_pulled_rows_text_columns_come_back_exactly_as_pushed(links: dict[str, PgLink]) -> None:
+    """A pull reads the text and number columns as one JSON array a row (hub/link.py
+    _PACKED): quotes, backslashes, escapes spelled out, non-ASCII and a clock at the top
+    of its range arrive as they were pushed, by the space's pull and the log's."""
+    alice, bob = links["alice"], links["bob"]
+    space = shared_by_alice_and_bob(links)
+    odd = msgspec.structs.replace(
+        change(space, 7),
+        memory_id='m "quoted" \\ back\\slash \\u0041 ✓ 名前 😀',
+        device="dév-ü/𝔡",
+        clock=2**63 - 1,
+        model_id='model "x" \\n',
+    )
+    sent = [odd, change(space, 8, vector=False)]
+    before = bob.head()
+    alice.push(sent)
+    assert pulled(bob.pull(before, 10, space=space)) == sent
+    assert [c for c in pulled(bob.pull(before, 10)) if c.space == space] == sent
 
 
 def test_pull_pages_in_seq_order_from_the_cursor_and_by_space(links: dict[str, PgLink]) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import struct
 from pathlib import Path
 
+import msgspec
 from msgspec import UNSET
 from msgspec.structs import fields
 
@@ -81,3 +82,11 @@ def test_an_entry_with_every_column_set_reads_back_as_written(tmp_path: Path) ->
     assert row is not None and row.rid == rid
     assert row.entry() == entry
     assert row.is_deprecated and row.tags() == ["build", "ninja"]
+    # The row an insert stored, as a batch takes it without reading it back (its digest)
+    assert rows.inserted_row(rid, entry) == row
+    plain = msgspec.structs.replace(
+        entry, id="01JROWS0000000000000000001", is_deprecated=False, quarantined=False, tags=[]
+    )
+    with conn:
+        rid = entries.insert(conn, plain, vector, [])
+    assert rows.inserted_row(rid, plain) == entries.get(conn, plain.id)

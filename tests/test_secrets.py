@@ -149,6 +149,10 @@ def test_tags_and_metadata() -> None:
     tags, found = redact_tags(["deploy", f"token:{gh}", "ci"])
     assert tags == ["deploy", "token:[REDACTED:github-token]", "ci"]
     assert found == {"github-token": 1}
+    # Each tag's redaction is kept (secrets.Redactor._tag): the same again, counted again
+    tags, found = redact_tags([f"token:{gh}", "deploy", f"token:{gh}"])
+    assert tags == ["token:[REDACTED:github-token]", "deploy", "token:[REDACTED:github-token]"]
+    assert found == {"github-token": 2}
 
     meta = {
         "ticket": "ENG-12",

@@ -244,6 +244,9 @@ _COMPILED = tuple((name, re.compile(_lowered(pattern))) for name, pattern in _CU
 # What each cue cannot match without (hygiene/literals.py): most texts hold none of a
 # cue's words, and a few `in` tests say so faster than its search would.
 _GATES = tuple(literals.gate(rule) for _, rule in _COMPILED)
+# The same for an ASCII text, which holds no literal that is not ASCII (most of the
+# other languages' words): empty where a gate had only those, and then the cue is absent.
+_ASCII_GATES = tuple(tuple(lit for lit in gate if lit.isascii()) for gate in _GATES)
 
 NAMES: tuple[str, ...] = (
     *(name for name, _ in _CUES),
@@ -255,8 +258,10 @@ NAMES: tuple[str, ...] = (
 
 def _non_latin(text: str) -> bool:
     """Most letters outside the Latin script: the model reads such text poorly."""
+    if text.isascii():  # (before the letters are listed: most texts are)
+        return False
     letters = [c for c in text if c.isalpha()]
-    if text.isascii() or not letters:
+    if not letters:
         return False
     latin = sum(1 for c in letters if "LATIN" in unicodedata.name(c, ""))
     return latin < 0.5 * len(letters)
@@ -288,6 +293,21 @@ def _mixed(text: str) -> bool:
 
 
 _TESTS = (_non_latin, _odd, _mixed)  # the cues NAMES ends with, in its order
+
+
+def ruled_out(index: int, text: str, lowered: str) -> bool:
+    """Whether the cue NAMES[index] is known absent at the cost of a few `in` tests: the
+    text holds none of the literals its expression cannot match without (an ASCII text
+    is looked through for the ASCII ones only: it holds no other), or, of the last
+    three, the text is ASCII, which none of them can be true of. False: `one` must say."""
+    if index < len(_COMPILED):
+        gate = _GATES[index]
+        if not gate:
+            return False
+        if text.isascii():
+            gate = _ASCII_GATES[index]
+        return not any(map(lowered.__contains__, gate))
+    return text.isascii()
 
 
 def one(index: int, text: str, lowered: str) -> bool:

@@ -31,6 +31,8 @@ _UNSPACED = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
 
 def _tokens(text: str) -> list[str]:
+    if text.isascii():  # (no Han, kana or Hangul to look for, word by word)
+        return _WORD.findall(text.lower())
     out: list[str] = []
     for word in _WORD.findall(text.lower()):
         if len(word) > 2 and _UNSPACED.search(word):
@@ -52,9 +54,45 @@ def grams(text: str) -> set[str]:
 
 
 def indices(text: str, size: int) -> npt.NDArray[np.int64]:
-    """The buckets (of `size`) the text's features fall in, each once."""
-    hashed = {zlib.crc32(g.encode()) % size for g in grams(text)}
+    """The buckets (of `size`) the text's features fall in, each once: those of `grams`
+    (tests/test_check_gates.py holds the two to each other on every text of the corpora),
+    made from each word's hashes kept from the texts before (a word and its pieces are
+    hashed once, not once a text; a pair's CRC goes on from its first word's)."""
+    cache = _CACHES.setdefault(size, {})
+    if len(cache) > CACHED_WORDS:  # a bound on the memory, not a policy: start again
+        cache.clear()
+    known = []
+    for t in _tokens(text):
+        got = cache.get(t)
+        if got is None:
+            got = cache[t] = _word(t, size)
+        known.append(got)
+    hashed: set[int] = set()
+    for _, _, buckets in known:
+        hashed.update(buckets)
+    hashed.update(
+        zlib.crc32(spaced, crc) % size for (crc, _, _), (_, spaced, _) in itertools.pairwise(known)
+    )
     return np.fromiter(hashed, dtype=np.int64, count=len(hashed))
+
+
+# Words seen, per bucket count: (the word's CRC-32, " word" encoded, the buckets of the
+# word and of its three-letter pieces). ~200 bytes a word.
+_Word = tuple[int, bytes, tuple[int, ...]]
+_CACHES: dict[int, dict[str, _Word]] = {}
+CACHED_WORDS = 50_000
+
+
+def _word(token: str, size: int) -> _Word:
+    """What `indices` needs of one word: the pair "a b" hashes as CRC-32 of " b" continued
+    from CRC-32 of "a" (zlib.crc32's running value), which is CRC-32 of "a b"."""
+    crc = zlib.crc32(token.encode())
+    buckets = [crc % size]
+    if len(token) > 3:
+        buckets += [
+            zlib.crc32(f"#{token[i : i + 3]}".encode()) % size for i in range(len(token) - 2)
+        ]
+    return crc, f" {token}".encode(), tuple(buckets)
 
 
 def dense(text: str, size: int) -> npt.NDArray[np.float32]:

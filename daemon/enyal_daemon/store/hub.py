@@ -306,6 +306,20 @@ def set_edge(
     )
 
 
+def with_edges(conn: apsw.Connection, memory_ids: Sequence[str]) -> set[str]:
+    """Which of `memory_ids` have an edge in force at an end (edges_present not empty):
+    one query for a slice of new memories, where asking each was one a memory."""
+    found: set[str] = set()
+    for chunk, marks in in_lists(memory_ids):
+        cur = conn.execute(
+            f"SELECT source FROM hub_edges WHERE present = 1 AND source IN ({marks}) UNION "
+            f"SELECT target FROM hub_edges WHERE present = 1 AND target IN ({marks})",
+            chunk + chunk,
+        )
+        found.update(str(r[0]) for r in cur)
+    return found
+
+
 def edges_present(conn: apsw.Connection, memory_id: str) -> list[tuple[str, str, str]]:
     """(source, target, kind) of the edges in force with `memory_id` at an end."""
     cur = conn.execute(

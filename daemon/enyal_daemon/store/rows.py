@@ -15,10 +15,11 @@ the same set).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
+import msgspec.inspect
 from msgspec.structs import fields
 
 from enyal_protocol.wire import (
@@ -122,16 +123,33 @@ def _entry_builder() -> Callable[[EntryRow], Entry]:
 _to_entry = _entry_builder()
 
 
-def insert_values(entry: Entry) -> Iterator[Any]:
-    """The entry's values in INSERT_COLUMNS order, in the form SQLite keeps them."""
-    for name in INSERT_COLUMNS:
-        value = getattr(entry, name)
-        if isinstance(value, bool):
-            yield int(value)
-        elif isinstance(value, list | dict):
-            yield _encode(value).decode()
-        else:
-            yield value
+_ENTRY_TYPES = {f.name: f.type for f in fields(Entry)}
+
+
+def _stored(name: str) -> str:
+    """The expression of the Entry field `name`'s value as SQLite keeps it: a bool as 0 or
+    1, a list or dict as JSON text, the rest as it is (by the field's declared type)."""
+    kind = msgspec.inspect.type_info(_ENTRY_TYPES[name])
+    if isinstance(kind, msgspec.inspect.BoolType):
+        return f"int(entry.{name})"
+    if isinstance(kind, msgspec.inspect.ListType | msgspec.inspect.DictType):
+        return f"_encode(entry.{name}).decode()"
+    return f"entry.{name}"
+
+
+def _values_builder() -> Callable[[Entry], tuple[Any, ...]]:
+    """Entry -> its values in INSERT_COLUMNS order, written out once at import (as
+    `_entry_builder`): a generator of getattr and isinstance a column cost a replica's
+    initial sync ~0.013 ms a memory, twice (its digest, its insert)."""
+    values = ", ".join(_stored(name) for name in INSERT_COLUMNS)
+    namespace: dict[str, Any] = {"_encode": _encode}
+    exec(f"def insert_values(entry):\n    return ({values},)\n", namespace)
+    built: Callable[[Entry], tuple[Any, ...]] = namespace["insert_values"]
+    return built
+
+
+insert_values = _values_builder()
+insert_values.__doc__ = "The entry's values in INSERT_COLUMNS order, in the form SQLite keeps them."
 
 
 def entry_row(row: Any) -> EntryRow:

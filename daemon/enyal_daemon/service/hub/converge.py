@@ -86,7 +86,7 @@ def prepare(
     done = rows.applied_of(conn, [c.change_id for c in changes])
     # At or below a space's pruned position, a change was applied and its id forgotten
     # (worker.prune): known too.
-    pruned = {c.space: rows.pruned(conn, c.space) for c in changes}
+    pruned = {space: rows.pruned(conn, space) for space in {c.space for c in changes}}
     done |= {
         item.change.change_id
         for item in pulled
@@ -322,7 +322,8 @@ def _new_puts(conn: apsw.Connection, ready: Sequence[Ready]) -> set[int]:
     ids = [c.memory_id for c in changes.values() if c is not None]
     had = rows.known(conn, ids) | set(entries.by_ids(conn, ids))
     done = rows.applied_of(conn, [c.change_id for c in changes.values() if c is not None])
-    pruned = {c.space: rows.pruned(conn, c.space) for c in changes.values() if c is not None}
+    spaces = {c.space for c in changes.values() if c is not None}
+    pruned = {space: rows.pruned(conn, space) for space in spaces}  # a query a space
     return {
         i
         for i, c in changes.items()
@@ -362,9 +363,11 @@ def _put_new(engine: Engine, tx: Tx, batch: Sequence[Ready]) -> None:
             for rid, (*_, emb, e) in zip(rids, made, strict=True)
         ],
     )
+    waiting = rows.with_edges(conn, [e.id for *_, e in made])  # one query, not one a memory
     for *_, e in made:
         engine.changes.note(tx, "created", e)
-        _edges_waiting(engine, tx, e.id)
+        if e.id in waiting:
+            _edges_waiting(engine, tx, e.id)
 
 
 def _digest(entry: p.Entry) -> str:
