@@ -81,6 +81,10 @@ def recall(engine: Engine, params: p.RecallParams) -> p.RecallResult:
         hits, packed = _pack(engine, hits, params.budget_tokens)
     else:
         hits = _search(engine, params.query, params.limit, _floors(params), f, v, at=at)
+        if params.drop_weak_only and all(h.weak for h in hits):
+            # Nothing fits: before the budget and the session's record, so that what is
+            # dropped is neither packed nor counted as used or shown.
+            hits = []
         hits, packed = _pack(engine, hits, params.budget_tokens)
         _used(engine, params.query, hits, at)
     hits = shown_to(engine, hits, params.lines_about, params.session_id)
