@@ -6,6 +6,7 @@ the real hook command."""
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +57,10 @@ def test_weak_only_lists_are_dropped_and_answers_kept(d: RunningDaemon, tmp_path
     assert all(h["weak"] for h in noise), noise
     session = {"session_id": "s-weak"}
     assert recall(NOTHING_FITS, drop_weak_only=True, **session) == []
+    # As of a moment too (ranked by meaning alone then).
+    now = datetime.now(UTC).strftime("%Y-%m-%d")  # the end of today
+    assert recall(NOTHING_FITS, as_of=now)
+    assert recall(NOTHING_FITS, as_of=now, drop_weak_only=True) == []
     # Dropped before the session's record: what was not shown can be shown later.
     again = recall(NOTHING_FITS, **session)
     assert [h["id"] for h in again] == [h["id"] for h in noise]
