@@ -127,6 +127,9 @@ class Hit(Entry, kw_only=True):
     has_conflicts: bool = False
     freshness_score: float = 1.0
     adjusted_score: float = 0.0
+    # Its relevance (the better of meaning and words, as min_relevance reads it) is below
+    # the level answers reach: a list of weak hits only means nothing stored fits.
+    weak: bool = False
 
 
 # --- the graph -----------------------------------------------------------------
@@ -435,6 +438,15 @@ class RecallParams(Params, kw_only=True):
     budget_tokens: BudgetTokens | None = None
     lines_about: LinesAbout = []
     session_id: ForSession = None
+    drop_weak_only: Annotated[
+        bool,
+        Meta(
+            description=(
+                "Return no results when every result is weak (nothing stored fits the "
+                "query): what the hooks send, to inject nothing rather than noise."
+            )
+        ),
+    ] = False
     cwd: Cwd = None
 
 

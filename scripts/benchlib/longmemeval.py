@@ -26,7 +26,8 @@ distinct sessions): at its date (`asked_at`, as the conversations are asked; no 
 the ranking as such) and now with recall's defaults (nothing else set), which is what
 a user asking today gets. Abstention questions (`_abs`: the answer was never said) are
 asked too but left out of the retrieval figures: they measure where a list should end
-(--floors).
+(--floors: each pair of floors asked as it is and with drop_weak_only, as the hooks ask,
+which leaves a list of weak hits only empty).
 
 The split: a question is dev when the first byte of sha256(question_id) is even, else
 heldout; tune on dev only.
@@ -37,6 +38,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import importlib.util
+import itertools
 import json
 import os
 import shutil
@@ -206,6 +208,13 @@ def build_store(db_path: Path, store: Store, embedder: CachedEmbedder) -> Stored
     return Stored(sessions_of, turns_of, failed, int(quarantined))
 
 
+WEAK = "+weak"  # marks a floor pair asked with drop_weak_only
+
+
+def pair_key(floor: float, relative: float, weak: bool) -> str:
+    return f"{floor}/{relative}{WEAK if weak else ''}"
+
+
 @dataclass
 class Asked:
     """One question's rankings (memory ids, best first) by every method, and its floors'."""
@@ -239,16 +248,17 @@ def ask(
                 hits = conn.call("recall", {**at, **bare})["results"]
                 recall_ms = (time.perf_counter() - t0) * 1e3
                 ranked["enyal@date"] = [h["id"] for h in hits]
-                for floor, relative in floors:
+                for (floor, relative), weak in itertools.product(floors, (False, True)):
                     params = {
                         **at,
                         **bare,
                         "limit": FLOOR_LIMIT,
                         "min_relevance": floor,
                         "min_relative": relative,
+                        "drop_weak_only": weak,  # what the hooks send
                     }
                     found = conn.call("recall", params)["results"]
-                    floored[f"{floor}/{relative}"] = [h["id"] for h in found]
+                    floored[pair_key(floor, relative, weak)] = [h["id"] for h in found]
                 # Last: asked now, recall counts a use of what it returns.
                 now = conn.call("recall", {"query": q.text, "limit": LIMIT})["results"]
                 ranked["enyal@now"] = [h["id"] for h in now]
@@ -376,8 +386,8 @@ def summarise(rows: list[dict[str, Any]], floors: Sequence[tuple[float, float]])
                 else {},
             }
     floor_table: dict[str, dict[str, dict[str, float]]] = {}
-    for f, rel in floors:
-        pair = f"{f}/{rel}"
+    for (f, rel), weak in itertools.product(floors, (False, True)):
+        pair = pair_key(f, rel, weak)
         for sp in ("dev", "heldout"):
             abst = [r["floors"][pair] for r in rows if r["split"] == sp and r["abstention"]]
             ans = [r["floors"][pair] for r in rows if r["split"] == sp and not r["abstention"]]

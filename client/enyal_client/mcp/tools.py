@@ -38,7 +38,7 @@ SHIM_FILLED: dict[str, Callable[[], Any]] = {"cwd": _cwd, "written_by": lambda: 
 # Params fields for the hooks' own recall (enyal_protocol/shown.py), which an agent has no
 # use for: left out of the schema (every session's context pays for what it lists) and
 # refused the same way.
-HOOKS_ONLY = frozenset({"session_id", "lines_about"})
+HOOKS_ONLY = frozenset({"session_id", "lines_about", "drop_weak_only"})
 
 
 @dataclass(frozen=True)

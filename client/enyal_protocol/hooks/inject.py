@@ -111,6 +111,8 @@ def prompt_submit(
         "limit": PROMPT_LIMIT,
         "budget_tokens": budget or PROMPT_BUDGET,
         **settings.recall_floors(),
+        # Weak hits only: nothing stored fits this prompt, and noise costs the context.
+        "drop_weak_only": True,
         **for_session(session),
         "cwd": cwd,
     }
@@ -209,6 +211,7 @@ def post_tool_use(
         "limit": FAILURE_LIMIT,
         "budget_tokens": budget or FAILURE_BUDGET,
         **settings.recall_floors(),
+        "drop_weak_only": True,  # as for a prompt
         # "in", "the", "1": not the error
         **for_session(session, {w for w in shown.words(error) if len(w) > 3}),
         "cwd": cwd,

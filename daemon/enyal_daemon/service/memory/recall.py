@@ -77,14 +77,22 @@ def recall(engine: Engine, params: p.RecallParams) -> p.RecallResult:
     at = None if params.asked_at is None else _asked_at(params.asked_at)
     f = _filter(params, at)
     if params.as_of is not None:
-        hits = _recall_as_of(engine, params, f, v)
+        hits = _fitting(_recall_as_of(engine, params, f, v), params.drop_weak_only)
         hits, packed = _pack(engine, hits, params.budget_tokens)
     else:
         hits = _search(engine, params.query, params.limit, _floors(params), f, v, at=at)
+        hits = _fitting(hits, params.drop_weak_only)
         hits, packed = _pack(engine, hits, params.budget_tokens)
         _used(engine, params.query, hits, at)
     hits = shown_to(engine, hits, params.lines_about, params.session_id)
     return p.RecallResult(results=hits, budget=packed)
+
+
+def _fitting(hits: list[p.Hit], drop_weak_only: bool) -> list[p.Hit]:
+    """No hits when asked to drop a list of weak ones only (nothing fits the query). Before
+    the budget and the session's record, so what is dropped is neither packed nor counted
+    as used or shown."""
+    return [] if drop_weak_only and all(h.weak for h in hits) else hits
 
 
 def _pack(

@@ -26,6 +26,14 @@ from . import fusion, scoring, timewords
 # the costly part).
 HIT_MARGIN = 3
 
+# A hit whose relevance (the better of its cosine and the square root of its keyword
+# share: what the floors read) is below this is marked `weak`; a list of weak hits only
+# says that nothing stored fits the query. Chosen on the dev halves (docs/ARCHITECTURE.md,
+# "Where a result list ends") by the rule the relative floor was: at most 0.5% of the
+# answers lost (1 of 296 here; 0.32 lost 2), while over half the questions about
+# something else entirely (LongMemEval_S's, asked of the memory set) are left weak-only.
+WEAK_RELEVANCE = 0.30
+
 Floats = scoring.Floats
 Weight = Callable[[str, str | None], float]
 
@@ -80,6 +88,7 @@ class Ranked:
     superseded_by: str | None = None
     has_conflicts: bool = False
     adjusted_score: float = 0.0
+    relevance: float = 0.0  # max(semantic, sqrt(keyword)): below WEAK_RELEVANCE, weak
     # With the learned ranker on (fusion.py): its relevance in (0, 1), which orders the
     # hit before validity's factors instead of the score.
     learned: float | None = None
@@ -234,6 +243,8 @@ def rank(
     columns = (score, sem, kw, x.recency, eff, x.scope_weight, x.freshness)
     kept = zip(*(a[order].tolist() for a in columns), strict=True)
     ranked = [Ranked(candidates[i], *k) for i, k in zip(order.tolist(), kept, strict=True)]
+    for r, value in zip(ranked, relevance[order].tolist(), strict=True):
+        r.relevance = value
     if learned is not None:
         for r, value in zip(ranked, learned[order].tolist(), strict=True):
             r.learned = value
@@ -274,4 +285,5 @@ def _hit(r: Ranked) -> p.Hit:
         superseded_by=r.superseded_by,
         has_conflicts=r.has_conflicts,
         adjusted_score=r.adjusted_score,
+        weak=r.relevance < WEAK_RELEVANCE,
     )
