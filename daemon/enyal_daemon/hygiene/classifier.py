@@ -56,6 +56,10 @@ class Classifier:
     words: Vector = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
     words_bias: float = 0.0
     mix: float = 1.0
+    # The word model reads each sentence of a long text too and takes the highest
+    # log-odds (False: the whole text only, as weights trained without long benign text
+    # must be read; docs/ARCHITECTURE.md, "Round five")
+    sentences: bool = False
     # What `flags` reads (set below): the cues' (index, weight), most weight first; the
     # sums of their negative and of their positive weights; the threshold's log-odds.
     _cues: tuple[tuple[int, float], ...] = field(init=False, repr=False, compare=False)
@@ -90,13 +94,19 @@ class Classifier:
         return self._rows_logit(whole, passages) + cued
 
     def words_logit(self, text: str) -> float:
-        """The word model's log-odds for a text, read whole (0.0 when there is no word
-        model). Its sentences are not read apart: the best of a long text's sentences
-        flagged a fifth of this project's long documentation paragraphs
-        (docs/ARCHITECTURE.md, "Round four")."""
+        """The word model's log-odds for a text (0.0 when there is no word model): of the
+        whole text, or with `sentences` the highest of the whole's and each sentence's.
+        Sentences are read only by weights trained on long benign text's sentences:
+        without them the best of a long text's sentences flagged a fifth of this
+        project's long documentation paragraphs (docs/ARCHITECTURE.md, "Round four")."""
         if len(self.words) == 0:
             return 0.0
-        hit = ngrams.indices(text, len(self.words))
+        if not self.sentences:
+            return self._words_of(ngrams.indices(text, len(self.words)))
+        whole, each = ngrams.by_sentence(text, len(self.words))
+        return max([self._words_of(whole), *(self._words_of(hit) for hit in each)])
+
+    def _words_of(self, hit: npt.NDArray[np.int64]) -> float:
         total = float(self._words64[hit].sum())
         return total / float(np.sqrt(max(len(hit), 1))) + self.words_bias
 
@@ -175,6 +185,7 @@ class Classifier:
                 "threshold": round(self.threshold, 6),
                 "mix": round(self.mix, 6),
                 "words_bias": round(self.words_bias, 6),
+                "sentences": self.sentences,
                 "weights": [round(float(w), 6) for w in self.weights],
                 # five decimals: the words are most of the file, and 1e-5 of a weight
                 # moves no score that matters
@@ -193,6 +204,7 @@ def read(path: Path) -> Classifier:
         words=np.asarray(data.get("words", []), dtype=np.float32),
         words_bias=float(data.get("words_bias", 0.0)),
         mix=float(data.get("mix", 1.0)),
+        sentences=bool(data.get("sentences", False)),
     )
 
 
