@@ -119,22 +119,26 @@ def _write_atomically(path: Path, data: bytes) -> None:
     write_whole(path, data, 0o644)  # a file for the repository, not a private one
 
 
-def write_file(engine: Engine, entry_id: str) -> bool:
+def write_file(engine: Engine, entry_id: str, read_as: str | None = None) -> bool:
     """Bring a shared memory's file in line with the database, after its change
     committed: written if live, removed if forgotten. Returns whether a file changed.
     A file already in line (as last written or read, from the entry's latest version)
-    costs a read and a hash. An OSError is logged and left for the next reconcile."""
+    costs a read and a hash. An OSError is logged and left for the next reconcile.
+    A file that is there but no longer what the store last read or wrote (`read_as`, the
+    hash a read just took, else the one recorded) is left as it is: someone changed it
+    (a pull, a teammate's hand) after the change being written, and overwriting it would
+    lose their edit; the next read of the folder (its listing moved) takes it instead."""
     while True:
         seen = shared.get(engine.reader(), entry_id)
         if seen is None:
             return False
         with folder_lock(seen.root):
-            changed = _write_in(engine, entry_id, seen.root)
+            changed = _write_in(engine, entry_id, seen.root, read_as)
         if changed is not None:
             return changed
 
 
-def _write_in(engine: Engine, entry_id: str, root: str) -> bool | None:
+def _write_in(engine: Engine, entry_id: str, root: str, read_as: str | None) -> bool | None:
     """write_file under the lock of `root`; None: the memory is shared into another
     folder now (shared there meanwhile, or its checkout gone), whose lock is taken next."""
     conn = engine.reader()
@@ -151,6 +155,10 @@ def _write_in(engine: Engine, entry_id: str, root: str) -> bool | None:
     on_disk = _hash_of(path)
     in_line = mark.version == (latest[0].version if latest else None)
     if in_line and mark.file_hash is not None and on_disk == mark.file_hash:
+        return False
+    known = read_as if read_as is not None else mark.file_hash
+    if on_disk is not None and known is not None and on_disk != known:
+        log.info("%s changed since it was last read or written: read next, not overwritten", path)
         return False
     try:
         if row.is_deprecated:

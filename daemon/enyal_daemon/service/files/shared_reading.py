@@ -613,4 +613,8 @@ def _reconcile(engine: Engine, root: str, on_disk: dict[str, str]) -> int:
     # missing while others are there was unmarked above: it is not in `rows` any more).
     due = set(shared.behind(conn, root))
     due |= {i for i, r in rows.items() if on_disk.get(mf.file_name(i)) != r.file_hash}
-    return sum(write_file(engine, i) for i in sorted(due) if mf.file_name(i) not in bad)
+    # Each file against the hash just read: one changed since (mid-read) is not overwritten.
+    names = {i: mf.file_name(i) for i in due}
+    return sum(
+        write_file(engine, i, on_disk.get(names[i])) for i in sorted(due) if names[i] not in bad
+    )
