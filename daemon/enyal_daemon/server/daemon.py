@@ -441,11 +441,12 @@ def open_engine(paths: Paths, cfg: Config, clock: Clock = SYSTEM) -> Engine:
     files = locate(paths.data_dir)
     embedder = build8.load(files, paths.cache_dir)
     log.info(
-        "model %s from %s (%s), running %s",
+        "model %s from %s (%s), running %s, and for long texts %s",
         files.model_id,
         files.model,
         files.source,
         embedder.files.runtime or "it as is",
+        embedder.files.long_runtime or "it as is",
     )
     if not cfg.redact_secrets:
         log.warning("secret redaction is off (secrets.redact = false): credentials are stored")
@@ -496,7 +497,7 @@ def main(
     try:
         db_lock = lock_database(paths)
         engine = open_engine(paths, cfg, clock)
-        engine.embed("warm up")  # the first inference builds onnxruntime's kernels
+        engine.embedder.warm_up()  # the first inference builds onnxruntime's kernels
         sock = (
             bind_socket(paths.socket, ours=paths.socket_dir_is_ours)
             if inherited is None
