@@ -1,4 +1,4 @@
-"""The model the daemon runs: an 8-bit build of the verified model file.
+"""The model the daemon runs: two builds of the verified model file, 8-bit and fp32.
 
 Why: a query is ~11 tokens, so each of the model's 42 MatMuls multiplies an 11-row
 activation by a weight matrix, and a run is bound by reading the weights (42 MB of
@@ -15,7 +15,9 @@ arithmetic than fp32's on this machine (AVX2 without VNNI), and from ~16 tokens 
 run is bound by arithmetic, not by reading weights. So the child also writes the fp32
 build (the source with its int8 weights folded to fp32: the graph the 8-bit build is
 made from), and the embedder runs texts of more than onnx.SHORT_TOKENS tokens on it:
-1.2-1.6x less CPU a text from 16 to 256 tokens (docs/ARCHITECTURE.md, "The model").
+1.15-1.55x less CPU a text from 16 to 256 tokens, alone or in runs (docs/ARCHITECTURE.md,
+"The model"). The same 8-bit weights with fp32 compute (accuracy level 0) are no
+answer: that kernel dequantizes every block on every run (~20 ms a run).
 It agrees with the source to float noise (it is what onnxruntime runs of the source),
 so the model id stays the source's for both builds. Its MatMul weights cost ~43 MB
 more RSS than the 8-bit build alone; the embedding table both hold is loaded once
@@ -27,8 +29,8 @@ and onnx-ir packages it needs: ~120 MB installed for one rewrite per model file)
 runs in a child process (the memory the build touches is not left in the daemon's
 heap), once per source file, onnxruntime version and recipe, into the cache dir; the
 child checks the result against the source on fixed sentences before it is put in
-place. Anything failing leaves the source model in use and says why in the log: the
-build is a speed-up, never a reason not to start.
+place. A build failing leaves the source model running its texts and says why in the
+log: a build is a speed-up, never a reason not to start.
 """
 
 from __future__ import annotations
