@@ -47,10 +47,12 @@ BATCH_TOKENS = 512
 MAX_PAD = 0.05
 # Texts of at most this many tokens ([CLS] and [SEP] included) run on the 8-bit build,
 # longer ones on the fp32 build. Thread CPU a text on this machine, min of 30 alternated
-# runs, 8-bit against fp32 (docs/ARCHITECTURE.md, "The model"): 10 tokens alone 5.96
-# against 6.11 ms, 16 tokens 8.97 against 7.81, 23 tokens 11.8 against 10.0; in runs of
-# 8 or more fp32 is the cheaper at every width. A text's own length decides, never its
-# batch's, so a text gets the same vector whichever request embeds it.
+# runs, 8-bit against fp32 (docs/ARCHITECTURE.md, "The model"): 16 tokens alone 8.97
+# against 7.81 ms, 23 tokens 11.8 against 10.0, and in runs of 8 or more fp32 is the
+# cheaper at every width; from 8 to 14 tokens alone the two are within this loaded
+# machine's noise (8: 5.0 against 5.6; 12: 7.5 against 6.6), and a quieter one measured
+# the 8-bit build faster at ~11 (3.4 against 5.3 ms). A text's own length decides,
+# never its batch's, so a text gets the same vector whichever request embeds it.
 SHORT_TOKENS = 12
 
 Vectors = npt.NDArray[np.float32]

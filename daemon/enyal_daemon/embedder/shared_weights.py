@@ -2,10 +2,11 @@
 
 The daemon runs two builds of the model (build8.py): 8-bit for short texts, fp32 for
 long ones. Both are made from the same folded graph, so the 47 MB token-embedding table
-(and the position table) are the same initializers, under the same names, in both
-files. onnxruntime would load each file's copy; a tensor handed to both sessions with
-`SessionOptions.add_initializer` is read in place by both instead (measured: two
-sessions 213 -> 169 MB RSS, against 126 for the 8-bit build alone). A tensor is shared
+is the same initializer, under the same name, in both files (the other tensors both
+hold are under MIN_BYTES). onnxruntime would load each file's copy; a tensor handed
+to both sessions with `SessionOptions.add_initializer` is read in place by both
+instead (measured: two sessions 213 -> 169 MB RSS, against 126 for the 8-bit build
+alone). A tensor is shared
 only when both files hold it byte for byte, so sharing never changes what a session
 computes.
 """
