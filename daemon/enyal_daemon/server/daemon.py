@@ -440,6 +440,7 @@ class Daemon:
 def open_engine(paths: Paths, cfg: Config, clock: Clock = SYSTEM) -> Engine:
     files = locate(paths.data_dir)
     embedder = build8.load(files, paths.cache_dir)
+    embedder.warm_up()  # each build's first run builds its kernels, not a client's request
     log.info(
         "model %s from %s (%s), running %s, and for long texts %s",
         files.model_id,
@@ -497,7 +498,7 @@ def main(
     try:
         db_lock = lock_database(paths)
         engine = open_engine(paths, cfg, clock)
-        engine.embedder.warm_up()  # the first inference builds onnxruntime's kernels
+        engine.embed("warm up")  # the first inference builds onnxruntime's kernels
         sock = (
             bind_socket(paths.socket, ours=paths.socket_dir_is_ours)
             if inherited is None
