@@ -53,12 +53,13 @@ def home(tmp_path: Path, model_cache: Path, monkeypatch: pytest.MonkeyPatch) -> 
 
 @pytest.fixture(scope="session")
 def embedder(model_cache: Path) -> Any:
-    """The model as the daemon runs it: its 8-bit build."""
+    """The model as the daemon runs it: its 8-bit build, and its fp32 build for long texts."""
     from enyal_daemon.embedder import build8
     from enyal_daemon.embedder.model_files import locate
 
     e = build8.load(locate(Path("/nonexistent")), model_cache)
     assert e.files.runtime is not None, "the 8-bit build was not made (see the log)"
+    assert e.files.long_runtime is not None, "the fp32 build was not made (see the log)"
     return e
 
 

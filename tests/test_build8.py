@@ -128,16 +128,17 @@ def test_where_the_build_is_kept(tmp_path: Path) -> None:
 def test_the_build_needs_neither_onnx_nor_onnx_ir(source: ModelFiles, tmp_path: Path) -> None:
     # The child process as the daemon starts it, with both packages made unimportable
     # (a None in sys.modules makes `import onnx` raise): they are not dependencies.
-    target = tmp_path / "model.onnx"
+    target, long_target = tmp_path / "model.onnx", tmp_path / "fp32.onnx"
     code = (
         "import sys, runpy; sys.modules['onnx'] = sys.modules['onnx_ir'] = None; "
         f"sys.argv = ['build8', {str(source.model)!r}, {str(source.tokenizer)!r}, "
-        f"{str(target)!r}]; runpy.run_module('enyal_daemon.embedder.build8', "
-        "run_name='__main__')"
+        f"{str(target)!r}, {str(long_target)!r}]; "
+        "runpy.run_module('enyal_daemon.embedder.build8', run_name='__main__')"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert float(done.stdout) >= build8.MIN_AGREEMENT and target.is_file()
+    assert float(done.stdout) >= build8.MIN_AGREEMENT
+    assert target.is_file() and long_target.is_file()
 
 
 def test_the_wire_format_reads_and_writes_a_model_unchanged(source: ModelFiles) -> None:
@@ -153,3 +154,67 @@ def test_the_wire_format_reads_and_writes_a_model_unchanged(source: ModelFiles) 
     graph = protowire.decode(graph_field.value)
     nodes = [protowire.decode(f.value) for f in protowire.each(graph, matmul8.GRAPH_NODE)]
     assert "MatMul" in {protowire.text(n, matmul8.NODE_OP) for n in nodes}
+
+
+LONG = (
+    "We chose SQLite in WAL mode so that readers never block the single writer; the "
+    "daemon keeps one connection for writes and a pool of readers for recalls."
+)
+SHORT = "deploy script"
+
+
+def _alone(files: ModelFiles, runtime: Path | None) -> Any:
+    """One build run on its own: an embedder whose short and long texts both go to it."""
+    return Embedder(replace(files, runtime=runtime, long_runtime=runtime))
+
+
+def test_each_text_runs_on_the_build_for_its_length(embedder: Any) -> None:
+    from enyal_daemon.embedder.onnx import SHORT_TOKENS
+
+    files = embedder.files
+    assert files.long_runtime is not None and build8.LONG_RECIPE in files.long_runtime.name
+    assert files.long_runtime.parent == files.runtime.parent  # both in the cache dir
+    assert embedder.window_tokens(SHORT) <= SHORT_TOKENS < embedder.window_tokens(LONG)
+    eight, fp32 = _alone(files, files.runtime), _alone(files, files.long_runtime)
+    long, short = embedder.embed(LONG), embedder.embed(SHORT)
+    # Each vector is its own build's, and not the other build's (they differ past noise).
+    assert np.abs(long - fp32.embed(LONG)).max() < 1e-6
+    assert np.abs(long - eight.embed(LONG)).max() > 1e-4
+    assert np.abs(short - eight.embed(SHORT)).max() < 1e-6
+    assert np.abs(short - fp32.embed(SHORT)).max() > 1e-4
+    # In a batch each text still goes by its own length, not by the batch's.
+    both = embedder.embed_many([LONG, SHORT, LONG + " And a third one."])
+    assert np.abs(both[0] - long).max() < 1e-5 and np.abs(both[1] - short).max() < 1e-5
+    assert np.abs(both[2] - fp32.embed(LONG + " And a third one.")).max() < 1e-5
+
+
+def _cache_with(tmp_path: Path, good: Path) -> Path:
+    """A cache dir holding a copy of the build `good` (made once by the session's cache)."""
+    cache = tmp_path / "cache"
+    (cache / "models").mkdir(parents=True)
+    (cache / "models" / good.name).write_bytes(good.read_bytes())
+    return cache
+
+
+@pytest.mark.parametrize("broken", ["runtime", "long_runtime"])
+def test_a_build_of_either_length_that_does_not_load_leaves_the_source_for_its_texts(
+    broken: str,
+    embedder: Any,
+    source: ModelFiles,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    good_field = "long_runtime" if broken == "runtime" else "runtime"
+    good, bad = getattr(embedder.files, good_field), getattr(embedder.files, broken)
+    cache = _cache_with(tmp_path, good)
+    (cache / "models" / bad.name).write_bytes(b"not an onnx model")
+    with caplog.at_level(logging.WARNING, logger="enyal.model"):
+        e = build8.load(source, cache)
+    assert "does not load" in caplog.text and not (cache / "models" / bad.name).exists()
+    assert getattr(e.files, broken) is None and getattr(e.files, good_field) is not None
+    # The texts of the broken build's length now get the source model's vectors, the
+    # others still their build's.
+    ref = Embedder(source)
+    broken_text, good_text = (SHORT, LONG) if broken == "runtime" else (LONG, SHORT)
+    assert np.abs(e.embed(broken_text) - ref.embed(broken_text)).max() < 1e-6
+    assert np.abs(e.embed(good_text) - embedder.embed(good_text)).max() < 1e-6

@@ -3,8 +3,8 @@
 LongMemEval_S's standard protocol builds one store a question (scripts/eval_recall,
 benchlib/longmemeval.py): ~500 stores of ~250 user turns, ~94k distinct turns in all,
 which at the 30-90 texts/s this shared machine embeds would take hours a run if every
-store embedded its own. CachedEmbedder is the daemon's own Embedder class on its 8-bit
-build (embedder/build8.py: the same model file the daemon runs), whose embed_many looks
+store embedded its own. CachedEmbedder is the daemon's own Embedder class on its
+builds (embedder/build8.py: the same model files the daemon runs), whose embed_many looks
 each text up first in an SQLite file under the bench cache, keyed by the model's hash
 and the text's sha256, and embeds (and keeps) only the ones not there. What a store
 holds is therefore exactly what the daemon would have stored for those texts (a text's
@@ -22,7 +22,7 @@ import numpy as np
 
 from enyal_daemon.embedder import build8
 from enyal_daemon.embedder.model_files import DIM, locate
-from enyal_daemon.embedder.onnx import Embedder, Vectors
+from enyal_daemon.embedder.onnx import SHORT_TOKENS, Embedder, Vectors
 
 
 def _key(text: str) -> bytes:
@@ -35,8 +35,12 @@ class CachedEmbedder(Embedder):
     def __init__(self, cache_dir: Path, model_cache_dir: Path) -> None:
         files = build8.with_build(locate(Path("/nonexistent")), model_cache_dir)
         super().__init__(files)
-        # The model and what runs it: the 8-bit build's vectors are not the source model's.
+        # The model and what runs it: the 8-bit build's vectors are not the source model's,
+        # and texts past SHORT_TOKENS run on the fp32 build (embedder/onnx.py).
         runs = files.runtime.name if files.runtime is not None else "source"
+        if files.long_runtime != files.runtime:
+            long = files.long_runtime.name if files.long_runtime is not None else "source"
+            runs += f" {long} past {SHORT_TOKENS}"
         tag = hashlib.sha256(f"{files.model_sha256} {runs}".encode()).hexdigest()[:16]
         path = cache_dir / f"vectors-{tag}.db"
         path.parent.mkdir(parents=True, exist_ok=True)

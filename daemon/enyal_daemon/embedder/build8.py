@@ -1,4 +1,4 @@
-"""The model the daemon runs: an 8-bit build of the verified model file.
+"""The model the daemon runs: two builds of the verified model file, 8-bit and fp32.
 
 Why: a query is ~11 tokens, so each of the model's 42 MatMuls multiplies an 11-row
 activation by a weight matrix, and a run is bound by reading the weights (42 MB of
@@ -10,14 +10,27 @@ with the source model's at cosine >= 0.999. That is as close as the int8 and fp3
 exports agree with each other, so vectors already stored stay valid and the model id
 is the source's.
 
+Past a query's length the 8-bit build is the slower one: its int8 kernel costs more
+arithmetic than fp32's on this machine (AVX2 without VNNI), and from ~16 tokens up a
+run is bound by arithmetic, not by reading weights. So the child also writes the fp32
+build (the source with its int8 weights folded to fp32: the graph the 8-bit build is
+made from), and the embedder runs texts of more than onnx.SHORT_TOKENS tokens on it:
+1.15-1.55x less CPU a text from 16 to 256 tokens, alone or in runs (docs/ARCHITECTURE.md,
+"The model"). The same 8-bit weights with fp32 compute (accuracy level 0) are no
+answer: that kernel dequantizes every block on every run (~20 ms a run).
+It agrees with the source to float noise (it is what onnxruntime runs of the source),
+so the model id stays the source's for both builds. Its MatMul weights cost ~43 MB
+more RSS than the 8-bit build alone; the embedding table both hold is loaded once
+(shared_weights.py).
+
 The build is onnxruntime's own 8-bit block quantization kernel with the graph rewritten
 by matmul8.py (the rewrite onnxruntime's MatMulNBitsQuantizer makes, without the onnx
 and onnx-ir packages it needs: ~120 MB installed for one rewrite per model file). It
 runs in a child process (the memory the build touches is not left in the daemon's
 heap), once per source file, onnxruntime version and recipe, into the cache dir; the
 child checks the result against the source on fixed sentences before it is put in
-place. Anything failing leaves the source model in use and says why in the log: the
-build is a speed-up, never a reason not to start.
+place. A build failing leaves the source model running its texts and says why in the
+log: a build is a speed-up, never a reason not to start.
 """
 
 from __future__ import annotations
@@ -32,11 +45,12 @@ from pathlib import Path
 
 from ..errors import ModelUnavailable
 from .model_files import ModelFiles
-from .onnx import Embedder
+from .onnx import Embedder, Vectors
 
 log = logging.getLogger("enyal.model")
 
 RECIPE = "mmnb8-b64"  # MatMulNBits, 8 bits, blocks of 64, int8 compute (accuracy level 4)
+LONG_RECIPE = "fp32"  # the source's int8 weights folded to fp32, as onnxruntime runs them
 BLOCK_SIZE = 64
 ACCURACY_LEVEL = 4
 BUILD_TIMEOUT_S = 300.0
@@ -53,46 +67,77 @@ CHECK_TEXTS = (
 OFF_ENV = "ENYAL_MODEL_BUILD"  # "source" runs the verified file itself
 
 
-def build_path(files: ModelFiles, cache_dir: Path) -> Path:
+def build_path(files: ModelFiles, cache_dir: Path, recipe: str = RECIPE) -> Path:
     import onnxruntime as ort
 
-    name = f"{files.model_sha256[:16]}-ort{ort.__version__}-{RECIPE}.onnx"
+    name = f"{files.model_sha256[:16]}-ort{ort.__version__}-{recipe}.onnx"
     return cache_dir / "models" / name
 
 
 def load(files: ModelFiles, cache_dir: Path) -> Embedder:
-    """The embedder for `files`, on their 8-bit build when there is one. A cached build
-    that onnxruntime cannot load (a disk error, an edited file) is removed, to be made
-    again at the next start, and the source model is run."""
+    """The embedder for `files`, on their builds when there are. A cached build that
+    onnxruntime cannot load (a disk error, an edited file) is removed, to be made again
+    at the next start, and the source model runs the texts it was for."""
     built = with_build(files, cache_dir)
-    if built.runtime is None:
-        return Embedder(files)
     try:
         return Embedder(built)
     except Exception as e:  # onnxruntime raises its own unexported exception types
-        log.warning("removing %s, which does not load (%s)", built.runtime, e)
-        built.runtime.unlink(missing_ok=True)
+        failed = e
+    for path in (built.runtime, built.long_runtime):
+        if path is not None and not _loads(path):
+            log.warning("removing %s, which does not load (%s)", path, failed)
+            path.unlink(missing_ok=True)
+    built = dataclasses.replace(
+        built,
+        runtime=built.runtime if built.runtime and built.runtime.is_file() else None,
+        long_runtime=built.long_runtime
+        if built.long_runtime and built.long_runtime.is_file()
+        else None,
+    )
+    try:
+        return Embedder(built)
+    except Exception as e:  # both load alone, not together: run the source
+        log.warning("running the source model (%s): %s", files.model, e)
         return Embedder(files)
 
 
+def _loads(path: Path) -> bool:
+    import onnxruntime as ort
+
+    try:
+        ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    except Exception:  # onnxruntime raises its own unexported exception types
+        return False
+    return True
+
+
 def with_build(files: ModelFiles, cache_dir: Path) -> ModelFiles:
-    """`files` with `runtime` set to the 8-bit build, made now if it is not cached; `files`
-    unchanged if it is turned off or cannot be made."""
+    """`files` with `runtime` set to the 8-bit build and `long_runtime` to the fp32 one,
+    made now if they are not cached; either left None (the source runs its texts) if it
+    is turned off or cannot be made."""
     if os.environ.get(OFF_ENV) == "source":
         return files
     target = build_path(files, cache_dir)
-    if not target.is_file():
-        failed = _build_in_child(files, target)
+    long_target = build_path(files, cache_dir, LONG_RECIPE)
+    if not (target.is_file() and long_target.is_file()):
+        failed = _build_in_child(files, target, long_target)
         if failed is not None:
             log.warning("running the source model (%s): %s", files.model, failed)
-            return files
-        log.info("built %s from %s", target, files.model)
-    return dataclasses.replace(files, runtime=target)
+        else:
+            log.info("built %s and %s from %s", target, long_target, files.model)
+    if not (target.is_file() or long_target.is_file()):
+        return files
+    return dataclasses.replace(
+        files,
+        runtime=target if target.is_file() else None,
+        long_runtime=long_target if long_target.is_file() else None,
+    )
 
 
-def _build_in_child(files: ModelFiles, target: Path) -> str | None:
-    """None once `target` is made, else why it was not."""
-    cmd = [sys.executable, "-m", __name__, str(files.model), str(files.tokenizer), str(target)]
+def _build_in_child(files: ModelFiles, target: Path, long_target: Path) -> str | None:
+    """None once `target` and `long_target` are made, else why they were not."""
+    cmd = [sys.executable, "-m", __name__, str(files.model), str(files.tokenizer)]
+    cmd += [str(target), str(long_target)]
     try:
         done = subprocess.run(
             cmd, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S, check=False
@@ -105,10 +150,10 @@ def _build_in_child(files: ModelFiles, target: Path) -> str | None:
     return None
 
 
-def build(model: Path, tokenizer: Path, target: Path) -> float:
-    """Writes the 8-bit build of `model` to `target` (atomically) and returns its worst
+def build(model: Path, tokenizer: Path, target: Path, long_target: Path) -> float:
+    """Writes the fp32 build of `model` to `long_target` and the 8-bit build to `target`
+    (each atomically, once checked, unless it is there already) and returns their worst
     cosine against the source on CHECK_TEXTS. Runs in the child process."""
-    import numpy as np
     import onnxruntime as ort
 
     from . import matmul8
@@ -125,20 +170,35 @@ def build(model: Path, tokenizer: Path, target: Path) -> float:
         built, rewritten = matmul8.quantize(folded.read_bytes(), BLOCK_SIZE, ACCURACY_LEVEL)
         if not rewritten:
             raise ModelUnavailable("the model has no MatMul with a constant weight to rewrite")
-        out = Path(tmp) / "model.onnx"
-        out.write_bytes(built)
-
         source = ModelFiles(model, tokenizer, "", "", "")
         ref = Embedder(source).embed_many(list(CHECK_TEXTS))
-        got = Embedder(dataclasses.replace(source, runtime=out)).embed_many(list(CHECK_TEXTS))
-        worst = float(np.min(np.sum(ref * got, axis=1)))
-        if worst < MIN_AGREEMENT:
-            raise ModelUnavailable(f"the build disagrees with the source model ({worst:.4f})")
-        with out.open("rb") as f:
-            os.fsync(f.fileno())
-        os.replace(out, target)
+        worst = 1.0
+        # The folded graph is the fp32 build: what onnxruntime runs of the source. A
+        # build already in place is left as it is (the daemon loads it, or removes it).
+        if not long_target.is_file():
+            worst = _put(folded, long_target, source, ref)
+        if not target.is_file():
+            out = Path(tmp) / "model.onnx"
+            out.write_bytes(built)
+            worst = min(worst, _put(out, target, source, ref))
+        return worst
+
+
+def _put(out: Path, target: Path, source: ModelFiles, ref: Vectors) -> float:
+    """Moves the build `out` to `target` if it agrees with the source's vectors `ref` on
+    CHECK_TEXTS; its worst cosine."""
+    import numpy as np
+
+    got = Embedder(dataclasses.replace(source, runtime=out)).embed_many(list(CHECK_TEXTS))
+    worst = float(np.min(np.sum(ref * got, axis=1)))
+    if worst < MIN_AGREEMENT:
+        raise ModelUnavailable(f"{target.name} disagrees with the source model ({worst:.4f})")
+    with out.open("rb") as f:
+        os.fsync(f.fileno())
+    os.replace(out, target)
     return worst
 
 
 if __name__ == "__main__":
-    print(f"{build(Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])):.5f}")
+    paths = [Path(a) for a in sys.argv[1:5]]
+    print(f"{build(*paths):.5f}")

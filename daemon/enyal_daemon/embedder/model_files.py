@@ -46,8 +46,9 @@ class ModelFiles:
     model_id: str
     source: str
     # What onnxruntime runs: the 8-bit build of `model` (embedder/build8.py), or None
-    # for `model` itself.
+    # for `model` itself; for texts longer than onnx.SHORT_TOKENS, its fp32 build.
     runtime: Path | None = None
+    long_runtime: Path | None = None
 
 
 def sha256_file(path: Path) -> str:

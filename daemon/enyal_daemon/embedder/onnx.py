@@ -7,16 +7,23 @@ Choices (measured, see docs/ARCHITECTURE.md):
   and keep it;
 - no padding for a single text (a 12-token query is 4x faster than at 128), and
   dynamic padding to the longest text in a batch, batches sorted by length and
-  bounded by tokens as well as by texts, and by how much of them is padding.
+  bounded by tokens as well as by texts, and by how much of them is padding;
+- two builds of the same model (build8.py), chosen by a text's length: the 8-bit
+  build reads a quarter of the weights' bytes, which is what a short query's run is
+  bound by, but its int8 kernel costs more arithmetic than fp32's on this machine
+  (AVX2 without VNNI), so past SHORT_TOKENS the fp32 build takes less CPU.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 import onnxruntime as ort
 from tokenizers import Tokenizer
 
+from . import shared_weights
 from .model_files import DIM, ModelFiles
 
 MAX_TOKENS = 256
@@ -38,6 +45,15 @@ BATCH_TOKENS = 512
 # than pad to a wider one. Model CPU a text, 200 short memories 18.3 -> 16.6 ms, SciFact
 # abstracts with their passages 361 -> 325 ms.
 MAX_PAD = 0.05
+# Texts of at most this many tokens ([CLS] and [SEP] included) run on the 8-bit build,
+# longer ones on the fp32 build. Thread CPU a text on this machine, min of 30 alternated
+# runs, 8-bit against fp32 (docs/ARCHITECTURE.md, "The model"): 16 tokens alone 8.97
+# against 7.81 ms, 23 tokens 11.8 against 10.0, and in runs of 8 or more fp32 is the
+# cheaper at every width; from 8 to 14 tokens alone the two are within this loaded
+# machine's noise (8: 5.0 against 5.6; 12: 7.5 against 6.6), and a quieter one measured
+# the 8-bit build faster at ~11 (3.4 against 5.3 ms). A text's own length decides,
+# never its batch's, so a text gets the same vector whichever request embeds it.
+SHORT_TOKENS = 12
 
 Vectors = npt.NDArray[np.float32]
 
@@ -55,16 +71,19 @@ class Embedder:
         self._counter = Tokenizer.from_file(str(files.tokenizer))
         self._counter.no_padding()
         self._counter.no_truncation()
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = 1
-        opts.inter_op_num_threads = 1
-        opts.enable_cpu_mem_arena = False
-        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        self._session = ort.InferenceSession(
-            str(files.runtime or files.model), sess_options=opts, providers=["CPUExecutionProvider"]
-        )
-        self._input_names = {i.name for i in self._session.get_inputs()}
+        short = files.runtime or files.model
+        long = files.long_runtime or files.model
+        # Both builds come from one folded graph: their embedding tables are one copy.
+        self._shared = shared_weights.common(short, long) if short != long else {}
+        self._short = _session(short, self._shared)
+        self._long = self._short if long == short else _session(long, self._shared)
+        self._input_names = {i.name for i in self._short.get_inputs()}
+
+    def warm_up(self) -> None:
+        """One run on each session: the first builds onnxruntime's kernels."""
+        ids = np.ones((1, SHORT_TOKENS + 1), dtype=np.int64)
+        self._run(ids[:, :SHORT_TOKENS], ids[:, :SHORT_TOKENS])
+        self._run(ids, ids)
 
     def window_tokens(self, text: str) -> int:
         """Tokens the model would read of `text` if it had no window: [CLS] and [SEP]
@@ -85,8 +104,11 @@ class Embedder:
         if not texts:
             return out
         encodings = self._tokenizer.encode_batch(texts)
-        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
-        for chunk in _batches(order, [len(e.ids) for e in encodings]):
+        lengths = [len(e.ids) for e in encodings]
+        order = sorted(range(len(texts)), key=lambda i: lengths[i])
+        # Short and long texts never share a run: each goes to its own length's build.
+        cut = sum(1 for i in order if lengths[i] <= SHORT_TOKENS)
+        for chunk in _batches(order[:cut], lengths) + _batches(order[cut:], lengths):
             width = max(len(encodings[i].ids) for i in chunk)
             ids = np.zeros((len(chunk), width), dtype=np.int64)
             mask = np.zeros((len(chunk), width), dtype=np.int64)
@@ -122,12 +144,26 @@ class Embedder:
         feeds = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self._input_names:
             feeds["token_type_ids"] = np.zeros_like(ids)
-        (hidden,) = self._session.run(["last_hidden_state"], feeds)
+        # A run's width is its longest text's length (padding is to the longest).
+        session = self._short if ids.shape[1] <= SHORT_TOKENS else self._long
+        (hidden,) = session.run(["last_hidden_state"], feeds)
         m = mask[:, :, None].astype(np.float32)
         pooled = (hidden * m).sum(axis=1) / np.clip(m.sum(axis=1), 1e-9, None)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         result: Vectors = (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
         return result
+
+
+def _session(path: Path, shared: dict[str, ort.OrtValue]) -> ort.InferenceSession:
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = 1
+    opts.inter_op_num_threads = 1
+    opts.enable_cpu_mem_arena = False
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    for name, value in shared.items():
+        opts.add_initializer(name, value)
+    return ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
 
 
 def _batches(order: list[int], lengths: list[int]) -> list[list[int]]:

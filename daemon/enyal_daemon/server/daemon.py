@@ -441,12 +441,14 @@ class Daemon:
 def open_engine(paths: Paths, cfg: Config, clock: Clock = SYSTEM) -> Engine:
     files = locate(paths.data_dir)
     embedder = build8.load(files, paths.cache_dir)
+    embedder.warm_up()  # each build's first run builds its kernels, not a client's request
     log.info(
-        "model %s from %s (%s), running %s",
+        "model %s from %s (%s), running %s, and for long texts %s",
         files.model_id,
         files.model,
         files.source,
         embedder.files.runtime or "it as is",
+        embedder.files.long_runtime or "it as is",
     )
     if not cfg.redact_secrets:
         log.warning("secret redaction is off (secrets.redact = false): credentials are stored")
