@@ -13,6 +13,17 @@ from conftest import run_cli
 from daemon_support import RunningDaemon, isolated_env
 from test_hooks import env_of, hook
 
+# One answer among unrelated conventions (test_recall_weak asks of the same memories).
+ANSWER = "The Python version we use is 3.12; 3.13 is not supported yet"
+OTHERS = [
+    "Use ruff for linting with a line length of 100",
+    "Dependencies are pinned in requirements.lock",
+    "The CI pipeline runs on GitHub Actions",
+    "Code review needs two approvals before a merge",
+    "Release notes are written in CHANGELOG.md",
+    "The API returns errors as JSON problem documents",
+]
+
 
 def cli(d: RunningDaemon, *args: str, cwd: Path) -> Any:
     r = run_cli(*args, "--json", cwd=cwd, env=isolated_env(d.paths.home))
@@ -34,15 +45,7 @@ def test_a_six_month_old_relevant_fact_is_still_found(d: RunningDaemon, tmp_path
 
 
 def test_the_list_ends_where_relevance_ends(d: RunningDaemon, tmp_path: Path) -> None:
-    answer = "The Python version we use is 3.12; 3.13 is not supported yet"
-    others = [
-        "Use ruff for linting with a line length of 100",
-        "Dependencies are pinned in requirements.lock",
-        "The CI pipeline runs on GitHub Actions",
-        "Code review needs two approvals before a merge",
-        "Release notes are written in CHANGELOG.md",
-        "The API returns errors as JSON problem documents",
-    ]
+    answer, others = ANSWER, OTHERS
     ids = {
         text: d.call("remember", {"content": text, "cwd": str(tmp_path)})["id"]
         for text in [answer, *others]

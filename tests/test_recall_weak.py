@@ -13,16 +13,8 @@ from typing import Any
 from daemon_support import RunningDaemon
 from enyal_daemon.service.rules.ranking import WEAK_RELEVANCE
 from test_hooks import env_of, hook
+from test_recall_trust import ANSWER, OTHERS
 
-ANSWER = "The Python version we use is 3.12; 3.13 is not supported yet"
-OTHERS = [
-    "Use ruff for linting with a line length of 100",
-    "Dependencies are pinned in requirements.lock",
-    "The CI pipeline runs on GitHub Actions",
-    "Code review needs two approvals before a merge",
-    "Release notes are written in CHANGELOG.md",
-    "The API returns errors as JSON problem documents",
-]
 ANSWERABLE = "which python version"
 NOTHING_FITS = "how are secrets managed"  # no memory says anything of secrets
 FLOORS = {"min_relevance": 0.2, "min_relative": 0.5}  # the CLI's and the hooks' defaults

@@ -29,7 +29,6 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 WORKER = str(HERE / "agent_worker.py")
-QUICK_BASE_TEXTS = 2_000  # the store scripts/bench --quick recalls from (config.QUICK)
 
 
 def _profiled_daemon(out: str) -> int:
@@ -70,13 +69,9 @@ def main() -> None:
     os.environ.setdefault("ENYAL_CACHE_DIR", str(args.cache / "enyal-cache"))
 
     from benchlib.procs import Daemon, env_for
-    from benchlib.store import Engine as BenchEngine
-    from benchlib.store import cached_store, install, make_corpus
+    from benchlib.store import install, quick_store
 
-    bench = BenchEngine.load()
-    c = make_corpus(bench, QUICK_BASE_TEXTS, args.cache, print)
-    store, _ = cached_store(bench, c, 10_000, args.cache, print)
-    del bench
+    store = quick_store(10_000, args.cache, print)
     home = Path(tempfile.mkdtemp(prefix="enyal-profd-"))
     install(store, home)
     if args.profile:

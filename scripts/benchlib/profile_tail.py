@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-QUICK_BASE_TEXTS = 2_000  # the store scripts/bench --quick recalls from (config.QUICK)
 
 Event = tuple[str, float, float, Any]  # kind, start, end, detail
 
@@ -292,14 +291,10 @@ def main() -> None:
 
     from benchlib import corpus
     from benchlib.procs import Daemon
-    from benchlib.store import Engine as BenchEngine
-    from benchlib.store import cached_store, install, make_corpus
+    from benchlib.store import install, quick_store
     from benchlib.vocab import PROJECTS
 
-    bench = BenchEngine.load()
-    c = make_corpus(bench, QUICK_BASE_TEXTS, args.cache, print)
-    store, _ = cached_store(bench, c, args.n, args.cache, print)
-    del bench
+    store = quick_store(args.n, args.cache, print)
     home = Path(tempfile.mkdtemp(prefix="enyal-tail-"))
     install(store, home)
     events_file = home / "events.json"

@@ -104,6 +104,17 @@ def _entry(fields: dict[str, Any]) -> Any:
     )
 
 
+def quick_store(n: int, cache: Path, log: Any) -> Path:
+    """The store of n memories `scripts/bench --quick` recalls from (built if missing):
+    what the profilers (profile_daemon, profile_tail) run a daemon on."""
+    from benchlib.config import QUICK
+
+    engine = Engine.load()
+    c = make_corpus(engine, QUICK.base_texts, cache, log)
+    store, _ = cached_store(engine, c, n, cache, log)
+    return store
+
+
 def cached_store(engine: Engine, c: Corpus, n: int, cache: Path, log: Any) -> tuple[Path, float]:
     """Path of a cached store of n memories (built now if missing), and build seconds (0 if
     it was cached)."""
