@@ -139,3 +139,31 @@ def test_a_remembered_search_splits_its_query_once(
     assert memo.search(conn, counts, "zeppelin retries", 10) == missed
     assert len(calls) == 2, "a hit"
     assert missed == keywords.search(conn, counts, "zeppelin retries", 10)  # the same answer
+
+
+def test_a_deleted_entry_leaves_the_keyword_scores_as_if_it_never_was(
+    memory: Any, store: dict[str, str], home: Any, embedder: Any
+) -> None:
+    """The store's size in the words' IDF is the index's own row count, not the largest
+    rid (off by every deletion): a store that lost an entry scores a query as its export
+    imported into a fresh store does (the torture's round trip found the two ranking two
+    hits apart)."""
+    from enyal_daemon.service.core.engine import Engine
+
+    gone = store["The service number 3 writes its logs to disk."]
+    memories.forget(memory, p.ForgetParams(id=gone, hard=True))
+    kept = [{"content": text} for text, entry_id in store.items() if entry_id != gone]
+    twin = Engine(home / "twin.db", embedder)
+    try:
+        encoded = [msgspec.json.encode(line).decode() for line in kept]
+        assert transfer.import_lines(twin, p.ImportParams(lines=encoded)).stored == len(kept)
+        for query in ("zeppelin disk", "retries service", "logs queue"):
+            here = sorted(
+                s for _, s in keywords.search(memory.reader(), keywords.DocCounts(), query, 100)
+            )
+            there = sorted(
+                s for _, s in keywords.search(twin.reader(), keywords.DocCounts(), query, 100)
+            )
+            assert here == pytest.approx(there, rel=1e-9), query
+    finally:
+        twin.close()

@@ -202,9 +202,25 @@ def _bm25(
 
 
 def _store_size(conn: apsw.Connection) -> int:
-    # The largest rid, not count(*): O(1) instead of a scan, and off only by deletions.
-    row = conn.execute("SELECT max(rid) FROM context_entries").fetchone()
-    return max(1, int(row[0]) if row and row[0] is not None else 1)
+    """The entries the keyword index holds: FTS5's own row count, the first varint of its
+    averages record (id 1 of its _data table), which bm25() reads too. O(1) like the
+    largest rid it replaced, and exact: the rid was off by every deletion, so a store
+    and its export imported elsewhere scored the same words differently."""
+    row = conn.execute(f"SELECT block FROM {_TABLES[False]}_data WHERE id = 1").fetchone()
+    return max(1, _varint(bytes(row[0])) if row and row[0] else 1)
+
+
+def _varint(data: bytes) -> int:
+    """SQLite's variable-length integer at the start of `data` (big-endian, 7 bits a
+    byte while the high bit is set; a ninth byte gives all 8)."""
+    value = 0
+    for i, byte in enumerate(data[:9]):
+        if i == 8:
+            return (value << 8) | byte
+        value = (value << 7) | (byte & 0x7F)
+        if not byte & 0x80:
+            break
+    return value
 
 
 class DocCounts:
@@ -250,7 +266,7 @@ class DocCounts:
 
 def _idf(n: int, df: int) -> float:
     """IDF as FTS5's bm25() computes it; a word no entry holds counts as the rarest.
-    The store size is the largest rid and the counts are cached, so after deletions a
-    word can seem held by more entries than the store has: it then counts as held by all."""
+    The counts are cached, so after deletions a word can seem held by more entries than
+    the store has: it then counts as held by all."""
     n = max(n, df)
     return max(1e-6, math.log((n - df + 0.5) / (df + 0.5)))
