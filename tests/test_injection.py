@@ -332,8 +332,8 @@ def test_word_features_read_unspaced_scripts_two_characters_at_a_time() -> None:
 
 
 def test_word_features_by_sentence_are_the_whole_texts_and_each_sentences() -> None:
-    """by_sentence hashes each feature once, and what it gives is exactly what indices
-    gives for the whole text and for each sentence alone (one sentence: no sentences)."""
+    """What by_sentence gives is exactly what indices gives for the whole text and for
+    each sentence alone (one sentence: no sentences)."""
     from enyal_daemon.hygiene import ngrams
 
     texts = (

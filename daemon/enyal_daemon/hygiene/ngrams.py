@@ -30,7 +30,7 @@ _WORD = re.compile(r"\w+")
 _UNSPACED = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 # Where a sentence ends: whitespace after a full stop, question or exclamation mark, or a
 # line break. Only whitespace is cut, never a word, so a text's words are its sentences'
-# words in order (`by_sentence` relies on it).
+# words in order.
 SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
@@ -50,10 +50,7 @@ def grams(text: str) -> set[str]:
     """The features of `text` before hashing: words, neighbouring pairs, and the
     three-letter pieces of words longer than three letters (marked with '#', so a
     piece is never taken for a word)."""
-    return _grams(_tokens(text))
-
-
-def _grams(tokens: list[str]) -> set[str]:
+    tokens = _tokens(text)
     found = set(tokens)
     found.update(f"{a} {b}" for a, b in itertools.pairwise(tokens))
     found.update(f"#{t[i : i + 3]}" for t in set(tokens) if len(t) > 3 for i in range(len(t) - 2))
@@ -105,27 +102,11 @@ def _word(token: str, size: int) -> _Word:
 def by_sentence(text: str, size: int) -> tuple[npt.NDArray[np.int64], list[npt.NDArray[np.int64]]]:
     """indices(text, size), and the same for each sentence of a text of more than one
     (none for a text of one): the word model reads a payload hidden in a long text in
-    its own sentence, where in the whole it is a few words among many. Each feature is
-    hashed once: the whole's features are its sentences' and the pairs across their
-    boundaries."""
-    parts = [t for t in (_tokens(s) for s in SENTENCE.split(text)) if t]
-    if len(parts) < 2:
-        return indices(text, size), []
-    bucket: dict[str, int] = {}
-
-    def hashed(found: set[str]) -> npt.NDArray[np.int64]:
-        out = set()
-        for g in found:
-            b = bucket.get(g)
-            if b is None:
-                b = bucket[g] = zlib.crc32(g.encode()) % size
-            out.add(b)
-        return np.fromiter(out, dtype=np.int64, count=len(out))
-
-    each = [_grams(t) for t in parts]
-    whole = set().union(*each)
-    whole.update(f"{a[-1]} {b[0]}" for a, b in itertools.pairwise(parts))
-    return hashed(whole), [hashed(g) for g in each]
+    its own sentence, where in the whole it is a few words among many. A word is hashed
+    once however many times it is read (`indices`' kept hashes)."""
+    parts = [s for s in SENTENCE.split(text) if _tokens(s)]
+    each = [indices(s, size) for s in parts] if len(parts) > 1 else []
+    return indices(text, size), each
 
 
 def dense(text: str, size: int) -> npt.NDArray[np.float32]:
