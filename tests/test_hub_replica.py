@@ -179,6 +179,19 @@ def test_the_hub_commands_refuse_a_password_and_report_status(trio: Trio) -> Non
     assert doctor["hub"]["status"] == "ok" and space in doctor["hub"]["detail"], doctor["hub"]
 
 
+def test_hub_status_and_doctor_name_the_psycopg_build_the_link_runs(trio: Trio) -> None:
+    import psycopg  # what this environment installs is what the daemons import
+
+    a = trio.members[0]
+    wait_for(lambda: settled(trio), what="the three at the hub's head")  # each link made
+    built = psycopg.pq.__impl__
+    assert built in ("binary", "c", "python")
+    assert a.ok("hub", "status")["psycopg"] == built
+    assert f"psycopg: {built} build" in a.enyal("hub", "status").out
+    doctor = {c["name"]: c for c in a.ok("doctor")["checks"]}
+    assert f"psycopg: {built} build" in doctor["hub"]["detail"], doctor["hub"]
+
+
 def test_three_daemons_converge_after_a_mixed_workload(trio: Trio) -> None:
     a, b, c = trio.members
     space = trio.space()

@@ -1595,6 +1595,10 @@ class HubStatusResult(Struct, kw_only=True):
     # Times the worker thread woke since the daemon started (a wait's end, with or without
     # work): an idle replica wakes only for a local write, the hub's announcement or a poll.
     wakeups: int = 0
+    # psycopg's build the hub link runs: "binary" or "c" (compiled), or "python" (pure
+    # Python: a sync takes ~5x the CPU a row; `pip install 'psycopg[binary]'`). None until
+    # the worker has made its link (no hub recorded, or the daemon just started).
+    psycopg: str | None = None
 
 
 # --- the method table: the one list both sides dispatch on ------------------------------

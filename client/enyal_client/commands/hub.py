@@ -24,6 +24,8 @@ def status_lines(s: p.HubStatusResult) -> list[str]:
         f"  lag: {lag}, outbox: {s.outbox}, conflicts: {s.conflicts}, refused: {s.refused}",
         f"  last push: {s.last_push or 'never'}, last pull: {s.last_pull or 'never'}",
     ]
+    if s.psycopg is not None:
+        lines.append(f"  psycopg: {s.psycopg} build")
     lines += [f"  rule: {k} -> {v}" for k, v in s.rules.items()]
     if s.last_error:
         lines.append(

@@ -20,6 +20,7 @@ message is scrubbed (libpq repeats connection parameters in some messages).
 from __future__ import annotations
 
 import re
+import sys
 import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -413,6 +414,15 @@ class PgLink:
 
 if TYPE_CHECKING:
     _IS_A_HUB_LINK: type[HubLink] = PgLink  # mypy holds PgLink to the contract
+
+
+def psycopg_impl() -> str | None:
+    """Which build of psycopg the link runs (`psycopg.pq.__impl__`: "binary" or "c",
+    compiled, or "python", which reads every value through ctypes, ~5x the CPU a row);
+    None while no link has imported it. Not imported here: that costs ~0.2 s, which a
+    `hub status` of a daemon without a hub should not pay."""
+    module = sys.modules.get("psycopg")
+    return None if module is None else str(module.pq.__impl__)
 
 
 def _import_psycopg() -> Any:

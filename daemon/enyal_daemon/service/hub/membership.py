@@ -9,7 +9,7 @@ import apsw
 from enyal_protocol import wire as p
 
 from ...errors import InvalidValue
-from ...hub.link import redacted, url_has_password
+from ...hub.link import psycopg_impl, redacted, url_has_password
 from ...store import hub as rows
 from ...store.writer import Tx
 from ..core.engine import Engine
@@ -200,4 +200,5 @@ def status(engine: Engine, params: p.HubStatusParams) -> p.HubStatusResult:
         last_push=progress.last_push or rows.get(conn, "last_push"),
         last_pull=progress.last_pull or rows.get(conn, "last_pull"),
         wakeups=progress.wakeups,
+        psycopg=psycopg_impl(),
     )
