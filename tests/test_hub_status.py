@@ -146,6 +146,40 @@ def test_hub_status_reads_as_much_of_the_store_at_ten_times_the_memories(engine:
     assert large == small, f"steps and pages at {SMALL}: {small}, at {LARGE}: {large}"
 
 
+def _outbox(e: Engine, log: Log, n: int) -> None:
+    """`n` local changes not yet pushed, each appended as the capture appends one (its
+    vector carried: rows of ~2 KB, what a store offline for a while keeps)."""
+
+    def job(tx: Any) -> None:
+        for _ in range(n):
+            memory_id = str(uuid.uuid4())
+            rows.append(tx.conn, msgspec.structs.astuple(log.put(memory_id, f"note {memory_id}")))
+
+    e.write(job)
+
+
+def outbox_recount(conn: apsw.Connection) -> int:
+    return int(conn.execute("SELECT count(*) FROM hub_outbox").fetchone()[0])
+
+
+def test_hub_status_reads_as_much_of_the_store_at_ten_times_the_outbox(engine: Engine) -> None:
+    log = Log(engine)
+    _outbox(engine, log, SMALL)
+    small = cost(engine)
+    _outbox(engine, log, LARGE - SMALL)
+    assert membership.status(engine, p.HubStatusParams()).outbox == LARGE
+    large = cost(engine)
+    # count(*) of the outbox read each of its pages: ~10x the outbox, ~10x the pages.
+    assert large == small, f"steps and pages at {SMALL}: {small}, at {LARGE}: {large}"
+    # Pushed (deleted up to a position), and once more: the depth follows.
+    conn = engine.reader()
+    upto = rows.pending(conn, 100)[-1][0]
+    engine.write(lambda tx: rows.pushed(tx.conn, upto))
+    assert rows.depth(conn) == outbox_recount(conn) == LARGE - 100
+    engine.write(lambda tx: rows.pushed(tx.conn, upto + LARGE))
+    assert rows.depth(conn) == outbox_recount(conn) == 0
+
+
 def test_the_counts_equal_a_full_recount_after_every_kind_of_change(engine: Engine) -> None:
     log = Log(engine)
     ids = log.sync(70)  # a sync: more than a slice, its new memories written together
@@ -204,12 +238,30 @@ def test_m021_counts_a_store_an_older_release_left(tmp_path: Path, embedder: Any
     conn = raw_db(tmp_path / "old.db")
     cjk.register(conn)
     conn.execute("DROP TABLE hub_space_counts")  # as the release before m021 left it
-    for (name,) in conn.execute(
-        "SELECT name FROM sqlite_master WHERE type IN ('trigger', 'index') AND name GLOB 'hub_*'"
+    for kind, name in conn.execute(  # (m022's too: the migrations from m021 on run again)
+        "SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'index') "
+        "AND name GLOB 'hub_*'"
     ).fetchall():
-        conn.execute(f"DROP {'TRIGGER' if 'counts' in name else 'INDEX'} {name}")
+        conn.execute(f"DROP {kind.upper()} {name}")
     at = migrations.MIGRATIONS.index(migrations.m021_hub_space_counts)
     conn.execute("DELETE FROM schema_version WHERE version > ?", (at,))
     migrations.migrate(conn)
     assert rows.space_counts(conn) == recount(conn) == {SPACE: 5}
+    conn.close()
+
+
+def test_m022_counts_the_outbox_an_older_release_left(tmp_path: Path, embedder: Any) -> None:
+    e = Engine(tmp_path / "old.db", embedder, clock=SetClock(NOW))
+    _outbox(e, Log(e), 7)
+    replica_of(e).stop()
+    e.close()
+    conn = raw_db(tmp_path / "old.db")
+    cjk.register(conn)
+    conn.execute("DROP TABLE hub_outbox_depth")  # as the release before m022 left it
+    for trigger in ("hub_outbox_depth_in", "hub_outbox_depth_out"):
+        conn.execute(f"DROP TRIGGER {trigger}")
+    at = migrations.MIGRATIONS.index(migrations.m022_hub_outbox_depth)
+    conn.execute("DELETE FROM schema_version WHERE version > ?", (at,))
+    migrations.migrate(conn)
+    assert rows.depth(conn) == outbox_recount(conn) == 7
     conn.close()

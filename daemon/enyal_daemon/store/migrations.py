@@ -717,6 +717,26 @@ def m021_hub_space_counts(conn: apsw.Connection) -> None:
     )
 
 
+def m022_hub_outbox_depth(conn: apsw.Connection) -> None:
+    """`hub status`'s outbox depth was a count(*) of hub_outbox, which reads every page
+    of its smallest index: it grew with the outbox (a laptop offline for a week), and
+    status is polled. hub_outbox_depth keeps it, one row moved by a trigger on each
+    row appended or pushed, in the statement's own transaction."""
+    conn.execute(
+        """
+        CREATE TABLE IF NOT EXISTS hub_outbox_depth (n INTEGER NOT NULL);
+        DELETE FROM hub_outbox_depth;
+        INSERT INTO hub_outbox_depth (n) SELECT count(*) FROM hub_outbox;
+        CREATE TRIGGER IF NOT EXISTS hub_outbox_depth_in AFTER INSERT ON hub_outbox BEGIN
+            UPDATE hub_outbox_depth SET n = n + 1;
+        END;
+        CREATE TRIGGER IF NOT EXISTS hub_outbox_depth_out AFTER DELETE ON hub_outbox BEGIN
+            UPDATE hub_outbox_depth SET n = n - 1;
+        END;
+        """
+    )
+
+
 def _junk_root(root: str) -> bool:
     """A folder that is there and is not the root of a project in a git repository:
     what registering a root needs now (service/files/shared_files.py in_repository,
@@ -750,6 +770,7 @@ MIGRATIONS: list[Migration] = [
     m019_hub_applied_seq,
     m020_junk_roots,
     m021_hub_space_counts,
+    m022_hub_outbox_depth,
 ]
 
 
