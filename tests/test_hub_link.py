@@ -237,6 +237,34 @@ def test_a_spaces_pull_walks_its_own_rows_from_the_position_whatever_the_statist
         assert read <= 3 * page, f"{read} rows read for a page of {page} (analyzed: {analyzed})"
 
 
+def test_the_pull_reads_the_rows_of_its_spaces_not_the_others_it_cannot_see(
+    hub: Any, links: dict[str, PgLink]
+) -> None:
+    """The main pull reads after the cursor what the role may see. Walked as the log in
+    seq order, row security filtering out the rest, a member at the head read every row of
+    the spaces it is not in that came after it (a team's other spaces: most of the log);
+    it must read about what it gets, whatever else was pushed meanwhile."""
+    alice, bob = links["alice"], links["bob"]
+    mine = shared_by_alice_and_bob(links)
+    other = space_name()  # alice's alone
+    alice.join(other)
+    start = bob.head()
+    for at in range(0, 2_000, 500):
+        alice.push([change(other, k, vector=False) for k in range(at, at + 500)])
+    sent = [change(mine, k, vector=False) for k in range(5)]
+    alice.push(sent)
+    before = log_rows_read(hub)
+    reader = PgLink(hub.url("bob"))  # a link of its own: its statistics flush as it closes
+    try:
+        got = pulled(reader.pull(start, 100))
+    finally:
+        reader.close()
+    assert got == sent
+    wait_for(lambda: log_rows_read(hub)[0] > before[0], what="the pull's statistics")
+    read = log_rows_read(hub)[1] - before[1]
+    assert read <= 3 * len(sent), f"{read} rows read for the {len(sent)} of bob's spaces"
+
+
 def test_appends_become_visible_in_seq_order(hub: Any, links: dict[str, PgLink]) -> None:
     """A slow transaction holding a low seq must not let a later, higher seq be seen
     first: the puller's cursor would pass the low one for ever."""
