@@ -47,10 +47,10 @@ KEEPALIVES = {"keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5}
 FIELDS: tuple[str, ...] = Change.__struct_fields__
 LAST_SEQ = 2**63 - 1  # the log's seq is a bigint
 _PG_TYPES = {"clock": "bigint", "body": "bytea", "vector": "bytea"}  # the rest are text
-# A pull reads the text and number columns as one JSON array a row: psycopg as `enyal[hub]`
-# installs it (pure Python) reads each value through ctypes, and ten values a row cost
-# 0.06 ms of CPU where four cost 0.03 (3,000 rows in pages of 64), Python that a recall
-# beside a catch-up waits behind.
+# A pull reads the text and number columns as one JSON array a row: psycopg's pure-Python
+# build (where it is what is installed; `enyal[hub]` brings the binary one) reads each
+# value through ctypes, and ten values a row cost 0.06 ms of CPU where four cost 0.03
+# (3,000 rows in pages of 64), Python that a recall beside a catch-up waits behind.
 _PACKED = tuple(name for name in FIELDS if _PG_TYPES.get(name) != "bytea")
 _BYTES = tuple(name for name in FIELDS if _PG_TYPES.get(name) == "bytea")
 
