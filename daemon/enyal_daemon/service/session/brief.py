@@ -33,7 +33,7 @@ from ..core.engine import Engine
 from ..files import sharing
 from ..memory import budget
 from ..rules import scopes
-from ..rules.clock import days_between, parse_iso, to_iso
+from ..rules.clock import days_since, parse_iso, to_iso
 from ..rules.scoring import trust_now
 from . import daylog, tasks
 
@@ -180,38 +180,58 @@ def _pool(
     return [row for _, row in entries.listing(engine.reader(), f, sort, descending, None, limit)]
 
 
-def _knowledge_rows(engine: Engine, chain: tuple[tuple[str, str | None], ...]) -> list[EntryRow]:
+@dataclass(frozen=True)
+class _Known:
+    """The conventions, decisions and preferences a brief ranks, with what ranking them
+    reads of each that no time moves: when it was last known true, parsed, and its item."""
+
+    rows: list[EntryRow]
+    checked: list[datetime]
+    items: list[str]
+
+
+def _knowledge_rows(engine: Engine, chain: tuple[tuple[str, str | None], ...]) -> _Known:
     """The conventions, decisions and preferences a brief ranks: read afresh only once
     memories or their use changed (engine.brief_rows: subagents start in bursts, each
     with a brief of the same project), ranked afresh every time (the ranking reads now)."""
 
-    def read() -> list[EntryRow]:
+    def read() -> _Known:
         rows: list[EntryRow] = []
         for content_type in KNOWLEDGE_TYPES:
             f = EntryFilter(scopes=chain, content_type=content_type)
             rows += _pool(engine, f, "importance", True, KNOWLEDGE_POOL)
         superseded = graph_store.superseded_by(engine.reader(), [r.id for r in rows])
-        return [r for r in rows if r.id not in superseded]
+        rows = [r for r in rows if r.id not in superseded]
+        # Parsed and formatted once per read, not per brief: a few hundred timestamps
+        # parsed and items built were half of a brief once its listings were kept.
+        return _Known(
+            rows,
+            [parse_iso(r.checked_at) for r in rows],
+            [_item(engine, f"({r.content_type}) {r.content}", r.id) for r in rows],
+        )
 
-    return list(engine.brief_rows.get(("knowledge", chain), read))
+    known: _Known = engine.brief_rows.get(("knowledge", chain), read)
+    return known
 
 
 def _knowledge(engine: Engine, chain: list[tuple[str, str | None]], now: datetime) -> list[str]:
-    rows = _knowledge_rows(engine, tuple(chain))
+    known = _knowledge_rows(engine, tuple(chain))
+    rows = known.rows
     # Every row's decayed confidence in one array call: a call per row (a few hundred
     # at 10k memories) was half the brief once its token counts were remembered.
     _, conf = trust_now(
         [r.confidence for r in rows],
         [engine.decay_rates.get(r.content_type, 1.0) for r in rows],
-        [days_between(r.checked_at, now) for r in rows],
+        [days_since(t, now) for t in known.checked],
         [r.access_count for r in rows],
     )
-    confs = {r.id: round(float(c), 6) for r, c in zip(rows, conf, strict=True)}
+    confs = [round(float(c), 6) for c in conf]
 
-    def rank(r: EntryRow) -> tuple[int, float, int, str, str]:
-        return (-r.importance, -confs[r.id], -r.access_count, r.created_at, r.id)
+    def rank(i: int) -> tuple[int, float, int, str, str]:
+        r = rows[i]
+        return (-r.importance, -confs[i], -r.access_count, r.created_at, r.id)
 
-    return [_item(engine, f"({r.content_type}) {r.content}", r.id) for r in sorted(rows, key=rank)]
+    return [known.items[i] for i in sorted(range(len(rows)), key=rank)]
 
 
 def _changed(
