@@ -145,3 +145,63 @@ def test_brief_rows_hold_until_memories_or_their_use_change(memory: Any, project
     assert knowledge() == [second[:8], first[:8]]  # used more: first now
     top = remember("Never push to main directly.", importance=5)
     assert knowledge() == [top[:8], second[:8], first[:8]]
+
+
+def test_the_briefs_stale_listing_is_kept_and_exact_at_every_moment(
+    home: Any, embedder: Any, project: Any
+) -> None:
+    """The brief's "stale" items (brief.py _stale) are read once for a stretch of time and
+    kept while no memory changes (engine.brief_listed), and each brief still lists exactly
+    what a fresh read for its own moment would: a memory turns stale at its own minute,
+    an update makes it fresh again at once."""
+    from datetime import UTC, datetime, timedelta
+
+    from enyal_daemon.service import verbs
+    from enyal_daemon.service.core.engine import Engine
+    from enyal_daemon.service.rules.clock import SetClock, to_iso
+    from enyal_daemon.service.session import brief
+    from enyal_daemon.store.filters import EntryFilter
+    from enyal_protocol import wire as p
+
+    start = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+    clock = SetClock(start)
+    engine = Engine(home / "enyal.db", embedder, clock=clock)
+    try:
+        run = verbs.bind(engine)
+        cwd = str(project)
+        ids = []
+        for text in ("Lint with ruff.", "Tests run with pytest -q.", "Deploy on weekdays."):
+            params = p.RememberParams(content=text, content_type="convention", cwd=cwd)
+            ids.append(str(run["remember"](params).id))
+            clock.advance(timedelta(minutes=10))  # stamped 9:00, 9:10, 9:20
+
+        def stale_items() -> list[str]:
+            md = run["brief"](p.BriefParams(cwd=cwd, budget_tokens=1500, record=False)).markdown
+            part = md.split("## To review\n", 1)[1].split("\n\n", 1)[0] if "To review" in md else ""
+            return [line.rsplit("`", 2)[-2] for line in part.splitlines() if "stale" in line]
+
+        def fresh_read() -> list[str]:
+            chain = brief.scopes.project_of(cwd)
+            cutoff = to_iso(clock.now() - timedelta(days=brief.REVIEW_STALE_DAYS))
+            f = EntryFilter(
+                scopes=(("project", chain.key), ("workspace", chain.workspace), ("global", None)),
+                checked_before=cutoff,
+                exclude_types=("log", "task"),
+            )
+            return [r.id[:8] for r in brief._pool(engine, f, "updated", False, brief.REVIEW_MAX)]
+
+        later = start + timedelta(days=brief.REVIEW_STALE_DAYS)
+        seen = []
+        for minutes in (-5, 5, 15, 25, 55, 65):  # across 9:00-10:00 and into the next hour
+            clock.set(later + timedelta(minutes=minutes))
+            got = stale_items()
+            assert got == fresh_read()
+            seen.append(len(got))
+        assert seen == [0, 1, 2, 3, 3, 3]
+        stretches = [k for k in engine.brief_listed._known if k[0] == "stale"]
+        # one read per hour the six briefs fell in (8:55; 9:05 to 9:55; 10:05), not per brief
+        assert len(stretches) == 3
+        run["update"](p.UpdateParams(id=ids[0], content="Lint with ruff, line length 100."))
+        assert stale_items() == fresh_read() == [ids[1][:8], ids[2][:8]]
+    finally:
+        engine.close()

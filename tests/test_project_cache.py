@@ -91,6 +91,29 @@ def test_a_repeated_look_stats_fewer_times(world: Path, stats: Callable[[], int]
         assert cached <= len(Path(cwd).parents) + 1 + (3 if top else 0), (cwd, cached)
 
 
+def test_a_files_project_is_its_folders_kept_walk(world: Path, stats: Callable[[], int]) -> None:
+    """A tool's file (PreToolUse's recall_by_scope asks the project of a file) is answered
+    from its folder's kept walk, a file there and one not written yet alike, with what a
+    fresh walk from the file says; a name in no folder is walked as before."""
+    folder = world / "a" / "pkg" / "sub"
+    there = folder / "billing.py"
+    there.write_text("x = 1\n")
+    kept(folder)
+    for path in (there, folder / "not_yet.py"):
+        hits, before = project_cache.CACHE.hits, stats()
+        found = project_cache.project_of(str(path))
+        made = stats() - before
+        assert project_cache.CACHE.hits == hits + 1, path
+        assert found == projects.project_of(str(path))
+        before = stats()
+        projects.project_of(str(path))
+        assert made < stats() - before, path
+    nowhere = folder / "gone" / "x.py"
+    hits = project_cache.CACHE.hits
+    assert project_cache.project_of(str(nowhere)) == projects.project_of(str(nowhere))
+    assert project_cache.CACHE.hits == hits
+
+
 def test_a_marker_added_or_removed_below_the_root_is_seen(world: Path) -> None:
     cwd = world / "a" / "pkg" / "sub"
     assert kept(cwd)[0].root == str(world / "a")

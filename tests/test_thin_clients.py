@@ -90,6 +90,7 @@ AVOIDED_BY_HOOK = (
     "enyal_client.cli",
     "enyal_client.commands.contract",
     "enyal_client.commands.memory",
+    "json",  # enyal_protocol/lean_json.py: the package alone is ~5 M instructions a hook
 )
 
 

@@ -1,7 +1,8 @@
 """`enyal hook EVENT`'s connection to the daemon: JSON-RPC on the socket with the standard
-library's json, so the process Claude Code starts for a command hook imports no msgspec
-(docs/ARCHITECTURE.md, "Client start-up": msgspec and what it pulls in were the largest
-share of a hook's start). Used by the command hook and by `enyal recall`'s lean path
+library's JSON accelerator (enyal_protocol/lean_json.py: not even the json package), so
+the process Claude Code starts for a command hook imports no msgspec (docs/ARCHITECTURE.md,
+"Client start-up": msgspec and what it pulls in were the largest share of a hook's
+start). Used by the command hook and by `enyal recall`'s lean path
 (commands/lean_recall.py); every other client goes through transport.py, whose framing
 (enyal_protocol/framing.py) and socket checks (reach.py) this shares.
 
@@ -18,10 +19,9 @@ from __future__ import annotations
 
 import _socket
 import itertools
-import json
 import os
 
-from enyal_protocol import __version__
+from enyal_protocol import __version__, lean_json
 from enyal_protocol.framing import DELIMITER, JSONRPC, MAX_LINE, PROTOCOL_VERSION
 from enyal_protocol.paths import Places, as_paths, places
 
@@ -74,7 +74,7 @@ class HookConnection:
             self._sock.sendall(frame)
             while line := self._file.readline(MAX_LINE):
                 try:
-                    msg = json.loads(line)
+                    msg = lean_json.loads(line)
                 except ValueError:  # not JSON, or not UTF-8
                     raise DaemonUnavailable("the daemon sent a line that is not JSON") from None
                 if isinstance(msg, dict) and "id" in msg:  # else a notification: not ours
@@ -96,7 +96,7 @@ class HookConnection:
                 self._paths = places()
             expect = {"version": __version__, "protocol": PROTOCOL_VERSION}
             request["enyal_expect"] = expect | {"db": self._paths.db}
-        frame = json.dumps(request, ensure_ascii=False).encode() + DELIMITER
+        frame = lean_json.dumps(request, ensure_ascii=False).encode() + DELIMITER
         answer = self._send(frame)
         if answer is None:  # once: a daemon that keeps hanging up is a real failure
             answer = self._send(frame)
@@ -117,15 +117,14 @@ def member_text(text: str, name: str) -> str:
     daemon writes with msgspec, and the full CLI's --json prints what msgspec writes
     again of what it decoded: these same bytes, which the standard library's json would
     not give back (it writes 1e-05 where msgspec writes 0.00001, 1e+16 for 1e16)."""
-    decoder = json.JSONDecoder()
     i = _space(text, 0)
     if not text.startswith("{", i):
         raise DaemonUnavailable("the daemon sent a line that is not a JSON object")
     i = _space(text, i + 1)
     while text.startswith('"', i):
-        key, i = decoder.raw_decode(text, i)
+        key, i = lean_json.raw_decode(text, i)
         i = _space(text, _space(text, i) + 1)  # past the colon
-        _, end = decoder.raw_decode(text, i)
+        _, end = lean_json.raw_decode(text, i)
         if key == name:
             return text[i:end]
         i = _space(text, _space(text, end) + 1)  # past the comma

@@ -1,8 +1,8 @@
 """config.toml as last parsed, kept as JSON in the cache folder: importing tomllib costs 43 M
 instructions (it imports typing and datetime and compiles its patterns), more than all of
 Enyal's own code on a command hook's path, and every `enyal hook EVENT` and `enyal
-recall` reads the config (docs/ARCHITECTURE.md, "Client start-up"). The standard
-library's json is loaded on those paths anyway.
+recall` reads the config (docs/ARCHITECTURE.md, "Client start-up"). Read and written
+with lean_json, as the rest of those paths: the json package alone costs them 32 M.
 
 An entry is the file's path, what stat(2) says of it (modification and change times in
 nanoseconds, size, inode: an edit or a replacement changes one) and the parsed TOML. It
@@ -14,8 +14,9 @@ a folder that is not there: a client creates no folder for it."""
 
 from __future__ import annotations
 
-import json
 import os
+
+from . import lean_json
 
 TYPE_CHECKING = False  # typing's own constant would import typing (records.py)
 if TYPE_CHECKING:
@@ -51,7 +52,7 @@ def cached(
             # turn redaction off for the daemon, which reads its config through here.
             if own.st_uid != os.getuid() or own.st_mode & 0o022:
                 return None
-            entry = json.loads(f.read())
+            entry = lean_json.loads(f.read())
     except (OSError, ValueError):
         return None
     if not isinstance(entry, dict) or entry.get("file") != str(file):
@@ -69,7 +70,7 @@ def keep(
     """Remember `data` as `file`'s parse, if the cache folder is there and it can be
     written as JSON (a TOML date cannot: then nothing is kept)."""
     try:
-        text = json.dumps({"file": str(file), "stamp": stamp(st), "data": data})
+        text = lean_json.dumps({"file": str(file), "stamp": stamp(st), "data": data})
     except (TypeError, ValueError):
         return
     path = _entry(cache_dir, file)

@@ -19,10 +19,9 @@ event) takes cli.py's argparse path, so it reads and fails as every other verb d
 
 from __future__ import annotations
 
-import json
 import sys
 
-from enyal_protocol import config
+from enyal_protocol import config, lean_json
 from enyal_protocol.hooks.answer import EVENT, answer, is_instructions
 from enyal_protocol.hooks.caller import HookInputError
 
@@ -40,8 +39,8 @@ __all__ = ["EVENT", "is_instructions", "register"]
 
 def _input() -> dict[str, Any]:
     try:
-        data = json.loads(sys.stdin.read() or "{}")
-    except json.JSONDecodeError as exc:
+        data = lean_json.loads(sys.stdin.read() or "{}")
+    except ValueError as exc:  # json.JSONDecodeError is one
         raise ClientError(f"the hook input on stdin is not JSON: {exc}") from None
     if not isinstance(data, dict):
         raise ClientError("the hook input on stdin is not a JSON object")
@@ -83,7 +82,7 @@ def _answer(event: str, budget: int | None, client: str) -> Result:
         daemon.close()
     if client == "cursor":
         out = to_cursor(out)
-    return out, json.dumps(out, ensure_ascii=False) if out else "{}"
+    return out, lean_json.dumps(out, ensure_ascii=False) if out else "{}"
 
 
 def cmd_hook(ctx: Context, a: Args) -> Result:

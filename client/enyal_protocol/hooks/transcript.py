@@ -11,7 +11,6 @@ secrets when the lines are written.
 
 from __future__ import annotations
 
-import json
 import re
 
 from enyal_protocol import str_paths
@@ -95,6 +94,10 @@ def _relative(path: str, cwd: str) -> str:
 
 
 def _records(path: Path) -> list[dict[str, Any]]:
+    # Here, not at the top: inject.py imports this module for EDIT_TOOLS and EXIT_CODE,
+    # and the context hooks' processes read JSON with lean_json, without the package.
+    import json
+
     out: list[dict[str, Any]] = []
     with open(path, "rb") as f:
         for n, raw in enumerate(f):

@@ -140,6 +140,9 @@ class Engine:
         )
         # The brief's rows, as long as neither memories nor their use changed (brief.py).
         self.brief_rows: Remembered[Any] = Remembered(lambda: self.store_version.used, 64)
+        # The brief's listings that read neither use nor (within their slack) the time:
+        # kept while no memory changed (brief.py _stale, _changed).
+        self.brief_listed: Remembered[Any] = Remembered(lambda: self.store_version.value, 64)
         self.writer = Writer(
             conn,
             None if self.read_only else db.connect(db_path, writer=False),

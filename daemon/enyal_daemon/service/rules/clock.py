@@ -96,4 +96,9 @@ def normalize_iso(text: str, field: str) -> str:
 
 
 def days_between(earlier: str, now: datetime) -> float:
-    return max(0.0, (now - parse_iso(earlier)).total_seconds() / 86400.0)
+    return days_since(parse_iso(earlier), now)
+
+
+def days_since(earlier: datetime, now: datetime) -> float:
+    """days_between of a time already parsed (the brief keeps its rows' parsed)."""
+    return max(0.0, (now - earlier).total_seconds() / 86400.0)

@@ -15,8 +15,9 @@ config cache it has (mtime and size), so a changed remote is seen as before.
 A folder changed within RACY_NS before the walk is not trusted: file systems stamp
 times from a clock that ticks every few milliseconds, and a change in the same tick as
 the look would leave the ctime as it was (git's "racy" entries). Such an answer is not
-kept; a later look walks again. Only a folder (an agent's cwd) is kept; a file's path
-or one not there is walked every time.
+kept; a later look walks again. Only a folder (an agent's cwd) is kept; a file's path,
+or one not there in a folder that is, is its folder's; one in no folder is walked every
+time.
 
 A marker that is a symbolic link (pyproject.toml -> ../shared/pyproject.toml) is a
 marker while its target is there, and the target may appear or vanish elsewhere without
@@ -65,10 +66,16 @@ class _Cache:
 
     def project_of(self, path: str) -> Project:
         try:
-            here = os.stat(path)
+            here: os.stat_result | None = os.stat(path)
         except OSError:
-            return projects.project_of(path)
-        if not stat.S_ISDIR(here.st_mode):
+            here = None
+        if here is None or not stat.S_ISDIR(here.st_mode):
+            # A file's project, or that of a name not there yet, is its folder's: the walk
+            # starts at the folder holding it (projects.project_root). So a tool's file
+            # (PreToolUse, recall_by_scope) is answered from its folder's kept walk.
+            folder = os.path.dirname(path)
+            if folder != path and os.path.isdir(folder):
+                return self.project_of(folder)
             return projects.project_of(path)
         with self._lock:
             walk = self._walks.get(path)

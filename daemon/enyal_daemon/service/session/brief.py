@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import os
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from enyal_protocol import wire as p
 
@@ -33,7 +33,7 @@ from ..core.engine import Engine
 from ..files import sharing
 from ..memory import budget
 from ..rules import scopes
-from ..rules.clock import days_between, to_iso
+from ..rules.clock import days_since, parse_iso, to_iso
 from ..rules.scoring import trust_now
 from . import daylog, tasks
 
@@ -47,6 +47,11 @@ KNOWLEDGE_POOL = 100  # per type: the most important few, then ranked here
 CHANGED_MAX = 50
 REVIEW_MAX = 20
 REVIEW_STALE_DAYS = 180  # as `review`'s default
+# The stale listing is read for a cutoff this much later and kept until the cutoff gets
+# there (_stale); it reads this many rows, so that most cutoffs within it find enough.
+STALE_SLACK = timedelta(hours=1)
+STALE_READ = 4 * REVIEW_MAX
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 META_KEY = meta.BRIEFED
 TASK_MARKS = {"open": "[ ]", "in_progress": "[~]", "blocked": "[!]", "done": "[x]"}
 
@@ -175,41 +180,70 @@ def _pool(
     return [row for _, row in entries.listing(engine.reader(), f, sort, descending, None, limit)]
 
 
-def _knowledge_rows(engine: Engine, chain: tuple[tuple[str, str | None], ...]) -> list[EntryRow]:
+@dataclass(frozen=True)
+class _Known:
+    """The conventions, decisions and preferences a brief ranks, with what ranking them
+    reads of each that no time moves: when it was last known true, parsed, and its item."""
+
+    rows: list[EntryRow]
+    checked: list[datetime]
+    items: list[str]
+
+
+def _knowledge_rows(engine: Engine, chain: tuple[tuple[str, str | None], ...]) -> _Known:
     """The conventions, decisions and preferences a brief ranks: read afresh only once
     memories or their use changed (engine.brief_rows: subagents start in bursts, each
     with a brief of the same project), ranked afresh every time (the ranking reads now)."""
 
-    def read() -> list[EntryRow]:
+    def read() -> _Known:
         rows: list[EntryRow] = []
         for content_type in KNOWLEDGE_TYPES:
             f = EntryFilter(scopes=chain, content_type=content_type)
             rows += _pool(engine, f, "importance", True, KNOWLEDGE_POOL)
         superseded = graph_store.superseded_by(engine.reader(), [r.id for r in rows])
-        return [r for r in rows if r.id not in superseded]
+        rows = [r for r in rows if r.id not in superseded]
+        # Parsed and formatted once per read, not per brief: a few hundred timestamps
+        # parsed and items built were half of a brief once its listings were kept.
+        return _Known(
+            rows,
+            [parse_iso(r.checked_at) for r in rows],
+            [_item(engine, f"({r.content_type}) {r.content}", r.id) for r in rows],
+        )
 
-    return list(engine.brief_rows.get(("knowledge", chain), read))
+    known: _Known = engine.brief_rows.get(("knowledge", chain), read)
+    return known
 
 
 def _knowledge(engine: Engine, chain: list[tuple[str, str | None]], now: datetime) -> list[str]:
-    rows = _knowledge_rows(engine, tuple(chain))
+    known = _knowledge_rows(engine, tuple(chain))
+    rows = known.rows
     # Every row's decayed confidence in one array call: a call per row (a few hundred
     # at 10k memories) was half the brief once its token counts were remembered.
     _, conf = trust_now(
         [r.confidence for r in rows],
         [engine.decay_rates.get(r.content_type, 1.0) for r in rows],
-        [days_between(r.checked_at, now) for r in rows],
+        [days_since(t, now) for t in known.checked],
         [r.access_count for r in rows],
     )
-    confs = {r.id: round(float(c), 6) for r, c in zip(rows, conf, strict=True)}
+    confs = [round(float(c), 6) for c in conf]
 
-    def rank(r: EntryRow) -> tuple[int, float, int, str, str]:
-        return (-r.importance, -confs[r.id], -r.access_count, r.created_at, r.id)
+    def rank(i: int) -> tuple[int, float, int, str, str]:
+        r = rows[i]
+        return (-r.importance, -confs[i], -r.access_count, r.created_at, r.id)
 
-    return [_item(engine, f"({r.content_type}) {r.content}", r.id) for r in sorted(rows, key=rank)]
+    return [known.items[i] for i in sorted(range(len(rows)), key=rank)]
 
 
 def _changed(
+    engine: Engine, chain: list[tuple[str, str | None]], since: str, seen: int | None
+) -> list[str]:
+    """_arrived's items, kept while no memory changed (engine.brief_listed): a pure
+    function of the store and the last brief's record, which reads no time."""
+    key = ("changed", tuple(chain), since if seen is None else seen)
+    return list(engine.brief_listed.get(key, lambda: _arrived(engine, chain, since, seen)))
+
+
+def _arrived(
     engine: Engine, chain: list[tuple[str, str | None]], since: str, seen: int | None
 ) -> list[str]:
     """What arrived in this store since the last brief, by when it arrived (a version
@@ -243,14 +277,40 @@ def _review(
             ("conflicted", project, tuple(chain)), lambda: _conflicted(engine, project, chain)
         )
     )
-    f = EntryFilter(scopes=tuple(chain), checked_before=cutoff, exclude_types=("log", "task"))
-    stale = _pool(engine, f, "updated", False, REVIEW_MAX)
+    stale = _stale(engine, tuple(chain), cutoff)
     out = [_item(engine, f"conflicting ({r.content_type}) {r.content}", r.id) for r in conflicted]
     out += [
         _item(engine, f"stale since {r.checked_at[:10]} ({r.content_type}) {r.content}", r.id)
         for r in stale
     ]
     return out[:REVIEW_MAX]
+
+
+def _stale(
+    engine: Engine, chain: tuple[tuple[str, str | None], ...], cutoff: str
+) -> list[EntryRow]:
+    """The REVIEW_MAX oldest-updated memories neither updated nor confirmed since `cutoff`.
+
+    The listing (a few thousand rows of the chain's scopes sorted, 3-9 ms at 10k memories:
+    a third of a subagent's brief) is read for the end of the STALE_SLACK-long stretch
+    of time the cutoff is in, a superset, and kept while no memory changed
+    (engine.brief_listed); each brief filters it to its own cutoff. Exact: what passes
+    the filter is the start of the same order, so its first REVIEW_MAX are the
+    listing's own unless fewer passed than the longer read held (then read again)."""
+    stretch = (parse_iso(cutoff) - EPOCH) // STALE_SLACK
+    later = to_iso(EPOCH + (stretch + 1) * STALE_SLACK)
+
+    def read() -> tuple[bool, list[EntryRow]]:
+        f = EntryFilter(scopes=chain, checked_before=later, exclude_types=("log", "task"))
+        rows = _pool(engine, f, "updated", False, STALE_READ)
+        return len(rows) < STALE_READ, rows
+
+    whole, rows = engine.brief_listed.get(("stale", chain, stretch), read)
+    fit = [r for r in rows if r.checked_at < cutoff]
+    if len(fit) < REVIEW_MAX and not whole:
+        f = EntryFilter(scopes=chain, checked_before=cutoff, exclude_types=("log", "task"))
+        return _pool(engine, f, "updated", False, REVIEW_MAX)
+    return fit[:REVIEW_MAX]
 
 
 def _conflicted(
