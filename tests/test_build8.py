@@ -218,3 +218,44 @@ def test_a_build_of_either_length_that_does_not_load_leaves_the_source_for_its_t
     broken_text, good_text = (SHORT, LONG) if broken == "runtime" else (LONG, SHORT)
     assert np.abs(e.embed(broken_text) - ref.embed(broken_text)).max() < 1e-6
     assert np.abs(e.embed(good_text) - embedder.embed(good_text)).max() < 1e-6
+
+
+def _mapping(address: int) -> tuple[str, int]:
+    """(path, resident kB) of this process's mapping holding `address` (/proc/self/smaps);
+    the path is "" for anonymous memory."""
+    found: tuple[str, int] | None = None
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        head = line.split()
+        if "-" in head[0] and len(head) >= 5 and ":" not in head[0]:
+            lo, hi = (int(x, 16) for x in head[0].split("-"))
+            found = (head[5] if len(head) > 5 else "", 0) if lo <= address < hi else None
+        elif found is not None and head[0] == "Rss:":
+            return found[0], int(head[1])
+    raise AssertionError(f"no mapping holds {address:#x}")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/smaps")
+def test_the_shared_table_is_read_in_place_and_a_trim_drops_its_pages(embedder: Any) -> None:
+    # The 47 MB token-embedding table both builds hold is not copied into the heap: both
+    # sessions read it from a read-only map of the fp32 build, and heap.trim drops the
+    # pages runs have read from the process (they stay in the page cache). A mechanism,
+    # not an RSS figure: the mapping's own resident size before and after the trim.
+    import ctypes
+
+    from enyal_daemon import heap
+    from enyal_daemon.embedder import shared_weights
+
+    files = embedder.files
+    shared = shared_weights.common(files.runtime, files.long_runtime)
+    assert shared, "the builds share no table"
+    for value in shared.values():
+        nbytes = int(np.prod(value.shape())) * 4
+        ptr = value.data_ptr()
+        path, _ = _mapping(ptr)
+        assert Path(path) == files.long_runtime
+        ctypes.string_at(ptr, nbytes)  # every page read, as runs over many texts would
+        assert _mapping(ptr)[1] > 0
+        heap.trim()
+        assert _mapping(ptr)[1] == 0
+    # Vectors are unchanged by it: test_each_text_runs_on_the_build_for_its_length
+    # compares the two sessions sharing the table with each build run alone (no sharing).
