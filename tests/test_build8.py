@@ -112,6 +112,11 @@ def test_the_daemon_runs_the_build(daemon: DaemonProc, model_cache: Path) -> Non
     assert Path(model["path"]).name == "model.onnx" and model["runtime"] != model["path"]
     shown = run_cli("status")
     assert shown.code == 0 and f"running its 8-bit build {model['runtime']}" in shown.out
+    # Both builds are named, each by its recipe: texts past SHORT_TOKENS run on the fp32 one.
+    assert Path(model["runtime"]).name.endswith(f"-{build8.RECIPE}.onnx")
+    assert Path(model["long_runtime"]).name.endswith(f"-{build8.LONG_RECIPE}.onnx")
+    assert Path(model["long_runtime"]).parent == model_cache / "models"
+    assert f"long texts on {model['long_runtime']}" in shown.out
 
 
 def test_where_the_build_is_kept(tmp_path: Path) -> None:
