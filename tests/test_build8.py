@@ -264,3 +264,23 @@ def test_the_shared_table_is_read_in_place_and_a_trim_drops_its_pages(embedder: 
         assert _mapping(ptr)[1] == 0
     # Vectors are unchanged by it: test_each_text_runs_on_the_build_for_its_length
     # compares the two sessions sharing the table with each build run alone (no sharing).
+
+
+def test_one_tokenizer_reads_the_window_and_counts_the_whole(embedder: Any) -> None:
+    # The model's window (MAX_TOKENS, [CLS] and [SEP] included) and the untruncated count
+    # come from one tokenizer: a second cost ~8 MB of the daemon's RSS (issue 30).
+    from tokenizers import Tokenizer
+
+    from enyal_daemon.embedder.onnx import MAX_TOKENS
+
+    assert sum(isinstance(v, Tokenizer) for v in vars(embedder).values()) == 1
+    long = LONG + " " + " ".join([LONG] * 20)
+    ends = embedder.token_ends(long)
+    assert embedder.window_tokens(long) == len(ends) + 2 > MAX_TOKENS
+    assert embedder.count_tokens([long, SHORT]) == [len(ends), len(embedder.token_ends(SHORT))]
+    # A text past the window is read to its first MAX_TOKENS - 2 tokens, alone or batched.
+    cut = long[: ends[MAX_TOKENS - 3]]
+    assert np.abs(embedder.embed(long) - embedder.embed(cut)).max() < 1e-6
+    both = embedder.embed_many([long, SHORT])
+    assert np.abs(both[0] - embedder.embed(cut)).max() < 1e-5
+    assert np.abs(both[1] - embedder.embed(SHORT)).max() < 1e-5
