@@ -112,6 +112,11 @@ def test_the_daemon_runs_the_build(daemon: DaemonProc, model_cache: Path) -> Non
     assert Path(model["path"]).name == "model.onnx" and model["runtime"] != model["path"]
     shown = run_cli("status")
     assert shown.code == 0 and f"running its 8-bit build {model['runtime']}" in shown.out
+    # Both builds are named, each by its recipe: texts past SHORT_TOKENS run on the fp32 one.
+    assert Path(model["runtime"]).name.endswith(f"-{build8.RECIPE}.onnx")
+    assert Path(model["long_runtime"]).name.endswith(f"-{build8.LONG_RECIPE}.onnx")
+    assert Path(model["long_runtime"]).parent == model_cache / "models"
+    assert f"long texts on {model['long_runtime']}" in shown.out
 
 
 def test_where_the_build_is_kept(tmp_path: Path) -> None:
@@ -218,3 +223,64 @@ def test_a_build_of_either_length_that_does_not_load_leaves_the_source_for_its_t
     broken_text, good_text = (SHORT, LONG) if broken == "runtime" else (LONG, SHORT)
     assert np.abs(e.embed(broken_text) - ref.embed(broken_text)).max() < 1e-6
     assert np.abs(e.embed(good_text) - embedder.embed(good_text)).max() < 1e-6
+
+
+def _mapping(address: int) -> tuple[str, int]:
+    """(path, resident kB) of this process's mapping holding `address` (/proc/self/smaps);
+    the path is "" for anonymous memory."""
+    found: tuple[str, int] | None = None
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        head = line.split()
+        if "-" in head[0] and len(head) >= 5 and ":" not in head[0]:
+            lo, hi = (int(x, 16) for x in head[0].split("-"))
+            found = (head[5] if len(head) > 5 else "", 0) if lo <= address < hi else None
+        elif found is not None and head[0] == "Rss:":
+            return found[0], int(head[1])
+    raise AssertionError(f"no mapping holds {address:#x}")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/smaps")
+def test_the_shared_table_is_read_in_place_and_a_trim_drops_its_pages(embedder: Any) -> None:
+    # The 47 MB token-embedding table both builds hold is not copied into the heap: both
+    # sessions read it from a read-only map of the fp32 build, and heap.trim drops the
+    # pages runs have read from the process (they stay in the page cache). A mechanism,
+    # not an RSS figure: the mapping's own resident size before and after the trim.
+    import ctypes
+
+    from enyal_daemon import heap
+    from enyal_daemon.embedder import shared_weights
+
+    files = embedder.files
+    shared = shared_weights.common(files.runtime, files.long_runtime)
+    assert shared, "the builds share no table"
+    for value in shared.values():
+        nbytes = int(np.prod(value.shape())) * 4
+        ptr = value.data_ptr()
+        path, _ = _mapping(ptr)
+        assert Path(path) == files.long_runtime
+        ctypes.string_at(ptr, nbytes)  # every page read, as runs over many texts would
+        assert _mapping(ptr)[1] > 0
+        heap.trim()
+        assert _mapping(ptr)[1] == 0
+    # Vectors are unchanged by it: test_each_text_runs_on_the_build_for_its_length
+    # compares the two sessions sharing the table with each build run alone (no sharing).
+
+
+def test_one_tokenizer_reads_the_window_and_counts_the_whole(embedder: Any) -> None:
+    # The model's window (MAX_TOKENS, [CLS] and [SEP] included) and the untruncated count
+    # come from one tokenizer: a second cost ~8 MB of the daemon's RSS (issue 30).
+    from tokenizers import Tokenizer
+
+    from enyal_daemon.embedder.onnx import MAX_TOKENS
+
+    assert sum(isinstance(v, Tokenizer) for v in vars(embedder).values()) == 1
+    long = LONG + " " + " ".join([LONG] * 20)
+    ends = embedder.token_ends(long)
+    assert embedder.window_tokens(long) == len(ends) + 2 > MAX_TOKENS
+    assert embedder.count_tokens([long, SHORT]) == [len(ends), len(embedder.token_ends(SHORT))]
+    # A text past the window is read to its first MAX_TOKENS - 2 tokens, alone or batched.
+    cut = long[: ends[MAX_TOKENS - 3]]
+    assert np.abs(embedder.embed(long) - embedder.embed(cut)).max() < 1e-6
+    both = embedder.embed_many([long, SHORT])
+    assert np.abs(both[0] - embedder.embed(cut)).max() < 1e-5
+    assert np.abs(both[1] - embedder.embed(SHORT)).max() < 1e-5

@@ -1397,6 +1397,10 @@ class ModelInfo(Struct, kw_only=True):
     # The file onnxruntime runs: the model's 8-bit build in the cache dir, or `path`
     # itself when there is none (ENYAL_MODEL_BUILD=source, or the build failed).
     runtime: str | None = None
+    # The file onnxruntime runs longer texts on (docs/PROTOCOL.md, status): the model's
+    # fp32 build in the cache dir, or `path` itself when there is none. None from an
+    # older daemon.
+    long_runtime: str | None = None
 
 
 class Status(Struct, kw_only=True):

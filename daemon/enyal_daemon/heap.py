@@ -8,6 +8,12 @@ daemon also trims once the index is loaded (~50 MB of freed heap at 100k) and af
 each bookkeeping flush of a daemon that served requests (what they freed: ~25 MB
 after 1,500 recalls at 100k); a trim costs 0.1-4 ms. And once start-up is done, what
 it built is frozen out of the cyclic GC's walks (`freeze`).
+
+A trim also drops from the process the pages of the read-only file maps handed to
+`drop_pages_on_trim` (the model's token-embedding table, embedder/shared_weights.py):
+clean pages of the page cache that the next read maps again by a minor fault, but that
+count in the RSS while mapped, and the kernel maps them 16 at a time around each row a
+run reads (fault-around), so a few hundred recalls map most of the 47 MB table.
 """
 
 from __future__ import annotations
@@ -15,9 +21,13 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import gc
+import mmap
 import sys
+import weakref
 
 M_ARENA_MAX = -8
+
+_clean_maps: weakref.WeakSet[mmap.mmap] = weakref.WeakSet()
 
 
 def _libc() -> ctypes.CDLL | None:
@@ -37,11 +47,21 @@ def limit_arenas(n: int = 2) -> None:
             libc.mallopt(M_ARENA_MAX, n)
 
 
+def drop_pages_on_trim(m: mmap.mmap) -> None:
+    """`m`, a read-only map of a file, is dropped from the RSS by every trim (for as long
+    as it lives): only for maps nothing writes, whose pages the file holds."""
+    _clean_maps.add(m)
+
+
 def trim() -> None:
     libc = _libc()
     with contextlib.suppress(AttributeError):
         if libc is not None:
             libc.malloc_trim(0)
+    for m in list(_clean_maps):
+        # A closed map raises ValueError; madvise is missing off Linux/BSD (AttributeError).
+        with contextlib.suppress(ValueError, OSError, AttributeError):
+            m.madvise(mmap.MADV_DONTNEED)
 
 
 def freeze() -> None:

@@ -320,6 +320,7 @@ def cmd_status(c: Connection, a: Args) -> Result:
         f"socket:   {r.socket}\ndatabase: {r.db_path} ({r.entries} entries)\n"
         f"model:    {r.model.id} from {r.model.source}"
         + (f", running its 8-bit build {r.model.runtime}" if _built(r.model) else "")
+        + (f"; long texts on {r.model.long_runtime}" if _long_built(r.model) else "")
         + "\n"
         f"sqlite:   {r.sqlite_version}, sqlite-vec {r.sqlite_vec_version}"
     )
@@ -332,6 +333,10 @@ def cmd_status(c: Connection, a: Args) -> Result:
 
 def _built(m: p.ModelInfo) -> bool:
     return m.runtime is not None and m.runtime != m.path
+
+
+def _long_built(m: p.ModelInfo) -> bool:
+    return m.long_runtime is not None and m.long_runtime != m.path
 
 
 def register(reg: Registry) -> None:

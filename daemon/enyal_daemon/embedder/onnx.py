@@ -63,14 +63,12 @@ class Embedder:
 
     def __init__(self, files: ModelFiles) -> None:
         self.files = files
+        # Untruncated: budgets count what an agent is shown, which is not cut at the
+        # model's window; the window is cut from the whole text's ids (_window). One
+        # tokenizer, not a truncating one beside it: each costs ~8 MB of RSS (issue 30).
         self._tokenizer = Tokenizer.from_file(str(files.tokenizer))
         self._tokenizer.no_padding()
-        self._tokenizer.enable_truncation(max_length=MAX_TOKENS)
-        # Budgets count what an agent is shown, which is not cut at the model's window:
-        # a second tokenizer, untruncated and without [CLS]/[SEP].
-        self._counter = Tokenizer.from_file(str(files.tokenizer))
-        self._counter.no_padding()
-        self._counter.no_truncation()
+        self._tokenizer.no_truncation()
         short = files.runtime or files.model
         long = files.long_runtime or files.model
         # Both builds come from one folded graph: their embedding tables are one copy.
@@ -88,14 +86,12 @@ class Embedder:
     def window_tokens(self, text: str) -> int:
         """Tokens the model would read of `text` if it had no window: [CLS] and [SEP]
         included, so a text fits when this is at most MAX_TOKENS."""
-        return len(self._counter.encode(text, add_special_tokens=True).ids)
+        return len(self._tokenizer.encode(text, add_special_tokens=True).ids)
 
     def embed(self, text: str) -> Vectors:
         """One text -> a (384,) unit vector."""
-        enc = self._tokenizer.encode(text)
-        ids = np.asarray([enc.ids], dtype=np.int64)
-        mask = np.asarray([enc.attention_mask], dtype=np.int64)
-        vec: Vectors = self._run(ids, mask)[0]
+        ids = np.asarray([_window(self._tokenizer.encode(text).ids)], dtype=np.int64)
+        vec: Vectors = self._run(ids, np.ones_like(ids))[0]
         return vec
 
     def embed_many(self, texts: list[str]) -> Vectors:
@@ -103,18 +99,18 @@ class Embedder:
         out = np.empty((len(texts), DIM), dtype=np.float32)
         if not texts:
             return out
-        encodings = self._tokenizer.encode_batch(texts)
-        lengths = [len(e.ids) for e in encodings]
+        windows = [_window(e.ids) for e in self._tokenizer.encode_batch(texts)]
+        lengths = [len(w) for w in windows]
         order = sorted(range(len(texts)), key=lambda i: lengths[i])
         # Short and long texts never share a run: each goes to its own length's build.
         cut = sum(1 for i in order if lengths[i] <= SHORT_TOKENS)
         for chunk in _batches(order[:cut], lengths) + _batches(order[cut:], lengths):
-            width = max(len(encodings[i].ids) for i in chunk)
+            width = max(lengths[i] for i in chunk)
             ids = np.zeros((len(chunk), width), dtype=np.int64)
             mask = np.zeros((len(chunk), width), dtype=np.int64)
             for row, i in enumerate(chunk):
-                n = len(encodings[i].ids)
-                ids[row, :n] = encodings[i].ids
+                n = lengths[i]
+                ids[row, :n] = windows[i]
                 mask[row, :n] = 1
             out[chunk] = self._run(ids, mask)
         return out
@@ -123,7 +119,8 @@ class Embedder:
         """How many of the model's tokens each text is, whole (not cut at MAX_TOKENS)."""
         if not texts:
             return []
-        return [len(e.ids) for e in self._counter.encode_batch(texts, add_special_tokens=False)]
+        encodings = self._tokenizer.encode_batch(texts, add_special_tokens=False)
+        return [len(e.ids) for e in encodings]
 
     def query_window(self, text: str) -> str:
         """`text` cut to what the model reads of it as a query: its first QUERY_TOKENS
@@ -138,7 +135,7 @@ class Embedder:
     def token_ends(self, text: str) -> list[int]:
         """The character offset where each of the text's tokens ends, in order: text[:ends[k-1]]
         is the text's first k tokens."""
-        return [end for _, end in self._counter.encode(text, add_special_tokens=False).offsets]
+        return [end for _, end in self._tokenizer.encode(text, add_special_tokens=False).offsets]
 
     def _run(self, ids: npt.NDArray[np.int64], mask: npt.NDArray[np.int64]) -> Vectors:
         feeds = {"input_ids": ids, "attention_mask": mask}
@@ -152,6 +149,13 @@ class Embedder:
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         result: Vectors = (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
         return result
+
+
+def _window(ids: list[int]) -> list[int]:
+    """A text's ids ([CLS] first, [SEP] last) cut to the model's MAX_TOKENS as the
+    tokenizer's own truncation cuts one sequence: its first MAX_TOKENS - 2 tokens, then
+    [SEP]."""
+    return ids if len(ids) <= MAX_TOKENS else ids[: MAX_TOKENS - 1] + ids[-1:]
 
 
 def _session(path: Path, shared: dict[str, ort.OrtValue]) -> ort.InferenceSession:

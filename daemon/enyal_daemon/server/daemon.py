@@ -165,6 +165,7 @@ class Daemon:
                 sha256=files.model_sha256,
                 source=files.source,
                 runtime=str(files.runtime or files.model),
+                long_runtime=str(files.long_runtime or files.model),
             ),
             sqlite_version=db.sqlite_version(),
             sqlite_vec_version=db.vec_version(self.engine.reader()),
