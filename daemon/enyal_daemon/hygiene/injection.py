@@ -163,7 +163,8 @@ def judge_memory(
     turn: bool = False,
 ) -> list[str]:
     """judge() of a memory as it is stored, the same for every write (remember, update,
-    an import, a hub's pull, the repository's files): its text with its tags, which an
+    an import, a hub's pull, the repository's files; an imported conversation turn
+    apart, `turn`): its text with its tags, which an
     agent reads back beside it, by its type; `whole` and `passages` are its text's.
     `turn`: an imported turn of a conversation (is_turn), judged as judge() says."""
     return judge(" ".join([content, *tags]), whole, passages, content_type, turn)
