@@ -40,6 +40,13 @@ Vector = npt.NDArray[np.float32]
 Vectors = npt.NDArray[np.float32]
 
 
+# The vector model's own log-odds (its cues with it) a conversation's turn needs beside
+# the mixed score to be flagged (hygiene/injection.py, TURN_TAGS): even odds, that model
+# alone reading the turn as an instruction at least as likely as not; a point of
+# principle, not tuned.
+TURN_VECTOR_FLOOR = 0.0
+
+
 # How far from the threshold, in log-odds, a bound must be to decide without the exact
 # score: far above the rounding of either sum (~1e-12), so a decision taken on bounds is
 # the one the exact score takes.
@@ -92,6 +99,12 @@ class Classifier:
         cues (a cue says what the text holds, not where)."""
         cued = float(cues.of(text).astype(np.float64) @ self._weights64[len(whole) :])
         return self._rows_logit(whole, passages) + cued
+
+    def vector_agrees(self, text: str, whole: Vector, passages: Vectors) -> bool:
+        """Whether the vector model alone reads the text as an instruction at even odds
+        or more (TURN_VECTOR_FLOOR): asked of a conversation's turn that `flags` flagged,
+        which is rare, so its cues are read whole."""
+        return self.vector_logit(text, whole, passages) >= TURN_VECTOR_FLOOR
 
     def words_logit(self, text: str) -> float:
         """The word model's log-odds for a text (0.0 when there is no word model): of the

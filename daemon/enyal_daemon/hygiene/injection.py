@@ -115,17 +115,30 @@ def suspicious(text: str) -> list[str]:
 # session's digest quarantined, and the whole day's log with it.
 RULES_ONLY = frozenset({"log"})
 
+# A turn of the user's own chat history, as an import line tags it: by its speaker. A
+# turn is addressed to the other speaker by its genre, in the second person, with
+# requests ("can you …", "continue", "act as …"); the word model learnt that way of
+# asking as the mark of an injection (the set's benign texts are about things, not said
+# to someone), and flagged 44 of 3,000 LongMemEval dev user turns on it, most of them
+# questions the vector model reads as plainly benign. For a turn, the classifier flags
+# only when the vector model, which reads what a text is about (secrets sent out, rules
+# lifted, a new role), agrees on its own (classifier.TURN_VECTOR_FLOOR); the rules read
+# a turn as any text. docs/ARCHITECTURE.md, "Imported conversation turns".
+TURN_TAGS = frozenset({"user", "assistant"})
+
 
 def judge(
     text: str,
     whole: classifier.Vector,
     passages: classifier.Vectors,
     content_type: str | None = None,
+    turn: bool = False,
 ) -> list[str]:
     """Why `text`, embedded as `whole` and `passages` (its passages' vectors, no rows for
     a text of one passage), reads as an instruction to the agent (empty: it
     reads as data): the rules it trips, which name what they saw; else [CLASSIFIER] if
-    the classifier flags it (not for a `content_type` in RULES_ONLY). A write
+    the classifier flags it (not for a `content_type` in RULES_ONLY; for a `turn` of a
+    conversation, only with its vector model's agreement: TURN_TAGS). A write
     quarantines on any reason and records them as its quarantine_reason. Long texts are
     read too: with the word model beside the vectors the classifier flags 5 of 202 long
     conversation turns (the vectors alone, by their best passage, flagged 20%;
@@ -133,7 +146,10 @@ def judge(
     reasons = suspicious(text)
     if reasons or content_type in RULES_ONLY:
         return reasons
-    if classifier.shipped().flags(text, whole, passages):
+    model = classifier.shipped()
+    if model.flags(text, whole, passages) and (
+        not turn or model.vector_agrees(text, whole, passages)
+    ):
         return [CLASSIFIER]
     return reasons
 
@@ -144,8 +160,17 @@ def judge_memory(
     content_type: str | None,
     whole: classifier.Vector,
     passages: classifier.Vectors,
+    turn: bool = False,
 ) -> list[str]:
     """judge() of a memory as it is stored, the same for every write (remember, update,
-    an import, a hub's pull, the repository's files): its text with its tags, which an
-    agent reads back beside it, by its type; `whole` and `passages` are its text's."""
-    return judge(" ".join([content, *tags]), whole, passages, content_type)
+    an import, a hub's pull, the repository's files; an imported conversation turn
+    apart, `turn`): its text with its tags, which an
+    agent reads back beside it, by its type; `whole` and `passages` are its text's.
+    `turn`: an imported turn of a conversation (is_turn), judged as judge() says."""
+    return judge(" ".join([content, *tags]), whole, passages, content_type, turn)
+
+
+def is_turn(tags: Sequence[str]) -> bool:
+    """Whether an import line written by hand is a conversation's turn: tagged by its
+    speaker (TURN_TAGS), as a chat history's export is imported."""
+    return not TURN_TAGS.isdisjoint(tags)

@@ -31,6 +31,7 @@ SEED = 24  # issue 24
 CONVERSATION_TURNS = 800
 ABSTRACTS = 300
 MEASURED_TURNS = 400
+TURNS = "turns"  # in a measured set's name: conversation turns, judged as import judges one
 
 
 Turns = dict[str, list[dict[str, str]]]

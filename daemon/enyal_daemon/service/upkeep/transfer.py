@@ -30,7 +30,7 @@ from enyal_protocol.projects import place_ref
 from ... import heap
 from ...embedder.passages import Embedding
 from ...errors import EnyalError, InvalidValue
-from ...hygiene.injection import judge_memory
+from ...hygiene.injection import is_turn, judge_memory
 from ...hygiene.secrets import Redactor, merge_found
 from ...store import entries, graph, versions
 from ...store.failures import STORAGE_FAILURES
@@ -308,12 +308,16 @@ def _held(conn: apsw.Connection, entry: p.Entry) -> bool:
 
 
 def _flags(item: Item, vec: Embedding | None) -> list[str]:
-    """The quarantine judge's flags for a line written by hand (as remember judges), made
-    before the writer job, so that the writer does not hold every other write up for it."""
+    """The quarantine judge's flags for a line written by hand (as remember judges, a
+    conversation's turn as injection.is_turn says), made before the writer job, so that
+    the writer does not hold every other write up for it."""
     _, entry, _, _, kept = item
     if kept or vec is None:
         return []
-    return judge_memory(entry.content, entry.tags, entry.content_type, vec.whole, vec.passages)
+    turn = is_turn(entry.tags)
+    return judge_memory(
+        entry.content, entry.tags, entry.content_type, vec.whole, vec.passages, turn
+    )
 
 
 def _write_entries(
