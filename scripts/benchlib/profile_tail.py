@@ -13,12 +13,17 @@ questions, one at a time, as s_recall.py) and times each recall from outside. Th
 report: the latency percentiles from outside and inside, the daemon's CPU per recall,
 its RSS, what ran during the slowest recalls beside how often the same ran during any
 recall, and the time each kind of event took in all.
+
+`--remember` times remembers instead, on one connection, while another recalls back to
+back (the bench's "remember under recall"): the same report, "recall" read as
+"remember", with each remember's embedding, its wait for the writer and its whole write.
 """
 
 from __future__ import annotations
 
 import argparse
 import atexit
+import bisect
 import collections
 import gc
 import json
@@ -158,20 +163,48 @@ def _recording_daemon(out: str) -> int:
 
     dispatch.Dispatcher.handle = timed_handle  # type: ignore[method-assign]
 
+    # A remember's way through (--remember): its text's embedding, its wait for the writer
+    # (from submit to its batch's start, with whether that batch was durable) and the
+    # whole write (queue, job, commit, fsync) on the request thread.
+    timed(engine_mod.Engine, "embed_memory", "part:embed")
+    timed(engine_mod.Engine, "write", "part:write")
+    enqueued: dict[int, float] = {}
+    writer_submit = writer_mod.Writer.submit
+
+    def timed_writer_submit(self: Any, *a: Any, **kw: Any) -> Any:
+        t0 = clock()
+        fut = writer_submit(self, *a, **kw)
+        enqueued[id(fut)] = t0
+        return fut
+
+    writer_mod.Writer.submit = timed_writer_submit  # type: ignore[method-assign]
+    commit_batch = writer_mod.Writer._commit_batch  # already timed above
+
+    def waited_commit_batch(self: Any, batch: Any) -> Any:
+        now = clock()
+        for job in batch:
+            t0 = enqueued.pop(id(job.future), None)
+            if t0 is not None:
+                add(("wqueued" if job.durable else "wqueued-bk", t0, now, len(batch)))
+        return commit_batch(self, batch)
+
+    writer_mod.Writer._commit_batch = waited_commit_batch  # type: ignore[method-assign]
+
     handlers = daemon_mod.Daemon.handlers
+    timed_verb = os.environ.get("ENYAL_TAIL_VERB", "recall")
 
     def timed_handlers(self: Any, loop: Any) -> Any:
         got = handlers(self, loop)
-        verb = got["recall"]
+        verb = got[timed_verb]
 
-        def recall(params: Any) -> Any:
+        def run(params: Any) -> Any:
             t0, c0 = clock(), time.thread_time()
             try:
                 return verb(params)
             finally:
                 add(("verb", t0, clock(), (time.thread_time() - c0, None)))
 
-        got["recall"] = recall
+        got[timed_verb] = run
         return got
 
     daemon_mod.Daemon.handlers = timed_handlers  # type: ignore[method-assign]
@@ -217,9 +250,32 @@ def report(lat: list[tuple[float, float]], events: list[Event], slow_share: floa
             f"  {label:28s} p50 {_pct(xs, 50):6.2f}  p90 {_pct(xs, 90):6.2f}  "
             f"p99 {_pct(xs, 99):6.2f}  max {max(xs):6.2f} ms"
         )
+    # Around the verb, per recall: the way in (socket, the loop's read and decode, the hop
+    # to the request pool) and the way out (the hop back to the loop, encode, the reply's
+    # write). `dispatch` above ends when the loop has taken the pool's result.
+    starts = [e[1] for e in verbs]
+    ins, outs = [], []
+    for t0, t1 in lat:
+        j = bisect.bisect_left(starts, t0)
+        if j < len(verbs) and verbs[j][2] <= t1:
+            ins.append((verbs[j][1] - t0) * ms)
+            outs.append((t1 - verbs[j][2]) * ms)
+    for label, xs in (("before the verb (way in)", ins), ("after the verb (way out)", outs)):
+        print(
+            f"  {label:28s} p50 {_pct(xs, 50):6.2f}  p90 {_pct(xs, 90):6.2f}  "
+            f"p99 {_pct(xs, 99):6.2f}  max {max(xs):6.2f} ms"
+        )
+    print("each part's wall, and each wait for the writer (count, p50, p99, max ms):")
+    for kind in sorted(by_kind):
+        if kind.startswith(("part:", "wqueued")):
+            d = [(e[2] - e[1]) * ms for e in by_kind[kind]]
+            print(
+                f"  {kind:14s} {len(d):5d}  p50 {_pct(d, 50):6.2f}  p99 {_pct(d, 99):6.2f}  "
+                f"max {max(d):6.2f}"
+            )
     print("events during the recalls (count, total ms, max ms, per recall ms):")
     for kind in sorted(by_kind):
-        if kind in ("verb", "dispatch") or kind.startswith("part:"):
+        if kind in ("verb", "dispatch") or kind.startswith(("part:", "wqueued")):
             continue
         es = by_kind[kind]
         d = [(e[2] - e[1]) * ms for e in es]
@@ -241,7 +297,7 @@ def report(lat: list[tuple[float, float]], events: list[Event], slow_share: floa
     kinds = [
         k2
         for k2 in sorted(by_kind)
-        if k2 not in ("verb", "dispatch") and not k2.startswith("part:")
+        if k2 not in ("verb", "dispatch") and not k2.startswith(("part:", "wqueued"))
     ]
     for kind in kinds:
         es = by_kind[kind]
@@ -283,6 +339,12 @@ def main() -> None:
     ap.add_argument("--warmup", type=int, default=20)
     ap.add_argument("--slow", type=float, default=0.02, help="share of recalls called slow")
     ap.add_argument("--json", type=Path, help="also write the latencies and events here")
+    ap.add_argument(
+        "--remember",
+        action="store_true",
+        help="time remembers instead (the bench's 'remember under recall': another "
+        "connection recalls back to back meanwhile)",
+    )
     ap.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "enyal-bench")
     args = ap.parse_args()
     if args.daemon:
@@ -290,6 +352,7 @@ def main() -> None:
     os.environ.setdefault("ENYAL_CACHE_DIR", str(args.cache / "enyal-cache"))
 
     from benchlib import corpus
+    from benchlib.background import RecallLoad
     from benchlib.procs import Daemon
     from benchlib.store import install, quick_store
     from benchlib.vocab import PROJECTS
@@ -302,29 +365,42 @@ def main() -> None:
         f"{sys.executable} {HERE / 'profile_tail.py'} --daemon {events_file}"
     )
     qs = corpus.questions(args.warmup + args.calls, seed=args.n)
+    method, key = ("remember", "content") if args.remember else ("recall", "query")
+    os.environ["ENYAL_TAIL_VERB"] = method
+    if args.remember:  # as s_writes.py: every text new, so each remember stores
+        count = args.warmup + args.calls
+        qs = [f"{t} (tail note {i})" for i, (_, t) in enumerate(corpus.base_texts(count, 4242))]
     daemon = Daemon.start(home)
     lat: list[tuple[float, float]] = []
+    load = RecallLoad(daemon, corpus.questions(500, seed=args.n + 1), PROJECTS[1])
     try:
         conn = daemon.connect()
         for q in qs[: args.warmup]:
-            conn.call_raw("recall", {"query": q, "cwd": PROJECTS[0]})
+            conn.call_raw(method, {key: q, "cwd": PROJECTS[0]})
+        if args.remember:
+            load.__enter__()
+            while load.served == 0 and load.error is None:
+                time.sleep(0.005)  # the recalls are under way before the clock starts
         rss0 = daemon.rss()
         load0 = os.getloadavg()
         cpu0 = daemon.cpu()
         for q in qs[args.warmup :]:
             t0 = time.perf_counter()
-            conn.call_raw("recall", {"query": q, "cwd": PROJECTS[0]})
+            conn.call_raw(method, {key: q, "cwd": PROJECTS[0]})
             lat.append((t0, time.perf_counter()))
         cpu = daemon.cpu() - cpu0
         load1 = os.getloadavg()
         rss1 = daemon.rss()
+        if args.remember:
+            load.__exit__(None, None, None)
+            print(f"{load.served} recalls on the other connection meanwhile")
         conn.close()
     finally:
         daemon.stop()
     events = [tuple(e) for e in json.loads(events_file.read_text())]
     shutil.rmtree(home, ignore_errors=True)
     print(
-        f"daemon CPU {cpu / args.calls * 1e3:.2f} ms per recall (utime+stime); "
+        f"daemon CPU {cpu / args.calls * 1e3:.2f} ms per {method} (utime+stime); "
         f"RSS {rss0[0]:.0f} MB after warm-up, {rss1[0]:.0f} MB after (peak {rss1[1]:.0f}); "
         f"load average {load0[0]:.2f} before, {load1[0]:.2f} after"
     )
