@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import subprocess
 import threading
 from pathlib import Path
 from typing import Any
@@ -93,6 +94,24 @@ def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def emptied(root: str) -> bool:
+    """Whether a missing `.enyal/` is one that commits emptied: git removes a folder with
+    its last file, so a pull of a commit removing the last shared memory leaves none,
+    where a checkout of a branch from before sharing has none either. The first has
+    `.enyal/` in HEAD's history and forgets its memories; the second forgets nothing."""
+    try:
+        done = subprocess.run(
+            ["git", "-C", root, "log", "-1", "--format=%H", "HEAD", "--", mf.FOLDER],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0 and bool(done.stdout.strip())
+
+
 # --- writing -----------------------------------------------------------------------------
 
 
@@ -160,6 +179,13 @@ def _write_in(engine: Engine, entry_id: str, root: str, read_as: str | None) -> 
     if on_disk is not None and known is not None and on_disk != known:
         log.info("%s changed since it was last read or written: read next, not overwritten", path)
         return False
+    if on_disk is None and known is not None and (folder(mark.root).is_dir() or emptied(root)):
+        # Removed since (a teammate's forget, pulled): not written back, which would undo
+        # the removal unseen; the read takes it, as a conflict if the memory changed here
+        # meanwhile (shared_reading.REMOVED_THERE). A `.enyal/` that no commit emptied is
+        # a branch from before sharing: the file is written there as before.
+        log.info("%s was removed since it was last read or written: read next", path)
+        return False
     try:
         if row.is_deprecated:
             new_hash: str | None = None
@@ -175,7 +201,13 @@ def _write_in(engine: Engine, entry_id: str, root: str, read_as: str | None) -> 
     except OSError as exc:
         log.warning("could not write %s (written at the next reconcile): %s", path, exc)
         return False
-    engine.write(lambda tx: shared.set_synced(tx.conn, mark.rid, new_hash))
+
+    def job(tx: Tx) -> None:
+        shared.set_synced(tx.conn, mark.rid, new_hash)
+        if row.is_deprecated and mark.review is not None:
+            shared.set_review(tx.conn, mark.rid, None)  # forgotten: nothing left to settle
+
+    engine.write(job)
     return changed
 
 
