@@ -157,9 +157,11 @@ def _replace_unless_changed(path: Path, data: bytes, seen: str | None) -> bool:
             return True
         # A write landed between the check and the swap: it goes back in place, unless
         # a later one replaced ours meanwhile, which stays (the latest write wins).
-        file_swap.exchange(tmp, str(path))
-        if _hash_of(Path(tmp)) != digest(data):
+        # (Removed meanwhile: whatever was there, ours included, is gone by its remover.)
+        with contextlib.suppress(FileNotFoundError):
             file_swap.exchange(tmp, str(path))
+            if _hash_of(Path(tmp)) != digest(data):
+                file_swap.exchange(tmp, str(path))
         log.info("%s changed as it was written: kept, read next", path)
         return False
     finally:
