@@ -5,6 +5,7 @@ are. The edit is kept (nothing acknowledged is lost), the memory is listed by `r
 (`share` keeps it, `forget` takes the deletion). Before, the sharer's write of the local
 change put the file back, and the teammate's deletion was undone with no trace; the
 other way round, the pulled edit restored the memory the user had just forgotten.
+Two edits that crossed the same way are kept as a merge conflict's two sides.
 
 Real git (a bare repository and two clones), real files, the real engine and model.
 The teammate's clone is git alone: what its daemon leaves in `.enyal/` is a file
@@ -25,7 +26,7 @@ from typing import Any
 import pytest
 
 from enyal_daemon.service.files import shared_files, sharing
-from enyal_daemon.service.memory import memories
+from enyal_daemon.service.memory import memories, validity
 from enyal_daemon.service.upkeep import health
 from enyal_daemon.store import entries
 from enyal_protocol import memory_file as mf
@@ -201,3 +202,58 @@ def test_a_teammates_deletion_with_no_local_change_still_forgets(team: Team) -> 
     assert not team.our_file().exists()
     assert team.read().forgotten == 1
     assert team.row().is_deprecated and team.review() == {}
+
+
+def _their_edit(team: Team, content: str, updated: str) -> None:
+    team.their_file().write_text(
+        mf.render(
+            mf.MemoryFile(
+                id=team.entry_id,
+                content=content,
+                tags=["release"],
+                created="2026-02-03T04:05:06Z",
+                updated=updated,
+            )
+        )
+    )
+    team.push("edit the release memory")
+    team.pull()
+
+
+def test_a_teammates_edit_then_a_later_local_edit_keeps_both_the_local_current(
+    team: Team,
+) -> None:
+    """Two edits that crossed without a git conflict (the pull landed, then the edit
+    here, before the read): both kept in history, the later current, listed for review,
+    as two branches' edits git could not merge are. Before, the pulled file's edit
+    replaced the local one unflagged."""
+    theirs = "Releases are cut from the release branch by the release captain"
+    _their_edit(team, theirs, "2026-02-04T04:05:06Z")
+    mine = "Releases are cut from the release branch after the freeze"
+    memories.update(team.engine, p.UpdateParams(id=team.entry_id, content=mine))
+    shared_files.write_file(team.engine, team.entry_id)  # leaves the pulled file alone
+    team.read()
+    assert team.row().content == mine
+    history = [
+        v.content for v in validity.history(team.engine, p.HistoryParams(id=team.entry_id)).versions
+    ]
+    assert theirs in history and mine in history
+    assert "two branches" in (team.review().get(team.entry_id) or "")
+    assert mf.parse(team.our_file().read_text(), team.our_file().name).content == mine
+
+
+def test_a_later_teammates_edit_crossing_a_local_edit_is_current_and_flagged(
+    team: Team,
+) -> None:
+    theirs = "Releases are cut from the release branch on Mondays"
+    _their_edit(team, theirs, "2099-01-01T00:00:00Z")  # made after the edit below
+    mine = "Releases are cut from the release branch on Fridays"
+    memories.update(team.engine, p.UpdateParams(id=team.entry_id, content=mine))
+    shared_files.write_file(team.engine, team.entry_id)
+    team.read()
+    assert team.row().content == theirs
+    history = [
+        v.content for v in validity.history(team.engine, p.HistoryParams(id=team.entry_id)).versions
+    ]
+    assert mine in history
+    assert "two branches" in (team.review().get(team.entry_id) or "")

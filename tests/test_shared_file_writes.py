@@ -75,7 +75,9 @@ def test_a_teammates_write_landing_between_the_sharers_check_and_its_rename_is_k
     assert sharing.share_sync(memory, sync).added == 1
     theirs = mf.render(
         msgspec.structs.replace(
-            first, content="Deploys go out on Tuesdays", updated="2026-03-01T00:00:00Z"
+            first,
+            content="Deploys go out on Tuesdays",
+            updated="2099-03-01T00:00:00Z",  # later than the local edit below
         )
     )
     real_hash = shared_files._hash_of
@@ -91,7 +93,7 @@ def test_a_teammates_write_landing_between_the_sharers_check_and_its_rename_is_k
     assert shared_files.write_file(memory, entry_id) is False
     monkeypatch.undo()
     assert path.read_text() == theirs, "the teammate's write was overwritten"
-    # The read takes it as a new version.
+    # The read takes it, current: it crossed the local edit and is the later of the two
     assert sharing.share_sync(memory, sync).updated == 1
     row = entries.get(memory.reader(), entry_id)
     assert row is not None and row.content == "Deploys go out on Tuesdays"

@@ -98,6 +98,7 @@ class _Incoming:
     # but the memory stays shared where it was.
     elsewhere: bool = False
     review: str | None = None  # why it is listed for review once stored (FORGOTTEN_HERE)
+    rewrite: bool = False  # the file is behind the store once read: written again
 
 
 @dataclass
@@ -464,7 +465,7 @@ def _settle(tx: Tx, item: _Incoming, rid: int) -> None:
         shared.set_review(tx.conn, rid, CONCURRENT)
     elif item.review is not None:
         shared.set_review(tx.conn, rid, item.review)
-    if item.earlier is not None or item.found:
+    if item.earlier is not None or item.found or item.rewrite:
         # The file still holds both sides, or a secret: writing it from the store resolves
         # the markers, or takes the secret out (the person commits that).
         shared.set_synced(tx.conn, rid, None)
@@ -552,11 +553,29 @@ def _store(
             engine.changes.note(tx, "restored", row)
             row = engine.require(m.id, tx.conn)
         local = row  # before this read: a merge conflict's later side may be its text
+        # Edited here after its file was last seen, and the file changed there: the two
+        # edits crossed, as on two branches git could not merge (kept alike, below).
+        crossed = (
+            not back
+            and item.earlier is None
+            and not item.elsewhere
+            and _edited_since_synced(tx.conn, root, row.id)
+        )
+        local_emb = engine.stored_embedding(row.rid, tx.conn) if crossed else None
         if item.earlier is not None:
             earlier_emb = vectors.get(item.earlier.content)
             _update(engine, tx, row, item.earlier, earlier_emb, [], now, item.author)
             row = engine.require(m.id, tx.conn)
         changed = _update(engine, tx, row, m, emb, flags, now, item.author, local) or back
+        if crossed and changed:
+            item.review = CONCURRENT
+            if local.updated_at > normalize_iso(m.updated, "updated"):
+                # The local edit is the later: current again, the file's a version before
+                # it, and the file written from the store.
+                mine = mf.of_entry(local.entry(), m.path, {t: [] for t in LINKS})
+                row = engine.require(m.id, tx.conn)
+                _update(engine, tx, row, mine, local_emb, [], now, None, local)
+                item.rewrite = True
         kind = "updated" if changed or item.earlier is not None else None
         rid = row.rid
         if item.elsewhere:
