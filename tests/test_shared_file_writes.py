@@ -15,6 +15,7 @@ from typing import Any
 import msgspec
 
 from enyal_daemon.service.files import shared_files, sharing
+from enyal_daemon.service.memory import memories
 from enyal_daemon.store import entries, versions
 from enyal_protocol import memory_file as mf
 from enyal_protocol import wire as p
@@ -48,3 +49,87 @@ def test_a_file_a_teammate_changed_before_the_sharers_write_is_not_overwritten(
     row = entries.get(memory.reader(), entry_id)
     assert row is not None and row.entry().tags == ["ci", "nightly"]
     assert len(versions.list_for(memory.reader(), entry_id, 10)) == 2
+
+
+def test_a_teammates_write_landing_between_the_sharers_check_and_its_rename_is_kept(
+    memory: Any, tmp_path: Path, monkeypatch: Any
+) -> None:
+    """The window the test above does not reach: the sharer hashed the file, found it as
+    it last wrote it, and a pull replaces it before the sharer's rename. The only way to
+    land a write there every time is to make it at the end of the sharer's own hash, so
+    this wraps shared_files._hash_of (the write, the rename and the read stay real)."""
+    root = tmp_path / "repo"
+    git("init", "-q", str(root))
+    entry_id = str(uuid.uuid4())
+    first = mf.MemoryFile(
+        id=entry_id,
+        content="Deploys go out on Thursdays",
+        tags=["deploy"],
+        created="2026-02-03T04:05:06Z",
+        updated="2026-02-03T04:05:06Z",
+    )
+    path = root / mf.FOLDER / mf.file_name(entry_id)
+    path.parent.mkdir()
+    path.write_text(mf.render(first))
+    sync = p.ShareSyncParams(path=str(root))
+    assert sharing.share_sync(memory, sync).added == 1
+    theirs = mf.render(
+        msgspec.structs.replace(
+            first,
+            content="Deploys go out on Tuesdays",
+            updated="2099-03-01T00:00:00Z",  # later than the local edit below
+        )
+    )
+    real_hash = shared_files._hash_of
+
+    def hash_then_pull(at: Path) -> str | None:
+        seen = real_hash(at)
+        if at == path:
+            path.write_text(theirs)  # the pull lands just after the sharer's check
+        return seen
+
+    monkeypatch.setattr(shared_files, "_hash_of", hash_then_pull)
+    memories.update(memory, p.UpdateParams(id=entry_id, tags=["deploy", "ops"]))
+    assert shared_files.write_file(memory, entry_id) is False
+    monkeypatch.undo()
+    assert path.read_text() == theirs, "the teammate's write was overwritten"
+    # The read takes it, current: it crossed the local edit and is the later of the two
+    assert sharing.share_sync(memory, sync).updated == 1
+    row = entries.get(memory.reader(), entry_id)
+    assert row is not None and row.content == "Deploys go out on Tuesdays"
+
+
+def test_a_teammates_write_landing_between_the_sharers_check_and_its_removal_is_kept(
+    memory: Any, tmp_path: Path, monkeypatch: Any
+) -> None:
+    """The same window for a forget: the sharer checked the file and removes it, and a
+    pull's edit lands in between; the edit stays for the read (which brings the memory
+    back with it, listed for review: tests/test_shared_deletion.py)."""
+    root = tmp_path / "repo"
+    git("init", "-q", str(root))
+    entry_id = str(uuid.uuid4())
+    first = mf.MemoryFile(
+        id=entry_id,
+        content="Staging is reset every Monday",
+        created="2026-02-03T04:05:06Z",
+        updated="2026-02-03T04:05:06Z",
+    )
+    path = root / mf.FOLDER / mf.file_name(entry_id)
+    path.parent.mkdir()
+    path.write_text(mf.render(first))
+    assert sharing.share_sync(memory, p.ShareSyncParams(path=str(root))).added == 1
+    theirs = mf.render(msgspec.structs.replace(first, content="Staging is reset every Friday"))
+    real_hash = shared_files._hash_of
+
+    def hash_then_pull(at: Path) -> str | None:
+        seen = real_hash(at)
+        if at == path:
+            path.write_text(theirs)
+        return seen
+
+    monkeypatch.setattr(shared_files, "_hash_of", hash_then_pull)
+    memories.forget(memory, p.ForgetParams(id=entry_id))
+    assert shared_files.write_file(memory, entry_id) is False
+    monkeypatch.undo()
+    assert path.exists() and path.read_text() == theirs, "the teammate's write was removed"
+    assert [x.name for x in path.parent.iterdir()] == [path.name]  # nothing left aside

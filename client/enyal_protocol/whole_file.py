@@ -18,6 +18,18 @@ from pathlib import Path
 
 def write_whole(path: Path, data: bytes, mode: int) -> None:
     """Replace `path` by `data`, mode `mode` whatever the umask. The folder must exist."""
+    tmp = write_beside(path, data, mode)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def write_beside(path: Path, data: bytes, mode: int) -> str:
+    """`data` whole in a temporary file beside `path` (fsync'd, mode `mode`), for the
+    caller to move in place; its name is returned."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
@@ -25,8 +37,8 @@ def write_whole(path: Path, data: bytes, mode: int) -> None:
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, mode)
-        os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+    return tmp

@@ -6,9 +6,11 @@ write of its folder takes (service/files/shared_reading.py reads them back)."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
+import subprocess
 import threading
 from pathlib import Path
 from typing import Any
@@ -18,7 +20,7 @@ import msgspec
 from enyal_protocol import memory_file as mf
 from enyal_protocol import wire as p
 from enyal_protocol.projects import within
-from enyal_protocol.whole_file import write_whole
+from enyal_protocol.whole_file import write_beside
 
 from ...errors import InvalidValue
 from ...store import entries, graph, shared, versions
@@ -27,6 +29,7 @@ from ...store.rows import EntryRow
 from ...store.writer import Tx
 from ..core.engine import Engine
 from ..rules import scopes
+from . import file_swap
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +96,24 @@ def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def emptied(root: str) -> bool:
+    """Whether a missing `.enyal/` is one that commits emptied: git removes a folder with
+    its last file, so a pull of a commit removing the last shared memory leaves none,
+    where a checkout of a branch from before sharing has none either. The first has
+    `.enyal/` in HEAD's history and forgets its memories; the second forgets nothing."""
+    try:
+        done = subprocess.run(
+            ["git", "-C", root, "log", "-1", "--format=%H", "HEAD", "--", mf.FOLDER],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0 and bool(done.stdout.strip())
+
+
 # --- writing -----------------------------------------------------------------------------
 
 
@@ -114,9 +135,72 @@ def as_file(engine: Engine, conn: Any, row: EntryRow, root: str) -> mf.MemoryFil
     )
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
+def _replace_unless_changed(path: Path, data: bytes, seen: str | None) -> bool:
+    """Put `data` at `path` whole, `path` being `seen` (its hash; None: no file) when
+    checked. False: another write (a pull) landed since the check, and is kept for the
+    read to take. A rename over the file would have destroyed that write; the file is
+    swapped in instead (file_swap), so what it replaced is still there to compare and,
+    if it is not what was checked, to put back."""
     path.parent.mkdir(exist_ok=True)  # `.enyal/` alone: never the checkout around it
-    write_whole(path, data, 0o644)  # a file for the repository, not a private one
+    tmp = write_beside(path, data, 0o644)  # a file for the repository, not a private one
+    try:
+        if seen is None:
+            return _create(tmp, path)
+        try:
+            swapped = file_swap.exchange(tmp, str(path))
+        except FileNotFoundError:
+            return False  # removed since the check: the read takes the removal
+        if not swapped:
+            os.replace(tmp, path)  # no exchange on this system: a rename, as before
+            return True
+        if _hash_of(Path(tmp)) == seen:
+            return True
+        # A write landed between the check and the swap: it goes back in place, unless
+        # a later one replaced ours meanwhile, which stays (the latest write wins).
+        # (Removed meanwhile: whatever was there, ours included, is gone by its remover.)
+        with contextlib.suppress(FileNotFoundError):
+            file_swap.exchange(tmp, str(path))
+            if _hash_of(Path(tmp)) != digest(data):
+                file_swap.exchange(tmp, str(path))
+        log.info("%s changed as it was written: kept, read next", path)
+        return False
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+
+
+def _create(tmp: str, path: Path) -> bool:
+    """`tmp` as `path`, which was not there when checked: linked, which never replaces
+    a file created since (a pull's), rather than renamed."""
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        log.info("%s appeared as it was written: kept, read next", path)
+        return False
+    except OSError:
+        os.replace(tmp, path)  # no hard links here: a rename, as before
+    return True
+
+
+def _remove_unless_changed(path: Path, seen: str) -> bool:
+    """Remove `path`, `seen` (its hash) when checked; False: another write landed since,
+    and is kept. Moved aside first, compared there, and linked back (never over a file
+    written since) if it is not what was checked."""
+    aside = path.with_name(f".{path.name}.removed")
+    try:
+        os.replace(path, aside)
+    except FileNotFoundError:
+        return False  # removed already
+    try:
+        if _hash_of(aside) == seen:
+            return True
+        with contextlib.suppress(FileExistsError):
+            os.link(aside, path)
+        log.info("%s changed as it was removed: kept, read next", path)
+        return False
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(aside)
 
 
 def write_file(engine: Engine, entry_id: str, read_as: str | None = None) -> bool:
@@ -160,22 +244,35 @@ def _write_in(engine: Engine, entry_id: str, root: str, read_as: str | None) -> 
     if on_disk is not None and known is not None and on_disk != known:
         log.info("%s changed since it was last read or written: read next, not overwritten", path)
         return False
+    if on_disk is None and known is not None and (folder(mark.root).is_dir() or emptied(root)):
+        # Removed since (a teammate's forget, pulled): not written back, which would undo
+        # the removal unseen; the read takes it, as a conflict if the memory changed here
+        # meanwhile (shared_reading.REMOVED_THERE). A `.enyal/` that no commit emptied is
+        # a branch from before sharing: the file is written there as before.
+        log.info("%s was removed since it was last read or written: read next", path)
+        return False
     try:
         if row.is_deprecated:
             new_hash: str | None = None
             changed = on_disk is not None
-            if changed:
-                path.unlink()
+            if on_disk is not None and not _remove_unless_changed(path, on_disk):
+                return False
         else:
             data = mf.render(as_file(engine, conn, row, mark.root)).encode()
             new_hash = digest(data)
             changed = on_disk != new_hash
-            if changed:
-                _write_atomically(path, data)
+            if changed and not _replace_unless_changed(path, data, on_disk):
+                return False
     except OSError as exc:
         log.warning("could not write %s (written at the next reconcile): %s", path, exc)
         return False
-    engine.write(lambda tx: shared.set_synced(tx.conn, mark.rid, new_hash))
+
+    def job(tx: Tx) -> None:
+        shared.set_synced(tx.conn, mark.rid, new_hash)
+        if row.is_deprecated and mark.review is not None:
+            shared.set_review(tx.conn, mark.rid, None)  # forgotten: nothing left to settle
+
+    engine.write(job)
     return changed
 
 

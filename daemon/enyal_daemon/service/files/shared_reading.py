@@ -36,12 +36,23 @@ from ...store.writer import Tx
 from ..core.engine import Engine
 from ..rules import redaction, scopes
 from ..rules.clock import normalize_iso
-from .shared_files import LINKS, digest, folder, folder_lock, write_file
+from .shared_files import LINKS, digest, emptied, folder, folder_lock, write_file
 
 log = logging.getLogger(__name__)
 
 MAX_FILE = 1 << 20  # a memory is at most 64 KiB of text: a larger file is no memory
 CONCURRENT = "edited on two branches: both versions are in its history, the later is current"
+# A removal and an edit of one memory, each made before the other was seen: the edit is
+# kept (nothing acknowledged is lost) and the pair listed for review, the removal named
+# as the other side; `share` settles it keeping the memory, `forget` taking the removal.
+REMOVED_THERE = (
+    "removed in the repository{by} while edited here: the edit is kept and its file "
+    "written again (commit it); share it again to keep it, forget it to take the removal"
+)
+FORGOTTEN_HERE = (
+    "forgotten here while edited in the repository{by}: it is back with that edit; share "
+    "it again to keep it, forget it again to take the forget"
+)
 # The files of a read are stored a slice at a time, each slice embedded and committed
 # before the next: a fresh clone's first request waits only so long for the read
 # (sharing.FIRST_READ_WAIT) and is answered with the slices committed by then, so the
@@ -86,6 +97,8 @@ class _Incoming:
     # A newer copy in another checkout of a memory shared into one (_elsewhere): stored,
     # but the memory stays shared where it was.
     elsewhere: bool = False
+    review: str | None = None  # why it is listed for review once stored (FORGOTTEN_HERE)
+    rewrite: bool = False  # the file is behind the store once read: written again
 
 
 @dataclass
@@ -95,6 +108,9 @@ class _Plan:
     good_names: set[str] = field(default_factory=set)
     hashes: dict[str, str] = field(default_factory=dict)  # name -> sha256, as read
     gone: list[shared.SharedRow] = field(default_factory=list)
+    # id -> who removed its file (git log; "" unknown), for those of `gone` edited here
+    # since their file was last read or written: REMOVED_THERE.
+    removed_by: dict[str, str] = field(default_factory=dict)
     unchanged: int = 0
 
 
@@ -102,7 +118,7 @@ def listing(root: str) -> dict[str, tuple[int, int]] | None:
     """The folder's entries (files, and links, which are refused when read) with their
     mtime and size: what the watcher compares. None: there is no folder (a checkout of
     a branch from before sharing, which forgets nothing; or one commits emptied:
-    _emptied)."""
+    shared_files.emptied)."""
     out: dict[str, tuple[int, int]] = {}
     try:
         with os.scandir(folder(root)) as it:
@@ -202,10 +218,15 @@ def _plan(engine: Engine, root: str) -> _Plan:
         incoming.file_hash = h
         plan.incoming.append(incoming)
         plan.good_names.add(name)
-    if on_disk is None and _emptied(root):
+    if on_disk is None and emptied(root):
         on_disk = {}
     if on_disk is not None:
         plan.gone = [r for i, r in rows.items() if mf.file_name(i) not in on_disk and r.file_hash]
+    if plan.gone:
+        edited = set(shared.behind(conn, root))
+        for r in plan.gone:
+            if r.id in edited:
+                plan.removed_by[r.id] = _last_committer(root, mf.file_name(r.id)) or ""
     return plan
 
 
@@ -228,22 +249,35 @@ def _elsewhere(conn: Any, root: str, m: mf.MemoryFile) -> bool | None:
         return True  # read as any file is, and refused there with the reason
 
 
-def _emptied(root: str) -> bool:
-    """Whether a missing `.enyal/` is one that commits emptied: git removes a folder with
-    its last file, so a pull of a commit removing the last shared memory leaves none,
-    where a checkout of a branch from before sharing has none either. The first has
-    `.enyal/` in HEAD's history and forgets its memories; the second forgets nothing."""
+def _last_committer(root: str, name: str) -> str | None:
+    """Who last committed `.enyal/<name>`: for a file gone, who removed it."""
     try:
         done = subprocess.run(
-            ["git", "-C", root, "log", "-1", "--format=%H", "HEAD", "--", mf.FOLDER],
+            ["git", "-C", root, "log", "-1", "--format=%an <%ae>", "--", f"{mf.FOLDER}/{name}"],
             capture_output=True,
             text=True,
             timeout=30,
             check=False,
         )
     except (OSError, subprocess.SubprocessError):
+        return None
+    if done.returncode != 0:
+        return None
+    return done.stdout.strip() or None
+
+
+def _by(author: str | None) -> str:
+    return f" by {author}" if author else ""
+
+
+def _edited_since_synced(conn: Any, root: str, entry_id: str) -> bool:
+    """Whether the memory, shared into `root`, changed here after its file was last read
+    or written (a version newer than the one the file says)."""
+    mark = shared.get(conn, entry_id)
+    latest = versions.list_for(conn, entry_id, 1)
+    if mark is None or mark.root != root or mark.file_hash is None or not latest:
         return False
-    return done.returncode == 0 and bool(done.stdout.strip())
+    return mark.version is None or latest[0].version > mark.version
 
 
 def _read(data: bytes, name: str) -> _Incoming:
@@ -350,6 +384,17 @@ def _apply(
             _link(engine, tx, item.memory, now)
         for r in plan.gone:
             row = entries.get(tx.conn, r.id)
+            if (
+                row is not None
+                and not row.is_deprecated
+                and _edited_since_synced(tx.conn, root, r.id)
+            ):
+                # Edited here after the file was last seen, removed there: kept, listed
+                # for review, and its file written again (_reconcile) for the person.
+                by = _by(plan.removed_by.get(r.id))
+                shared.set_review(tx.conn, r.rid, REMOVED_THERE.format(by=by))
+                shared.set_synced(tx.conn, r.rid, None)
+                continue
             shared.unmark(tx.conn, r.rid)
             if row is None or row.is_deprecated:
                 continue
@@ -418,7 +463,9 @@ def _settle(tx: Tx, item: _Incoming, rid: int) -> None:
     shared.set_synced(tx.conn, rid, item.file_hash)
     if item.earlier is not None:
         shared.set_review(tx.conn, rid, CONCURRENT)
-    if item.earlier is not None or item.found:
+    elif item.review is not None:
+        shared.set_review(tx.conn, rid, item.review)
+    if item.earlier is not None or item.found or item.rewrite:
         # The file still holds both sides, or a secret: writing it from the store resolves
         # the markers, or takes the secret out (the person commits that).
         shared.set_synced(tx.conn, rid, None)
@@ -494,6 +541,10 @@ def _store(
         kind = "added"
     else:
         back = row.is_deprecated  # its file is back (a checkout, a revert): so is it
+        if back and _edited_since_synced(tx.conn, root, row.id):
+            # Forgotten here after its file was last seen, edited there: the edit is kept
+            # (back with it), and the forget is the other side of a conflict for review.
+            item.review = FORGOTTEN_HERE.format(by=_by(item.author))
         if back:
             entries.update_fields(tx.conn, row.rid, {"is_deprecated": 0})
             engine.reopen_chain(tx, row.id)
@@ -502,11 +553,29 @@ def _store(
             engine.changes.note(tx, "restored", row)
             row = engine.require(m.id, tx.conn)
         local = row  # before this read: a merge conflict's later side may be its text
+        # Edited here after its file was last seen, and the file changed there: the two
+        # edits crossed, as on two branches git could not merge (kept alike, below).
+        crossed = (
+            not back
+            and item.earlier is None
+            and not item.elsewhere
+            and _edited_since_synced(tx.conn, root, row.id)
+        )
+        local_emb = engine.stored_embedding(row.rid, tx.conn) if crossed else None
         if item.earlier is not None:
             earlier_emb = vectors.get(item.earlier.content)
             _update(engine, tx, row, item.earlier, earlier_emb, [], now, item.author)
             row = engine.require(m.id, tx.conn)
         changed = _update(engine, tx, row, m, emb, flags, now, item.author, local) or back
+        if crossed and changed:
+            item.review = CONCURRENT
+            if local.updated_at > normalize_iso(m.updated, "updated"):
+                # The local edit is the later: current again, the file's a version before
+                # it, and the file written from the store.
+                mine = mf.of_entry(local.entry(), m.path, {t: [] for t in LINKS})
+                row = engine.require(m.id, tx.conn)
+                _update(engine, tx, row, mine, local_emb, [], now, None, local)
+                item.rewrite = True
         kind = "updated" if changed or item.earlier is not None else None
         rid = row.rid
         if item.elsewhere:

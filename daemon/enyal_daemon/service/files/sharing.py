@@ -19,7 +19,9 @@ that do not split into two memories, bad front matter, a newer format) is listed
 `review` with the reason, and nothing is stored from it. A file git could not merge
 because both branches edited the memory keeps both versions in its history, the
 later as current, and the memory is listed for review; the file is written again
-from it, which resolves the markers (the person still commits it).
+from it, which resolves the markers (the person still commits it). A removal or an
+edit there that crossed a change here (each made before the other was read) is such a
+conflict too: the edit is kept, the memory listed for review (shared_reading.py).
 
 Here the verbs; the files are written by shared_files.py and read back by
 shared_reading.py.
