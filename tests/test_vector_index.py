@@ -250,6 +250,26 @@ def test_search_within_groups_and_kinds_matches_a_search_over_their_rids(
     assert idx.search(q, 1, kinds=[6]) == [(5000, pytest.approx(1.0, abs=3e-3))]
 
 
+@pytest.mark.parametrize("groups", [[1, 2, 3], [1], [4]])
+def test_a_masked_search_ranks_as_an_index_of_only_those_rows(groups: list[int]) -> None:
+    """The prefilter of a masked search counts every row's sign bits in place when most
+    rows pass (groups 1-3, ~3/4 of them) and gathers its rows' bits otherwise (group 1 or
+    4, ~1/4): either way it must pick what an index holding only those rows picks (the
+    same distances, so the same cut-off and the same candidates)."""
+    rng = np.random.default_rng(5)
+    mat = unit(rng.standard_normal((3000, DIM)).astype(np.float32))
+    group = rng.integers(1, 5, size=len(mat))
+    rows = [(i + 1, mat[i].tobytes(), False, int(group[i]), 1) for i in range(len(mat))]
+    everything = VectorIndex(DIM, prefilter_min=64, rerank_floor=64)
+    everything.load(rows)
+    alone = VectorIndex(DIM, prefilter_min=64, rerank_floor=64)
+    alone.load(row for row in rows if row[3] in groups)
+    for q in unit(rng.standard_normal((5, DIM)).astype(np.float32)):
+        masked = everything.search(q, 20, groups=groups)
+        assert len(masked) == 20
+        assert masked == alone.search(q, 20)
+
+
 def test_empty_index_and_k_larger_than_the_index() -> None:
     idx = VectorIndex(DIM)
     q = np.ones(DIM, dtype=np.float32) / np.sqrt(DIM)

@@ -71,6 +71,10 @@ PREFILTER_MIN = 32_768
 RESTRICTED_PREFILTER_MIN = 8192
 RERANK_FLOOR = 4096
 RERANK_SHARE = 16
+# A restricted prefilter counts every row's bits in place (then picks its rows' distances)
+# once its rows are at least 1/GATHER_SHARE of them: gathering a row's bits costs about
+# as much as counting them (~14 ns a row each, at 100k).
+GATHER_SHARE = 2
 
 DEAD, INACTIVE, ACTIVE = 0, 1, 2
 ARRAYS = ("_codes", "_scale", "_bits", "_rids", "_state", "_group", "_kind")
@@ -132,6 +136,17 @@ def signs(vecs: npt.NDArray[Any]) -> npt.NDArray[np.uint64]:
     out = np.zeros((len(v), words * 8), dtype=np.uint8)
     out[:, : packed.shape[1]] = packed
     return out.view(np.uint64)
+
+
+def _among(values: npt.NDArray[Any], wanted: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
+    """values[i] in wanted, for ids >= 0 (groups, kinds): a look-up in a table of the
+    wanted ids, where np.isin sorts (0.75 -> 0.3 ms for 100k rows)."""
+    if len(wanted) == 0 or int(wanted.min()) < 0:
+        return np.isin(values, wanted)
+    table = np.zeros(int(wanted.max()) + 2, dtype=bool)  # the last slot: every larger id
+    table[wanted] = True
+    found: npt.NDArray[np.bool_] = np.take(table, values, mode="clip")
+    return found
 
 
 @dataclass
@@ -264,10 +279,10 @@ class VectorIndex:
                 mask = self._state[:n] >= floor
                 if groups is not None:
                     wanted = np.fromiter(groups, dtype=np.int32, count=len(groups))
-                    mask &= np.isin(self._group[:n], wanted)
+                    mask &= _among(self._group[:n], wanted)
                 if kinds is not None:
                     of_kind = np.fromiter(kinds, dtype=np.int8, count=len(kinds))
-                    mask &= np.isin(self._kind[:n], of_kind)
+                    mask &= _among(self._kind[:n], of_kind)
                 positions = np.flatnonzero(mask).astype(np.int64)
                 if len(positions) >= self.restricted_min:
                     # Every row passing (a view that sees every group) is every row of state
@@ -394,20 +409,14 @@ class VectorIndex:
         """Of these positions (None: every row of state >= floor), those whose sign bits are
         closest to the query's: at least max(rerank_floor, count / RERANK_SHARE, 8k) of them,
         ties at the cut-off included."""
-        qbits = signs(q.reshape(1, self.dim))[0]
-        m = self._n if positions is None else len(positions)
-        dist = np.empty(m, dtype=np.uint16)
-        for start in range(0, m, BITS_CHUNK):
-            end = min(m, start + BITS_CHUNK)
-            rows = self._bits[start:end] if positions is None else self._bits[positions[start:end]]
-            x = scratch.xor[: end - start]
-            c = scratch.counts[: end - start]
-            np.bitwise_xor(rows, qbits, out=x)
-            np.bitwise_count(x, out=c)
-            d = dist[start:end]
-            np.add(c[:, 0], c[:, 1] if self.words > 1 else 0, out=d, dtype=np.uint16)
-            for j in range(2, self.words):
-                np.add(d, c[:, j], out=d)
+        if positions is not None and len(positions) * GATHER_SHARE >= self._n:
+            # Most rows pass (a view of most scopes): gathering their bits cost more than
+            # counting every row's in place, 4.1 -> ~2 ms for 98% of 100k rows.
+            dist = self._distances(q, self._n, None, scratch)[positions]
+        else:
+            m = self._n if positions is None else len(positions)
+            dist = self._distances(q, m, positions, scratch)
+        m = len(dist)
         if positions is None:
             dist[self._state[:m] < floor] = self.dim + 1  # never a candidate
             eligible = m - int(np.count_nonzero(self._state[:m] < floor))
@@ -419,6 +428,29 @@ class VectorIndex:
         cutoff = int(np.searchsorted(cum, min(want, eligible)))
         chosen = np.flatnonzero(dist <= cutoff)
         return chosen if positions is None else positions[chosen]
+
+    def _distances(
+        self, q: Vector, m: int, positions: Int64s | None, scratch: _Scratch
+    ) -> Distances:
+        """Hamming distance of the query's sign bits to rows [0, m), or to the rows at
+        these m positions."""
+        qbits = signs(q.reshape(1, self.dim))[0]
+        # The query's words repeated once a row: XOR-ed flat, contiguous with the rows'
+        # (broadcasting a row of `words` is a numpy inner loop of 6: ~2x slower).
+        tiled = np.tile(qbits, min(m, BITS_CHUNK))
+        dist = np.empty(m, dtype=np.uint16)
+        for start in range(0, m, BITS_CHUNK):
+            end = min(m, start + BITS_CHUNK)
+            rows = self._bits[start:end] if positions is None else self._bits[positions[start:end]]
+            x = scratch.xor[: end - start]
+            c = scratch.counts[: end - start]
+            np.bitwise_xor(rows.reshape(-1), tiled[: x.size], out=x.reshape(-1))
+            np.bitwise_count(x, out=c)
+            d = dist[start:end]
+            np.add(c[:, 0], c[:, 1] if self.words > 1 else 0, out=d, dtype=np.uint16)
+            for j in range(2, self.words):
+                np.add(d, c[:, j], out=d)
+        return dist
 
     # --- internals: layout (callers hold the write lock) --------------------------------
 
