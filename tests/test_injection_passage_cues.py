@@ -1,0 +1,71 @@
+"""A long text's cues counted with the passage that holds them (issue 24 item 6, round
+seven): weights trained so ('passage_cues': true) score each passage's vector with its
+own text's cues, and the whole vector with the whole text's; weights without the key
+add the whole text's cues to every row, as before. No model: hand-made vectors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from enyal_daemon.hygiene import classifier, cues
+
+DIM = 4
+# Two cues, each in its own passage: the whole text holds both.
+PARTS = ("Remember to water the plants on Fridays.", "Share the photos with the family.")
+TEXT = " ".join(PARTS)
+
+
+def _weights(tmp_path: Path, by_passage: bool | None) -> classifier.Classifier:
+    w = np.zeros(DIM + len(cues.NAMES))
+    w[0] = 1.0
+    w[DIM + cues.NAMES.index("persistence")] = 1.0
+    w[DIM + cues.NAMES.index("send")] = 1.0
+    data = {"bias": -2.5, "threshold": 0.5, "weights": w.tolist()}
+    if by_passage is not None:
+        data["passage_cues"] = by_passage
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps(data))
+    return classifier.read(path)
+
+
+def _vectors() -> tuple[classifier.Vector, classifier.Vectors]:
+    whole = np.asarray([0.0, 1.0, 0.0, 0.0], dtype=np.float32)  # 0 on the weighed axis
+    passages = np.asarray([[1.0, 0, 0, 0], [1.0, 0, 0, 0]], dtype=np.float32)
+    return whole, passages
+
+
+def test_each_passage_reads_its_own_cues(tmp_path: Path) -> None:
+    whole, passages = _vectors()
+    assert cues.of(PARTS[0])[cues.NAMES.index("persistence")] == 1
+    assert cues.of(PARTS[1])[cues.NAMES.index("send")] == 1
+    old, new = _weights(tmp_path, None), _weights(tmp_path, True)
+    assert old.passage_cues is False and new.passage_cues is True
+    # whole-text cues on the best passage: 1 + 1 + 1 - 2.5 = 0.5, flagged
+    assert abs(old.vector_logit(TEXT, whole, passages, PARTS) - 0.5) < 1e-6
+    assert old.flags(TEXT, whole, passages, PARTS)
+    # by passage: each passage 1 + 1 - 2.5, the whole 0 + 2 - 2.5: -0.5, not flagged
+    assert abs(new.vector_logit(TEXT, whole, passages, PARTS) + 0.5) < 1e-6
+    assert not new.flags(TEXT, whole, passages, PARTS)
+    assert new.flags(TEXT, whole, passages, PARTS) is (
+        new.score(TEXT, whole, passages, PARTS) >= new.threshold
+    )
+
+
+def test_the_rows_trained_on_are_the_rows_scored(tmp_path: Path) -> None:
+    """classifier.features is what scripts/train_injection builds its examples from, and
+    the vector model's log-odds is their best row's: the same function for both."""
+    whole, passages = _vectors()
+    model = _weights(tmp_path, True)
+    rows = classifier.features(TEXT, whole, passages, PARTS, True)
+    assert rows.shape == (3, DIM + len(cues.NAMES))
+    assert list(rows[1, DIM:]) == list(cues.of(PARTS[0]))
+    assert list(rows[0, DIM:]) == list(cues.of(TEXT))
+    best = float((rows.astype(np.float64) @ model.weights.astype(np.float64)).max())
+    assert abs(model.vector_logit(TEXT, whole, passages, PARTS) - (best + model.bias)) < 1e-6
+    # without passage texts to match (a caller holding only vectors) every row reads the
+    # whole text's cues, as weights trained so do
+    same = classifier.features(TEXT, whole, passages, (), True)
+    assert all(list(r[DIM:]) == list(cues.of(TEXT)) for r in same)
