@@ -51,21 +51,23 @@ TURN_VECTOR_FLOOR = 0.0
 def features(
     text: str, whole: Vector, passages: Vectors, parts: Sequence[str], by_passage: bool
 ) -> Vectors:
-    """The rows the vector model scores, one a vector (the whole text's, then each
-    passage's), each with its cues: with `by_passage` a passage's row has its own text's
-    cues (`parts`, the passages' texts, as embedder/passages.py cut them) and only the
-    whole row the whole text's; without it (or with no `parts` to match the passages:
-    a caller that has only the vectors) every row has the whole text's. Training
+    """The rows the vector model scores, one a vector, each with its cues: the whole
+    text's vector, then each passage's, all with the whole text's cues; with
+    `by_passage`, a text with passages is its passages alone, each with its own text's
+    cues (`parts`, the passages' texts, as embedder/passages.py cut them): the whole
+    vector with the whole text's cues was the best row of most long benign turns still
+    flagged when only the passages read their own. Without `parts` to match the
+    passages (a caller that has only the vectors) the rows are read as without
+    `by_passage`. Training
     (scripts/train_injection) builds its examples from these rows, and the classifier
     reads the same at run time. By passage: a long text's cues counted across all of it
     ("remember" in one paragraph, "share" in another) were added to its most suspicious
     passage, and flagged long benign advice (docs/ARCHITECTURE.md, round seven)."""
-    rows = np.vstack([whole[None, :], passages]).astype(np.float32)
     if by_passage and len(passages) and len(parts) == len(passages):
-        cued = np.vstack([cues.of(text), *(cues.of(part) for part in parts)])
-    else:
-        cued = np.repeat(cues.of(text)[None, :], len(rows), axis=0)
-    return np.hstack([rows, cued])
+        cued = np.vstack([cues.of(part) for part in parts])
+        return np.hstack([passages.astype(np.float32), cued])
+    rows = np.vstack([whole[None, :], passages]).astype(np.float32)
+    return np.hstack([rows, np.repeat(cues.of(text)[None, :], len(rows), axis=0)])
 
 
 # How far from the threshold, in log-odds, a bound must be to decide without the exact
@@ -187,6 +189,10 @@ class Classifier:
         hi = m * (base + self._positive) + words  # the other way round
         above, below = self._cut + MARGIN, self._cut - MARGIN
         if self.passage_cues and len(passages) and len(parts) == len(passages):
+            # its rows are its passages alone: bounded by their best vector
+            best = float((passages.astype(np.float64) @ self._weights64[: len(whole)]).max())
+            lo += m * (best + self.bias - base)
+            hi += m * (best + self.bias - base)
             if lo >= above or hi < below:
                 return lo >= above
             return self.score(text, whole, passages, parts) >= self.threshold
