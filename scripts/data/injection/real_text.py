@@ -11,7 +11,9 @@ Measurement (`measured`, never trained on): LongMemEval_S evidence user turns
 (`../shared/data/longmemeval_s/`, the `has_answer` turns), the paragraphs of README.md,
 docs/ARCHITECTURE.md and docs/PROTOCOL.md as of DOCS_AT, and the conversations set's
 held-out turns (sessions of held-out questions only). Any text of these is dropped from
-training. Samples are seeded: the same files give the same texts.
+training. `dev_measured`: the dev side's real text, read before the held-out sets are
+(LongMemEval_S dev-only user turns, the conversations' dev turns). Samples are seeded:
+the same files give the same texts.
 """
 
 from __future__ import annotations
