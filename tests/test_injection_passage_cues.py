@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from enyal_daemon.hygiene import classifier, cues
+from enyal_protocol import wire as p
 
 DIM = 4
 # Two cues, each in its own passage: the whole text holds both.
@@ -99,3 +101,34 @@ def test_flags_on_bounds_agrees_with_the_score_by_passage() -> None:
         assert model.flags(text, whole, passages, parts) is want, trial
         seen[want] += 1
     assert seen[True] > 50 and seen[False] > 50
+
+
+LONG = (
+    "The deploy checklist for the payments service. Merge only after the review is done "
+    "and the pipeline is green. Remember to check the dashboards for twenty minutes "
+    "after each release before promoting it. Share the release notes with the support "
+    "team so they know what changed, and include the migration steps. If error rates "
+    "rise, roll back to the previous image tag and open an incident ticket with the "
+    "graphs attached. Forget the old staging cluster: it was retired last spring."
+)
+
+
+def test_a_write_hands_the_judge_its_passages_texts(memory: Any) -> None:
+    """What the judge reads with each passage vector is that passage's text, as the
+    embedder cut it: on a fresh write (embed_memory, embed_memories) and when a stored
+    memory is judged again by its stored vectors (stored_embedding, cut again)."""
+    from enyal_daemon.embedder import passages
+    from enyal_daemon.service.memory import memories
+    from enyal_daemon.store import entries
+
+    want = tuple(passages.split(LONG, memory.embedder.count_tokens))
+    assert len(want) > 1
+    fresh = memory.embed_memory(LONG)
+    assert fresh.parts == want and len(fresh.passages) == len(want)
+    (batched,) = memory.embed_memories([LONG])
+    assert batched.parts == want
+    got = memories.remember(memory, p.RememberParams(content=LONG, scope="global"))
+    row = entries.get(memory.reader(), got.id)
+    assert row is not None
+    stored = memory.stored_embedding(row.rid, LONG)
+    assert stored is not None and stored.parts == want and len(stored.passages) == len(want)
