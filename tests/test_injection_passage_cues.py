@@ -130,5 +130,5 @@ def test_a_write_hands_the_judge_its_passages_texts(memory: Any) -> None:
     got = memories.remember(memory, p.RememberParams(content=LONG, scope="global"))
     row = entries.get(memory.reader(), got.id)
     assert row is not None
-    stored = memory.stored_embedding(row.rid, LONG)
+    stored = memory.stored_embedding(row.rid, text=LONG)
     assert stored is not None and stored.parts == want and len(stored.passages) == len(want)

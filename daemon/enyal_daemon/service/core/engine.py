@@ -392,18 +392,18 @@ class Engine:
         return Embedding(whole, self.embed_many(parts), tuple(parts))
 
     def stored_embedding(
-        self, rid: int, text: str, conn: apsw.Connection | None = None
+        self, rid: int, conn: apsw.Connection | None = None, *, text: str | None = None
     ) -> Embedding | None:
         """The entry's text as it was embedded when stored (None: no vector): what judging
-        it again needs when only its tags changed, without embedding it again; its
-        passages' texts cut from `text` again (the judge reads each passage's words; the
-        store keeps only their vectors)."""
+        it again needs when only its tags changed, without embedding it again; with
+        `text`, its passages' texts cut from it again (the judge reads each passage's
+        words; the store keeps only their vectors)."""
         c = conn if conn is not None else self.reader()
         whole = entries.vector(c, rid)
         if not whole:
             return None
         emb = Embedding.of_blobs(whole, entries.passage_vectors(c, rid))
-        if not len(emb.passages):
+        if text is None or not len(emb.passages):
             return emb
         parts = tuple(passages.split(text, self.embedder.count_tokens))
         return Embedding(emb.whole, emb.passages, parts)

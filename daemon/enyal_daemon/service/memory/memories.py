@@ -385,7 +385,7 @@ def _judged(
     if params.content is None and params.tags is None:
         return []
     content = params.content if params.content is not None else row.content
-    vectors = emb if emb is not None else engine.stored_embedding(row.rid, content)
+    vectors = emb if emb is not None else engine.stored_embedding(row.rid, text=content)
     if vectors is None:
         vectors = engine.embed_memory(content)
     tags = params.tags if params.tags is not None else row.entry().tags
