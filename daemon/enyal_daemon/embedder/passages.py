@@ -36,10 +36,13 @@ _BREAK = re.compile(r"(?<=[.!?])\s+|\n+")
 @dataclass(frozen=True, slots=True)
 class Embedding:
     """What a memory's text is stored as: its whole vector, and (for a text longer than
-    one passage) one vector a passage, in text order; shape (0, dim) when it has none."""
+    one passage) one vector a passage, in text order; shape (0, dim) when it has none.
+    `parts`: the passages' texts, when it was just cut (the quarantine judge reads each
+    passage's words with its vector); empty when read back from the store."""
 
     whole: Vector
     passages: Vectors
+    parts: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, whole: Vector) -> Embedding:
@@ -123,7 +126,7 @@ def plan(
         out = []
         at_part = len(texts)
         for i, ps in enumerate(parts):
-            out.append(Embedding(vecs[i], vecs[at_part : at_part + len(ps)]))
+            out.append(Embedding(vecs[i], vecs[at_part : at_part + len(ps)], tuple(ps)))
             at_part += len(ps)
         return out
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -47,6 +48,28 @@ Vectors = npt.NDArray[np.float32]
 TURN_VECTOR_FLOOR = 0.0
 
 
+def features(
+    text: str, whole: Vector, passages: Vectors, parts: Sequence[str], by_passage: bool
+) -> Vectors:
+    """The rows the vector model scores, one a vector, each with its cues: the whole
+    text's vector, then each passage's, all with the whole text's cues; with
+    `by_passage`, a text with passages is its passages alone, each with its own text's
+    cues (`parts`, the passages' texts, as embedder/passages.py cut them): the whole
+    vector with the whole text's cues was the best row of most long benign turns still
+    flagged when only the passages read their own. Without `parts` to match the
+    passages (a caller that has only the vectors) the rows are read as without
+    `by_passage`. Training
+    (scripts/train_injection) builds its examples from these rows, and the classifier
+    reads the same at run time. By passage: a long text's cues counted across all of it
+    ("remember" in one paragraph, "share" in another) were added to its most suspicious
+    passage, and flagged long benign advice (docs/ARCHITECTURE.md, round seven)."""
+    if by_passage and len(passages) and len(parts) == len(passages):
+        cued = np.vstack([cues.of(part) for part in parts])
+        return np.hstack([passages.astype(np.float32), cued])
+    rows = np.vstack([whole[None, :], passages]).astype(np.float32)
+    return np.hstack([rows, np.repeat(cues.of(text)[None, :], len(rows), axis=0)])
+
+
 # How far from the threshold, in log-odds, a bound must be to decide without the exact
 # score: far above the rounding of either sum (~1e-12), so a decision taken on bounds is
 # the one the exact score takes.
@@ -67,6 +90,9 @@ class Classifier:
     # log-odds (False: the whole text only, as weights trained without long benign text
     # must be read; docs/ARCHITECTURE.md, "Round five")
     sentences: bool = False
+    # A passage's row reads its own text's cues, not the whole text's (`features`; False:
+    # every row the whole text's, as weights trained so must be read)
+    passage_cues: bool = False
     # What `flags` reads (set below): the cues' (index, weight), most weight first; the
     # sums of their negative and of their positive weights; the threshold's log-odds.
     _cues: tuple[tuple[int, float], ...] = field(init=False, repr=False, compare=False)
@@ -94,17 +120,25 @@ class Classifier:
         rows = np.vstack([whole[None, :], passages]).astype(np.float64)
         return float((rows @ self._weights64[: rows.shape[1]]).max()) + self.bias
 
-    def vector_logit(self, text: str, whole: Vector, passages: Vectors) -> float:
-        """The vector model's log-odds for a text: its best row's, with the whole text's
-        cues (a cue says what the text holds, not where)."""
-        cued = float(cues.of(text).astype(np.float64) @ self._weights64[len(whole) :])
-        return self._rows_logit(whole, passages) + cued
+    def vector_logit(
+        self, text: str, whole: Vector, passages: Vectors, parts: Sequence[str] = ()
+    ) -> float:
+        """The vector model's log-odds for a text: its best row's, each row with its cues
+        (`features`; `parts` the passages' texts, needed when `passage_cues`)."""
+        if not (self.passage_cues and len(passages) and len(parts) == len(passages)):
+            # every row has the same cues: added once (a cue says what the text holds)
+            cued = float(cues.of(text).astype(np.float64) @ self._weights64[len(whole) :])
+            return self._rows_logit(whole, passages) + cued
+        rows = features(text, whole, passages, parts, True).astype(np.float64)
+        return float((rows @ self._weights64).max()) + self.bias
 
-    def vector_agrees(self, text: str, whole: Vector, passages: Vectors) -> bool:
+    def vector_agrees(
+        self, text: str, whole: Vector, passages: Vectors, parts: Sequence[str] = ()
+    ) -> bool:
         """Whether the vector model alone reads the text as an instruction at even odds
         or more (TURN_VECTOR_FLOOR): asked of a conversation's turn that `flags` flagged,
         which is rare, so its cues are read whole."""
-        return self.vector_logit(text, whole, passages) >= TURN_VECTOR_FLOOR
+        return self.vector_logit(text, whole, passages, parts) >= TURN_VECTOR_FLOOR
 
     def words_logit(self, text: str) -> float:
         """The word model's log-odds for a text (0.0 when there is no word model): of the
@@ -123,14 +157,16 @@ class Classifier:
         total = float(self._words64[hit].sum())
         return total / float(np.sqrt(max(len(hit), 1))) + self.words_bias
 
-    def score(self, text: str, whole: Vector, passages: Vectors) -> float:
+    def score(
+        self, text: str, whole: Vector, passages: Vectors, parts: Sequence[str] = ()
+    ) -> float:
         """A text's score: the probability of the mixed log-odds of the two models."""
-        z = self.mix * self.vector_logit(text, whole, passages)
+        z = self.mix * self.vector_logit(text, whole, passages, parts)
         if self.mix < 1.0:
             z += (1.0 - self.mix) * self.words_logit(text)
         return float(1.0 / (1.0 + np.exp(-z)))
 
-    def flags(self, text: str, whole: Vector, passages: Vectors) -> bool:
+    def flags(self, text: str, whole: Vector, passages: Vectors, parts: Sequence[str] = ()) -> bool:
         """score(...) >= threshold, reading only the cues that can still change that. The
         vectors' part of the log-odds is known at once; each cue unread could add its
         weight or not, which bounds the total; cues are read, heaviest first, until the
@@ -140,9 +176,11 @@ class Classifier:
         `in` tests rule out (cues.ruled_out) go first, heaviest first, then the others'
         expressions: what any cue says moves a bound soundly, so the order changes how soon
         the bounds decide, never what they decide (most of the bench's memories hold none
-        of most cues' literals: an expression run for fewer cues)."""
+        of most cues' literals: an expression run for fewer cues). With `passage_cues` a
+        text with passages (`parts` their texts) is bounded by its best vector row with
+        every negative or every positive cue, then scored exactly: each row has its own."""
         if math.isnan(self._cut):
-            return self.score(text, whole, passages) >= self.threshold
+            return self.score(text, whole, passages, parts) >= self.threshold
         base = self._rows_logit(whole, passages)
         # The word model's share is known at once too; the cues' is scaled by the mix.
         m = self.mix
@@ -150,6 +188,14 @@ class Classifier:
         lo = m * (base + self._negative) + words  # every negative cue present, no positive
         hi = m * (base + self._positive) + words  # the other way round
         above, below = self._cut + MARGIN, self._cut - MARGIN
+        if self.passage_cues and len(passages) and len(parts) == len(passages):
+            # its rows are its passages alone: bounded by their best vector
+            best = float((passages.astype(np.float64) @ self._weights64[: len(whole)]).max())
+            lo += m * (best + self.bias - base)
+            hi += m * (best + self.bias - base)
+            if lo >= above or hi < below:
+                return lo >= above
+            return self.score(text, whole, passages, parts) >= self.threshold
         lowered = text.lower()
         unread: list[tuple[int, float]] = []
         for i, weight in self._cues:
@@ -167,7 +213,7 @@ class Classifier:
             return True
         if hi < below:
             return False
-        return self.score(text, whole, passages) >= self.threshold
+        return self.score(text, whole, passages, parts) >= self.threshold
 
     def _read(
         self, text: str, lowered: str, unread: list[tuple[int, float]], lo: float, hi: float
@@ -199,6 +245,7 @@ class Classifier:
                 "mix": round(self.mix, 6),
                 "words_bias": round(self.words_bias, 6),
                 "sentences": self.sentences,
+                "passage_cues": self.passage_cues,
                 "weights": [round(float(w), 6) for w in self.weights],
                 # five decimals: the words are most of the file, and 1e-5 of a weight
                 # moves no score that matters
@@ -218,6 +265,7 @@ def read(path: Path) -> Classifier:
         words_bias=float(data.get("words_bias", 0.0)),
         mix=float(data.get("mix", 1.0)),
         sentences=bool(data.get("sentences", False)),
+        passage_cues=bool(data.get("passage_cues", False)),
     )
 
 

@@ -133,9 +133,11 @@ def judge(
     passages: classifier.Vectors,
     content_type: str | None = None,
     turn: bool = False,
+    parts: Sequence[str] = (),
 ) -> list[str]:
     """Why `text`, embedded as `whole` and `passages` (its passages' vectors, no rows for
-    a text of one passage), reads as an instruction to the agent (empty: it
+    a text of one passage; `parts` their texts, whose cues the classifier reads with
+    each passage), reads as an instruction to the agent (empty: it
     reads as data): the rules it trips, which name what they saw; else [CLASSIFIER] if
     the classifier flags it (not for a `content_type` in RULES_ONLY; for a `turn` of a
     conversation, only with its vector model's agreement: TURN_TAGS). A write
@@ -147,8 +149,8 @@ def judge(
     if reasons or content_type in RULES_ONLY:
         return reasons
     model = classifier.shipped()
-    if model.flags(text, whole, passages) and (
-        not turn or model.vector_agrees(text, whole, passages)
+    if model.flags(text, whole, passages, parts) and (
+        not turn or model.vector_agrees(text, whole, passages, parts)
     ):
         return [CLASSIFIER]
     return reasons
@@ -161,13 +163,15 @@ def judge_memory(
     whole: classifier.Vector,
     passages: classifier.Vectors,
     turn: bool = False,
+    parts: Sequence[str] = (),
 ) -> list[str]:
     """judge() of a memory as it is stored, the same for every write (remember, update,
     an import, a hub's pull, the repository's files; an imported conversation turn
     apart, `turn`): its text with its tags, which an
     agent reads back beside it, by its type; `whole` and `passages` are its text's.
-    `turn`: an imported turn of a conversation (is_turn), judged as judge() says."""
-    return judge(" ".join([content, *tags]), whole, passages, content_type, turn)
+    `turn`: an imported turn of a conversation (is_turn), judged as judge() says;
+    `parts`: the passages' texts (of `content`: the tags are read with the whole)."""
+    return judge(" ".join([content, *tags]), whole, passages, content_type, turn, parts)
 
 
 def is_turn(tags: Sequence[str]) -> bool:

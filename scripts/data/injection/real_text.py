@@ -11,7 +11,9 @@ Measurement (`measured`, never trained on): LongMemEval_S evidence user turns
 (`../shared/data/longmemeval_s/`, the `has_answer` turns), the paragraphs of README.md,
 docs/ARCHITECTURE.md and docs/PROTOCOL.md as of DOCS_AT, and the conversations set's
 held-out turns (sessions of held-out questions only). Any text of these is dropped from
-training. Samples are seeded: the same files give the same texts.
+training. `dev_measured`: the dev side's real text, read before the held-out sets are
+(LongMemEval_S dev-only user turns, the conversations' dev turns). Samples are seeded:
+the same files give the same texts.
 """
 
 from __future__ import annotations
@@ -21,10 +23,14 @@ import gzip
 import json
 import random
 import subprocess
+import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[3]
 SHARED = REPO.parent / "shared" / "data"
+sys.path.insert(0, str(REPO / "scripts"))
+from benchlib import longmemeval  # noqa: E402
+
 DOCS_AT = "f8eed6b"  # the docs measured in round five, before and after alike
 DOCS = ("README.md", "docs/ARCHITECTURE.md", "docs/PROTOCOL.md")
 SEED = 24  # issue 24
@@ -86,6 +92,41 @@ def measured(shared: Path = SHARED, repo: Path = REPO) -> dict[str, list[str]]:
         "longmemeval evidence user turns": _lme_evidence(shared),
         "doc paragraphs": _doc_paragraphs(repo),
         "conversations held-out turns": random.Random(SEED).sample(held_texts, MEASURED_TURNS),
+    }
+
+
+DEV_LME_TURNS = 3000
+DEV_CONVERSATION_TURNS = 1200
+
+
+def dev_measured(shared: Path = SHARED) -> dict[str, list[str]]:
+    """Real text of the dev side, to measure false positives on before the held-out sets
+    (`measured`) are read: user turns of LongMemEval_S sessions in dev questions'
+    haystacks and no held-out question's (benchlib/longmemeval.py's split), and turns
+    of the conversations set's dev sessions (both speakers; the long assistant turns
+    are the ones the whole text's cues flagged), each a seeded sample. Training reads
+    some of the latter with `--long-benign` only."""
+    split = longmemeval.split
+    dev: set[str] = set()
+    held: set[str] = set()
+    for line in (shared / "longmemeval_s" / "questions.jsonl").open(encoding="utf-8"):
+        q = json.loads(line)
+        (dev if split(q["question_id"]) == "dev" else held).update(q["haystack_session_ids"])
+    user: set[str] = set()
+    with gzip.open(shared / "longmemeval_s" / "sessions.jsonl.gz", "rt", encoding="utf-8") as f:
+        for line in f:
+            s = json.loads(line)
+            if s["session_id"] in dev - held:
+                user.update(
+                    t["content"].strip()
+                    for t in s["turns"]
+                    if t["role"] == "user" and t["content"].strip()
+                )
+    turns, conv_dev, _, _ = _conversation_sessions(shared)
+    conv = sorted({m["content"] for s in sorted(conv_dev) for m in turns[s]})
+    return {
+        "longmemeval dev user turns": random.Random(SEED).sample(sorted(user), DEV_LME_TURNS),
+        "conversations dev turns": random.Random(SEED).sample(conv, DEV_CONVERSATION_TURNS),
     }
 
 

@@ -387,14 +387,26 @@ class Engine:
         it, and under steady recall it would wait behind every query queued (issue 30)."""
         parts = passages.split(text, self.embedder.count_tokens)
         whole = self._batcher.embed(text, first=True)
-        return Embedding(whole, self.embed_many(parts)) if parts else Embedding.of(whole)
+        if not parts:
+            return Embedding.of(whole)
+        return Embedding(whole, self.embed_many(parts), tuple(parts))
 
-    def stored_embedding(self, rid: int, conn: apsw.Connection | None = None) -> Embedding | None:
+    def stored_embedding(
+        self, rid: int, conn: apsw.Connection | None = None, *, text: str | None = None
+    ) -> Embedding | None:
         """The entry's text as it was embedded when stored (None: no vector): what judging
-        it again needs when only its tags changed, without embedding it again."""
+        it again needs when only its tags changed, without embedding it again; with
+        `text`, its passages' texts cut from it again (the judge reads each passage's
+        words; the store keeps only their vectors)."""
         c = conn if conn is not None else self.reader()
         whole = entries.vector(c, rid)
-        return Embedding.of_blobs(whole, entries.passage_vectors(c, rid)) if whole else None
+        if not whole:
+            return None
+        emb = Embedding.of_blobs(whole, entries.passage_vectors(c, rid))
+        if text is None or not len(emb.passages):
+            return emb
+        parts = tuple(passages.split(text, self.embedder.count_tokens))
+        return Embedding(emb.whole, emb.passages, parts)
 
     def embed_memories(self, texts: list[str]) -> list[Embedding]:
         """Many memories' texts as stored, on both cores (embed_many)."""

@@ -497,9 +497,11 @@ def _store(
     if judged is None and row is not None and list(dict.fromkeys(m.tags)) != row.entry().tags:
         # Its text is the store's, its tags are new: judged with the text's stored vectors
         # (nothing is embedded for a change of front matter alone).
-        judged = engine.stored_embedding(row.rid, tx.conn)
+        judged = engine.stored_embedding(row.rid, tx.conn, text=m.content)
     if judged is not None:
-        flags = judge_memory(m.content, m.tags, m.content_type, judged.whole, judged.passages)
+        flags = judge_memory(
+            m.content, m.tags, m.content_type, judged.whole, judged.passages, parts=judged.parts
+        )
     kind: str | None
     if row is None:
         if emb is None:

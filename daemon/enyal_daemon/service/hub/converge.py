@@ -176,7 +176,7 @@ def _embed_and_judge(engine: Engine, todo: list[Ready], pause: Callable[[], None
     for r, ps in zip(carried, parts, strict=True):
         assert r.carried is not None
         if ps and vecs is not None:
-            r.emb = Embedding(r.carried, vecs[at : at + len(ps)])
+            r.emb = Embedding(r.carried, vecs[at : at + len(ps)], tuple(ps))
             at += len(ps)
         else:
             r.emb = Embedding.of(r.carried)
@@ -188,7 +188,9 @@ def _embed_and_judge(engine: Engine, todo: list[Ready], pause: Callable[[], None
         pause()
         assert r.put is not None and r.emb is not None
         s = r.put.state
-        r.flags = judge_memory(s.content, s.tags, s.content_type, r.emb.whole, r.emb.passages)
+        r.flags = judge_memory(
+            s.content, s.tags, s.content_type, r.emb.whole, r.emb.passages, parts=r.emb.parts
+        )
         assert r.change is not None
         r.entry = _entry(r.change.memory_id, s, r.flags)
         r.digest = _digest(r.entry)

@@ -105,7 +105,9 @@ def remember(
     now = to_iso(at)
     expires = expiry.expires_at(params.ttl, at) if params.ttl is not None else None
     kind = content_type or params.content_type
-    flags = judge_memory(params.content, params.tags, kind, emb.whole, emb.passages)
+    flags = judge_memory(
+        params.content, params.tags, kind, emb.whole, emb.passages, parts=emb.parts
+    )
     entry = p.Entry(
         id=str(uuid.uuid4()),
         content=params.content,
@@ -383,12 +385,12 @@ def _judged(
     if params.content is None and params.tags is None:
         return []
     content = params.content if params.content is not None else row.content
-    vectors = emb if emb is not None else engine.stored_embedding(row.rid)
+    vectors = emb if emb is not None else engine.stored_embedding(row.rid, text=content)
     if vectors is None:
         vectors = engine.embed_memory(content)
     tags = params.tags if params.tags is not None else row.entry().tags
     kind = params.content_type or row.content_type
-    return judge_memory(content, tags, kind, vectors.whole, vectors.passages)
+    return judge_memory(content, tags, kind, vectors.whole, vectors.passages, parts=vectors.parts)
 
 
 def forget(engine: Engine, params: p.ForgetParams) -> p.ForgetResult:

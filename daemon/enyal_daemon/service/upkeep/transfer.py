@@ -316,7 +316,7 @@ def _flags(item: Item, vec: Embedding | None) -> list[str]:
         return []
     turn = is_turn(entry.tags)
     return judge_memory(
-        entry.content, entry.tags, entry.content_type, vec.whole, vec.passages, turn
+        entry.content, entry.tags, entry.content_type, vec.whole, vec.passages, turn, vec.parts
     )
 
 
