@@ -20,8 +20,8 @@ made from), and the embedder runs texts of more than onnx.SHORT_TOKENS tokens on
 answer: that kernel dequantizes every block on every run (~20 ms a run).
 It agrees with the source to float noise (it is what onnxruntime runs of the source),
 so the model id stays the source's for both builds. Its MatMul weights cost ~43 MB
-more RSS than the 8-bit build alone; the embedding table both hold is loaded once
-(shared_weights.py).
+more RSS than the 8-bit build alone; the embedding table both hold is kept once, in a
+tables file both reference (external_data.py), and loaded once (shared_weights.py).
 
 The build is onnxruntime's own 8-bit block quantization kernel with the graph rewritten
 by matmul8.py (the rewrite onnxruntime's MatMulNBitsQuantizer makes, without the onnx
