@@ -58,8 +58,18 @@ def test_build_agrees_with_the_source_model(source: ModelFiles, embedder: Any) -
 def test_a_fresh_cache_is_built_once_then_reused(
     source: ModelFiles, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Builds of the layout before the tables file (each build holding its own copy of the
+    # token table) are in the cache: their names are not this recipe's, so they are not
+    # run and the builds are made again.
+    models = tmp_path / "models"
+    models.mkdir()
+    stale = [build8.build_path(source, tmp_path, r) for r in ("mmnb8-b64", "fp32")]
+    for path in stale:
+        path.write_bytes(b"a build of the former layout")
     first = build8.with_build(source, tmp_path)
     assert first.runtime == build8.build_path(source, tmp_path) and first.runtime.is_file()
+    assert first.runtime not in stale and first.long_runtime not in stale
+    assert build8.tables_path(source, tmp_path).is_file()
     assert not list(first.runtime.parent.glob(".build-*")), "the build's scratch was left"
     stamp = first.runtime.stat().st_mtime_ns
 
@@ -134,16 +144,17 @@ def test_the_build_needs_neither_onnx_nor_onnx_ir(source: ModelFiles, tmp_path: 
     # The child process as the daemon starts it, with both packages made unimportable
     # (a None in sys.modules makes `import onnx` raise): they are not dependencies.
     target, long_target = tmp_path / "model.onnx", tmp_path / "fp32.onnx"
+    tables = tmp_path / "tables.data"
     code = (
         "import sys, runpy; sys.modules['onnx'] = sys.modules['onnx_ir'] = None; "
         f"sys.argv = ['build8', {str(source.model)!r}, {str(source.tokenizer)!r}, "
-        f"{str(target)!r}, {str(long_target)!r}]; "
+        f"{str(target)!r}, {str(long_target)!r}, {str(tables)!r}]; "
         "runpy.run_module('enyal_daemon.embedder.build8', run_name='__main__')"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
     assert float(done.stdout) >= build8.MIN_AGREEMENT
-    assert target.is_file() and long_target.is_file()
+    assert target.is_file() and long_target.is_file() and tables.is_file()
 
 
 def test_the_wire_format_reads_and_writes_a_model_unchanged(source: ModelFiles) -> None:
@@ -194,11 +205,19 @@ def test_each_text_runs_on_the_build_for_its_length(embedder: Any) -> None:
 
 
 def _cache_with(tmp_path: Path, good: Path) -> Path:
-    """A cache dir holding a copy of the build `good` (made once by the session's cache)."""
+    """A cache dir holding a copy of the build `good` and of the tables file it reads
+    (made once by the session's cache)."""
     cache = tmp_path / "cache"
     (cache / "models").mkdir(parents=True)
-    (cache / "models" / good.name).write_bytes(good.read_bytes())
+    for name in {good.name} | {r.location for r in _references(good).values()}:
+        (cache / "models" / name).write_bytes((good.parent / name).read_bytes())
     return cache
+
+
+def _references(model: Path) -> dict[str, Any]:
+    from enyal_daemon.embedder import external_data
+
+    return external_data.references(model.read_bytes())
 
 
 @pytest.mark.parametrize("broken", ["runtime", "long_runtime"])
@@ -242,7 +261,7 @@ def _mapping(address: int) -> tuple[str, int]:
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/smaps")
 def test_the_shared_table_is_read_in_place_and_a_trim_drops_its_pages(embedder: Any) -> None:
     # The 47 MB token-embedding table both builds hold is not copied into the heap: both
-    # sessions read it from a read-only map of the fp32 build, and heap.trim drops the
+    # sessions read it from a read-only map of the tables file, and heap.trim drops the
     # pages runs have read from the process (they stay in the page cache). A mechanism,
     # not an RSS figure: the mapping's own resident size before and after the trim.
     import ctypes
@@ -257,7 +276,8 @@ def test_the_shared_table_is_read_in_place_and_a_trim_drops_its_pages(embedder: 
         nbytes = int(np.prod(value.shape())) * 4
         ptr = value.data_ptr()
         path, _ = _mapping(ptr)
-        assert Path(path) == files.long_runtime
+        assert Path(path).name.endswith(f"-{build8.TABLES}.data")
+        assert Path(path).parent == files.long_runtime.parent
         ctypes.string_at(ptr, nbytes)  # every page read, as runs over many texts would
         assert _mapping(ptr)[1] > 0
         heap.trim()
@@ -284,3 +304,52 @@ def test_one_tokenizer_reads_the_window_and_counts_the_whole(embedder: Any) -> N
     both = embedder.embed_many([long, SHORT])
     assert np.abs(both[0] - embedder.embed(cut)).max() < 1e-5
     assert np.abs(both[1] - embedder.embed(SHORT)).max() < 1e-5
+
+
+def test_the_builds_keep_the_shared_table_once_in_the_tables_file(embedder: Any) -> None:
+    # Neither build's file holds the token table: both reference the same bytes of the
+    # tables file beside them, so loading a build does not read and parse a copy.
+    from enyal_daemon.embedder import external_data
+
+    files = embedder.files
+    short, long = _references(files.runtime), _references(files.long_runtime)
+    assert short and short == long
+    tables = {files.long_runtime.parent / r.location for r in long.values()}
+    assert {p.name for p in tables} == {
+        build8.tables_path(embedder.files, files.long_runtime.parent.parent).name
+    }
+    eight, fp32 = (
+        external_data.inline_floats(p.read_bytes()) for p in (files.runtime, files.long_runtime)
+    )
+    assert not (set(eight) | set(fp32)) & set(long)
+    # Nor any other big tensor held alike: each is kept once.
+    alike = [
+        n for n, t in fp32.items() if eight.get(n) == t and len(t[1]) >= external_data.MIN_BYTES
+    ]
+    assert not alike
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/maps")
+def test_sessions_handed_the_table_never_map_the_tables_file(embedder: Any) -> None:
+    # In a fresh process (this one holds maps of other tests' sessions): the embedder's
+    # two sessions leave one map of the tables file, the shared one; a session of the
+    # fp32 build loaded alone reads the file itself (onnxruntime maps it), a second one.
+    files = embedder.files
+    code = f"""
+import dataclasses
+from pathlib import Path
+from enyal_daemon.embedder import onnx
+from enyal_daemon.embedder.model_files import ModelFiles
+files = ModelFiles(Path({str(files.model)!r}), Path({str(files.tokenizer)!r}), "", "", "",
+                   Path({str(files.runtime)!r}), Path({str(files.long_runtime)!r}))
+def maps():
+    return sum("{build8.TABLES}.data" in line for line in open("/proc/self/maps"))
+e = onnx.Embedder(files)
+e.embed({LONG!r}); e.embed({SHORT!r})
+both = maps()
+alone = onnx._session(files.long_runtime, {{}})
+print(both, maps())
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["1", "2"]

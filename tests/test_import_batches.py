@@ -134,4 +134,17 @@ def test_a_run_of_texts_is_padded_by_at_most_max_pad_of_its_width() -> None:
         widths = [lengths[i] for i in run]
         assert len(run) <= onnx.BATCH_SIZE
         assert len(run) == 1 or len(run) * max(widths) <= onnx.BATCH_TOKENS
+        assert len(run) == 1 or len(run) * max(widths) ** 2 <= onnx.ATTENTION_CELLS
         assert min(widths) >= max(widths) * (1 - onnx.MAX_PAD)
+
+
+def test_texts_near_the_window_run_alone_and_short_ones_still_share_a_run() -> None:
+    # A run's transient heap grows with rows x width squared (issue 30: the import's
+    # peak is two such runs at once): two texts of a full window run one after the other,
+    # while short memories fill a run up to BATCH_TOKENS as before.
+    full = onnx.MAX_TOKENS
+    assert onnx._batches([0, 1], [full, full]) == [[0], [1]]
+    assert onnx._batches([0, 1], [full - 80, full - 80]) == [[0, 1]]
+    short = [20] * onnx.BATCH_SIZE
+    runs = onnx._batches(list(range(len(short))), short)
+    assert len(runs[0]) == onnx.BATCH_TOKENS // 20

@@ -20,8 +20,8 @@ made from), and the embedder runs texts of more than onnx.SHORT_TOKENS tokens on
 answer: that kernel dequantizes every block on every run (~20 ms a run).
 It agrees with the source to float noise (it is what onnxruntime runs of the source),
 so the model id stays the source's for both builds. Its MatMul weights cost ~43 MB
-more RSS than the 8-bit build alone; the embedding table both hold is loaded once
-(shared_weights.py).
+more RSS than the 8-bit build alone; the embedding table both hold is kept once, in a
+tables file both reference (external_data.py), and loaded once (shared_weights.py).
 
 The build is onnxruntime's own 8-bit block quantization kernel with the graph rewritten
 by matmul8.py (the rewrite onnxruntime's MatMulNBitsQuantizer makes, without the onnx
@@ -44,13 +44,18 @@ import tempfile
 from pathlib import Path
 
 from ..errors import ModelUnavailable
+from . import external_data
 from .model_files import ModelFiles
 from .onnx import Embedder, Vectors
 
 log = logging.getLogger("enyal.model")
 
-RECIPE = "mmnb8-b64"  # MatMulNBits, 8 bits, blocks of 64, int8 compute (accuracy level 4)
-LONG_RECIPE = "fp32"  # the source's int8 weights folded to fp32, as onnxruntime runs them
+# A recipe names its build's file, so a build made by another recipe is made again. The
+# "-x" is where the shared token table is kept: in the TABLES file beside both builds
+# (external_data.py), not in each; builds that held their own copy are not reused.
+RECIPE = "mmnb8-b64-x"  # MatMulNBits, 8 bits, blocks of 64, int8 compute (accuracy level 4)
+LONG_RECIPE = "fp32-x"  # the source's int8 weights folded to fp32, as onnxruntime runs them
+TABLES = "tables-x"  # the tensors both builds hold alike (the token-embedding table)
 BLOCK_SIZE = 64
 ACCURACY_LEVEL = 4
 BUILD_TIMEOUT_S = 300.0
@@ -64,14 +69,22 @@ CHECK_TEXTS = (
     "Tabs vs spaces: this project indents Python with four spaces and Go with tabs. "
     "Line length is 100. Imports are sorted by ruff's isort rules, first party last.",
 )
+WRITE_PIECE = 1 << 16  # bytes a write of the tables file (_write_in_pieces)
 OFF_ENV = "ENYAL_MODEL_BUILD"  # "source" runs the verified file itself
 
 
-def build_path(files: ModelFiles, cache_dir: Path, recipe: str = RECIPE) -> Path:
+def build_path(
+    files: ModelFiles, cache_dir: Path, recipe: str = RECIPE, suffix: str = ".onnx"
+) -> Path:
     import onnxruntime as ort
 
-    name = f"{files.model_sha256[:16]}-ort{ort.__version__}-{recipe}.onnx"
+    name = f"{files.model_sha256[:16]}-ort{ort.__version__}-{recipe}{suffix}"
     return cache_dir / "models" / name
+
+
+def tables_path(files: ModelFiles, cache_dir: Path) -> Path:
+    """The data file both builds reference for the tensors they hold alike."""
+    return build_path(files, cache_dir, TABLES, ".data")
 
 
 def load(files: ModelFiles, cache_dir: Path) -> Embedder:
@@ -119,8 +132,9 @@ def with_build(files: ModelFiles, cache_dir: Path) -> ModelFiles:
         return files
     target = build_path(files, cache_dir)
     long_target = build_path(files, cache_dir, LONG_RECIPE)
-    if not (target.is_file() and long_target.is_file()):
-        failed = _build_in_child(files, target, long_target)
+    tables = tables_path(files, cache_dir)
+    if not (target.is_file() and long_target.is_file() and tables.is_file()):
+        failed = _build_in_child(files, target, long_target, tables)
         if failed is not None:
             log.warning("running the source model (%s): %s", files.model, failed)
         else:
@@ -134,10 +148,10 @@ def with_build(files: ModelFiles, cache_dir: Path) -> ModelFiles:
     )
 
 
-def _build_in_child(files: ModelFiles, target: Path, long_target: Path) -> str | None:
-    """None once `target` and `long_target` are made, else why they were not."""
+def _build_in_child(files: ModelFiles, target: Path, long_target: Path, tables: Path) -> str | None:
+    """None once `target`, `long_target` and their `tables` are made, else why not."""
     cmd = [sys.executable, "-m", __name__, str(files.model), str(files.tokenizer)]
-    cmd += [str(target), str(long_target)]
+    cmd += [str(target), str(long_target), str(tables)]
     try:
         done = subprocess.run(
             cmd, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S, check=False
@@ -150,10 +164,11 @@ def _build_in_child(files: ModelFiles, target: Path, long_target: Path) -> str |
     return None
 
 
-def build(model: Path, tokenizer: Path, target: Path, long_target: Path) -> float:
+def build(model: Path, tokenizer: Path, target: Path, long_target: Path, tables: Path) -> float:
     """Writes the fp32 build of `model` to `long_target` and the 8-bit build to `target`
-    (each atomically, once checked, unless it is there already) and returns their worst
-    cosine against the source on CHECK_TEXTS. Runs in the child process."""
+    (each atomically, once checked, unless it is there already), the tensors both hold
+    alike to `tables` (a sibling of both), and returns the builds' worst cosine against
+    the source on CHECK_TEXTS. Runs in the child process."""
     import onnxruntime as ort
 
     from . import matmul8
@@ -167,38 +182,64 @@ def build(model: Path, tokenizer: Path, target: Path, long_target: Path) -> floa
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
         opts.optimized_model_filepath = str(folded)
         ort.InferenceSession(str(model), sess_options=opts, providers=["CPUExecutionProvider"])
-        built, rewritten = matmul8.quantize(folded.read_bytes(), BLOCK_SIZE, ACCURACY_LEVEL)
+        fp32 = folded.read_bytes()
+        built, rewritten = matmul8.quantize(fp32, BLOCK_SIZE, ACCURACY_LEVEL)
         if not rewritten:
             raise ModelUnavailable("the model has no MatMul with a constant weight to rewrite")
+        # The table both hold goes to one data file they reference by its name (a sibling
+        # in the cache dir, and in `tmp` while they are checked). Made the same way from
+        # the same source, it is the same bytes as one already in place.
+        (long_built, built), data = external_data.split([fp32, built], tables.name)
+        scratch = Path(tmp)
+        _write_in_pieces(scratch / tables.name, data)
         source = ModelFiles(model, tokenizer, "", "", "")
         ref = Embedder(source).embed_many(list(CHECK_TEXTS))
         worst = 1.0
         # The folded graph is the fp32 build: what onnxruntime runs of the source. A
         # build already in place is left as it is (the daemon loads it, or removes it).
-        if not long_target.is_file():
-            worst = _put(folded, long_target, source, ref)
-        if not target.is_file():
-            out = Path(tmp) / "model.onnx"
-            out.write_bytes(built)
-            worst = min(worst, _put(out, target, source, ref))
+        outs: list[tuple[Path, Path]] = []
+        for out, want, made in (
+            (scratch / "fp32.onnx", long_target, long_built),
+            (scratch / "model.onnx", target, built),
+        ):
+            if not want.is_file():
+                out.write_bytes(made)
+                worst = min(worst, _check(out, want, source, ref))
+                outs.append((out, want))
+        # The data file first: a build in place always finds its tables.
+        for out, want in [(scratch / tables.name, tables), *outs]:
+            with out.open("rb") as f:
+                os.fsync(f.fileno())
+            os.replace(out, want)
         return worst
 
 
-def _put(out: Path, target: Path, source: ModelFiles, ref: Vectors) -> float:
-    """Moves the build `out` to `target` if it agrees with the source's vectors `ref` on
-    CHECK_TEXTS; its worst cosine."""
+def _write_in_pieces(path: Path, data: bytes) -> None:
+    """`data` to `path` a WRITE_PIECE at a time. Why: the page cache keeps the file in
+    folios as large as the writes that made them, and a fault on a row of the daemon's
+    map of the table maps that row's whole folio. Written in one 47 MB write, 200 random
+    rows mapped 39 MB of it (Linux 6.18), 64 KB at a time 10 MB; the daemon's RSS after
+    540 recalls held 44 MB of the table until the next trim (docs/ARCHITECTURE.md)."""
+    with path.open("wb") as f:
+        for start in range(0, len(data), WRITE_PIECE):
+            f.write(data[start : start + WRITE_PIECE])
+
+
+def _check(out: Path, target: Path, source: ModelFiles, ref: Vectors) -> float:
+    """The worst cosine of the build `out` against the source's vectors `ref` on
+    CHECK_TEXTS; raises if it is under MIN_AGREEMENT."""
     import numpy as np
 
-    got = Embedder(dataclasses.replace(source, runtime=out)).embed_many(list(CHECK_TEXTS))
+    # `out` runs every text: as `runtime` alone it would get only those of at most
+    # onnx.SHORT_TOKENS tokens, and the source would run the rest.
+    alone = dataclasses.replace(source, runtime=out, long_runtime=out)
+    got = Embedder(alone).embed_many(list(CHECK_TEXTS))
     worst = float(np.min(np.sum(ref * got, axis=1)))
     if worst < MIN_AGREEMENT:
         raise ModelUnavailable(f"{target.name} disagrees with the source model ({worst:.4f})")
-    with out.open("rb") as f:
-        os.fsync(f.fileno())
-    os.replace(out, target)
     return worst
 
 
 if __name__ == "__main__":
-    paths = [Path(a) for a in sys.argv[1:5]]
+    paths = [Path(a) for a in sys.argv[1:6]]
     print(f"{build(*paths):.5f}")

@@ -39,6 +39,13 @@ BATCH_SIZE = 32
 # (256 tokens each): unbounded 11.2 texts/s at a 1,059 MB peak; 512 tokens 21.1/s at
 # 356 MB. Short memories (~20 tokens) embed at the same ~265/s either way.
 BATCH_TOKENS = 512
+# Rows x padded width squared per inference: a run's transient heap grows with it (the
+# attention's rows of width x width), and the process peaks at what two runs at once
+# take. Measured on the fp32 build, one run: 1 x 256 tokens +71 MB, 2 x 256 +152, 4 x
+# 128 +93, 8 x 64 +32 (docs/ARCHITECTURE.md, "Where the daemon's memory goes"). At one
+# full window's worth, only texts of more than ~181 tokens run alone instead of in pairs
+# (a short memory's run is cut by BATCH_TOKENS long before), at no cost in CPU a text.
+ATTENTION_CELLS = MAX_TOKENS * MAX_TOKENS
 # At most this share of a run's width is padding. The model's work grows with the padded
 # width, while a run of fewer texts costs each only a little more (docs/ARCHITECTURE.md,
 # "Where an import's time goes"): a text waits for a run of about its own width rather
@@ -171,8 +178,9 @@ def _session(path: Path, shared: dict[str, ort.OrtValue]) -> ort.InferenceSessio
 
 
 def _batches(order: list[int], lengths: list[int]) -> list[list[int]]:
-    """Consecutive runs of `order` (sorted by length) of at most BATCH_SIZE texts and
-    BATCH_TOKENS padded tokens, none padded by more than MAX_PAD of its width."""
+    """Consecutive runs of `order` (sorted by length) of at most BATCH_SIZE texts,
+    BATCH_TOKENS padded tokens and ATTENTION_CELLS, none padded by more than MAX_PAD of
+    its width."""
     out: list[list[int]] = []
     chunk: list[int] = []
     narrowest = 0
@@ -181,6 +189,7 @@ def _batches(order: list[int], lengths: list[int]) -> list[list[int]]:
         if chunk and (
             len(chunk) == BATCH_SIZE
             or (len(chunk) + 1) * width > BATCH_TOKENS
+            or (len(chunk) + 1) * width * width > ATTENTION_CELLS
             or narrowest < width * (1 - MAX_PAD)
         ):
             out.append(chunk)

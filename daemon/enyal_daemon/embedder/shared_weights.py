@@ -2,19 +2,19 @@
 
 The daemon runs two builds of the model (build8.py): 8-bit for short texts, fp32 for
 long ones. Both are made from the same folded graph, so the 47 MB token-embedding table
-is the same initializer, under the same name, in both files (the other tensors both
-hold are under MIN_BYTES). onnxruntime would load each file's copy; a tensor handed
-to both sessions with `SessionOptions.add_initializer` is read in place by both
-instead (measured: two sessions 213 -> 169 MB RSS, against 126 for the 8-bit build
-alone). A tensor is shared
-only when both files hold it byte for byte, so sharing never changes what a session
-computes.
+is the same initializer, under the same name, in both; the build keeps it once, in a
+data file beside them that both reference (external_data.py). onnxruntime would load a
+copy for each session; a tensor handed to both with `SessionOptions.add_initializer` is
+read in place by both instead (measured: two sessions 213 -> 169 MB RSS, against 126
+for the 8-bit build alone), and onnxruntime then never reads the data file itself. A
+tensor is shared only when both files reference the same bytes of the same file under
+the same name and shape, so sharing never changes what a session computes.
 
 The shared table is not even copied: the sessions read it from a read-only map of the
-fp32 build's file (issue 30: the daemon 216 -> 172 MB RSS after start at 10k, start-up
-peak 290 -> 245), and heap.trim drops the pages runs have read from the process. The
-build is only ever replaced by a rename (build8.py), never written in place, so the
-map stays the bytes that were compared.
+data file (issue 30: the daemon 216 -> 172 MB RSS after start at 10k), and heap.trim
+drops the pages runs have read from the process. The data file is only ever replaced
+by a rename (build8.py), never written in place, so the map stays the bytes the builds
+were checked with.
 """
 
 from __future__ import annotations
@@ -25,86 +25,50 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import numpy.typing as npt
 import onnxruntime as ort
 
 from .. import heap
-from . import matmul8 as m8
-from . import protowire as pw
-
-MIN_BYTES = 1 << 20  # smaller tensors are not worth a shared copy
+from . import external_data
 
 
 def common(a: Path, b: Path) -> dict[str, ort.OrtValue]:
-    """Each float initializer of at least MIN_BYTES that `a` and `b` hold alike (name,
-    shape and bytes), as an OrtValue over `b`'s bytes where they lie 4-byte aligned in
-    the file (mapped read-only: only the rows a run reads are paged in), else over a copy
-    (the OrtValue keeps either alive)."""
-    # Compared on maps closed afterwards: the comparison reads every byte of both, and a
-    # page read through a map that stays open would stay in the daemon's RSS.
-    with a.open("rb") as fa, b.open("rb") as fb:
-        ma = mmap.mmap(fa.fileno(), 0, access=mmap.ACCESS_READ)
-        mb = mmap.mmap(fb.fileno(), 0, access=mmap.ACCESS_READ)
-        kept = mmap.mmap(fb.fileno(), 0, access=mmap.ACCESS_READ)
-    heap.drop_pages_on_trim(kept)
-    try:
-        return _common(memoryview(ma), memoryview(mb), kept)
-    finally:
-        # The views into the maps are gone once _common returns (its arrays are copies or
-        # over `kept`); closing would raise if one were left, so the maps are left to the
-        # collector then.
-        for m in (ma, mb):
-            with contextlib.suppress(BufferError):
-                m.close()
-
-
-def _common(a: memoryview, b: memoryview, kept: mmap.mmap) -> dict[str, ort.OrtValue]:
-    mine = _float_initializers(a)
-    theirs = _float_initializers(b)
+    """Each float initializer that `a` and `b` both keep at the same place of the same
+    data file (name, shape, offset and length alike), as an OrtValue over a read-only map
+    of that file (only the rows a run reads are paged in; the OrtValue keeps the map
+    alive). Nothing where the place is not 4-byte aligned or the file is shorter than
+    the references say: onnxruntime then reads that data itself."""
+    mine, theirs = _references(a), _references(b)
+    maps: dict[Path, mmap.mmap] = {}
     out: dict[str, ort.OrtValue] = {}
-    for name, (dims, raw) in mine.items():
-        other = theirs.get(name)
-        if other is None or other[0] != dims or len(raw) < MIN_BYTES:
+    for name, ref in mine.items():
+        path = a.parent / ref.location
+        if theirs.get(name) != ref or b.parent / ref.location != path or ref.offset % 4:
             continue
-        arr = np.frombuffer(raw, dtype="<f4")
-        if not np.array_equal(arr.view(np.uint32), np.frombuffer(other[1], dtype="<u4")):
+        if path not in maps:
+            try:
+                with path.open("rb") as f:
+                    maps[path] = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+            except (OSError, ValueError):  # missing or empty: the sessions fail and say so
+                continue
+            heap.drop_pages_on_trim(maps[path])
+        kept = maps[path]
+        whole = ref.length == 4 * int(np.prod(ref.dims))
+        if sys.byteorder != "little" or not whole or ref.offset + ref.length > len(kept):
             continue
-        out[name] = ort.OrtValue.ortvalue_from_numpy(_in_place(kept, b, other[1], dims))
+        table = np.frombuffer(kept, dtype=np.float32, count=ref.length // 4, offset=ref.offset)
+        out[name] = ort.OrtValue.ortvalue_from_numpy(table.reshape(ref.dims))
     return out
 
 
-def _in_place(
-    kept: mmap.mmap, whole: memoryview, raw: bytes | memoryview, dims: list[int]
-) -> npt.NDArray[np.float32]:
-    """The tensor `raw` (a slice of `whole`) read from the same offset of `kept`, a map of
-    the same file that nothing has read through yet; a copy if it is not 4-byte aligned
-    there (onnxruntime's kernels read floats in place) or not a slice of `whole`.
-
-    Why: the 47 MB token-embedding table as a copy is 47 MB of the daemon's anonymous
-    memory for good; mapped, it costs the pages of the rows the texts' tokens read
-    (clean file pages, shared with the page cache: the kernel can drop them and read
-    them again), a few MB after start."""
-    view = np.frombuffer(raw, dtype=np.uint8)
-    start = view.ctypes.data - np.frombuffer(whole, dtype=np.uint8).ctypes.data
-    inside = 0 <= start <= len(whole) - len(raw)
-    if sys.byteorder == "little" and isinstance(raw, memoryview) and inside and start % 4 == 0:
-        table = np.frombuffer(kept, dtype=np.float32, count=len(raw) // 4, offset=start)
-        return table.reshape(dims)
-    return np.frombuffer(raw, dtype="<f4").astype(np.float32).reshape(dims)
-
-
-def _float_initializers(model: memoryview) -> dict[str, tuple[list[int], bytes | memoryview]]:
-    """name -> (dims, little-endian bytes) of each float initializer stored as raw data."""
-    graph_field = pw.first(pw.decode(model), m8.MODEL_GRAPH)
-    if graph_field is None or isinstance(graph_field.value, int):
-        return {}
-    out: dict[str, tuple[list[int], bytes | memoryview]] = {}
-    for f in pw.each(pw.decode(graph_field.value), m8.GRAPH_INITIALIZER):
-        if isinstance(f.value, int):
-            continue
-        t = pw.decode(f.value)
-        raw = pw.first(t, m8.TENSOR_RAW)
-        if pw.integer(t, m8.TENSOR_TYPE) != m8.FLOAT or raw is None or isinstance(raw.value, int):
-            continue
-        out[pw.text(t, m8.TENSOR_NAME)] = (pw.integers(t, m8.TENSOR_DIMS), raw.value)
-    return out
+def _references(model: Path) -> dict[str, external_data.Reference]:
+    """external_data.references of `model`, read through a map closed afterwards: read
+    whole into the heap, the fp32 build's 43 MB would stay in the daemon's RSS."""
+    with model.open("rb") as f:
+        m = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    try:
+        return external_data.references(memoryview(m))
+    finally:
+        # No view into the map outlives references() (it returns names and numbers);
+        # were one left, closing would raise, and the map is left to the collector.
+        with contextlib.suppress(BufferError):
+            m.close()
