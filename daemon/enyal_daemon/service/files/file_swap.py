@@ -11,6 +11,7 @@ import ctypes
 import errno
 import os
 import sys
+from typing import Literal
 
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2  # linux/fs.h
@@ -18,15 +19,14 @@ _libc = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") el
 _renameat2 = getattr(_libc, "renameat2", None)  # glibc 2.28 and later
 
 
-def exchange(a: str, b: str) -> bool:
-    """Swap the files at `a` and `b`, both of which must exist; False: not supported
-    here (nothing changed). Raises OSError for anything else (one of them is gone)."""
+def exchange(a: str, b: str) -> Literal["swapped", "gone", "unsupported"]:
+    """Swap the files at `a` and `b`. "gone": one of them is not there; "unsupported":
+    not on this system or filesystem, or refused for another reason. Either way nothing
+    changed, and the caller renames as before: a rename meets the same refusal, if it
+    lasts, as the OSError the rest of the sharer already handles (so none is made here)."""
     if _renameat2 is None:
-        return False
+        return "unsupported"
     done = _renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE)
     if done == 0:
-        return True
-    code = ctypes.get_errno()
-    if code in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP):
-        return False
-    raise OSError(code, os.strerror(code), b)
+        return "swapped"
+    return "gone" if ctypes.get_errno() == errno.ENOENT else "unsupported"

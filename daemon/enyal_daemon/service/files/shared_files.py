@@ -146,12 +146,11 @@ def _replace_unless_changed(path: Path, data: bytes, seen: str | None) -> bool:
     try:
         if seen is None:
             return _create(tmp, path)
-        try:
-            swapped = file_swap.exchange(tmp, str(path))
-        except FileNotFoundError:
+        swapped = file_swap.exchange(tmp, str(path))
+        if swapped == "gone":
             return False  # removed since the check: the read takes the removal
-        if not swapped:
-            os.replace(tmp, path)  # no exchange on this system: a rename, as before
+        if swapped == "unsupported":
+            os.replace(tmp, path)  # no exchange here: a rename, as before
             return True
         if _hash_of(Path(tmp)) == seen:
             return True
@@ -159,8 +158,9 @@ def _replace_unless_changed(path: Path, data: bytes, seen: str | None) -> bool:
         # a later one replaced ours meanwhile, which stays (the latest write wins).
         # (Removed meanwhile: whatever was there, ours included, is gone by its remover.)
         with contextlib.suppress(FileNotFoundError):
-            file_swap.exchange(tmp, str(path))
-            if _hash_of(Path(tmp)) != digest(data):
+            if file_swap.exchange(tmp, str(path)) == "swapped" and _hash_of(Path(tmp)) != digest(
+                data
+            ):
                 file_swap.exchange(tmp, str(path))
         log.info("%s changed as it was written: kept, read next", path)
         return False
