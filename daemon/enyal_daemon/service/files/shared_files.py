@@ -101,17 +101,24 @@ def emptied(root: str) -> bool:
     its last file, so a pull of a commit removing the last shared memory leaves none,
     where a checkout of a branch from before sharing has none either. The first has
     `.enyal/` in HEAD's history and forgets its memories; the second forgets nothing."""
+    return bool(git_log(root, "-1", "--format=%H", "HEAD", "--", mf.FOLDER))
+
+
+def git_log(root: str, *args: str) -> str | None:
+    """`git log ARGS` in the checkout at `root`, its output stripped; None where git could
+    not say (no git, not a repository, no such revision, or 30 s passed: a hung git
+    must not hold the sharer)."""
     try:
         done = subprocess.run(
-            ["git", "-C", root, "log", "-1", "--format=%H", "HEAD", "--", mf.FOLDER],
+            ["git", "-C", root, "log", *args],
             capture_output=True,
             text=True,
             timeout=30,
             check=False,
         )
     except (OSError, subprocess.SubprocessError):
-        return False
-    return done.returncode == 0 and bool(done.stdout.strip())
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None
 
 
 # --- writing -----------------------------------------------------------------------------

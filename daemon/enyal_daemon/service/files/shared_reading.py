@@ -15,7 +15,6 @@ import functools
 import logging
 import os
 import stat
-import subprocess
 import threading
 import weakref
 from collections.abc import Callable, Iterator
@@ -36,7 +35,7 @@ from ...store.writer import Tx
 from ..core.engine import Engine
 from ..rules import redaction, scopes
 from ..rules.clock import normalize_iso
-from .shared_files import LINKS, digest, emptied, folder, folder_lock, write_file
+from .shared_files import LINKS, digest, emptied, folder, folder_lock, git_log, write_file
 
 log = logging.getLogger(__name__)
 
@@ -251,19 +250,7 @@ def _elsewhere(conn: Any, root: str, m: mf.MemoryFile) -> bool | None:
 
 def _last_committer(root: str, name: str) -> str | None:
     """Who last committed `.enyal/<name>`: for a file gone, who removed it."""
-    try:
-        done = subprocess.run(
-            ["git", "-C", root, "log", "-1", "--format=%an <%ae>", "--", f"{mf.FOLDER}/{name}"],
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if done.returncode != 0:
-        return None
-    return done.stdout.strip() or None
+    return git_log(root, "-1", "--format=%an <%ae>", "--", f"{mf.FOLDER}/{name}") or None
 
 
 def _by(author: str | None) -> str:
@@ -307,16 +294,7 @@ def _authors(root: str, incoming: list[_Incoming]) -> None:
     if not incoming:
         return
     wanted = {f"{mf.FOLDER}/{i.name}": i for i in incoming}
-    try:
-        out = subprocess.run(
-            ["git", "-C", root, "log", "--format=%x00%an <%ae>", "--name-only", "--", mf.FOLDER],
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=False,
-        ).stdout
-    except (OSError, subprocess.SubprocessError):
-        return
+    out = git_log(root, "--format=%x00%an <%ae>", "--name-only", "--", mf.FOLDER) or ""
     author = None
     for line in out.splitlines():
         if line.startswith("\x00"):
