@@ -43,9 +43,22 @@ def start(home: Path, *args: str, fd_limit: bool = False) -> tuple[DaemonProc, S
     )
     d = DaemonProc(proc, enyal_paths.resolve(env))
     drain = StderrDrain(d)
-    wait_for(lambda: d.paths.socket.exists() or not d.alive(), 120, "the daemon's socket")
+    wait_for(lambda: _listening(d.paths.socket) or not d.alive(), 120, "the daemon's socket")
     assert d.alive(), drain.join()
     return d, drain
+
+
+def _listening(path: Path) -> bool:
+    """Whether a socket listens at `path` (the kernel's table; __SO_ACCEPTCON in its
+    flags), looked up without connecting: a probe connection would take one of the slots
+    these tests count. Not whether the file exists: it appears at bind(), a moment before
+    listen(), and a connect in that moment is refused (it failed so once, under two
+    workers starting daemons at once)."""
+    for line in Path("/proc/net/unix").read_text().splitlines()[1:]:
+        fields = line.split()
+        if len(fields) >= 8 and fields[7] == str(path) and int(fields[3], 16) & 0x10000:
+            return True
+    return False
 
 
 def finish(d: DaemonProc, drain: StderrDrain) -> str:
