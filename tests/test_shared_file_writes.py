@@ -22,24 +22,35 @@ from enyal_protocol import wire as p
 from test_identity import git
 
 
-def test_a_file_a_teammate_changed_before_the_sharers_write_is_not_overwritten(
-    memory: Any, tmp_path: Path
-) -> None:
+def _shared(
+    memory: Any, tmp_path: Path, content: str, tags: list[str]
+) -> tuple[mf.MemoryFile, Path, p.ShareSyncParams]:
+    """A repository whose `.enyal/` holds one memory's file, read into `memory`: the file
+    as written, its path, and the share_sync params that read it."""
     root = tmp_path / "repo"
     git("init", "-q", str(root))
-    entry_id = str(uuid.uuid4())
     first = mf.MemoryFile(
-        id=entry_id,
-        content="Nightly builds publish to the staging bucket",
-        tags=["ci"],
+        id=str(uuid.uuid4()),
+        content=content,
+        tags=tags,
         created="2026-02-03T04:05:06Z",
         updated="2026-02-03T04:05:06Z",
     )
-    path = root / mf.FOLDER / mf.file_name(entry_id)
+    path = root / mf.FOLDER / mf.file_name(first.id)
     path.parent.mkdir()
     path.write_text(mf.render(first))
     sync = p.ShareSyncParams(path=str(root))
     assert sharing.share_sync(memory, sync).added == 1  # its change: "created"
+    return first, path, sync
+
+
+def test_a_file_a_teammate_changed_before_the_sharers_write_is_not_overwritten(
+    memory: Any, tmp_path: Path
+) -> None:
+    first, path, sync = _shared(
+        memory, tmp_path, "Nightly builds publish to the staging bucket", ["ci"]
+    )
+    entry_id = first.id  # its change: "created"
     # A teammate's edit lands before the sharer gets to the "created" change.
     edited = msgspec.structs.replace(first, tags=["ci", "nightly"])
     path.write_text(mf.render(edited))
@@ -58,21 +69,8 @@ def test_a_teammates_write_landing_between_the_sharers_check_and_its_rename_is_k
     it last wrote it, and a pull replaces it before the sharer's rename. The only way to
     land a write there every time is to make it at the end of the sharer's own hash, so
     this wraps shared_files._hash_of (the write, the rename and the read stay real)."""
-    root = tmp_path / "repo"
-    git("init", "-q", str(root))
-    entry_id = str(uuid.uuid4())
-    first = mf.MemoryFile(
-        id=entry_id,
-        content="Deploys go out on Thursdays",
-        tags=["deploy"],
-        created="2026-02-03T04:05:06Z",
-        updated="2026-02-03T04:05:06Z",
-    )
-    path = root / mf.FOLDER / mf.file_name(entry_id)
-    path.parent.mkdir()
-    path.write_text(mf.render(first))
-    sync = p.ShareSyncParams(path=str(root))
-    assert sharing.share_sync(memory, sync).added == 1
+    first, path, sync = _shared(memory, tmp_path, "Deploys go out on Thursdays", ["deploy"])
+    entry_id = first.id
     theirs = mf.render(
         msgspec.structs.replace(
             first,
@@ -105,19 +103,8 @@ def test_a_teammates_write_landing_between_the_sharers_check_and_its_removal_is_
     """The same window for a forget: the sharer checked the file and removes it, and a
     pull's edit lands in between; the edit stays for the read (which brings the memory
     back with it, listed for review: tests/test_shared_deletion.py)."""
-    root = tmp_path / "repo"
-    git("init", "-q", str(root))
-    entry_id = str(uuid.uuid4())
-    first = mf.MemoryFile(
-        id=entry_id,
-        content="Staging is reset every Monday",
-        created="2026-02-03T04:05:06Z",
-        updated="2026-02-03T04:05:06Z",
-    )
-    path = root / mf.FOLDER / mf.file_name(entry_id)
-    path.parent.mkdir()
-    path.write_text(mf.render(first))
-    assert sharing.share_sync(memory, p.ShareSyncParams(path=str(root))).added == 1
+    first, path, _ = _shared(memory, tmp_path, "Staging is reset every Monday", [])
+    entry_id = first.id
     theirs = mf.render(msgspec.structs.replace(first, content="Staging is reset every Friday"))
     real_hash = shared_files._hash_of
 
