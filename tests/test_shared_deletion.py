@@ -156,19 +156,7 @@ def test_a_conflict_of_deletion_and_edit_settled_by_forgetting_takes_the_deletio
 
 def test_a_local_forget_then_a_teammates_edit_keeps_the_edit_and_flags_it(team: Team) -> None:
     edit = "Releases are cut from the release branch, every second Tuesday"
-    team.their_file().write_text(
-        mf.render(
-            mf.MemoryFile(
-                id=team.entry_id,
-                content=edit,
-                tags=["release"],
-                created="2026-02-03T04:05:06Z",
-                updated="2026-02-04T04:05:06Z",
-            )
-        )
-    )
-    team.push("edit the release memory")
-    team.pull()
+    _their_edit(team, edit, "2026-02-04T04:05:06Z")
     # Before the folder is read, the memory is forgotten here; the sharer's write of the
     # forget leaves the pulled file alone (it changed since last read).
     memories.forget(team.engine, p.ForgetParams(id=team.entry_id))
