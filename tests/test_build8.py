@@ -64,11 +64,19 @@ def test_a_fresh_cache_is_built_once_then_reused(
     models = tmp_path / "models"
     models.mkdir()
     stale = [build8.build_path(source, tmp_path, r) for r in ("mmnb8-b64", "fp32")]
+    stale.append(models / f"{source.model_sha256[:16]}-ort1.0.0-{build8.RECIPE}.onnx")
     for path in stale:
         path.write_bytes(b"a build of the former layout")
+    # Not this model's builds, nor builds at all: left alone.
+    others = [models / "0123456789abcdef-ort1.0.0-fp32.onnx", models / "notes.txt"]
+    for path in others:
+        path.write_bytes(b"not ours to remove")
     first = build8.with_build(source, tmp_path)
     assert first.runtime == build8.build_path(source, tmp_path) and first.runtime.is_file()
     assert first.runtime not in stale and first.long_runtime not in stale
+    # Once made, the builds this version does not run are removed (~150 MB of them).
+    assert not [p for p in stale if p.exists()], "another recipe's build was left"
+    assert all(p.exists() for p in others)
     assert build8.tables_path(source, tmp_path).is_file()
     assert not list(first.runtime.parent.glob(".build-*")), "the build's scratch was left"
     stamp = first.runtime.stat().st_mtime_ns

@@ -35,6 +35,7 @@ log: a build is a speed-up, never a reason not to start.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import os
@@ -139,6 +140,7 @@ def with_build(files: ModelFiles, cache_dir: Path) -> ModelFiles:
             log.warning("running the source model (%s): %s", files.model, failed)
         else:
             log.info("built %s and %s from %s", target, long_target, files.model)
+            _remove_other_builds(files, (target, long_target, tables))
     if not (target.is_file() or long_target.is_file()):
         return files
     return dataclasses.replace(
@@ -146,6 +148,17 @@ def with_build(files: ModelFiles, cache_dir: Path) -> ModelFiles:
         runtime=target if target.is_file() else None,
         long_runtime=long_target if long_target.is_file() else None,
     )
+
+
+def _remove_other_builds(files: ModelFiles, keep: tuple[Path, ...]) -> None:
+    """Once this version has made its builds, the ones other recipes or onnxruntime
+    versions made of the same model are ~150 MB nothing here runs: removed (a daemon
+    still running one keeps its open file; a downgrade makes them again)."""
+    for path in keep[0].parent.glob(f"{files.model_sha256[:16]}-ort*"):
+        if path not in keep:
+            with contextlib.suppress(OSError):
+                path.unlink()
+                log.info("removed %s, a build this version does not run", path)
 
 
 def _build_in_child(files: ModelFiles, target: Path, long_target: Path, tables: Path) -> str | None:
