@@ -7,7 +7,10 @@ The agents section of scripts/bench runs 2 s per round in --quick, which on this
 2-vCPU machine is mostly noise. This runs the same agents (agent_worker.py) against the
 quick bench's 10k store for longer and reports what the agents section cannot: the
 daemon's own CPU (utime + stime of its process) per request answered, beside the
-clients', latencies per kind, and the load average before and after. `--profile` runs
+clients', latencies per kind, the load average before and after, and each of the
+daemon's threads' time on a CPU and runnable but waiting for one, per request (the
+kernel's schedstat; a thread is labelled by its id less the process's, as Python 3.11
+names no OS thread: ARCHITECTURE.md "Round nine" says which is which). `--profile` runs
 the daemon under cProfile, every thread on its own CPU clock (as profile_recall.py), and
 writes the merged pstats there when it stops; the figures of a profiled run are for its
 shares, not its speed.
@@ -45,6 +48,37 @@ def _profiled_daemon(out: str) -> int:
     finally:
         main_prof.disable()
         thread_profiles.merged(main_prof).dump_stats(out)
+
+
+def _threads(pid: int) -> dict[str, list[int]]:
+    """Per thread (by name and id less the process's): ns on a CPU, ns runnable but waiting
+    for one, and how many threads. The kernel's own accounting (/proc/<pid>/task/*/
+    schedstat): no profiler skews it, and a thread blocked on the interpreter lock is
+    asleep in neither column, so running + waiting against the wall shows the lock."""
+    out: dict[str, list[int]] = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            name = (task / "comm").read_text().strip()
+            run, wait, _ = (int(x) for x in (task / "schedstat").read_text().split())
+        except (OSError, ValueError):
+            continue  # the thread ended meanwhile
+        # Python 3.11 names no OS thread: label by the order they were made (main first)
+        name = f"{name} +{int(task.name) - pid}"
+        acc = out.setdefault(name, [0, 0, 0])
+        acc[0] += run
+        acc[1] += wait
+        acc[2] += 1
+    return out
+
+
+def _sched_report(before: dict[str, list[int]], after: dict[str, list[int]], ops: int) -> str:
+    lines = ["  daemon threads (kernel schedstat, per op): running / runnable-waiting ms"]
+    for name, (run, wait, n) in sorted(after.items(), key=lambda kv: -kv[1][0]):
+        r0, w0, _ = before.get(name, [0, 0, 0])
+        dr, dw = (run - r0) / 1e6 / max(ops, 1), (wait - w0) / 1e6 / max(ops, 1)
+        if dr + dw >= 0.01:
+            lines.append(f"    {name:<16} x{n:<2} {dr:6.2f} / {dw:6.2f}")
+    return "\n".join(lines)
 
 
 def _pct(xs: list[float], q: float) -> float:
@@ -108,6 +142,7 @@ def main() -> None:
             if line.strip() != "ready":
                 raise RuntimeError(f"agent did not start: {line!r}")
         cpu0 = daemon.cpu()
+        sched0 = _threads(daemon.pid)
         for p in procs:
             assert p.stdin is not None
             p.stdin.write("go\n")
@@ -117,6 +152,7 @@ def main() -> None:
             assert p.stdout is not None
             results.append(json.loads(p.stdout.readline()))
         cpu = daemon.cpu() - cpu0
+        sched1 = _threads(daemon.pid)
         for p in procs:
             p.wait(60)
         shutil.rmtree(work, ignore_errors=True)
@@ -143,6 +179,8 @@ def main() -> None:
         f"  load average {load0[0]:.2f} before, {load1[0]:.2f} after; "
         f"median client RSS {statistics.median(r['rss_mb'] for r in results):.0f} MB"
     )
+    if args.mode == "daemon":
+        print(_sched_report(sched0, sched1, ops))
 
 
 if __name__ == "__main__":
