@@ -82,6 +82,19 @@ def test_a_wheel_install_starts_without_site(venv: Path, tmp_path: Path) -> None
     assert not imported & {"site", "re", "argparse", "msgspec"}, sorted(imported)
 
 
+def test_the_project_folder_is_not_on_the_path(venv: Path, tmp_path: Path) -> None:
+    """A hook runs in the user's project: a folder there named like one of Enyal's
+    packages (or the standard library's) must not be imported in their place."""
+    site = clean_site(venv)
+    for name in PACKAGES:
+        (site / name).symlink_to(ROOT / "client" / name)
+    (tmp_path / "enyal_client").mkdir()
+    (tmp_path / "enyal_client" / "__init__.py").write_text("raise SystemExit(3)\n")
+    out, imported = run(venv / "bin" / "enyal-hook", tmp_path)
+    assert json.loads(out) == {}
+    assert "enyal_client.commands.hook" in imported, "the installed package answered"
+
+
 def test_a_link_to_the_launcher_is_followed(venv: Path, tmp_path: Path) -> None:
     site = clean_site(venv)
     for name in PACKAGES:
