@@ -36,6 +36,12 @@ def main(argv: list[str] | None = None) -> int:
         return reader_gone()
     if code is not None:
         return code
+    if sys.flags.no_site and "site" not in sys.modules:
+        # Started by client/scripts/enyal-hook, which skips site for the hook's own path:
+        # cli.py's dependencies (msgspec, platformdirs) may need what site puts on sys.path.
+        import site
+
+        site.main()
     from .cli import run
 
     return run(args)

@@ -43,7 +43,6 @@ Light on purpose (tomllib only): clients read it before spawning a daemon.
 from __future__ import annotations
 
 import os
-import re
 
 from . import config_cache, str_paths
 from .kinds import CONTENT_TYPES
@@ -209,6 +208,8 @@ class SecretPattern(NamedTuple):  # not a dataclass: see paths.Paths
 
 
 def _patterns(raw: Any) -> tuple[SecretPattern, ...]:
+    import re  # only a config that sets patterns needs it: not at a hook's start (lazy_re.py)
+
     if not isinstance(raw, list):
         raise ValueError("must be a list of { kind = …, pattern = …, keywords = […] }")
     out = []

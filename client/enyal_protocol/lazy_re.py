@@ -1,11 +1,16 @@
 """A regular expression compiled at its first use, not at import: the hook modules' six
 patterns cost every command hook ~4 M instructions to compile though most events use
-none of them (docs/ARCHITECTURE.md, "Client start-up"). `re` itself is no saving: the
-console script and `json` import it anyway."""
+none of them (docs/ARCHITECTURE.md, "Client start-up"). `re` itself is imported at the
+first compile too: with json gone (lean_json) and the hook started without the console
+script (client/scripts/enyal-hook), nothing else on the hook's path imports it, and it
+brings enum, functools and its compiler (~5 ms of a command hook's start here). A flag is
+written in the pattern ("(?m)", "(?i)") so that no module needs `re` to declare one."""
 
 from __future__ import annotations
 
-import re
+TYPE_CHECKING = False  # typing's own constant would import typing (enyal_protocol/records.py)
+if TYPE_CHECKING:
+    import re
 
 
 class LazyPattern:
@@ -21,6 +26,8 @@ class LazyPattern:
     @property
     def compiled(self) -> re.Pattern[str]:
         if self._compiled is None:
+            import re
+
             self._compiled = re.compile(self.pattern, self.flags)
         return self._compiled
 

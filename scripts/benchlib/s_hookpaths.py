@@ -3,7 +3,9 @@ daemon, the recorded inputs of tests/data/hooks with a fresh session id per call
 daemon does the whole work, nothing is cut short as already shown) and a prompt, file or
 error of its own where the event searches (nothing is answered from what was remembered):
 
-    command  `enyal hook EVENT`, process start to exit (what a `type: "command"` hook costs)
+    command  `enyal-hook EVENT`, process start to exit (what a `type: "command"` hook costs;
+             the plugin's command, `enyal hook EVENT` started without site:
+             client/scripts/enyal-hook)
     mcp      a tools/call of enyal_hook on one running enyal-mcp, over its pipes, as
              Claude Code's `type: "mcp_tool"` hook sends it
     http     a POST to the daemon's loopback endpoint, a new connection each, as Claude
@@ -120,13 +122,13 @@ def run(ctx: Ctx, daemon: Daemon, n: int, port: int) -> None:
 
     def command(verb: str, data: dict[str, Any]) -> None:
         proc = subprocess.run(
-            [str(ctx.client_bin / "enyal"), "hook", verb],
+            [str(ctx.client_bin / "enyal-hook"), verb],
             input=json.dumps(data).encode(),
             env=env,
             capture_output=True,
         )
         if proc.returncode != 0:
-            raise RuntimeError(f"enyal hook {verb}: {proc.stderr[-300:]!r}")
+            raise RuntimeError(f"enyal-hook {verb}: {proc.stderr[-300:]!r}")
         json.loads(proc.stdout)
 
     def mcp(verb: str, data: dict[str, Any]) -> None:

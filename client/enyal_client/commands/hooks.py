@@ -5,7 +5,7 @@ the agent its memory without being asked, and (Claude Code) capture its session.
 Every event `enyal hook` answers is installed (HOOKS: which event, which matcher, which
 timeout); UserPromptSubmit (a budgeted recall for every prompt) only with
 --prompt-recall, as it runs before each prompt. The plugin's hooks.json (in
-client/claude-code/hooks/) is the same table with a bare `enyal` command (plugin_hooks;
+client/claude-code/hooks/) is the same table with a bare `enyal-hook` command (plugin_hooks;
 a test keeps the file equal).
 They are merged into ~/.claude/settings.json the way `enyal mcp config --install`
 merges its entry (mcp_config.merge: the rest of the file kept, a backup first, an
@@ -210,11 +210,12 @@ def wanted(
 
 def plugin_hooks() -> dict[str, Any]:
     """The plugin's hooks/hooks.json: every event, the frequent ones through the
-    plugin's own enyal-mcp, the rest `enyal` found on PATH."""
+    plugin's own enyal-mcp, the rest `enyal-hook` found on PATH (`enyal hook` started
+    without site: client/scripts/enyal-hook, installed beside `enyal`)."""
     return {
         "description": "Enyal: the brief, memories beside prompts, files and failures, and "
         "a digest of the session into the day's log; no LLM",
-        "hooks": {e: [group(e, f"enyal hook {h.verb}", "mcp")] for e, h in HOOKS.items()},
+        "hooks": {e: [group(e, f"enyal-hook {h.verb}", "mcp")] for e, h in HOOKS.items()},
     }
 
 

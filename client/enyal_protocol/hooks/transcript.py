@@ -11,8 +11,6 @@ secrets when the lines are written.
 
 from __future__ import annotations
 
-import re
-
 from enyal_protocol import str_paths
 from enyal_protocol.lazy_re import LazyPattern
 
@@ -30,7 +28,7 @@ EXIT_CODE = LazyPattern(r"^\s*Exit code (\d+)")
 # A user sentence asking for something to be kept: "remember that …", "note that …",
 # "from now on …", "always …", "never …", "we decided …".
 REMEMBER = LazyPattern(
-    r"\b(remember|note that|keep in mind|from now on|we decided|always|never)\b", re.IGNORECASE
+    r"(?i)\b(remember|note that|keep in mind|from now on|we decided|always|never)\b"
 )
 SENTENCE = LazyPattern(r"(?<=[.!?])\s+|\n+")
 
