@@ -312,6 +312,25 @@ def test_the_password_never_goes_into_the_home() -> None:
     assert membership.check_url(" postgresql://me@db/enyal ") == "postgresql://me@db/enyal"
 
 
+def test_the_url_offered_without_the_password_is_one_init_takes() -> None:
+    """The refusal shows the URL without its password for the user to run again: a
+    copy of it must be accepted (`me:***@` still carries a password, "***")."""
+    for url, offered in (
+        ("postgresql://me:secret@db.example.com/enyal", "postgresql://me@db.example.com/enyal"),
+        (
+            "postgresql://me@db.example.com/enyal?sslmode=require&password=secret",
+            "postgresql://me@db.example.com/enyal?sslmode=require",
+        ),
+        ("host=db.example.com user=me password=secret", "host=db.example.com user=me"),
+    ):
+        with pytest.raises(InvalidValue) as refused:
+            membership.check_url(url)
+        assert "secret" not in str(refused.value)
+        shown = str(refused.value).rsplit("the URL without it: ", 1)[1]
+        assert shown == offered
+        assert membership.check_url(shown) == offered
+
+
 def test_the_worker_thread_pushes_pulls_and_backs_off_while_the_hub_is_down(
     reps: Replicas,
 ) -> None:

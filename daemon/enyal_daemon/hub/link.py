@@ -81,6 +81,15 @@ def redacted(url: str) -> str:
     return _scrub(url, None)
 
 
+def without_password(url: str) -> str:
+    """`url` with its password taken out (not masked): the URL to record instead, which
+    a refusal offers to be run again as it is printed (`me:***@` would still carry one)."""
+    url = re.sub(r"(postgres(?:ql)?://[^:/@\s]*):[^@\s]*@", r"\1@", url, flags=re.IGNORECASE)
+    url = re.sub(r"([?&])password=[^&\s]*&?", r"\1", url, flags=re.IGNORECASE)
+    url = re.sub(r"[?&]$", "", url)
+    return re.sub(r"\s*" + _KV_PASSWORD.pattern, "", url, flags=re.IGNORECASE).strip()
+
+
 def _password_of(url: str) -> str | None:
     if "://" in url:
         parts = urlsplit(url)

@@ -9,7 +9,7 @@ import apsw
 from enyal_protocol import wire as p
 
 from ...errors import InvalidValue
-from ...hub.link import psycopg_impl, redacted, url_has_password
+from ...hub.link import psycopg_impl, url_has_password, without_password
 from ...store import hub as rows
 from ...store.writer import Tx
 from ..core.engine import Engine
@@ -29,7 +29,7 @@ def check_url(url: str) -> str:
     if "\x00" in url or not url:
         raise InvalidValue("give the hub's PostgreSQL URL, e.g. postgresql://me@host/enyal")
     if url_has_password(url):
-        raise InvalidValue(f"{NO_PASSWORD}; the URL without it: {redacted(url)}")
+        raise InvalidValue(f"{NO_PASSWORD}; the URL without it: {without_password(url)}")
     return url
 
 
