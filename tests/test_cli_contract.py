@@ -46,6 +46,8 @@ def nothing_started(home: Path) -> list[str]:
         (["review", "--limit", "0"], "--limit: must be 1–100"),
         (["remember", "x", "--ttl", "soon"], "--ttl is not in the expected form: Time to live"),
         (["remember", "x", "--importance", "6"], "--importance: must be 1–5"),
+        # A bound is a number as written, never in exponent form ("1–2.14748e+09").
+        (["restore", "abcd", "--version", "0"], f"--version: must be 1–{2**31}"),
         (["recall"], "give a query"),
         (["recall", "x", "--path", "/a.py", "--tag", "t"], "--path"),
         (["export", "--project", "/tmp"], "--project goes with --format markdown"),

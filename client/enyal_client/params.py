@@ -101,7 +101,8 @@ def _description(struct: type[Any], field: str) -> str:
 
 def span(b: Bounds) -> str:
     def num(x: float) -> str:
-        return f"{x:g}"
+        # A whole bound as written: :g alone turns 2**31 into "2.14748e+09".
+        return str(int(x)) if float(x).is_integer() else f"{x:g}"
 
     if b.ge is not None and b.le is not None:
         return f"{num(b.ge)}–{num(b.le)}"
