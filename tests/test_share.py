@@ -421,6 +421,28 @@ def test_the_project_rule_shares_its_types_as_they_are_remembered(other_repo: Cl
     assert c.get(kept["id"])["is_deprecated"] is False  # the memory stays
 
 
+def test_the_project_rule_follows_the_project_to_a_moved_checkout_and_another_clone(
+    pair: Pair, tmp_path: Path
+) -> None:
+    """The rule is the project's (issue 27: "a per-project rule"), as its memories are: a
+    checkout moved, or a second clone of the same repository, shares by it too."""
+    bare = tmp_path / "svc.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(bare)], check=True)
+    first, second = tmp_path / "svc", tmp_path / "elsewhere" / "svc-2"
+    for path in (first, second):
+        subprocess.run(["git", "clone", "-q", str(bare), str(path)], check=True)
+    c = Clone(first, pair.a.home, pair.a.daemon, ALICE, pair.a.cache)
+    assert c.ok("share", "--sync", "--rule", "convention")["rule"] == ["convention"]
+    moved = tmp_path / "moved-svc"
+    first.rename(moved)
+    for path in (moved, second):
+        here = Clone(path, pair.a.home, pair.a.daemon, ALICE, pair.a.cache)
+        kept = here.ok("remember", uniq("Handlers return typed errors"), "--type", "convention")
+        assert here.file(kept["id"]).exists(), f"not shared by the project's rule in {path}"
+        status = {s["root"]: s for s in here.ok("status")["shared"]}
+        assert status[str(path)]["rule"] == ["convention"]
+
+
 def test_a_link_in_the_folder_is_not_followed(other_repo: Clone, tmp_path: Path) -> None:
     c = other_repo
     secret = tmp_path / "private.md"

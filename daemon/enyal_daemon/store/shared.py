@@ -108,11 +108,28 @@ def counts(conn: apsw.Connection) -> dict[str, int]:
 # --- the repositories read -------------------------------------------------------------
 
 
+# The other checkouts of the project `?` is a root of (context_project_roots keeps each
+# root seen with its project's key): a rule is the project's, as its memories are, so a
+# moved checkout or a second clone shares by the rule set in another (issue 27).
+_SIBLINGS = (
+    "SELECT s.root FROM context_shared_roots s "
+    "JOIN context_project_roots r ON r.root = s.root "
+    "WHERE r.key = (SELECT key FROM context_project_roots WHERE root = ?)"
+)
+_INHERITED = (
+    f"SELECT types FROM context_shared_roots WHERE root IN ({_SIBLINGS}) "
+    "ORDER BY added_at DESC LIMIT 1"
+)
+
+
 def add_root(conn: apsw.Connection, root: str, when: str) -> None:
+    """Read `root`'s `.enyal/` from now on, under its project's rule if another checkout
+    of the project has one."""
     conn.execute(
-        "INSERT INTO context_shared_roots (root, added_at) VALUES (?, ?) "
+        "INSERT INTO context_shared_roots (root, types, added_at) "
+        f"VALUES (?, coalesce(({_INHERITED}), '[]'), ?) "
         "ON CONFLICT (root) DO NOTHING",
-        (root, when),
+        (root, root, when),
     )
 
 
@@ -122,10 +139,21 @@ def roots(conn: apsw.Connection) -> dict[str, list[str]]:
     return {root: msgspec.json.decode(types) for root, types in cur}
 
 
+def rule_of(conn: apsw.Connection, root: str) -> list[str]:
+    """The types shared as they are remembered in `root`: its own rule, else the one of
+    another checkout of its project (one not read yet: moved, or a second clone)."""
+    for sql in ("SELECT types FROM context_shared_roots WHERE root = ?", _INHERITED):
+        for (types,) in conn.execute(sql, (root,)):
+            decoded: list[str] = msgspec.json.decode(types)
+            return decoded
+    return []
+
+
 def set_rule(conn: apsw.Connection, root: str, types: Sequence[str]) -> None:
+    """The rule of `root`'s project: in every checkout of it this home reads."""
     conn.execute(
-        "UPDATE context_shared_roots SET types = ? WHERE root = ?",
-        (msgspec.json.encode(list(types)).decode(), root),
+        f"UPDATE context_shared_roots SET types = ? WHERE root = ? OR root IN ({_SIBLINGS})",
+        (msgspec.json.encode(list(types)).decode(), root, root),
     )
 
 

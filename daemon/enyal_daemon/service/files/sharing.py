@@ -82,7 +82,7 @@ def by_rule(conn: Any, entry: p.Entry, cwd: str | None) -> bool:
         root = checkout_of(conn, entry, cwd)
     except InvalidValue:
         return False
-    return entry.content_type in shared.roots(conn).get(root, [])
+    return entry.content_type in shared.rule_of(conn, root)
 
 
 def _shareable(engine: Engine, conn: Any, entry_id: str) -> EntryRow:
