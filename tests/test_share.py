@@ -578,6 +578,21 @@ def test_export_as_markdown_files_is_the_shared_format_and_imports(
     assert failed.code == 1 and "no front matter" in failed.json()["failures"][0]
 
 
+def test_export_as_markdown_files_into_a_folder_not_made_yet(
+    other_repo: Clone, tmp_path: Path
+) -> None:
+    """`enyal export DIR/ --format markdown --project P` as the README prints it, DIR not
+    there yet: the folder is made and holds a file each (not one document named DIR)."""
+    c = other_repo
+    kept = c.ok("remember", uniq("Releases are tagged vX.Y.Z"), "--type", "convention")["id"]
+    out = tmp_path / "new" / "exported"
+    r = c.ok("export", f"{out}/", "--format", "markdown", "--project", str(c.path))
+    assert out.is_dir(), "a single document was written where a folder was asked for"
+    assert mf.file_name(kept) in {x.name for x in out.iterdir()}
+    assert r["exported"] == len(list(out.iterdir()))
+    assert out.stat().st_mode & 0o777 == 0o700
+
+
 def test_a_clones_first_brief_starts_reading_its_enyal_folder(pair: Pair, tmp_path: Path) -> None:
     b = pair.b
     shared_in_a(pair, uniq("Every service logs JSON"))  # the bare repository holds .enyal/

@@ -183,10 +183,16 @@ def _write_markdown(c: Connection, a: Args, out: IO[bytes]) -> tuple[int, int]:
     return count, len(edges)
 
 
-def _export_files(c: Connection, a: Args) -> Result:
-    """One project's memories into the folder a.file, a `.enyal/`-format file each."""
+def _export_files(c: Connection, a: Args, make: bool = False) -> Result:
+    """One project's memories into the folder a.file, a `.enyal/`-format file each
+    (`make`: the folder is made first, private as its files are)."""
     if a.project is None:
         raise UsageError("a folder holds one project's memories: give --project DIR")
+    if make:
+        try:
+            os.makedirs(a.file, mode=0o700)
+        except OSError as exc:
+            raise ClientError(f"cannot make the folder {a.file}: {exc.strerror}") from None
     entries = list(_entries(c, include_deprecated=False, versions=False))
     count, n_edges = memory_files.export(a.file, a.project, entries, _edges(c))
     result = {"exported": count, "edges": n_edges, "file": a.file, "format": a.format}
@@ -266,6 +272,10 @@ def cmd_export(c: Connection, a: Args) -> Result:
         return _write_claude_memory(c, a)
     if a.format == "markdown" and a.file not in (None, "-") and os.path.isdir(a.file):
         return _export_files(c, a)
+    if a.format == "markdown" and a.file is not None and a.file.endswith(os.sep):
+        # A folder asked for by its trailing slash and not there yet: made, rather than
+        # one document written under the folder's name.
+        return _export_files(c, a, make=True)
     to_stdout = a.file in (None, "-")
     out: IO[bytes]
     try:
