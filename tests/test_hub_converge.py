@@ -386,6 +386,27 @@ def test_a_project_rule_puts_the_projects_memories_into_the_space(
     assert row is not None and row.scope_path == r.project  # the key: the same on every machine
 
 
+def test_a_rule_for_a_folder_in_no_project_is_refused_and_shares_nothing(
+    reps: Replicas, tmp_path: Path
+) -> None:
+    """`enyal hub rule /no/such/dir team` was taken as a rule for `/` (the walk up from
+    a folder not there ends there), under which every project keyed by its path lies:
+    each of their memories then went to the team. A folder not there, or one in no
+    project (a home, /tmp), is refused and the rules stay as they were."""
+    a, b = reps.make("a"), reps.make("b")
+    other = tmp_path / "private-notes"
+    (other / ".git").mkdir(parents=True)  # a project of its own, keyed by its path
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    for folder in (tmp_path / "no" / "such" / "dir", scratch, tmp_path):
+        with pytest.raises(InvalidValue, match="no project"):
+            membership.rule(a, p.HubRuleParams(project=str(folder), space=SPACE))
+    assert membership.status(a, p.HubStatusParams()).rules == {}
+    x = memories.remember(a, p.RememberParams(content="Roadmap: Q3.", cwd=str(other))).id
+    sync(reps.hub, a, b)
+    assert entries.get(b.reader(), x) is None
+
+
 def test_the_mcp_remember_tool_takes_a_space() -> None:
     from enyal_client.mcp.schemas import object_schema
     from enyal_client.mcp.tools import TOOLS

@@ -84,9 +84,20 @@ def project_root(path: str) -> str:
     start = Path(path)
     here = start if os.path.isdir(start) else start.parent
     for d, inside in _upward(here):
-        if any(_exists(inside + marker) for marker in PROJECT_MARKERS):
+        if _holds_marker(inside):
             return d
     return str(here)
+
+
+def marked(root: str) -> bool:
+    """Whether `root` holds a project marker: a project found, not the folder a walk that
+    found none fell back on (a home, /tmp, `/` for a path not there)."""
+    return _holds_marker(root if root.endswith("/") else root + "/")
+
+
+def _holds_marker(inside: str) -> bool:
+    """`inside`: a folder's path and its "/", as _upward gives it."""
+    return any(_exists(inside + marker) for marker in PROJECT_MARKERS)
 
 
 def project_of(path: str) -> Project:

@@ -4,8 +4,11 @@ rule (`hub.rule`), what the replica sees (`hub.status`), and a memory put into a
 
 from __future__ import annotations
 
+import os
+
 import apsw
 
+from enyal_protocol import projects
 from enyal_protocol import wire as p
 
 from ...errors import InvalidValue
@@ -106,7 +109,15 @@ def rule(engine: Engine, params: p.HubRuleParams) -> p.HubRuleResult:
     if params.project is None and params.cwd is None:
         raise InvalidValue("give the project's folder or the client's cwd")
     folder = scopes.absolute(params.project or params.cwd or "", params.cwd)
-    key = scopes.project_of(folder).key
+    project = scopes.project_of(folder)
+    # A rule covers everything stored under its key: one for a folder in no project (a
+    # typo walks up to `/`) would send every path-keyed project's memories to the space.
+    if not os.path.isdir(folder) or not projects.marked(project.root):
+        raise InvalidValue(
+            f"{folder} is in no project (no git repository or project file there or "
+            "above): a rule is a project's; give a folder of one"
+        )
+    key = project.key
 
     def job(tx: Tx) -> None:
         _joined(tx.conn, params.space)
