@@ -305,6 +305,27 @@ def test_nested_projects_see_their_own_and_the_monorepo_sees_them_all(
     assert {api["id"], web["id"], top["id"]} <= seen_from(d, world.b, f"memory {tag}")
 
 
+def test_a_working_folder_not_there_sees_no_project_under_its_parents(
+    d: RunningDaemon, tmp_path: Path
+) -> None:
+    """A hook's cwd that no longer exists (a worktree removed while the session runs):
+    the walk up from it found no project and fell back to the nearest folder there, `/`
+    for /no/such/dir, whose view holds every project stored by its path. It sees its
+    own place and global memories, no project's."""
+    tag = uuid.uuid4().hex[:8]
+    app = tmp_path / "app"
+    (app / ".git").mkdir(parents=True)
+    kept = remember(d, f"memory {tag}: the app's staging database is Postgres 15", app)
+    everywhere = remember(d, f"memory {tag}: answer in English", app, scope="global")
+    gone = tmp_path / "removed-worktree"  # never made: under tmp_path, in no project
+    for cwd in (gone, Path(f"/no-such-dir-{tag}")):
+        seen = seen_from(d, cwd, f"memory {tag}")
+        assert kept["id"] not in seen, f"another project's memory seen from {cwd}"
+        assert everywhere["id"] in seen
+    # A folder gone inside a project still there is that project's.
+    assert kept["id"] in seen_from(d, app / "src" / "gone", f"memory {tag}")
+
+
 def test_a_submodules_memories_are_its_own(d: RunningDaemon, host: Path) -> None:
     tag = uuid.uuid4().hex[:8]
     sub = remember(d, f"memory {tag}: lib keeps a stable C ABI", host / "vendor" / "lib")

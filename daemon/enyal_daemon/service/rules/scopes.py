@@ -22,7 +22,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from enyal_protocol.projects import GIT_PREFIX, Project, place, project_root
+from enyal_protocol.projects import GIT_PREFIX, Project, marked, place, project_root
 from enyal_protocol.wire import ScopeLevel
 
 from ...errors import BadPath, InvalidValue
@@ -174,7 +174,15 @@ def view_of_project(project: Project) -> View:
 
 def view_from(cwd: str) -> View:
     """What an agent working in `cwd` sees: its project, its workspace, global."""
-    return view_of_project(project_of(absolute(cwd, None)))
+    where = absolute(cwd, None)
+    project = project_of(where)
+    if not os.path.isdir(where) and not marked(project.root):
+        # A cwd not there (a worktree removed under a session; one stat: the usual cwd
+        # is there) in no project: the walk fell back on the nearest folder that is (`/`
+        # at worst), whose view would hold every project stored by its path. It sees its
+        # own place instead.
+        return View(where)
+    return view_of_project(project)
 
 
 def view_around(level: ScopeLevel, scope_path: str | None, cwd: str | None) -> View | None:
