@@ -568,6 +568,26 @@ def test_a_hub_that_never_answers_or_a_stuck_statement_gives_up_in_time(
         assert link.pull(start, 10, space=space) == []
 
 
+def test_a_password_not_found_says_where_the_daemon_looks_for_it(
+    hub: Any, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """libpq's own words ('fe_sendauth: no password supplied') do not say where a
+    password goes, and the URL must not carry one: a newcomer who exported PGPASSFILE
+    in a shell after the daemon started was left there."""
+    empty = tmp_path / "pgpass"
+    empty.write_text("")
+    empty.chmod(0o600)
+    monkeypatch.setenv("PGPASSFILE", str(empty))
+    monkeypatch.delenv("PGPASSWORD", raising=False)
+    with (
+        pytest.raises(HubUnavailable, match="no password supplied") as refused,
+        closing(PgLink(hub.url("alice", tcp=True))) as link,
+    ):
+        link.head()
+    said = str(refused.value)
+    assert "~/.pgpass" in said and "PGPASSFILE" in said and "enyal daemon stop" in said
+
+
 def test_no_password_shows_in_a_url_repr_or_error(hub: Any) -> None:
     password = hub.passwords["alice"]
     url = hub.url("alice", tcp=True).replace("alice@", f"alice:{password}@")

@@ -71,6 +71,15 @@ _KV_PASSWORD = re.compile(r"""(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)""", re.IG
 _URL_PASSWORD = re.compile(r"(postgres(?:ql)?://[^:/@\s]*:)([^@\s]*)(@)", re.IGNORECASE)
 
 
+# What libpq's "no password supplied" leaves unsaid: where the password goes (never the
+# URL), and that it is the daemon's environment libpq reads, fixed when it started.
+NO_PASSWORD_FOUND = (
+    " (put the role's password in ~/.pgpass as HOST:PORT:DATABASE:ROLE:PASSWORD, mode"
+    " 600, or set PGPASSFILE or PGPASSWORD where the daemon starts: one already running"
+    " keeps the environment it started with, so `enyal daemon stop` after setting them)"
+)
+
+
 def url_has_password(url: str) -> bool:
     """True if `url` (a postgresql:// URL or a key=value string) carries a password."""
     return _password_of(url) is not None
@@ -420,6 +429,8 @@ class PgLink:
 
     def _unavailable(self, e: Exception) -> HubUnavailable:
         text = str(e).strip() or type(e).__name__
+        if "no password supplied" in text:
+            text += NO_PASSWORD_FOUND
         return HubUnavailable(f"hub {redacted(self._url)}: {_scrub(text, self._password)}")
 
     def _drop_conn(self) -> None:
