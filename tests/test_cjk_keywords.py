@@ -164,3 +164,28 @@ def test_recall_ranks_the_entry_holding_the_word_first(memory: Any, ids: list[st
     assert result.results[0].keyword > 0
     result = recall.recall(memory, p.RecallParams(query="データベース接続", limit=3))
     assert result.results[0].id == ids[2]
+
+
+def test_a_cjk_word_weighs_as_much_as_an_english_one_of_the_same_rarity(memory: Any) -> None:
+    """FTS5's bm25() takes a word's rarity from its own table, and the CJK side index holds
+    only the entries with CJK text: in a store of English memories and two Chinese ones,
+    both holding 连接池, the pair weighed its floor there and scored ~1e-13 of an English
+    word held by two memories, under unrelated hits. Weighed by the whole store, the
+    two words of the same rarity score alike."""
+    english = [f"The {w} service restarts nightly at {h}:00." for h, w in enumerate(WORDS)]
+    texts = [
+        *english,
+        "数据库连接池配置在 config/db.yaml 里。",
+        "连接池满了就排队。",
+        "The pool of workers drains before a deploy.",
+        "A pool of ten connections serves the staging database.",
+    ]
+    lines = [msgspec.json.encode({"content": t}).decode() for t in texts]
+    transfer.import_lines(memory, p.ImportParams(lines=lines))
+    conn = memory.reader()
+    cjk_best = max(s for _, s in keywords.search(conn, keywords.DocCounts(), "连接池", 10))
+    en_best = max(s for _, s in keywords.search(conn, keywords.DocCounts(), "pool", 10))
+    assert 0.5 * en_best < cjk_best < 2 * en_best, (cjk_best, en_best)
+
+
+WORDS = ["billing", "search", "mailer", "auth", "cache", "queue", "ledger", "gateway"]

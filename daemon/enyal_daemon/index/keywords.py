@@ -70,6 +70,7 @@ def quoted(term: str) -> str:
 # A query word and the index it is matched in: (word, True) for a CJK run.
 Term = tuple[str, bool]
 _TABLES = {False: "context_fts", True: "context_cjk"}
+CJK_WIDEN = 4  # each CJK word's own best k x this are summed (_cjk_bm25)
 
 
 def split_cjk(words: list[str]) -> list[Term]:
@@ -139,11 +140,11 @@ def search_words(
     if not wanted:
         return []
     totals: dict[int, float] = {}
-    for is_cjk, table in _TABLES.items():
-        match = " OR ".join(match_query(w) for w in wanted if w[1] == is_cjk)
-        if match:
-            for rid, score in _bm25(conn, table, match, k, f):
-                totals[rid] = totals.get(rid, 0.0) + score
+    match = " OR ".join(match_query(w) for w in wanted if not w[1])
+    hits = _bm25(conn, _TABLES[False], match, k, f) if match else []
+    hits += _cjk_bm25(conn, [w for w in wanted if w[1]], dfs, n, k, f)
+    for rid, score in hits:
+        totals[rid] = totals.get(rid, 0.0) + score
     scored = sorted(totals.items(), key=lambda item: item[1], reverse=True)[:k]
     # BM25 saturates a word's weight at (k1 + 1) x its IDF, so an entry that repeats the
     # query's words can score above `ideal`. Clipping at 1 tied all such entries (two or
@@ -201,12 +202,42 @@ def _bm25(
     return [(int(rid), -float(score)) for rid, score in cur]
 
 
-def _store_size(conn: apsw.Connection) -> int:
-    """The entries the keyword index holds: FTS5's own row count, the first varint of its
+def _cjk_bm25(
+    conn: apsw.Connection,
+    words: list[Term],
+    dfs: dict[Term, int],
+    n: int,
+    k: int,
+    f: EntryFilter | None,
+) -> list[tuple[int, float]]:
+    """BM25 in the CJK side index, each word weighed by its rarity in the whole store.
+    FTS5's bm25() takes a word's IDF from its own table, and the side index holds only
+    the entries with CJK text: a pair most of those hold (two memories of three, in a
+    store of English ones) weighs its floor there (1e-6), so 连接池's one real match
+    scored ~1e-13 of an English word's and ranked under unrelated hits. Each word is
+    asked alone (the side index is small; a query has few) and its score scaled from the
+    side index's IDF to the store's; a word's score is its IDF times the part FTS5
+    computes from its frequency and the entry's length, so the scaling is exact."""
+    if not words:
+        return []
+    table = _TABLES[True]
+    side = _store_size(conn, table)
+    totals: dict[int, float] = {}
+    for w in words:
+        scale = _idf(n, dfs[w]) / _idf(side, dfs[w])
+        # k x CJK_WIDEN each, so that an entry holding several of the words moderately
+        # is still among the summed k best.
+        for rid, score in _bm25(conn, table, match_query(w), k * CJK_WIDEN, f):
+            totals[rid] = totals.get(rid, 0.0) + score * scale
+    return list(totals.items())
+
+
+def _store_size(conn: apsw.Connection, table: str = _TABLES[False]) -> int:
+    """The entries a keyword index holds: FTS5's own row count, the first varint of its
     averages record (id 1 of its _data table), which bm25() reads too. O(1) like the
     largest rid it replaced, and exact: the rid was off by every deletion, so a store
     and its export imported elsewhere scored the same words differently."""
-    row = conn.execute(f"SELECT block FROM {_TABLES[False]}_data WHERE id = 1").fetchone()
+    row = conn.execute(f"SELECT block FROM {table}_data WHERE id = 1").fetchone()
     return max(1, _varint(bytes(row[0])) if row and row[0] else 1)
 
 
