@@ -308,6 +308,8 @@ NOT_IN_A_HOOK += ("typing", "socket")
 # pathlib, and urllib.parse which it imports: 17.7 M (enyal_protocol/str_paths.py).
 NOT_IN_A_HOOK += ("pathlib", "urllib")
 NOT_IN_A_HOOK += ("struct",)  # the peer's credentials are read with int.from_bytes (peercred.py)
+# collections.namedtuple and what it imports: records.py builds its records itself.
+NOT_IN_A_HOOK += ("collections", "operator", "reprlib", "keyword")
 
 
 def test_the_command_hook_imports_no_msgspec(served: Served) -> None:
