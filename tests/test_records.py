@@ -7,13 +7,16 @@ import what a hook does not otherwise need (docs/ARCHITECTURE.md, "Client start-
 
 from __future__ import annotations
 
+import os
 import pickle
 import subprocess
 import sys
 import typing
+from pathlib import Path
 
 import pytest
 
+import enyal_protocol
 from enyal_protocol.records import NamedTuple
 
 
@@ -73,8 +76,12 @@ def test_a_hook_start_imports_no_collections() -> None:
         "import sys; import enyal_protocol.config, enyal_protocol.paths; "
         "print(sorted({'collections', 'operator', 'reprlib', 'typing'} & set(sys.modules)))"
     )
+    # This interpreter's path, less what only site's hooks read (an editable install's
+    # finder entry, which -S leaves unhooked), and the client's folder put first.
+    client = str(Path(enyal_protocol.__file__).resolve().parent.parent)
+    path = [client, *(d for d in sys.path if d and os.path.exists(d))]
     out = subprocess.run(
-        [sys.executable, "-S", "-c", f"import sys; sys.path[:0] = {sys.path!r}; {code}"],
+        [sys.executable, "-S", "-c", f"import sys; sys.path[:0] = {path!r}; {code}"],
         capture_output=True,
         text=True,
         check=True,
