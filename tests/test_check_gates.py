@@ -203,6 +203,9 @@ def test_the_literals_found_at_once_are_those_each_in_test_finds() -> None:
         for i, gate in enumerate(cues._GATES):
             by_in = bool(gate) and not any(lit in lowered for lit in gate)
             assert cues.ruled_out(i, text, lowered) is by_in, (cues.NAMES[i], text)
+        # what the classifier asks once a text: every cue not ruled out, and no other
+        kept = {i for i in range(len(cues.NAMES)) if not cues.ruled_out(i, text, lowered)}
+        assert cues.possible(text, lowered) == kept, text
         # and again on a fresh lowered copy: the per-text memory never answers for another
         fresh = "".join(lowered)
         for i, gate in enumerate(cues._GATES):
