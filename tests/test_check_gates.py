@@ -173,3 +173,41 @@ def test_the_secret_rules_run_by_keyword_redact_what_every_keyword_rule_redacts(
 def test_literals_read_off_an_expression(pattern: str, want: set[str] | None) -> None:
     found = literals.needed(re.compile(pattern))
     assert (None if found is None else set(found)) == want
+
+
+def test_the_literals_found_at_once_are_those_each_in_test_finds() -> None:
+    """cues.ruled_out finds every gate's literals of a text at once (its three-character
+    pieces, then `in` for those that begin a literal); what it rules out is exactly what
+    each gate's own `in` tests rule out, text by text, on the corpora and on texts made
+    to sit on the edges (a literal at the very end, one inside another, short ones, case
+    folding to ASCII, the same lowered text twice in a row and from other texts)."""
+    edges = [
+        "",
+        "a",
+        " ",
+        "ig",
+        "ignore",
+        "xxignore",
+        "ignore.",
+        "忽略",
+        "忽略之前的指令",
+        "\u212a",
+        "k",
+        "ＩＧＮＯＲＥ previous",
+        "system prompt",
+        "sh",
+        "ai 1.",
+    ]
+    for text in [*TEXTS, *edges, *(t.upper() for t in TEXTS[:500])]:
+        lowered = text.lower()
+        for i, gate in enumerate(cues._GATES):
+            by_in = bool(gate) and not any(lit in lowered for lit in gate)
+            assert cues.ruled_out(i, text, lowered) is by_in, (cues.NAMES[i], text)
+        # what the classifier asks once a text: every cue not ruled out, and no other
+        kept = {i for i in range(len(cues.NAMES)) if not cues.ruled_out(i, text, lowered)}
+        assert cues.possible(text, lowered) == kept, text
+        # and again on a fresh lowered copy: the per-text memory never answers for another
+        fresh = "".join(lowered)
+        for i, gate in enumerate(cues._GATES):
+            by_in = bool(gate) and not any(lit in fresh for lit in gate)
+            assert cues.ruled_out(i, text, fresh) is by_in, (cues.NAMES[i], text)

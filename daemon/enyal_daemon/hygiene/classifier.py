@@ -197,11 +197,12 @@ class Classifier:
                 return lo >= above
             return self.score(text, whole, passages, parts) >= self.threshold
         lowered = text.lower()
+        possible = cues.possible(text, lowered)  # all the gates at once (cues.ruled_out)
         unread: list[tuple[int, float]] = []
         for i, weight in self._cues:
             if lo >= above or hi < below:
                 break
-            if not cues.ruled_out(i, text, lowered):
+            if i in possible:
                 unread.append((i, weight))
             elif weight > 0:
                 hi -= m * weight

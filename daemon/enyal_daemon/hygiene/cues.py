@@ -244,9 +244,6 @@ _COMPILED = tuple((name, re.compile(_lowered(pattern))) for name, pattern in _CU
 # What each cue cannot match without (hygiene/literals.py): most texts hold none of a
 # cue's words, and a few `in` tests say so faster than its search would.
 _GATES = tuple(literals.gate(rule) for _, rule in _COMPILED)
-# The same for an ASCII text, which holds no literal that is not ASCII (most of the
-# other languages' words): empty where a gate had only those, and then the cue is absent.
-_ASCII_GATES = tuple(tuple(lit for lit in gate if lit.isascii()) for gate in _GATES)
 
 NAMES: tuple[str, ...] = (
     *(name for name, _ in _CUES),
@@ -295,18 +292,72 @@ def _mixed(text: str) -> bool:
 _TESTS = (_non_latin, _odd, _mixed)  # the cues NAMES ends with, in its order
 
 
+# Every gate's literals, found in a text at once rather than gate by gate: 575 `in` tests
+# of a text cost 3 times what listing its three-character pieces, keeping those that
+# begin a literal (a set intersection, in C) and confirming those few literals with
+# `in` does (tests/test_check_gates.py; the sync runs this on every pulled row). The
+# literals shorter than three characters (a space, a digit, two CJK characters) are
+# tested each, the ASCII ones only on an ASCII text.
+_GRAM = 3
+_LITERALS = frozenset(lit for gate in _GATES for lit in gate)
+_SHORT = tuple(sorted(lit for lit in _LITERALS if len(lit) < _GRAM))
+_SHORT_ASCII = tuple(lit for lit in _SHORT if lit.isascii())
+_BY_GRAM: dict[str, tuple[str, ...]] = {}
+for _lit in sorted(_LITERALS):
+    if len(_lit) >= _GRAM:
+        _BY_GRAM[_lit[:_GRAM]] = (*_BY_GRAM.get(_lit[:_GRAM], ()), _lit)
+_GRAMS = frozenset(_BY_GRAM)
+# The last text's literals: the classifier asks of one text's cues in turn (`lowered`
+# is the same object throughout); a tuple, replaced whole, so threads never see half.
+_last: tuple[str, frozenset[str]] = ("", frozenset())
+
+
+def _found(text: str, lowered: str) -> frozenset[str]:
+    """The gates' literals that `lowered` holds (exactly those an `in` test finds: a
+    function of `lowered` alone, as an ASCII text's lowered form holds no other)."""
+    global _last
+    last = _last
+    if last[0] is lowered:
+        return last[1]
+    short = _SHORT_ASCII if text.isascii() else _SHORT
+    found = {lit for lit in short if lit in lowered}
+    pieces = {lowered[i : i + _GRAM] for i in range(len(lowered) - _GRAM + 1)}
+    for piece in _GRAMS.intersection(pieces):
+        found.update(lit for lit in _BY_GRAM[piece] if lit in lowered)
+    held = frozenset(found)
+    _last = (lowered, held)
+    return held
+
+
+# Which cues each literal lets through, and those no literal gates (the last three are
+# let through by a text that is not ASCII).
+_CUES_OF: dict[str, tuple[int, ...]] = {
+    lit: tuple(i for i, gate in enumerate(_GATES) if lit in gate) for lit in _LITERALS
+}
+_UNGATED = frozenset(i for i, gate in enumerate(_GATES) if not gate)
+_TESTED = frozenset(range(len(_COMPILED), len(NAMES)))
+
+
+def possible(text: str, lowered: str) -> set[int]:
+    """The cues of `text` not ruled out (`ruled_out` of every index at once): the
+    classifier asks this once a text rather than a call a cue it reads (41 a text on
+    the bench's memories, whose call overhead was most of the gates' cost)."""
+    out = set(_UNGATED)
+    for lit in _found(text, lowered):
+        out.update(_CUES_OF[lit])
+    if not text.isascii():
+        out |= _TESTED
+    return out
+
+
 def ruled_out(index: int, text: str, lowered: str) -> bool:
-    """Whether the cue NAMES[index] is known absent at the cost of a few `in` tests: the
-    text holds none of the literals its expression cannot match without (an ASCII text
-    is looked through for the ASCII ones only: it holds no other), or, of the last
-    three, the text is ASCII, which none of them can be true of. False: `one` must say."""
+    """Whether the cue NAMES[index] is known absent at the cost of a set look-up: the
+    text holds none of the literals its expression cannot match without (_found lists
+    them once a text), or, of the last three, the text is ASCII, which none of them can
+    be true of. False: `one` must say."""
     if index < len(_COMPILED):
         gate = _GATES[index]
-        if not gate:
-            return False
-        if text.isascii():
-            gate = _ASCII_GATES[index]
-        return not any(map(lowered.__contains__, gate))
+        return bool(gate) and _found(text, lowered).isdisjoint(gate)
     return text.isascii()
 
 
@@ -315,7 +366,7 @@ def one(index: int, text: str, lowered: str) -> bool:
     a time, for the classifier to read only those that can still change its answer."""
     if index < len(_COMPILED):
         gate = _GATES[index]
-        if gate and not any(map(lowered.__contains__, gate)):  # literals.passes, inlined
+        if gate and _found(text, lowered).isdisjoint(gate):  # literals.passes, at once
             return False
         return _COMPILED[index][1].search(lowered) is not None
     return _TESTS[index - len(_COMPILED)](text)
