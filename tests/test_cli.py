@@ -147,3 +147,14 @@ def test_export_into_a_closed_pipe_is_quiet(tmp_path: Path) -> None:
         f"{BIN / 'enyal'} export | head -n 1", shell=True, capture_output=True, text=True
     )
     assert p.stdout.count("\n") == 1 and "Traceback" not in p.stderr and p.stderr == ""
+
+
+def test_remember_dash_reads_the_memory_from_stdin(tmp_path: Path) -> None:
+    """`enyal remember -` stored the one-character memory "-" (found from outside): a dash
+    means stdin, as for `import -`, for a text made by another command."""
+    text = "The release checklist lives in docs/RELEASE.md.\nRun it before tagging."
+    r = run_cli("remember", "-", "--scope", "global", "--json", input=text + "\n").json()
+    assert r["entry"]["content"] == text
+    empty = run_cli("remember", "-", "--scope", "global", input="  \n")
+    assert empty.code == 2 and "nothing on stdin" in empty.err
+    assert "-" not in [e["content"] for e in run_cli("list", "--json").json()["entries"]]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 
 import msgspec
 
@@ -121,6 +122,10 @@ REMEMBERED = {
 
 def cmd_remember(c: Connection, a: Args) -> Result:
     params = sf.params_of(a, p.RememberParams, REMEMBER_UNOFFERED)
+    if params.get("content") == "-":  # the text on stdin, as `import -` reads its lines
+        params["content"] = sys.stdin.read().strip()
+        if not params["content"]:
+            raise UsageError("remember -: nothing on stdin to remember")
     params.update(written_by="user", cwd=os.getcwd())
     r = ct.call(c, "remember", params, p.RememberResult, FLAGS)
     sim = f" (similarity {r.similarity:.3f})" if r.similarity is not None else ""
