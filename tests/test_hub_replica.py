@@ -220,6 +220,52 @@ def test_three_daemons_converge_after_a_mixed_workload(trio: Trio) -> None:
         assert m.ok("hub", "status")["spaces"] and m.status()["refused"] == 0
 
 
+def test_a_hard_delete_leaves_no_text_on_the_hub(trio: Trio) -> None:
+    """The hub's log is append-only for members, so a memory deleted for good kept its
+    text and vector in its earlier puts there (found from outside with pg_dump). Its
+    tombstone now empties them, and the replicas skip the emptied rows."""
+    a, b, c = trio.members
+    space = trio.space()
+    secret = "The staging root password rotates on the first Monday, codename kestrel."
+    gone = remember(a, secret, space)
+    kept = remember(b, "Incident reviews are written within two working days.", space)
+    converge(trio, {gone, kept})
+    b.call("update", {"id": gone, "content": secret + " Ask in #ops."})
+    converge(trio, {gone, kept})
+    refused = [m.status()["refused"] for m in trio.members]
+    c.call("forget", {"id": gone, "hard": True})
+    entries, _ = converge(trio, {gone, kept})
+    assert [e["id"] for e in entries] == [kept]
+    with trio.hub.admin() as conn:
+        rows = conn.execute(
+            "SELECT kind, body, vector FROM enyal_hub.log WHERE memory_id = %s ORDER BY seq",
+            (gone,),
+        ).fetchall()
+        kept_rows = conn.execute(
+            "SELECT kind, vector IS NOT NULL FROM enyal_hub.log WHERE memory_id = %s",
+            (kept,),
+        ).fetchall()
+    assert [r[0] for r in rows] == ["purged", "purged", "delete"], rows
+    assert all(b"kestrel" not in bytes(r[1]) and r[2] is None for r in rows)
+    assert kept_rows == [("put", True)]  # another memory's rows untouched
+    # A put that lands after the tombstone (a replica's outbox draining late) is emptied
+    # as it lands, and no replica counts the emptied rows as refused.
+    with trio.hub.admin() as conn:
+        conn.execute(
+            "INSERT INTO enyal_hub.log (change_id, space, memory_id, clock, device, kind, "
+            "body, model_id) VALUES (%s, %s, %s, 1, 'd', 'put', %s, 'x')",
+            (uuid.uuid4().hex, space, gone, secret.encode()),
+        )
+        late = conn.execute(
+            "SELECT kind, body FROM enyal_hub.log WHERE memory_id = %s ORDER BY seq DESC LIMIT 1",
+            (gone,),
+        ).fetchone()
+    assert late is not None and late[0] == "purged" and bytes(late[1]) == b"{}"
+    mark = remember(a, "Written after the late put, to see it pulled past.", space)
+    converge(trio, {gone, kept, mark})
+    assert [m.status()["refused"] for m in trio.members] == refused
+
+
 def test_a_kill_9_in_mid_push_loses_nothing_acknowledged_and_applies_nothing_twice(
     trio: Trio,
 ) -> None:

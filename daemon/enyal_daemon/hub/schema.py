@@ -154,8 +154,43 @@ CREATE TRIGGER log_notify AFTER INSERT ON {SCHEMA}.log
 REVOKE ALL ON FUNCTION {SCHEMA}.log_append_lock(), {SCHEMA}.log_notify() FROM PUBLIC;
 """
 
+# A hard delete leaves no text on the hub (issue 24's "deleted for good", issue 28's
+# tombstones): when a memory's tombstone is appended, its earlier puts in the space are
+# emptied in place (kind `purged`, body `{}` as a tombstone's, vector gone), and a put
+# that arrives after its tombstone (a replica's outbox draining late) is emptied as it
+# lands. The log stays append-only for members (they hold no UPDATE); the trigger's
+# function runs as the schema's owner, whose forced row security lets it read and
+# empty puts only while the function says so (a transaction-local setting), so the
+# owner still reads no row otherwise. PostgreSQL keeps the old row versions until a
+# vacuum (autovacuum's). The index on memory_id finds a memory's rows; it is not one
+# a space's pull could take instead of (space, seq).
+_PURGING = "current_setting('enyal_hub.purging', true) = 'on'"
+_V2 = f"""
+CREATE INDEX log_memory ON {SCHEMA}.log (memory_id);
+CREATE POLICY log_owner_reads ON {SCHEMA}.log FOR SELECT TO CURRENT_USER USING ({_PURGING});
+CREATE POLICY log_owner_purges ON {SCHEMA}.log FOR UPDATE TO CURRENT_USER
+    USING ({_PURGING} AND kind = 'put') WITH CHECK (kind = 'purged');
+CREATE FUNCTION {SCHEMA}.log_purge() RETURNS trigger LANGUAGE plpgsql
+    SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    PERFORM set_config('enyal_hub.purging', 'on', true);
+    UPDATE {SCHEMA}.log l SET kind = 'purged', body = '\\x7b7d'::bytea, vector = NULL
+    FROM appended a
+    WHERE l.kind = 'put' AND l.memory_id = a.memory_id AND l.space = a.space
+      AND (a.kind = 'delete' OR EXISTS (
+          SELECT 1 FROM {SCHEMA}.log t
+          WHERE t.memory_id = a.memory_id AND t.space = a.space AND t.kind = 'delete'));
+    PERFORM set_config('enyal_hub.purging', 'off', true);
+    RETURN NULL;
+END $$;
+CREATE TRIGGER log_purge AFTER INSERT ON {SCHEMA}.log
+    REFERENCING NEW TABLE AS appended
+    FOR EACH STATEMENT EXECUTE FUNCTION {SCHEMA}.log_purge();
+REVOKE ALL ON FUNCTION {SCHEMA}.log_purge() FROM PUBLIC;
+"""
+
 # One SQL script per schema version, in order; never edit a released one, add the next.
-MIGRATIONS: list[str] = [_V1]
+MIGRATIONS: list[str] = [_V1, _V2]
 VERSION = len(MIGRATIONS)
 
 

@@ -22,6 +22,8 @@ from ...store.rows import EntryRow
 PUT = "put"
 DELETE = "delete"
 EDGE = "edge"
+# A put the hub emptied once its memory was deleted for good (hub/schema.py): skipped.
+PURGED = "purged"
 KINDS = (PUT, DELETE, EDGE)
 
 

@@ -121,7 +121,7 @@ def _prepare(
             return _prepare_put(engine, item.seq, c, stored.get(c.memory_id), pause)
         if c.kind == body.EDGE:
             return Ready(item.seq, c, edge=body.decode_edge(c.body))
-        if c.kind == body.DELETE:
+        if c.kind in (body.DELETE, body.PURGED):
             return Ready(item.seq, c)
         raise ValueError(f"unknown kind {c.kind[:32]!r}")
     except (msgspec.ValidationError, msgspec.DecodeError, ValueError, EnyalError) as exc:
@@ -387,6 +387,8 @@ def _apply_one(engine: Engine, tx: Tx, r: Ready) -> None:
         return  # a pull that overlaps, or our own change coming back
     if r.seq <= rows.pruned(conn, c.space):
         return  # applied, its id since pruned (worker.prune): a pull from an old position
+    if c.kind == body.PURGED:
+        return  # its memory's tombstone comes later in the log, and says all there is
     rows.mark_applied(conn, c.change_id, r.seq, c.space)
     rows.observe(conn, c.clock)
     version = (c.clock, c.device)
