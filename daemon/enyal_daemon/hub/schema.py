@@ -162,24 +162,43 @@ REVOKE ALL ON FUNCTION {SCHEMA}.log_append_lock(), {SCHEMA}.log_notify() FROM PU
 # function runs as the schema's owner, whose forced row security lets it read and
 # empty puts only while the function says so (a transaction-local setting), so the
 # owner still reads no row otherwise. PostgreSQL keeps the old row versions until a
-# vacuum (autovacuum's). The index on memory_id finds a memory's rows; it is not one
-# a space's pull could take instead of (space, seq).
+# vacuum (autovacuum's). The index on memory_id finds a memory's rows (one a space's
+# pull would not take instead of (space, seq)); `deleted` lists the memories whose
+# tombstone was appended, for the late puts.
 _PURGING = "current_setting('enyal_hub.purging', true) = 'on'"
 _V2 = f"""
 CREATE INDEX log_memory ON {SCHEMA}.log (memory_id);
+CREATE TABLE {SCHEMA}.deleted (
+    space text NOT NULL,
+    memory_id text NOT NULL,
+    PRIMARY KEY (space, memory_id)
+);
+REVOKE ALL ON {SCHEMA}.deleted FROM PUBLIC, {MEMBER_GROUP};
 CREATE POLICY log_owner_reads ON {SCHEMA}.log FOR SELECT TO CURRENT_USER USING ({_PURGING});
 CREATE POLICY log_owner_purges ON {SCHEMA}.log FOR UPDATE TO CURRENT_USER
     USING ({_PURGING} AND kind = 'put') WITH CHECK (kind = 'purged');
 CREATE FUNCTION {SCHEMA}.log_purge() RETURNS trigger LANGUAGE plpgsql
     SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    m record;
 BEGIN
+    -- The memories deleted for good, by id: a late put is found against this small
+    -- table, not the log (whose (space, seq) index a probe by space would walk).
+    INSERT INTO {SCHEMA}.deleted (space, memory_id)
+        SELECT DISTINCT a.space, a.memory_id FROM appended a WHERE a.kind = 'delete'
+        ON CONFLICT DO NOTHING;
     PERFORM set_config('enyal_hub.purging', 'on', true);
-    UPDATE {SCHEMA}.log l SET kind = 'purged', body = '\\x7b7d'::bytea, vector = NULL
-    FROM appended a
-    WHERE l.kind = 'put' AND l.memory_id = a.memory_id AND l.space = a.space
-      AND (a.kind = 'delete' OR EXISTS (
-          SELECT 1 FROM {SCHEMA}.log t
-          WHERE t.memory_id = a.memory_id AND t.space = a.space AND t.kind = 'delete'));
+    FOR m IN SELECT a.seq FROM appended a JOIN {SCHEMA}.deleted d
+             ON d.space = a.space AND d.memory_id = a.memory_id WHERE a.kind = 'put' LOOP
+        UPDATE {SCHEMA}.log SET kind = 'purged', body = '\\x7b7d'::bytea, vector = NULL
+        WHERE seq = m.seq;
+    END LOOP;
+    FOR m IN SELECT DISTINCT a.space, a.memory_id FROM appended a WHERE a.kind = 'delete'
+    LOOP
+        UPDATE {SCHEMA}.log SET kind = 'purged', body = '\\x7b7d'::bytea, vector = NULL
+        WHERE seq IN (SELECT l.seq FROM {SCHEMA}.log l WHERE l.memory_id = m.memory_id)
+          AND space = m.space AND kind = 'put';
+    END LOOP;
     PERFORM set_config('enyal_hub.purging', 'off', true);
     RETURN NULL;
 END $$;
