@@ -69,6 +69,7 @@ def _range(space: str) -> str:
 
 _KV_PASSWORD = re.compile(r"""(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)""", re.IGNORECASE)
 _URL_PASSWORD = re.compile(r"(postgres(?:ql)?://[^:/@\s]*:)([^@\s]*)(@)", re.IGNORECASE)
+_QUERY_PASSWORD = re.compile(r"([?&])(password=)[^&\s]*(&?)", re.IGNORECASE)
 
 
 # What libpq's "no password supplied" leaves unsaid: where the password goes (never the
@@ -93,9 +94,8 @@ def redacted(url: str) -> str:
 def without_password(url: str) -> str:
     """`url` with its password taken out (not masked): the URL to record instead, which
     a refusal offers to be run again as it is printed (`me:***@` would still carry one)."""
-    url = re.sub(r"(postgres(?:ql)?://[^:/@\s]*):[^@\s]*@", r"\1@", url, flags=re.IGNORECASE)
-    url = re.sub(r"([?&])password=[^&\s]*&?", r"\1", url, flags=re.IGNORECASE)
-    url = re.sub(r"[?&]$", "", url)
+    url = _URL_PASSWORD.sub(lambda m: m[1][:-1] + m[3], url)  # `me:…@` → `me@`
+    url = re.sub(r"[?&]$", "", _QUERY_PASSWORD.sub(r"\1", url))
     return re.sub(r"\s*" + _KV_PASSWORD.pattern, "", url, flags=re.IGNORECASE).strip()
 
 
@@ -113,7 +113,7 @@ def _password_of(url: str) -> str | None:
 def _scrub(text: str, password: str | None) -> str:
     text = _URL_PASSWORD.sub(r"\1***\3", text)
     text = _KV_PASSWORD.sub(r"\1***", text)
-    text = re.sub(r"([?&]password=)[^&\s]*", r"\1***", text, flags=re.IGNORECASE)
+    text = _QUERY_PASSWORD.sub(r"\1\2***\3", text)
     if password:
         text = text.replace(password, "***")
     return text
