@@ -164,3 +164,46 @@ def test_brief_reviews_no_conflict_with_another_project(d: RunningDaemon, places
     d.call("link", {"source_id": same, "target_id": mine, "edge_type": "conflicts_with"})
     brief = d.call("brief", {"cwd": str(places.proj), "record": False})["markdown"]
     assert f"conflicting (convention) Indent with spaces. · `{mine[:8]}`" in brief
+
+
+def test_a_folder_in_no_project_sees_its_subfolders_but_no_project_below_it(
+    d: RunningDaemon, places: Places, tmp_path: Path
+) -> None:
+    """Issue 24: an agent in a folder in no project (a home, /tmp/x) sees what was said
+    in it and its plain subfolders, never the memories of a project below it (a git
+    repository, a folder with a project marker) unless it asks for every project."""
+    ids = seed(d, places)
+    ws = places.proj.parent
+    (ws / "notes" / "deeper").mkdir(parents=True)
+    plain = remember(d, "Scratch notes: the database dump is in notes/", ws / "notes" / "deeper")
+    (ws / "lib").mkdir()
+    (ws / "lib" / "pyproject.toml").write_text("[project]\nname = 'lib'\n")
+    marked = remember(d, "lib: the database driver is asyncpg", ws / "lib")
+    here = remember(d, "The database backups of this folder are kept a week", ws)
+    env = isolated_env(d.paths.home)
+    for cwd in (ws, tmp_path):
+        r = run_cli("recall", "database", "--all", "--json", cwd=cwd, env=env)
+        assert r.code == 0, r.err
+        seen = {h["id"] for h in r.json()["results"]}
+        assert {plain, here} <= seen, cwd
+        assert not {ids["postgres"], ids["mysql"], ids["file"], marked} & seen, cwd
+        every = run_cli("recall", "database", "--all", "--all-projects", "--json", cwd=cwd, env=env)
+        assert {ids["postgres"], ids["mysql"], marked} <= {h["id"] for h in every.json()["results"]}
+    prompt = {
+        "session_id": "s-outside",
+        "cwd": str(ws),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "which database engine and driver do we use?",
+    }
+    r = hook(env_of(d, tmp_path / "user"), "prompt-submit", prompt)
+    assert r.returncode == 0, r.stderr
+    context = json.loads(r.stdout).get("hookSpecificOutput", {}).get("additionalContext", "")
+    assert "PostgreSQL" not in context and "MySQL" not in context and "asyncpg" not in context
+    # Nor can a project's memory contradict one said in a folder above its workspace (a
+    # project does see its workspace's: that folder's memories are seen from both).
+    svc = ws / "team" / "svc"
+    (svc / ".git").mkdir(parents=True)
+    ask = {"content_type": "convention", "detect_conflicts": True, "suggest_supersedes": True}
+    remember(d, "Indent with tabs.", svc, content_type="convention")
+    outside = d.call("remember", {"content": "Never indent with tabs.", "cwd": str(ws), **ask})
+    assert outside["conflicts"] == []

@@ -87,6 +87,11 @@ class ScopeGroups:
                 return list(found)
             return found
 
+    def paths(self) -> list[str | None]:
+        """Every path some scope that holds (or held) an entry is at."""
+        with self._lock:
+            return list(self._by_path)
+
     def at_path(self, path: str | None) -> list[int]:
         """The groups of every level at this path."""
         with self._lock:

@@ -25,6 +25,8 @@ class View:
 
     root: str
     also: tuple[str, ...] = ()
+    # Other projects' roots under the root (scopes.view_from): not seen, nor what is under them.
+    apart: tuple[str, ...] = ()
 
     @property
     def prefix(self) -> str:
@@ -33,7 +35,13 @@ class View:
 
     def sees(self, path: str | None) -> bool:
         return (
-            path is None or path == self.root or path in self.also or path.startswith(self.prefix)
+            path is None
+            or path == self.root
+            or path in self.also
+            or (
+                path.startswith(self.prefix)
+                and not any(path == a or path.startswith(a + "/") for a in self.apart)
+            )
         )
 
 
@@ -90,12 +98,14 @@ class EntryFilter:
         if self.view is not None:
             v = self.view
             # Under the root as a range ('/' + 1 is '0'), which the scope index can serve.
+            apart = " AND NOT (e.scope_path = ? OR (e.scope_path >= ? AND e.scope_path < ?))"
             add(
                 "(e.scope_path IS NULL OR e.scope_path = ? OR (e.scope_path >= ? AND "
-                f"e.scope_path < ?){' OR e.scope_path = ?' * len(v.also)})",
+                f"e.scope_path < ?{apart * len(v.apart)}){' OR e.scope_path = ?' * len(v.also)})",
                 v.root,
                 v.prefix,
                 v.prefix[:-1] + "0",
+                *(x for a in v.apart for x in (a, a + "/", a + "0")),
                 *v.also,
             )
         if self.content_type is not None:

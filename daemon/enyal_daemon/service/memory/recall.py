@@ -75,7 +75,7 @@ def recall(engine: Engine, params: p.RecallParams) -> p.RecallResult:
             "as_of and asked_at cannot be combined: as_of already asks at that moment"
         )
     at = None if params.asked_at is None else _asked_at(params.asked_at)
-    f = _filter(params, at)
+    f = _filter(engine, params, at)
     if params.as_of is not None:
         hits = _fitting(_recall_as_of(engine, params, f, v), params.drop_weak_only)
         hits, packed = _pack(engine, hits, params.budget_tokens)
@@ -108,7 +108,7 @@ def recall_batch(engine: Engine, params: p.RecallBatchParams) -> p.RecallBatchRe
     for query in params.queries:
         _check_query(query)
     at = None if params.asked_at is None else _asked_at(params.asked_at)
-    f = _filter(params, at)
+    f = _filter(engine, params, at)
     qvecs = engine.embed_many([engine.embedder.query_window(q) for q in params.queries])
     floors = _floors(params)
     out = []
@@ -125,7 +125,9 @@ def _asked_at(text: str) -> datetime:
 
 
 def _filter(
-    params: p.RecallParams | p.RecallBatchParams, asked_at: datetime | None = None
+    engine: Engine,
+    params: p.RecallParams | p.RecallBatchParams,
+    asked_at: datetime | None = None,
 ) -> EntryFilter:
     level = None if params.scope == "all" else params.scope
     path, match_path = scopes.filter_path(level, params.scope_path, params.cwd)
@@ -137,7 +139,11 @@ def _filter(
         scope_level=level,
         scope_path=path,
         match_path=match_path,
-        view=scopes.view_from(params.cwd) if seen and params.cwd is not None else None,
+        view=(
+            scopes.view_from(params.cwd, engine.groups.paths())
+            if seen and params.cwd is not None
+            else None
+        ),
         # As-of recall checks type and tags against the version of then, not today's.
         content_type=None if as_of else params.content_type,
         tags=() if as_of else tuple(params.tags),
@@ -218,7 +224,7 @@ def ranking_inputs(engine: Engine, params: p.RecallParams) -> tuple[list[Candida
     it ranks them at: what scripts/train_fusion reads features of (ranking.features)."""
     _check_query(params.query)
     at = None if params.asked_at is None else _asked_at(params.asked_at)
-    found = _gather(engine, params.query, max(params.limit * 5, 50), _filter(params, at))
+    found = _gather(engine, params.query, max(params.limit * 5, 50), _filter(engine, params, at))
     return found, at or engine.clock.now()
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
 from enyal_protocol.projects import GIT_PREFIX, Project, marked, place, project_root
@@ -172,8 +172,10 @@ def view_of_project(project: Project) -> View:
     return View(project.key, (project.workspace,))
 
 
-def view_from(cwd: str) -> View:
-    """What an agent working in `cwd` sees: its project, its workspace, global."""
+def view_from(cwd: str, places: Iterable[str | None] = ()) -> View:
+    """What an agent working in `cwd` sees: its project, its workspace, global. `places`:
+    the places memories are stored at (or a superset), so the view can leave out those
+    of another project below this one's root (apart_below)."""
     where = absolute(cwd, None)
     project = project_of(where)
     if not os.path.isdir(where) and not marked(project.root):
@@ -182,10 +184,44 @@ def view_from(cwd: str) -> View:
         # at worst), whose view would hold every project stored by its path. It sees its
         # own place instead.
         return View(where)
-    return view_of_project(project)
+    view = view_of_project(project)
+    apart = apart_below(view.root, places)
+    return View(view.root, view.also, apart) if apart else view
 
 
-def view_around(level: ScopeLevel, scope_path: str | None, cwd: str | None) -> View | None:
+def apart_below(root: str, places: Iterable[str | None]) -> tuple[str, ...]:
+    """The roots of other projects below `root`, a folder, among the folders on the way
+    to the stored places under it (issue 24): a folder sees its subfolders' memories,
+    not another project's. From a folder in no project (a home, /tmp/x) every folder
+    holding a project marker below is another project; from a project, a git repository
+    of its own below it (a nested clone, a submodule checked out without a remote): a
+    package of the same repository with a marker of its own (a monorepo's) is the
+    project's, as its key says when the repository has a remote. A root keyed by its
+    remote (`git:...`) has no folders under it to look at: its places are keys."""
+    if not root.startswith("/"):
+        return ()
+    prefix = root.rstrip("/") + "/"
+    in_project = marked(root)
+    found: dict[str, None] = {}  # in order: a set, and the view's key alike each time
+    looked: set[str] = set()
+    for path in sorted({p for p in places if p is not None and p.startswith(prefix)}):
+        parts = path[len(prefix) :].split("/")
+        for i in range(1, len(parts) + 1):
+            folder = prefix + "/".join(parts[:i])
+            if folder in looked:
+                if folder in found:
+                    break
+                continue
+            looked.add(folder)
+            if os.path.exists(folder + "/.git") or (not in_project and marked(folder)):
+                found[folder] = None
+                break
+    return tuple(found)
+
+
+def view_around(
+    level: ScopeLevel, scope_path: str | None, cwd: str | None, places: Iterable[str | None] = ()
+) -> View | None:
     """Every memory some place sees together with one stored at this scope (given as
     remember takes it): a global one is seen from everywhere (None: no limit); a
     workspace's from each project in it; a project's or a file's from its project only.
@@ -199,4 +235,6 @@ def view_around(level: ScopeLevel, scope_path: str | None, cwd: str | None) -> V
     if scope_path is not None and is_place(scope_path):
         return View(stored)
     where = absolute(scope_path, cwd) if scope_path is not None else absolute(cwd or "/", None)
-    return view_of_project(project_of(where))
+    view = view_of_project(project_of(where))
+    apart = apart_below(view.root, places)  # what the project's own view leaves out
+    return View(view.root, view.also, apart) if apart else view
