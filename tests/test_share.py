@@ -441,6 +441,9 @@ def test_the_project_rule_follows_the_project_to_a_moved_checkout_and_another_cl
         assert here.file(kept["id"]).exists(), f"not shared by the project's rule in {path}"
         status = {s["root"]: s for s in here.ok("status")["shared"]}
         assert status[str(path)]["rule"] == ["convention"]
+        # The checkout that moved away is no repository status lists any more.
+        assert str(first) not in status
+        assert f"{first}/.enyal" not in here.enyal("status").out
 
 
 def test_a_link_in_the_folder_is_not_followed(other_repo: Clone, tmp_path: Path) -> None:

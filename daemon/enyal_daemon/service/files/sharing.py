@@ -246,7 +246,9 @@ def _waiting(conn: Any) -> dict[str, int]:
 
 
 def roots(engine: Engine) -> list[p.SharedRoot]:
-    """What `status` shows: each repository read, with its rule and counts."""
+    """What `status` shows: each repository read that is still there, with its rule and
+    counts. A checkout moved away or deleted is left out (its row stays: another
+    checkout of the project inherits its rule from it, shared.rule_of)."""
     conn = engine.reader()
     counts = shared.counts(conn)
     bad = _waiting(conn)
@@ -260,4 +262,5 @@ def roots(engine: Engine) -> list[p.SharedRoot]:
             embedded=embedded.get(root, 0),
         )
         for root, rule in shared.roots(conn).items()
+        if os.path.exists(os.path.join(root, ".git"))
     ]
