@@ -637,3 +637,31 @@ def test_ids_applied_before_m019_are_kept_and_never_pruned(tmp_path: Path) -> No
     rows.join(conn, SPACE, NOW.isoformat())
     assert rows.prune_applied(conn, SPACE, 10**9) == 0  # no position known: kept
     assert rows.applied(conn, "a" * 32)
+
+
+def test_a_pulled_memory_names_the_device_it_came_from(reps: Replicas) -> None:
+    """A memory pulled from the hub said "written by user", as if this home's user had
+    written it: it names the hub device whose change brought it (the one `hub status`
+    shows as that home's `device`), in the metadata and in the CLI's text."""
+    from enyal_client.commands.memory import entry_text
+    from enyal_client.commands.recall_text import provenance
+
+    a, b = reps.make("a"), reps.make("b")
+    x = remember(a, "The release train leaves on Thursdays.", written_by="user")
+    sync(reps.hub, a, b)
+    device_a = membership.status(a, p.HubStatusParams()).device
+    assert device_a is not None
+    pulled = entries.get(b.reader(), x)
+    assert pulled is not None and pulled.entry().metadata.get("hub_device") == device_a
+    hit = msgspec.to_builtins(pulled.entry())
+    assert f"written by user on hub device {device_a[:8]}" in provenance(hit)
+    assert f"on hub device {device_a[:8]}" in entry_text(pulled.entry())
+    # An edit from b names b on a, and the text a holds is b's now.
+    memories.update(b, p.UpdateParams(id=x, content="The release train leaves on Fridays."))
+    sync(reps.hub, a, b)
+    device_b = membership.status(b, p.HubStatusParams()).device
+    edited = entries.get(a.reader(), x)
+    assert edited is not None and edited.entry().metadata.get("hub_device") == device_b
+    # Its own memory names no device on the home that wrote it.
+    own = entries.get(a.reader(), remember(a, "Deploys need two approvals."))
+    assert own is not None and "hub_device" not in own.entry().metadata

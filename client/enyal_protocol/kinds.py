@@ -11,6 +11,19 @@ if TYPE_CHECKING:
 
 CONTENT_TYPES: tuple[MemoryType, ...] = ("fact", "preference", "decision", "convention", "pattern")
 
+# The metadata key naming the hub device whose change brought a memory's text (issue 28):
+# the daemon sets it on a pull, the clients show it beside `written_by`. Here, not in
+# wire.py: recall's text (recall_text.py) reads it on the lean path, which has no msgspec.
+HUB_DEVICE = "hub_device"
+
+
+def written_by(written: str | None, metadata: dict[str, object] | None) -> str:
+    """Who wrote a memory, as every client shows it: for one pulled from the team hub,
+    with the device it came from (its id as `enyal hub status` shows it, cut as ids are)."""
+    device = (metadata or {}).get(HUB_DEVICE)
+    on = f" on hub device {device[:8]}" if isinstance(device, str) and device else ""
+    return f"{written or 'unknown'}{on}"
+
 
 def __getattr__(name: str) -> object:
     """MemoryType at run time, for the wire's Structs (msgspec checks values against it),

@@ -12,6 +12,7 @@ import msgspec
 
 from enyal_protocol import config
 from enyal_protocol import wire as p
+from enyal_protocol.kinds import written_by
 
 from ..transport import Connection
 from . import contract as ct
@@ -78,7 +79,7 @@ def entry_text(e: p.Entry) -> str:
     if e.tags:
         lines.append(f"  tags: {', '.join(e.tags)}")
     if e.written_by:
-        lines.append(f"  written by: {e.written_by}")
+        lines.append(f"  written by: {written_by(e.written_by, e.metadata)}")
     if e.quarantined:
         lines.append(f"  quarantined: {e.quarantine_reason} (enyal release {e.id[:8]})")
     if e.source_type or e.source_ref:

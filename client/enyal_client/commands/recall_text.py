@@ -6,9 +6,12 @@ It reads entries and hits as the JSON objects the daemon sends (dicts): the lean
 has no msgspec to decode them into the wire's Structs, and the full path hands it
 msgspec.to_builtins of its Structs, the same objects. A field the wire leaves out when
 it is not true (source_changed, source_missing, read_only, indexed_from) is read with
-.get(). Imports nothing at run time: the lean path counts every module."""
+.get(). Imports nothing at run time but kinds.py, which every client loads (config.py):
+the lean path counts every module."""
 
 from __future__ import annotations
+
+from enyal_protocol.kinds import written_by
 
 TYPE_CHECKING = False  # typing's own constant would import typing, which this path avoids
 if TYPE_CHECKING:
@@ -58,7 +61,7 @@ def provenance(e: Obj) -> str:
     elif source_type or source_ref:
         parts.append(f"source {source_type or '-'} {source_ref or ''}".rstrip())
     if e.get("written_by"):
-        parts.append(f"written by {e['written_by']}")
+        parts.append(f"written by {written_by(e['written_by'], e.get('metadata'))}")
     return "from: " + "; ".join(parts) if parts else ""
 
 

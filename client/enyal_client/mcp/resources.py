@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import msgspec
 
 from enyal_protocol import wire as p
+from enyal_protocol.kinds import written_by
 
 from ..pool import Pool
 from .messages import (
@@ -248,7 +249,7 @@ def markdown(e: p.Entry) -> str:
         ("confidence", f"{e.confidence:g}"),
         ("created", e.created_at),
         ("updated", e.updated_at),
-        ("written by", e.written_by or "-"),
+        ("written by", written_by(e.written_by, e.metadata) if e.written_by else "-"),
         ("source", f"{e.source_type}: {e.source_ref}" if e.source_type else "-"),
     ]
     if e.is_deprecated:

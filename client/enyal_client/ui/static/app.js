@@ -344,7 +344,8 @@
         field("confidence", fixed(e.confidence)),
         field("importance", String(e.importance)),
         field("tags", e.tags.join(", ")),
-        field("written by", e.written_by),
+        // A memory pulled from the team hub names the device it came from (metadata.hub_device).
+        field("written by", e.written_by && (e.metadata && e.metadata.hub_device ? `${e.written_by} on hub device ${e.metadata.hub_device.slice(0, 8)}` : e.written_by)),
         field("team space", e.space),
         field("source", [e.source_type, e.source_ref].filter(Boolean).join(" ")),
         field("created", e.created_at),

@@ -23,6 +23,7 @@ import msgspec
 import numpy as np
 
 from enyal_protocol import wire as p
+from enyal_protocol.kinds import HUB_DEVICE
 
 from ...embedder import passages
 from ...embedder.passages import Embedding, Vector
@@ -192,7 +193,7 @@ def _embed_and_judge(engine: Engine, todo: list[Ready], pause: Callable[[], None
             s.content, s.tags, s.content_type, r.emb.whole, r.emb.passages, parts=r.emb.parts
         )
         assert r.change is not None
-        r.entry = _entry(r.change.memory_id, s, r.flags)
+        r.entry = _entry(r.change, s, r.flags)
         r.digest = _digest(r.entry)
 
 
@@ -441,7 +442,8 @@ def _write_state(engine: Engine, tx: Tx, memory_id: str, s: body.State, r: Ready
     reason = ", ".join(r.flags) or None
     if row is None:
         assert emb is not None
-        entry = _entry(memory_id, s, r.flags)
+        assert r.change is not None
+        entry = _entry(r.change, s, r.flags)
         rid = entries.insert(conn, entry, *emb.blobs())
         versions.record(conn, memory_id, "created", now)
         engine.index_after_commit(
@@ -458,6 +460,10 @@ def _write_state(engine: Engine, tx: Tx, memory_id: str, s: body.State, r: Ready
             quarantined=int(bool(r.flags)),
             quarantine_reason=reason,
         )
+        # The text is the other device's now: it is whom `written_by` speaks of.
+        assert r.change is not None
+        metadata = {**row.entry().metadata, HUB_DEVICE: r.change.device}
+        fields["metadata"] = msgspec.json.encode(metadata).decode()
     tags = list(dict.fromkeys(s.tags))
     if tags != row.tags():
         fields["tags"] = msgspec.json.encode(tags).decode()
@@ -490,10 +496,11 @@ def _write_state(engine: Engine, tx: Tx, memory_id: str, s: body.State, r: Ready
     engine.changes.note(tx, kind, after, previous_type=row.content_type)
 
 
-def _entry(memory_id: str, s: body.State, flags: list[str]) -> p.Entry:
-    """The entry a put of a memory new here stores (quarantined when judged so)."""
+def _entry(c: Change, s: body.State, flags: list[str]) -> p.Entry:
+    """The entry a put of a memory new here stores (quarantined when judged so), naming
+    the device whose change brought it (HUB_DEVICE)."""
     return p.Entry(
-        id=memory_id,
+        id=c.memory_id,
         content=s.content,
         content_type=s.content_type,
         scope_level=s.scope_level,
@@ -506,7 +513,7 @@ def _entry(memory_id: str, s: body.State, flags: list[str]) -> p.Entry:
         source_type=None,
         source_ref=None,
         tags=list(dict.fromkeys(s.tags)),
-        metadata={},
+        metadata={HUB_DEVICE: c.device},
         is_deprecated=s.forgotten,
         content_hash=entries.content_hash(s.content),
         importance=s.importance,
