@@ -45,6 +45,8 @@ def nothing_started(home: Path) -> list[str]:
         (["history", "x" * 65], "ID is too long (at most 64 characters)"),
         (["review", "--limit", "0"], "--limit: must be 1–100"),
         (["remember", "x", "--ttl", "soon"], "--ttl is not in the expected form: Time to live"),
+        # Too many digits: the message says what the bound is, not just "not in the form".
+        (["remember", "x", "--ttl", "99999999999d"], "at most 36500 days"),
         (["remember", "x", "--importance", "6"], "--importance: must be 1–5"),
         # A bound is a number as written, never in exponent form ("1–2.14748e+09").
         (["restore", "abcd", "--version", "0"], f"--version: must be 1–{2**31}"),
@@ -71,6 +73,15 @@ def test_a_value_only_the_daemon_refuses_gets_a_plain_message_and_exit_2() -> No
     assert "ttl 999999w is longer than 36500 days" in r.err, r.err
     assert "Expected" not in r.err and "$." not in r.err
     assert run_cli("stats", "--json").json()["total"] == 0  # nothing was stored
+
+
+def test_content_over_the_limit_is_a_usage_error_saying_the_limit() -> None:
+    """Too-large content exited 1 (an error of Enyal's) where every other bad value
+    exits 2: it is the caller's input, refused with the limit, and nothing is stored."""
+    r = run_cli("remember", "x" * (64 * 1024 + 1))
+    assert r.code == 2, r
+    assert "the limit is 65536" in r.err, r.err
+    assert run_cli("stats", "--json").json()["total"] == 0
 
 
 def test_choices_and_bounds_come_from_the_protocol() -> None:

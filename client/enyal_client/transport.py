@@ -84,6 +84,10 @@ class RpcError(ClientError):
     def usage(self) -> bool:
         """Whether the caller asked for something that cannot be (bad params, a value or a
         path the daemon refuses): the CLI's exit 2, not an error of Enyal's."""
+        if self.code == p.TOO_LARGE:
+            # Content, metadata or a frame over its limit is the caller's input; a
+            # connection refused for the daemon's count of them is not.
+            return not (isinstance(self.data, dict) and self.data.get("reason") == "connections")
         return self.code in USAGE_CODES
 
 

@@ -40,11 +40,15 @@ Confidence = Annotated[float, Meta(ge=0.0, le=1.0)]
 Importance = Annotated[
     int, Meta(ge=1, le=5, description="How much this matters, 1 (trivia) to 5 (critical).")
 ]
+MAX_TTL_DAYS = 36_500  # a century: past that, a TTL is a typo (and 999999w overflows dates)
 Ttl = Annotated[
     str,
     Meta(
         pattern=r"^(never|[0-9]{1,6}[smhdw])$",
-        description="Time to live, e.g. 30m, 12h, 7d, 2w (never: no expiry). It then expires.",
+        description=(
+            "Time to live, e.g. 30m, 12h, 7d, 2w: up to 6 digits and a unit (s, m, h, d, w), "
+            f"at most {MAX_TTL_DAYS} days (never: no expiry). It then expires."
+        ),
     ),
 ]
 Limit = Annotated[int, Meta(ge=1, le=100, description="Maximum number of results (1-100).")]

@@ -13,6 +13,8 @@ import threading
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
+from enyal_protocol.wire import MAX_TTL_DAYS
+
 from ...errors import InvalidValue
 from ...store import entries
 from ...store.rows import EntryRow
@@ -20,7 +22,6 @@ from ...store.writer import Tx
 from .clock import to_iso
 
 UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
-MAX_TTL_DAYS = 36_500  # a century: past that, a TTL is a typo (and 999999w overflows dates)
 
 
 def expires_at(ttl: str, now: datetime) -> str | None:
