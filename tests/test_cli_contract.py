@@ -84,6 +84,21 @@ def test_content_over_the_limit_is_a_usage_error_saying_the_limit() -> None:
     assert run_cli("stats", "--json").json()["total"] == 0
 
 
+def test_importing_notes_that_are_no_export_is_one_usage_error(tmp_path: Path) -> None:
+    """`enyal import notes.md` (plain Markdown) said "not JSON" once a line, or "no
+    front matter" as a failed import (exit 1): one message saying what import reads and
+    how Markdown is kept instead, exit 2, nothing stored."""
+    notes = "# Notes\n\n- we deploy on Fridays\n- the database is Postgres\n"
+    for name in ("notes.md", "notes.txt"):
+        (tmp_path / name).write_text(notes, encoding="utf-8")
+        r = run_cli("import", str(tmp_path / name))
+        assert r.code == 2, r
+        assert len(r.err.strip().splitlines()) == 1, r.err
+        assert "JSON Lines" in r.err and "enyal index" in r.err, r.err
+        assert "line 3" not in r.err
+    assert run_cli("stats", "--json").json()["total"] == 0
+
+
 def test_choices_and_bounds_come_from_the_protocol() -> None:
     assert ct.choices(p.RememberParams, "content_type") == (
         "fact",

@@ -3,11 +3,12 @@ and backup (a consistent copy of the database, taken by the daemon while it serv
 
 from __future__ import annotations
 
+import itertools
 import os
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
@@ -34,7 +35,7 @@ _encoder = msgspec.json.Encoder()
 # --- import ----------------------------------------------------------------------------
 
 
-def _batches(f: IO[str]) -> Iterator[tuple[int, list[str]]]:
+def _batches(f: Iterable[str]) -> Iterator[tuple[int, list[str]]]:
     batch: list[str] = []
     first = 1
     for number, line in enumerate(f, 1):
@@ -77,8 +78,50 @@ def _import_files(c: Connection, a: Args) -> Result:
     return {**totals, "failures": failures}, text
 
 
+# What a file that is neither is told (issue 24): import reads what export writes, and
+# Markdown notes are kept by `index`, which mirrors each section as a memory.
+NOT_AN_EXPORT = (
+    "{file} is neither JSON Lines (one JSON object a line, as `enyal export` writes) nor "
+    "memory files (`.enyal/` format: a .md file starting with a '---' front matter line); "
+    "nothing was imported. To keep a Markdown file's notes as memories: enyal index {file}"
+)
+
+
+def _not_an_export(file: str) -> UsageError:
+    return UsageError(NOT_AN_EXPORT.format(file=file))
+
+
+def _front_matter_first(path: str) -> None:
+    """A single .md file that is no memory file (notes in plain Markdown) is refused
+    whole, before anything is sent; a folder's bad files are each its own failure."""
+    if os.path.isdir(path):
+        return
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            first = f.readline(4096)
+    except OSError:
+        return  # said by the read itself, as before
+    if first.strip() != "---":
+        raise _not_an_export(path)
+
+
+def _json_lines_first(f: IO[str], file: str) -> Iterable[str]:
+    """The lines of `f`, refused whole (before anything is sent) when its first line
+    that is not blank is no JSON object: a file of notes is no export, and one "not
+    JSON" a line said nothing useful. A bad line further on is that line's failure."""
+    head: list[str] = []
+    for line in f:
+        head.append(line)
+        if line.strip():
+            if not line.lstrip().startswith("{"):
+                raise _not_an_export(file)
+            break
+    return itertools.chain(head, f)
+
+
 def cmd_import(c: Connection, a: Args) -> Result:
     if a.file != "-" and memory_files.is_files(a.file):
+        _front_matter_first(a.file)
         return _import_files(c, a)
     if a.project is not None:
         raise UsageError("--project goes with memory files (a folder, or a .md file)")
@@ -91,7 +134,7 @@ def cmd_import(c: Connection, a: Args) -> Result:
         raise ClientError(f"cannot read {a.file}: {exc.strerror}") from None
     with f:
         try:
-            for first, lines in _batches(f):
+            for first, lines in _batches(_json_lines_first(f, a.file)):
                 params = {"lines": lines, "first_line": first}
                 r = ct.call(c, "import", params, p.ImportResult)
                 _count(totals, r)
