@@ -99,6 +99,18 @@ def test_importing_notes_that_are_no_export_is_one_usage_error(tmp_path: Path) -
     assert run_cli("stats", "--json").json()["total"] == 0
 
 
+def test_hub_rule_remove_takes_the_project_alone_and_says_when_there_is_none() -> None:
+    """`enyal hub rule --remove PROJECT` (the daemon's hub.unrule; its removals are
+    tests/test_hub_converge.py's): a space beside it, or none without it, is a usage
+    error; a project without a rule is said so, with where the rules are listed."""
+    both = run_cli("hub", "rule", "--remove", ".", "team")
+    assert both.code == 2 and "--remove takes the project alone" in both.err, both
+    neither = run_cli("hub", "rule", ".")
+    assert neither.code == 2 and "--remove PROJECT" in neither.err, neither
+    none = run_cli("hub", "rule", "--remove", "/")
+    assert none.code == 1 and "no rule for /" in none.err and "hub status" in none.err, none
+
+
 def test_choices_and_bounds_come_from_the_protocol() -> None:
     assert ct.choices(p.RememberParams, "content_type") == (
         "fact",

@@ -16,7 +16,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from enyal_daemon.errors import InvalidValue
+from enyal_daemon.errors import InvalidValue, NotFound
 from enyal_daemon.hub.change import Change, Pulled, Rejected
 from enyal_daemon.service.core.engine import Engine
 from enyal_daemon.service.files.shared_reading import CONCURRENT
@@ -665,3 +665,40 @@ def test_a_pulled_memory_names_the_device_it_came_from(reps: Replicas) -> None:
     # Its own memory names no device on the home that wrote it.
     own = entries.get(a.reader(), remember(a, "Deploys need two approvals."))
     assert own is not None and "hub_device" not in own.entry().metadata
+
+
+def test_a_rule_is_removed_by_its_folder_or_as_stored_and_a_wide_one_is_flagged(
+    reps: Replicas, tmp_path: Path
+) -> None:
+    """No verb removed a rule, and a store from before rules on folders in no project
+    were refused may hold one on `/`, sending every path-keyed project's memories to the
+    space: `hub.unrule` removes one (by a folder of its project, or as stored), and
+    doctor's hub check names a rule on `/` or on a folder in no project."""
+    from enyal_client.commands.doctor import wide_rules
+
+    a, b = reps.make("a"), reps.make("b")
+    project = tmp_path / "app"
+    (project / ".git").mkdir(parents=True)
+    kept = membership.rule(a, p.HubRuleParams(project=str(project), space=SPACE)).project
+    a.write(lambda tx: rows.set_rule(tx.conn, "/", SPACE))  # as an old store holds it
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    a.write(lambda tx: rows.set_rule(tx.conn, str(scratch), SPACE))
+    rules = membership.status(a, p.HubStatusParams()).rules
+    assert wide_rules(rules) == ["/", str(scratch)]
+    gone = membership.unrule(a, p.HubUnruleParams(project="/"))
+    assert (gone.project, gone.space) == ("/", SPACE)
+    membership.unrule(a, p.HubUnruleParams(project=str(scratch)))
+    assert membership.status(a, p.HubStatusParams()).rules == {kept: SPACE}
+    assert wide_rules({kept: SPACE}) == []
+    # Nothing leaks any more: a memory of another project stays here.
+    other = tmp_path / "private"
+    (other / ".git").mkdir(parents=True)
+    x = memories.remember(a, p.RememberParams(content="Salaries live in HR.", cwd=str(other))).id
+    sync(reps.hub, a, b)
+    assert entries.get(b.reader(), x) is None
+    # By a folder of its project, and from inside it (cwd alone).
+    membership.unrule(a, p.HubUnruleParams(cwd=str(project / "src")))
+    assert membership.status(a, p.HubStatusParams()).rules == {}
+    with pytest.raises(NotFound, match="no rule"):
+        membership.unrule(a, p.HubUnruleParams(project=str(project)))

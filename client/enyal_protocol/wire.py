@@ -1573,6 +1573,24 @@ class HubRuleResult(Struct, kw_only=True):
     space: str
 
 
+class HubUnruleParams(Params, kw_only=True):
+    project: Annotated[
+        str | None,
+        Meta(
+            description=(
+                "The rule's project: a folder of it, or the rule as stored (`hub.status` "
+                "rules, `/` too); default: the working one."
+            )
+        ),
+    ] = None
+    cwd: Cwd = None
+
+
+class HubUnruleResult(Struct, kw_only=True):
+    project: str  # the rule removed, as it was stored
+    space: str  # the space it put the project's memories into
+
+
 class HubStatusParams(Params, kw_only=True):
     pass
 
@@ -1831,6 +1849,11 @@ METHODS: dict[str, Method] = {
         HubRuleResult,
         "Set a project's rule: its memories join this space as they are written.",
         repeat_changes_nothing=True,
+    ),
+    "hub.unrule": Method(
+        HubUnruleParams,
+        HubUnruleResult,
+        "Remove a project's rule: its memories no longer join a space as they are written.",
     ),
     "hub.status": Method(
         HubStatusParams,

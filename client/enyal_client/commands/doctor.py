@@ -230,6 +230,19 @@ def check_redaction(configured: bool, status: dict[str, Any] | None) -> Check:
     )
 
 
+def wide_rules(rules: dict[str, str]) -> list[str]:
+    """The hub rules that cover more than a project: one on `/` or on a folder in no
+    project (no marker there, or gone), which a store may hold from before `hub rule`
+    refused them. Each puts every project stored under it into its space."""
+    from enyal_protocol import projects
+
+    return [
+        key
+        for key in rules
+        if not key.startswith(projects.GIT_PREFIX) and (key == "/" or not projects.marked(key))
+    ]
+
+
 def check_hub(paths: Paths) -> Check:
     """The team hub as the running daemon sees it (`enyal hub status`): only a daemon
     knows whether its worker reaches the hub, so with none running there is nothing to say."""
@@ -251,6 +264,14 @@ def check_hub(paths: Paths) -> Check:
         return Check("hub", "ok", "none (memories stay on this machine)")
     # The same words `enyal hub status` prints, folded onto one line.
     detail = "; ".join(line.strip() for line in status_lines(st))
+    wide = wide_rules(st.rules)
+    if wide:
+        return Check(
+            "hub",
+            "warn",
+            f"{detail}; a rule on {', '.join(wide)} covers every project stored under it",
+            "; ".join(f"`enyal hub rule --remove {key}`" for key in wide),
+        )
     if st.connected and not st.last_error:
         return Check("hub", "ok", detail)
     return Check(

@@ -8,7 +8,7 @@ from enyal_protocol import wire as p
 
 from ..transport import Connection
 from . import contract as ct
-from .base import Args, Registry, Result, on_daemon
+from .base import Args, Registry, Result, UsageError, on_daemon
 
 FLAGS = {"url": "URL", "space": "SPACE", "project": "PROJECT", "role": "ROLE"}
 
@@ -44,7 +44,15 @@ def cmd_hub(c: Connection, a: Args) -> Result:
     if a.action == "invite":
         iv = ct.call(c, "hub.invite", {"space": a.space, "role": a.role}, p.HubInviteResult, FLAGS)
         return iv, f"{iv.role} may join space {iv.space} now (`enyal hub join {iv.space}`)"
+    if a.action == "rule" and a.remove:
+        if a.space is not None:
+            raise UsageError("--remove takes the project alone, not a space")
+        gone = {"cwd": os.getcwd(), **({"project": a.project} if a.project else {})}
+        ur = ct.call(c, "hub.unrule", gone, p.HubUnruleResult, FLAGS)
+        return ur, f"rule removed: memories of {ur.project} no longer join space {ur.space}"
     if a.action == "rule":
+        if a.space is None:
+            raise UsageError("give the project's folder and the space (or --remove PROJECT)")
         params = {"space": a.space, "cwd": os.getcwd()}
         if a.project is not None:
             params["project"] = a.project
@@ -74,5 +82,11 @@ def register(reg: Registry) -> None:
         "rule", help="a project's memories join SPACE as they are written", parents=[reg.common]
     )
     r.add_argument("project", help="a folder of the project (. for this one)")
-    r.add_argument("space")
+    r.add_argument("space", nargs="?")
+    r.add_argument(
+        "--remove",
+        action="store_true",
+        help="remove the project's rule (PROJECT: a folder of it, or the rule as "
+        "`enyal hub status` shows it, / too)",
+    )
     sub.add_parser("status", help="spaces, lag, outbox, last error", parents=[reg.common])

@@ -78,6 +78,7 @@ VERBS: dict[str, Verb] = {
     "hub.join": membership.join,
     "hub.invite": membership.invite,
     "hub.rule": membership.rule,
+    "hub.unrule": membership.unrule,
     "hub.status": membership.status,
 }
 

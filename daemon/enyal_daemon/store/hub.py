@@ -154,6 +154,14 @@ def set_rule(conn: apsw.Connection, project: str, space: str) -> None:
     )
 
 
+def drop_rule(conn: apsw.Connection, project: str) -> str | None:
+    """Remove the rule of `project` (its key as stored); the space it named, if any."""
+    row = conn.execute(
+        "DELETE FROM hub_rules WHERE project = ? RETURNING space", (project,)
+    ).fetchone()
+    return None if row is None else str(row[0])
+
+
 def rules(conn: apsw.Connection) -> dict[str, str]:
     return {p: s for p, s in conn.execute("SELECT project, space FROM hub_rules ORDER BY 1")}
 

@@ -11,7 +11,7 @@ import apsw
 from enyal_protocol import projects
 from enyal_protocol import wire as p
 
-from ...errors import InvalidValue
+from ...errors import InvalidValue, NotFound
 from ...hub.link import psycopg_impl, url_has_password, without_password
 from ...store import hub as rows
 from ...store.writer import Tx
@@ -125,6 +125,31 @@ def rule(engine: Engine, params: p.HubRuleParams) -> p.HubRuleResult:
 
     engine.write(job)
     return p.HubRuleResult(project=key, space=params.space)
+
+
+def unrule(engine: Engine, params: p.HubUnruleParams) -> p.HubUnruleResult:
+    """Remove a project's rule: named as stored (a rule on `/` or on a folder in no
+    project, which stores from before `rule` refused them may hold), else by a folder
+    of its project. Memories already in the space stay there (a memory stays in its
+    space); only new ones stop joining it."""
+    if params.project is None and params.cwd is None:
+        raise InvalidValue("give the project's folder or the client's cwd")
+    named = params.project
+    tried = [named] if named is not None and (scopes.is_place(named) or named == "/") else []
+    if not tried:
+        folder = scopes.absolute(named or params.cwd or "", params.cwd)
+        tried = list(dict.fromkeys([folder, scopes.project_of(folder).key]))
+
+    def job(tx: Tx) -> p.HubUnruleResult:
+        for key in tried:
+            space = rows.drop_rule(tx.conn, key)
+            if space is not None:
+                return p.HubUnruleResult(project=key, space=space)
+        raise NotFound(
+            f"no rule for {tried[-1]} (the rules: `enyal hub status`; give one as it shows it)"
+        )
+
+    return engine.write(job)
 
 
 def check_space(engine: Engine, space: str | None) -> None:
