@@ -397,3 +397,26 @@ def test_a_folder_indexed_before_moves_to_the_project_it_is_the_memory_of(
     assert entry["content_type"] == "preference" and entry["scope_path"] == str(root)
     found = call(env, "recall", {"query": "Go developer new to Python", "cwd": str(root)})
     assert entry["id"] in [h["id"] for h in found["results"]]  # indexed under its new scope
+
+
+def test_what_enyal_exported_into_the_auto_memory_is_not_imported_back(
+    env: dict[str, str],
+) -> None:
+    """`enyal export --format claude-memory --to "$(enyal automemory path)"`, then
+    `enyal automemory import` (or the InstructionsLoaded hook): Enyal's own topic files
+    and its block in MEMORY.md came back as memories, each memory twice, its kind's
+    description a memory of its own. What Claude wrote beside them is still read."""
+    root = repo(env, "echo")
+    kept = remember(env, root, "Deploys go through ArgoCD", "decision")
+    folder = Path(cli(env, "automemory", "path", cwd=root)["folder"])
+    folder.mkdir(parents=True)
+    (folder / "feedback_testing.md").write_text(FEEDBACK)
+    (folder / "MEMORY.md").write_text("- [Testing](feedback_testing.md) — how tests run\n")
+    cli(env, "export", "--format", "claude-memory", "--to", str(folder), cwd=root)
+    assert (folder / "enyal-decisions.md").exists()
+    assert claude_memory.BEGIN in (folder / "MEMORY.md").read_text()
+    cli(env, "automemory", "import", cwd=root)
+    files = {ref.split("#")[0].rsplit("/", 1)[-1] for ref in mirrored(env, root)}
+    assert files == {"feedback_testing.md"}, files
+    found = call(env, "recall", {"query": "how do deploys happen", "cwd": str(root)})
+    assert [h["id"] for h in found["results"] if "ArgoCD" in h["content"]] == [kept]

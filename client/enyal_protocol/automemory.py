@@ -18,6 +18,13 @@ from pathlib import Path
 from .projects import common_dir, git_dir, repository_top
 
 LONGEST_NAME = 200  # Claude Code cuts a longer folder name and adds a hash of the path
+# What `enyal export --format claude-memory` writes into the folder (the client's
+# commands/claude_memory.py): topic files named with this prefix, and a block of pointers
+# between these lines in MEMORY.md. The daemon's import of the folder leaves them out:
+# they are Enyal's memories already, and read back they would each come twice.
+ENYAL_TOPIC_PREFIX = "enyal-"
+ENYAL_BEGIN = "<!-- enyal:begin (enyal export --format claude-memory replaces what is between) -->"
+ENYAL_END = "<!-- enyal:end -->"
 _NOT_ALNUM = re.compile(r"[^a-zA-Z0-9]")
 
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from enyal_protocol import automemory
 from enyal_protocol import wire as p
 
 from .markdown import TYPE_TITLES, in_project
@@ -36,8 +37,8 @@ MAX_LINES = 200  # what Claude Code loads of MEMORY.md
 MAX_BYTES = 25_000
 HOOK_CHARS = 150  # Claude Code's guidance for an index line
 ITEM_CHARS = 400  # a memory longer than this is cut in a topic file: recall has it whole
-BEGIN = "<!-- enyal:begin (enyal export --format claude-memory replaces what is between) -->"
-END = "<!-- enyal:end -->"
+BEGIN = automemory.ENYAL_BEGIN
+END = automemory.ENYAL_END
 # Enyal's kinds as Claude Code's memory types (user, feedback, project, reference); a
 # day's log is not exported.
 CLAUDE_TYPE: dict[p.ContentType, str] = {
@@ -52,7 +53,7 @@ OPEN_TASK = ("open", "in_progress", "blocked", None)
 
 
 def topic_file(kind: p.ContentType) -> str:
-    return f"enyal-{TYPE_TITLES[kind].lower().replace(' ', '-')}.md"
+    return f"{automemory.ENYAL_TOPIC_PREFIX}{TYPE_TITLES[kind].lower().replace(' ', '-')}.md"
 
 
 TOPIC_FILES = tuple(topic_file(k) for k in CLAUDE_TYPE)

@@ -31,6 +31,7 @@ import re
 from dataclasses import dataclass, field
 
 from enyal_protocol import wire as p
+from enyal_protocol.automemory import ENYAL_BEGIN, ENYAL_END, ENYAL_TOPIC_PREFIX
 
 INDEX = "MEMORY.md"
 # Claude Code's four memory types, as Enyal's kinds: who the user is and how they like
@@ -61,8 +62,11 @@ def read(path: str, text: str, default: p.ContentType) -> Note:
     """What the file at `path` (its text) holds; `default`: the kind of a file that
     names no type it knows (MEMORY.md's own notes)."""
     front, body = _front_matter(text)
-    if path.rsplit("/", 1)[-1] == INDEX:
-        return Note(_without_pointers(body), default)
+    name = path.rsplit("/", 1)[-1]
+    if name == INDEX:
+        return Note(_without_pointers(_without_enyals_block(body)), default)
+    if name.startswith(ENYAL_TOPIC_PREFIX) and front.get("name") == name.removesuffix(".md"):
+        return Note("", default)  # Enyal's own export: its memories are here already
     fields = {k: front[k] for k in FIELDS if front.get(k)}
     kind = TYPES.get(fields.get("type", "").lower(), default)
     description = fields.get("description", "")
@@ -96,6 +100,19 @@ def _front_matter(text: str) -> tuple[dict[str, str], str]:
             continue
         values[key] = _unquote(m.group(3))
     return values, "\n".join(lines[end + 1 :])
+
+
+def _without_enyals_block(body: str) -> str:
+    """MEMORY.md without the block `enyal export --format claude-memory` wrote in it."""
+    kept, inside = [], False
+    for line in body.splitlines():
+        if line.strip() == ENYAL_BEGIN:
+            inside = True
+        elif inside and line.strip() == ENYAL_END:
+            inside = False
+        elif not inside:
+            kept.append(line)
+    return "\n".join(kept)
 
 
 def _without_pointers(body: str) -> str:
