@@ -638,6 +638,9 @@ def test_a_fresh_clones_first_recall_finds_the_teams_memories(pair: Pair, tmp_pa
     assert entry_id in [h["id"] for h in r.json()["results"]]
     assert b.get(entry_id)["written_by"] == "repository"
     assert str(fresh) in [s["root"] for s in b.daemon.call("status")["shared"]]
+    # Its text names who committed it, not just "repository" (get's metadata alone did).
+    text = run_cli("recall", "how are feature branches prepared for review", cwd=fresh, env=b.env())
+    assert f"written by repository ({ALICE[0]} <{ALICE[1]}>)" in text.out, text.out
 
 
 # A clone whose whole read takes several times FIRST_READ_WAIT: short texts, so the

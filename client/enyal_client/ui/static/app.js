@@ -38,7 +38,17 @@
     return flat.length <= limit ? flat : `${flat.slice(0, limit - 1)}…`;
   }
 
-  function scopeText(e) {
+  // Who wrote a memory, as the CLI says it (enyal_protocol/kinds.py written_by): a memory
+// pulled from the team hub names its device, one read from a repository its committer.
+function writtenBy(e) {
+  if (!e.written_by) return null;
+  const m = e.metadata || {};
+  let on = typeof m.hub_device === "string" && m.hub_device ? ` on hub device ${m.hub_device.slice(0, 8)}` : "";
+  if (e.written_by === "repository" && typeof m.repository_author === "string" && m.repository_author) on += ` (${m.repository_author})`;
+  return e.written_by + on;
+}
+
+function scopeText(e) {
     return e.scope_path ? `${e.scope_level} ${e.scope_path}` : e.scope_level;
   }
 
@@ -344,8 +354,7 @@
         field("confidence", fixed(e.confidence)),
         field("importance", String(e.importance)),
         field("tags", e.tags.join(", ")),
-        // A memory pulled from the team hub names the device it came from (metadata.hub_device).
-        field("written by", e.written_by && (e.metadata && e.metadata.hub_device ? `${e.written_by} on hub device ${e.metadata.hub_device.slice(0, 8)}` : e.written_by)),
+        field("written by", writtenBy(e)),
         field("team space", e.space),
         field("source", [e.source_type, e.source_ref].filter(Boolean).join(" ")),
         field("created", e.created_at),

@@ -25,6 +25,7 @@ import msgspec
 
 from enyal_protocol import memory_file as mf
 from enyal_protocol import wire as p
+from enyal_protocol.kinds import REPOSITORY_AUTHOR
 
 from ...embedder.passages import Embedding
 from ...errors import InvalidValue, ShuttingDown
@@ -499,7 +500,7 @@ def _store(
             source_type=None,
             source_ref=None,
             tags=list(dict.fromkeys(first.tags)),
-            metadata={"repository_author": item.author} if item.author else {},
+            metadata={REPOSITORY_AUTHOR: item.author} if item.author else {},
             is_deprecated=False,
             content_hash=entries.content_hash(first.content),
             importance=first.importance,
@@ -610,7 +611,7 @@ def _update(
         # is (and a local edit is its writer's: memories.update).
         fields["written_by"] = "repository"
         if author is not None:
-            metadata = {**row.entry().metadata, "repository_author": author}
+            metadata = {**row.entry().metadata, REPOSITORY_AUTHOR: author}
             fields["metadata"] = msgspec.json.encode(metadata).decode()
     # The time the file says its author edited it, as a new file's memory keeps its own:
     # recency ranks the edit, not the pull that brought it (the version says when this
