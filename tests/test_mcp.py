@@ -279,6 +279,9 @@ def test_protocol_faults_are_json_rpc_errors(mode: str, project: Path, stderr_lo
         ("enyal_remember", {"content": "x", "scope": "galaxy"}, "$.scope"),
         ("enyal_remember", {"content": "x", "cwd": "/elsewhere"}, "cwd"),
         ("enyal_get", {"id": "x", "extra": 1}, "extra"),
+        # Said in plain words too, with the bound, for the agent to correct its call.
+        ("enyal_remember", {"content": "x", "ttl": "99999999999d"}, "at most 36500 days"),
+        ("enyal_recall", {"query": "x", "limit": 500}, "limit must be 1–100"),
     ]
 
     async def body() -> None:

@@ -18,7 +18,7 @@ import msgspec
 
 from enyal_protocol import wire as p
 
-from ..params import ParamsRefused, checked
+from ..params import ParamsRefused, checked, plain
 from . import versions
 from .messages import ToolAnnotations, ToolDefinition
 from .schemas import object_schema
@@ -332,7 +332,13 @@ def bind(spec: ToolSpec, arguments: dict[str, Any]) -> p.Params:
     try:
         params: p.Params = checked(spec.method, arguments)  # the check every client makes
     except ParamsRefused as exc:
-        raise InvalidArguments(exc.reason) from None
+        # In plain words first (the bound, the form), as the CLI says it, for the agent
+        # to correct its call; then the path msgspec names.
+        struct = p.METHODS[spec.method].params
+        names = {f.name: f.name for f in msgspec.structs.fields(struct)}
+        said = plain(struct, exc.reason, names)
+        message = exc.reason if said == exc.reason else f"{said} ({exc.reason})"
+        raise InvalidArguments(message) from None
     fills = {name: SHIM_FILLED[name]() for name in spec.filled}
     return msgspec.structs.replace(params, **fills) if fills else params
 
