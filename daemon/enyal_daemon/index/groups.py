@@ -87,10 +87,20 @@ class ScopeGroups:
                 return list(found)
             return found
 
-    def paths(self) -> list[str | None]:
-        """Every path some scope that holds (or held) an entry is at."""
+    @property
+    def generation(self) -> int:
+        """Changes whenever the groups do (a new one, a rename)."""
+        return self._generation
+
+    def folders(self) -> list[str]:
+        """Every folder some scope that holds (or held) an entry is at, or whose file it
+        is: a file's place stands for its folder."""
         with self._lock:
-            return list(self._by_path)
+            scopes = list(self._keys)
+        found = {
+            path.rsplit("/", 1)[0] if level == "file" else path for level, path in scopes if path
+        }
+        return list(found)
 
     def at_path(self, path: str | None) -> list[int]:
         """The groups of every level at this path."""

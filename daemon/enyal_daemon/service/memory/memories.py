@@ -201,7 +201,7 @@ def _contradictions(
         return [], []
     # Only what some place sees together with the new memory can contradict it: two
     # projects' opposite conventions are each right in their own project.
-    view = scopes.view_around(params.scope, params.scope_path, params.cwd, engine.groups.paths())
+    view = scopes.view_around(params.scope, params.scope_path, params.cwd, engine.groups)
     groups = None if view is None else engine.groups.matching(view.sees, view)
     hits = engine.index.search(vec, conflicts.CANDIDATES, groups=groups)
     rows = entries.by_rids(tx.conn, [rid for rid, _ in hits])

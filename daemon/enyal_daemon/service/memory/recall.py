@@ -140,9 +140,7 @@ def _filter(
         scope_path=path,
         match_path=match_path,
         view=(
-            scopes.view_from(params.cwd, engine.groups.paths())
-            if seen and params.cwd is not None
-            else None
+            scopes.view_from(params.cwd, engine.groups) if seen and params.cwd is not None else None
         ),
         # As-of recall checks type and tags against the version of then, not today's.
         content_type=None if as_of else params.content_type,
