@@ -27,6 +27,7 @@ from conftest import CliResult, run_cli, start_daemon, wait_for
 from daemon_support import ACCESS_FIELDS, RunningDaemon, StderrDrain, isolated_env
 from enyal_daemon.hub.link import PgLink
 from enyal_daemon.service.hub import worker
+from enyal_protocol.kinds import HUB_DEVICE
 from enyal_protocol.paths import DB_NAME
 from harnesslib.store import export_edges, export_entries
 from test_hub_status import recount
@@ -131,6 +132,8 @@ def space_export(m: Member, ids: set[str]) -> tuple[list[dict[str, Any]], list[A
         for e in export_entries(m.call)
         if e["id"] in ids
     ]
+    for e in entries:  # the device a pulled memory came from: each home's own view of it
+        e["metadata"] = {k: v for k, v in e["metadata"].items() if k != HUB_DEVICE}
     edges = sorted(
         (e["source_id"], e["target_id"], e["edge_type"])
         for e in export_edges(m.call)
@@ -218,6 +221,11 @@ def test_three_daemons_converge_after_a_mixed_workload(trio: Trio) -> None:
     assert (w, x, "supersedes") in edges and (x, y, "relates_to") not in edges
     for m in trio.members:
         assert m.ok("hub", "status")["spaces"] and m.status()["refused"] == 0
+    # Each home names the device a pulled text came from: z is c's, x's text b's.
+    devices = [m.ok("hub", "status")["device"] for m in trio.members]
+    assert a.call("get", {"id": z})["metadata"][HUB_DEVICE] == devices[2]
+    assert c.call("get", {"id": x})["metadata"][HUB_DEVICE] == devices[1]
+    assert HUB_DEVICE not in c.call("get", {"id": z})["metadata"]  # its own
 
 
 def test_a_hard_delete_leaves_no_text_on_the_hub(trio: Trio) -> None:
