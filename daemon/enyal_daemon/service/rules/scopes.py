@@ -169,11 +169,6 @@ def chain(file_path: str, cwd: str | None) -> list[tuple[ScopeLevel, str | None,
     ]
 
 
-def view_of_project(project: Project) -> View:
-    """What an agent working in `project` sees: it, its files, its workspace, global."""
-    return View(project.key, (project.workspace,))
-
-
 class StoredPlaces(Protocol):
     """Where memories are stored (the index's scope groups): the folders, and a number
     that changes whenever they do."""
@@ -182,6 +177,12 @@ class StoredPlaces(Protocol):
     def generation(self) -> int: ...
 
     def folders(self) -> list[str]: ...
+
+
+def view_of_project(project: Project, places: StoredPlaces | None = None) -> View:
+    """What an agent working in `project` sees: it, its files, its workspace, global;
+    with `places`, not another project below its root (apart_below)."""
+    return _apart(View(project.key, (project.workspace,)), places)
 
 
 def view_from(cwd: str, places: StoredPlaces | None = None) -> View:
@@ -196,7 +197,7 @@ def view_from(cwd: str, places: StoredPlaces | None = None) -> View:
         # at worst), whose view would hold every project stored by its path. It sees its
         # own place instead.
         return View(where)
-    return _apart(view_of_project(project), places)
+    return view_of_project(project, places)
 
 
 def _apart(view: View, places: StoredPlaces | None) -> View:
@@ -272,4 +273,4 @@ def view_around(
     if scope_path is not None and is_place(scope_path):
         return View(stored)
     where = absolute(scope_path, cwd) if scope_path is not None else absolute(cwd or "/", None)
-    return _apart(view_of_project(project_of(where)), places)  # as the project's view
+    return view_of_project(project_of(where), places)

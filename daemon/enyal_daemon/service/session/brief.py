@@ -323,7 +323,7 @@ def _conflicted(
     pairs = graph_store.conflicting(conn, REVIEW_MAX * 10)
     rows = entries.by_ids(conn, list({i: None for pair in pairs for i in pair}))
     # A conflict with what this project does not see (another project's memory) is none here.
-    seen = scopes.view_of_project(project).sees
+    seen = scopes.view_of_project(project, engine.groups).sees
     ids = {
         i: None
         for pair in pairs
