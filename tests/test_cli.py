@@ -133,7 +133,8 @@ def test_errors_and_exit_codes(tmp_path: Path) -> None:
     empty = run_cli("remember", "   ", "--scope", "global")  # refused by the daemon
     assert empty.code == 2 and "content is empty" in empty.err
     big = run_cli("remember", "x" * 70000, "--scope", "global")
-    assert big.code == 1 and "limit" in big.err
+    # Too large is the caller's input, like empty: a usage error (issue 24 item 4).
+    assert big.code == 2 and "the limit is 65536" in big.err
     assert run_cli("recall", "x", "--path", "/a.py", "--tag", "t").code == 2
     assert run_cli("stats", "--json").json()["total"] == 0
 
