@@ -420,3 +420,33 @@ def test_what_enyal_exported_into_the_auto_memory_is_not_imported_back(
     assert files == {"feedback_testing.md"}, files
     found = call(env, "recall", {"query": "how do deploys happen", "cwd": str(root)})
     assert [h["id"] for h in found["results"] if "ArgoCD" in h["content"]] == [kept]
+
+
+def test_copies_of_enyals_export_read_back_before_are_forgotten_at_the_next_import(
+    env: dict[str, str],
+) -> None:
+    """A store that read Enyal's own topic files back (before the import left them out)
+    keeps those copies while the files do not change: an unchanged file is not read
+    again. The import reads again a file of Enyal's that still has active copies, so
+    they go. The store before the fix is made here by a topic file read as Claude's
+    (another `name:`), then given Enyal's name with its size and time kept: a file the
+    stat says is unchanged, that reads as Enyal's now."""
+    root = repo(env, "healed")
+    folder = Path(cli(env, "automemory", "path", cwd=root)["folder"])
+    folder.mkdir(parents=True)
+    topic = folder / "enyal-decisions.md"
+    body = (
+        "description: Decisions Enyal holds\nmetadata:\n  type: project\n---\n\n- Ship on Fridays\n"
+    )
+    topic.write_text("---\nname: decisions-of-before\n" + body)
+    cli(env, "automemory", "import", cwd=root)
+    assert {ref.split("#")[0].rsplit("/", 1)[-1] for ref in mirrored(env, root)} == {topic.name}
+    st = topic.stat()
+    enyals = "---\nname: enyal-decisions\n" + body
+    topic.write_text(enyals + " " * (st.st_size - len(enyals)))  # Enyal's, as long
+    os.utime(topic, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert (topic.stat().st_size, topic.stat().st_mtime_ns) == (st.st_size, st.st_mtime_ns)
+    r = cli(env, "automemory", "import", cwd=root)
+    assert r["chunks_forgotten"] >= 1 and mirrored(env, root) == {}, r
+    again = cli(env, "automemory", "import", cwd=root)  # and then it is skipped as before
+    assert again["files_skipped"] == 1 and again["chunks_forgotten"] == 0, again

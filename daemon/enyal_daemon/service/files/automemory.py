@@ -102,6 +102,22 @@ def _front_matter(text: str) -> tuple[dict[str, str], str]:
     return values, "\n".join(lines[end + 1 :])
 
 
+def may_echo(path: str) -> bool:
+    """Whether the file at `path` is one Enyal's export writes into (its topic file, or
+    MEMORY.md for its block): a store that read it back before `read` left that out
+    keeps copies of Enyal's own memories (echoes) until the file is read again."""
+    name = path.rsplit("/", 1)[-1]
+    return name == INDEX or name.startswith(ENYAL_TOPIC_PREFIX)
+
+
+def echoes(path: str, mirrored: list[str]) -> bool:
+    """Whether what is mirrored of a may_echo file (its active chunks' text) holds what
+    `read` now leaves out: then the file is read again, unchanged or not."""
+    if path.rsplit("/", 1)[-1] != INDEX:
+        return bool(mirrored)  # an Enyal topic file yields none now
+    return any(ENYAL_BEGIN in text for text in mirrored)
+
+
 def _without_enyals_block(body: str) -> str:
     """MEMORY.md without the block `enyal export --format claude-memory` wrote in it."""
     kept, inside = [], False

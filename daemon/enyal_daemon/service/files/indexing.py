@@ -325,6 +325,9 @@ def _file(engine: Engine, path: str, walked: Walked, source: Source, tally: _Tal
     st = os.stat(path)
     known = store.mirrors_of(engine.reader(), path)
     same = known and not source.reread
+    if same and source.auto_memory_of is not None and automemory.may_echo(path):
+        active = entries.by_rids(engine.reader(), [r.rid for r in known if not r.deprecated])
+        same = not automemory.echoes(path, [row.content for row in active.values()])
     if same and all((r.mtime_ns, r.size) == (st.st_mtime_ns, st.st_size) for r in known):
         tally.files_skipped += 1
         return
