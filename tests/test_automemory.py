@@ -415,6 +415,7 @@ def test_what_enyal_exported_into_the_auto_memory_is_not_imported_back(
     cli(env, "export", "--format", "claude-memory", "--to", str(folder), cwd=root)
     assert (folder / "enyal-decisions.md").exists()
     assert claude_memory.BEGIN in (folder / "MEMORY.md").read_text()
+    assert "1 decision, first: Deploys go through ArgoCD" in (folder / "MEMORY.md").read_text()
     cli(env, "automemory", "import", cwd=root)
     files = {ref.split("#")[0].rsplit("/", 1)[-1] for ref in mirrored(env, root)}
     assert files == {"feedback_testing.md"}, files

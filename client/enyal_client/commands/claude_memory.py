@@ -155,7 +155,8 @@ def render(entries: list[p.Entry], project: str, room: tuple[int, int]) -> Expor
         name = topic_file(kind)
         files[name] = text
         exported += n
-        hook = _cut(f"{len(group)} {TYPE_TITLES[kind].lower()}, first: {group[0].content}", 120)
+        many = kind if len(group) == 1 else TYPE_TITLES[kind].lower()  # "1 decision"
+        hook = _cut(f"{len(group)} {many}, first: {group[0].content}", 120)
         pointers.append(f"- [{TYPE_TITLES[kind]} (Enyal)]({name}) — {hook}")
     block: list[str] = []
     lines, size_left = room
