@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import logging
 import os
+import stat
 import threading
 import weakref
 from typing import Any
@@ -155,6 +156,8 @@ def _unshare_in(engine: Engine, entry_id: str, root: str | None) -> tuple[str, b
 # its `.enyal/` and a set lookup, no query. A root is never dropped while a daemon runs.
 _read: weakref.WeakKeyDictionary[Engine, set[str]] = weakref.WeakKeyDictionary()
 _read_lock = threading.Lock()
+# root -> its `.enyal/`'s mtime when a request from it last looked (notice).
+_stamps: weakref.WeakKeyDictionary[Engine, dict[str, int | None]] = weakref.WeakKeyDictionary()
 
 
 def notice_cwd(engine: Engine, cwd: str | None) -> None:
@@ -178,17 +181,45 @@ def notice(engine: Engine, root: str) -> None:
         return
     with _read_lock:
         known = _read.setdefault(engine, set())
-        if root in known:
+        stamps = _stamps.setdefault(engine, {})
+        read_before = root in known
+        before = stamps.get(root)
+    if read_before:
+        # A pull since the last request from here (git replaces each file it updates, so
+        # the folder's time moves): read before answering, as a fresh clone's first read,
+        # or `git pull && enyal recall` answers with what was there before the pull. Our
+        # own writes move it too: their read finds every file as recorded (hashes only).
+        now = _stamp(root)
+        if now == before:
             return
-    if not folder(root).is_dir():
+        with _read_lock:
+            stamps[root] = now
+        if now is not None:  # a folder gone is the sharer's to judge, as before
+            _first_read(engine, root)
+        return
+    stamp = _stamp(root)
+    if stamp is None:
         return
     if root not in shared.roots(engine.reader()):
         if scopes.project_of(root).top is None:
             return  # no repository: nobody commits this `.enyal/` (in_repository)
         engine.write(lambda tx: shared.add_root(tx.conn, root, engine.clock.now_iso()))
-        _first_read(engine, root)
+    # Read before answering the first request from it since the daemon started, too: a
+    # pull may have come before it (its time is known only from now on).
+    _first_read(engine, root)
     with _read_lock:
         known.add(root)
+        stamps[root] = stamp
+
+
+def _stamp(root: str) -> int | None:
+    """The time `.enyal/` last changed (a file added, removed or replaced in it); None
+    when there is none."""
+    try:
+        st = os.stat(folder(root))
+    except OSError:
+        return None
+    return st.st_mtime_ns if stat.S_ISDIR(st.st_mode) else None
 
 
 def _first_read(engine: Engine, root: str) -> None:
