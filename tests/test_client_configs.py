@@ -107,7 +107,8 @@ def test_hooks_install_codex_and_cursor_merge_into_their_files(tmp_path: Path) -
     assert set(hooks) == set(CODEX_HOOKS)
     assert hooks["SessionStart"][0] == other  # theirs first, where it was
     (ours,) = hooks["SessionStart"][1]["hooks"]
-    assert ours["command"].endswith(" hook session-start") and "ENYAL_HOME=" in ours["command"]
+    assert ours["command"].endswith("/enyal-hook session-start")
+    assert "ENYAL_HOME=" in ours["command"]
     assert hooks["SessionStart"][1]["matcher"] == "startup|clear"
     assert ok(env, "hooks", "install", "--client", "codex", "--prompt-recall")["action"] == (
         "unchanged"
@@ -125,7 +126,7 @@ def test_hooks_install_codex_and_cursor_merge_into_their_files(tmp_path: Path) -
     assert cursor["version"] == 1 and cursor["hooks"]["afterFileEdit"] == [{"command": "./fmt.sh"}]
     assert set(cursor["hooks"]) == {"afterFileEdit", *CURSOR_HOOKS}
     (start,) = cursor["hooks"]["sessionStart"]
-    assert start["command"].endswith(" hook session-start --client cursor")
+    assert start["command"].endswith("/enyal-hook session-start --client cursor")
     assert ok(env, "hooks", "install", "--client", "cursor")["action"] == "unchanged"
     assert not (user / ".claude").exists()  # Claude Code's settings untouched
 

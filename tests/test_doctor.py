@@ -30,6 +30,7 @@ NAMES = [
     "writable",
     "database",
     "hub",
+    "hooks",
 ]
 
 

@@ -4,14 +4,20 @@ Code runs, against a real daemon, their stdout checked as hook JSON."""
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from conftest import BIN, run_cli
 from daemon_support import RunningDaemon, isolated_env
 from enyal_client.commands.hooks import HOOKS
 
+# The launcher installed beside `enyal` (pyproject's script-files): what install writes.
+LAUNCHER = BIN / "enyal-hook"
 OTHER_HOOK = {"matcher": "startup", "hooks": [{"type": "command", "command": "echo hi"}]}
 
 
@@ -46,13 +52,13 @@ def test_print_changes_nothing(d: RunningDaemon, tmp_path: Path) -> None:
     config = r.json()["config"]["hooks"]
     assert set(config) == set(HOOKS), "every event, prompt recall too with --prompt-recall"
     for event, group in config.items():
-        assert group[0]["hooks"][0]["command"].endswith(f" hook {HOOKS[event].verb}")
+        assert group[0]["hooks"][0]["command"].endswith(f"{LAUNCHER} {HOOKS[event].verb}")
     # Capture runs in the background (nothing reads its output); context hooks cannot.
     assert config["Stop"][0]["hooks"][0]["async"] is True
     assert "async" not in config["PreToolUse"][0]["hooks"][0]
     (start,) = config["SessionStart"][0]["hooks"]
-    assert start["type"] == "command" and start["command"].endswith(" hook session-start")
-    assert str(BIN / "enyal") in start["command"] and "ENYAL_HOME=" in start["command"]
+    assert start["type"] == "command" and start["command"].endswith(f"{LAUNCHER} session-start")
+    assert "ENYAL_HOME=" in start["command"]
     assert not (user / ".claude").exists()
 
 
@@ -72,7 +78,7 @@ def test_install_merges_backs_up_and_is_idempotent(d: RunningDaemon, tmp_path: P
     assert first["action"] == "updated"
     after = settings(user)
     assert after["model"] == "opus" and after["hooks"]["Stop"][0] == OTHER_HOOK
-    assert after["hooks"]["Stop"][1]["hooks"][0]["command"].endswith(" hook stop")
+    assert after["hooks"]["Stop"][1]["hooks"][0]["command"].endswith(f"{LAUNCHER} stop")
     assert set(after["hooks"]) == set(HOOKS) - {"UserPromptSubmit"}
     starts = after["hooks"]["SessionStart"]
     assert starts[0] == OTHER_HOOK and starts[1]["hooks"][0]["command"].endswith("session-start")
@@ -88,11 +94,85 @@ def test_install_merges_backs_up_and_is_idempotent(d: RunningDaemon, tmp_path: P
     assert with_prompt["action"] == "updated"
     hooks = settings(user)["hooks"]
     assert len(hooks["SessionStart"]) == 2, "replaced, not added twice"
-    assert hooks["UserPromptSubmit"][0]["hooks"][0]["command"].endswith(" hook prompt-submit")
+    assert hooks["UserPromptSubmit"][0]["hooks"][0]["command"].endswith(f"{LAUNCHER} prompt-submit")
     assert install("--prompt-recall")["action"] == "unchanged"
     assert install()["action"] == "updated"  # without the flag: that hook is taken out
     assert settings(user) == after
     assert len(backups(user)) == 3
+
+
+def test_install_upgrades_an_older_installs_hooks_and_doctor_says_so(
+    d: RunningDaemon, tmp_path: Path
+) -> None:
+    """Installs before the launcher wrote `…/enyal hook VERB`: installing again puts
+    the launcher in their place (one of ours an event, the user's hooks where they
+    were), and `enyal doctor` names the form and the command that upgrades it (with
+    --prompt-recall when that hook is there, or the reinstall would drop it)."""
+    user = tmp_path / "user"
+    env = env_of(d, user)
+    (user / ".claude").mkdir(parents=True)
+    old = f"ENYAL_HOME={d.paths.home} {BIN / 'enyal'}"
+    groups = {
+        event: [{"hooks": [{"type": "command", "command": f"{old} hook {hook.verb}"}]}]
+        for event, hook in HOOKS.items()
+    }
+    groups["SessionStart"].insert(0, OTHER_HOOK)
+    (user / ".claude" / "settings.json").write_text(json.dumps({"hooks": groups}))
+
+    def hooks_check() -> Any:
+        r = run_cli("doctor", "--json", env=env)
+        return {c["name"]: c for c in json.loads(r.out)["checks"]}["hooks"]
+
+    before = hooks_check()
+    assert before["status"] == "warn", before
+    assert f"{len(HOOKS)} via `enyal hook`" in before["detail"], before
+    assert before["fix"] == "enyal hooks install --client claude-code --prompt-recall", before
+
+    r = run_cli("hooks", "install", "--client", "claude-code", "--prompt-recall", env=env)
+    assert r.code == 0, r.err
+    after = settings(user)["hooks"]
+    assert after["SessionStart"][0] == OTHER_HOOK
+    for event, hook in HOOKS.items():
+        ours = [g for g in after[event] if g != OTHER_HOOK]
+        assert len(ours) == 1, (event, after[event])
+        (entry,) = ours[0]["hooks"]
+        assert entry["command"].endswith(f"{LAUNCHER} {hook.verb}"), entry
+    now = hooks_check()
+    assert now["status"] == "ok" and f"{len(HOOKS)} via enyal-hook" in now["detail"], now
+
+
+def test_hook_command_falls_back_where_no_launcher_is_installed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The command install writes follows what is installed beside the interpreter
+    running it; both forms are recognised as Enyal's (so either is replaced)."""
+    from enyal_client.commands import hooks
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    monkeypatch.setattr(sys, "executable", str(bin_dir / "python"))
+    for name in ("PATH", "ENYAL_HOME", "ENYAL_SOCKET", "ENYAL_DB", "ENYAL_CONFIG"):
+        monkeypatch.delenv(name, raising=False)
+    bare = hooks.hook_command("stop")
+    assert bare == shlex.join([str(bin_dir / "python"), "-m", "enyal_client.cli", "hook", "stop"])
+    for name in ("enyal", "enyal-hook"):
+        (bin_dir / name).write_text("#!/bin/sh\n")
+        (bin_dir / name).chmod(0o755)
+        if name == "enyal":  # the console script, no launcher: `enyal hook`
+            assert hooks.hook_command("stop") == f"{bin_dir / 'enyal'} hook stop"
+    assert hooks.hook_command("stop") == f"{bin_dir / 'enyal-hook'} stop"
+    cursor = hooks.hook_command("session-start", "cursor")
+    assert cursor == f"{bin_dir / 'enyal-hook'} session-start --client cursor"
+
+    def ours(command: str, verb: str = "stop", client: str = "claude-code") -> bool:
+        return hooks.is_ours({"type": "command", "command": command}, verb, client)
+
+    assert ours(bare) and ours("enyal hook stop") and ours("'/a b/enyal-hook' stop")
+    assert ours(cursor, "session-start", "cursor")
+    assert ours("X=1 /usr/bin/enyal hook stop")
+    assert not ours("enyal-hook session-start") and not ours("hook stop")
+    assert not ours("my-enyal-hooker stop") and not ours("enyal hook stop --client cursor")
+    assert not ours("echo 'unclosed")
 
 
 def test_install_refuses_a_file_it_cannot_parse(d: RunningDaemon, tmp_path: Path) -> None:

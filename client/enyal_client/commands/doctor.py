@@ -283,6 +283,31 @@ def check_hub(paths: Paths) -> Check:
     )
 
 
+def check_hooks() -> Check:
+    """Which form each client's command hooks take: `enyal hook` from an install
+    before the launcher costs a third more a hook; installing again upgrades them."""
+    from .hooks import LAUNCHER, installed_hooks
+    from .mcp_config import beside
+
+    found, fixes = [], []
+    for client, name in (("claude-code", "Claude Code"), ("codex", "Codex"), ("cursor", "Cursor")):
+        got = installed_hooks(client)
+        if got.launcher:
+            found.append(f"{name}: {got.launcher} via {LAUNCHER}")
+        if got.console:
+            found.append(f"{name}: {got.console} via `enyal hook`")
+            flag = " --prompt-recall" if got.prompt_recall else ""
+            fixes.append(f"enyal hooks install --client {client}{flag}")
+    if not found:
+        return Check("hooks", "ok", "no command hooks installed (the plugin's are its own)")
+    detail = "; ".join(found)
+    if fixes and beside(LAUNCHER):
+        return Check(
+            "hooks", "warn", f"{detail}: {LAUNCHER} starts a hook for less", "; ".join(fixes)
+        )
+    return Check("hooks", "ok", detail)
+
+
 def run_checks(paths: Paths, redacting: bool = True) -> list[Check]:
     deep = daemon_checks()
     checks = [
@@ -306,6 +331,7 @@ def run_checks(paths: Paths, redacting: bool = True) -> list[Check]:
     checks.append(_safe("writable", lambda: check_writable(paths)))
     checks.append(deep["database"])
     checks.append(_safe("hub", lambda: check_hub(paths)))
+    checks.append(_safe("hooks", check_hooks))
     return checks
 
 

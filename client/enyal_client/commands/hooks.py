@@ -9,10 +9,13 @@ client/claude-code/hooks/) is the same table with a bare `enyal-hook` command (p
 a test keeps the file equal).
 They are merged into ~/.claude/settings.json the way `enyal mcp config --install`
 merges its entry (mcp_config.merge: the rest of the file kept, a backup first, an
-unparsable file refused). Enyal's hooks are recognised by their command (`… hook
-session-start`, `… hook stop`, …), URL or enyal_hook tool, so installing again
-replaces them instead of adding twice, and installing without --prompt-recall removes
-that one.
+unparsable file refused). A command hook is the `enyal-hook` launcher installed beside
+the running `enyal` (`enyal hook` started without site: a third less per event), by its
+absolute path as Claude Code's PATH may lack the venv; `enyal hook` where no launcher is
+installed. Enyal's hooks are recognised by their command (`… enyal-hook session-start`,
+`… hook stop`, …: both forms, so an older install is upgraded in place), URL or
+enyal_hook tool, so installing again replaces them instead of adding twice, and
+installing without --prompt-recall removes that one.
 
 Codex (`$CODEX_HOME/hooks.json`, ~/.codex by default) takes Claude Code's shape and JSON,
 for the events it has (CODEX_HOOKS). Cursor (`~/.cursor/hooks.json`) has a shape and JSON
@@ -42,7 +45,15 @@ from enyal_protocol.paths import resolve
 from ..mcp.hook_tool import NAME as HOOK_TOOL
 from ..transport import ClientError
 from .base import Args, Context, Registry, Result, UsageError
-from .mcp_config import CLAUDE_CODE, PASSED_ENV, codex_home, config_file, installed, merge
+from .mcp_config import (
+    CLAUDE_CODE,
+    PASSED_ENV,
+    beside,
+    codex_home,
+    config_file,
+    installed,
+    merge,
+)
 
 CLIENTS = (*CLAUDE_CODE, "codex", "cursor")
 
@@ -116,16 +127,37 @@ def hook_verb(client: str, verb: str) -> str:
     return f"hook {verb} --client cursor" if client == "cursor" else f"hook {verb}"
 
 
+LAUNCHER = "enyal-hook"  # client/scripts/enyal-hook: `enyal hook` without site
+
+
 def enyal_command() -> list[str]:
-    beside = Path(sys.executable).parent / "enyal"
-    if beside.is_file() and os.access(beside, os.X_OK):
-        return [str(beside)]
-    return [sys.executable, "-m", "enyal_client.cli"]
+    enyal = beside("enyal")
+    return [str(enyal)] if enyal else [sys.executable, "-m", "enyal_client.cli"]
 
 
 def hook_command(verb: str, client: str = "claude-code") -> str:
+    """The command a hook runs: the launcher where it is installed (its words are
+    `hook_verb`'s without the leading `hook`), else `enyal hook`."""
     env = [f"{k}={shlex.quote(os.environ[k])}" for k in PASSED_ENV if os.environ.get(k)]
-    return " ".join([*env, shlex.join(enyal_command()), hook_verb(client, verb)])
+    launcher = beside(LAUNCHER)
+    words = hook_verb(client, verb).split()
+    if launcher:
+        return " ".join([*env, shlex.join([str(launcher), *words[1:]])])
+    return " ".join([*env, shlex.join(enyal_command()), *words])
+
+
+def is_our_command(command: str, verb: str, client: str = "claude-code") -> bool:
+    """`… enyal hook VERB` (how installs before the launcher wrote it) or
+    `…/enyal-hook VERB`, with the client's flags after either."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return False
+    tail = hook_verb(client, verb).split()  # ["hook", VERB, ...]
+    if len(words) < len(tail) or words[-len(tail) + 1 :] != tail[1:]:
+        return False
+    head = words[-len(tail)]
+    return (head == "hook" and len(words) > len(tail)) or head.rsplit("/", 1)[-1] == LAUNCHER
 
 
 def is_ours(hook: Any, verb: str, client: str = "claude-code") -> bool:
@@ -133,7 +165,7 @@ def is_ours(hook: Any, verb: str, client: str = "claude-code") -> bool:
         return False
     command, url, args = hook.get("command"), hook.get("url"), hook.get("input")
     return (
-        (isinstance(command, str) and command.endswith(f" {hook_verb(client, verb)}"))
+        (isinstance(command, str) and is_our_command(command, verb, client))
         or (isinstance(url, str) and url.endswith(f"{HTTP_PATH}{verb}"))
         or (hook.get("tool") == HOOK_TOOL and isinstance(args, dict) and args.get("event") == verb)
     )
@@ -215,7 +247,7 @@ def plugin_hooks() -> dict[str, Any]:
     return {
         "description": "Enyal: the brief, memories beside prompts, files and failures, and "
         "a digest of the session into the day's log; no LLM",
-        "hooks": {e: [group(e, f"enyal-hook {h.verb}", "mcp")] for e, h in HOOKS.items()},
+        "hooks": {e: [group(e, f"{LAUNCHER} {h.verb}", "mcp")] for e, h in HOOKS.items()},
     }
 
 
@@ -261,6 +293,38 @@ def merged(
     if flat and hooks:
         data.setdefault("version", 1)  # Cursor's file format
     return data
+
+
+class Installed(NamedTuple):
+    """Enyal's command hooks found in a client's file, by form (`enyal doctor`)."""
+
+    launcher: int  # `…/enyal-hook VERB`
+    console: int  # `… enyal hook VERB`: started with site, a third more a hook
+    prompt_recall: bool  # UserPromptSubmit among them: a reinstall needs --prompt-recall
+
+
+def installed_hooks(client: str) -> Installed:
+    try:
+        hooks = json.loads(settings_file(client).read_text()).get("hooks")
+    except (OSError, ValueError, AttributeError):
+        hooks = None
+    launcher = console = 0
+    prompt = False
+    for event, hook in table(client).items():
+        entries = hooks.get(event) if isinstance(hooks, dict) else None
+        for group in entries if isinstance(entries, list) else ():
+            inner = [group] if client == "cursor" else group.get("hooks")
+            for h in inner if isinstance(inner, list) else ():
+                if not is_ours(h, hook.verb, client) or not isinstance(h.get("command"), str):
+                    continue
+                words = shlex.split(h["command"])
+                at = len(words) - len(hook_verb(client, hook.verb).split())
+                if words[at].rsplit("/", 1)[-1] == LAUNCHER:
+                    launcher += 1
+                else:
+                    console += 1
+                prompt = prompt or event == OPT_IN
+    return Installed(launcher, console, prompt)
 
 
 # How each client picks new hooks up.

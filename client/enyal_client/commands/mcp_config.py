@@ -32,10 +32,16 @@ CLAUDE_CODE = ("claude-code", "claude")
 PASSED_ENV = ("ENYAL_HOME", "ENYAL_SOCKET")
 
 
+def beside(name: str) -> Path | None:
+    """An executable `name` installed next to this interpreter (the venv's bin)."""
+    path = Path(sys.executable).parent / name
+    return path if path.is_file() and os.access(path, os.X_OK) else None
+
+
 def enyal_mcp_command() -> list[str]:
-    beside = Path(sys.executable).parent / "enyal-mcp"
-    if beside.is_file() and os.access(beside, os.X_OK):
-        return [str(beside)]
+    mcp = beside("enyal-mcp")
+    if mcp:
+        return [str(mcp)]
     found = shutil.which("enyal-mcp")
     if found:
         return [str(Path(found).absolute())]
