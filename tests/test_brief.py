@@ -207,6 +207,41 @@ def test_brief_fits_its_budget(
             assert title in r["markdown"]
 
 
+def test_a_sessions_brief_records_what_it_lists_whole(d: RunningDaemon, project: Path) -> None:
+    """`session_id` (a hook's SessionStart, one round trip): the memories listed whole
+    are recorded as shown to the session, keyed as session_seen keys them; one cut to
+    fit (` … [enyal get ID]`) is not; `reset` forgets what was shown first."""
+    short = d.call(
+        "remember",
+        {
+            "content": "Releases are tagged vX.Y.Z.",
+            "content_type": "convention",
+            "cwd": str(project),
+        },
+    )["id"][:8]
+    long_text = "Long convention: " + " ".join(f"step{i} runs after step{i - 1}" for i in range(60))
+    cut = d.call(
+        "remember", {"content": long_text, "content_type": "convention", "cwd": str(project)}
+    )["id"][:8]
+
+    def seen(session: str) -> list[str]:
+        asked = {"session_id": session, "keys": [short, cut], "record": False}
+        return list(d.call("session_seen", asked)["seen"])
+
+    r = d.call("brief", {"cwd": str(project), "record": False, "session_id": "s1"})
+    assert f"[enyal get {cut}]" in r["markdown"] and f"`{short}`" in r["markdown"]
+    assert seen("s1") == [short] and seen("s2") == []
+    d.call("session_seen", {"session_id": "s1", "keys": [cut]})
+    d.call("brief", {"cwd": str(project), "record": False, "session_id": "s1", "reset": True})
+    assert seen("s1") == [short], "reset: what the session was shown before is forgotten"
+    d.call("brief", {"cwd": str(project), "record": False})
+    assert seen("s3") == [], "no session: nothing recorded"
+    for bad in ("", "x" * 257, 5):
+        with pytest.raises(RpcError) as info:
+            d.call("brief", {"cwd": str(project), "session_id": bad})
+        assert info.value.code == p.INVALID_PARAMS and "session_id" in info.value.message
+
+
 def test_bad_briefs_are_refused(d: RunningDaemon, project: Path) -> None:
     for bad in (0, 99, p.MAX_BUDGET_TOKENS + 1, "big"):
         with pytest.raises(RpcError) as info:

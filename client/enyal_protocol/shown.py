@@ -11,6 +11,9 @@ MAX_ABOUT = 1000  # words a recall's lines_about may hold (wire.py's bound)
 LOG_LINES = 3  # of a day's log beside a file or an error: its first lines about it
 LOG_JOIN = " / "
 _WORD = LazyPattern(r"[a-z0-9_][a-z0-9_./-]*[a-z0-9_]")  # compiled at first use (lazy_re.py)
+# How the brief ends a memory's line: its key (a line cut to fit ends in `[enyal get
+# …]` instead, so what the agent saw of it was only a part, and it is not counted shown).
+_BRIEF_ITEM = LazyPattern(r"(?m) · `([0-9a-f]{8})`$")
 
 
 def key(entry_id: str) -> str:
@@ -29,3 +32,8 @@ def log_about(content: str, about: set[str]) -> str | None:
     None when none does: a whole day of log lines beside a file or an error is noise."""
     lines = [line for line in content.splitlines() if about & words(line)]
     return LOG_JOIN.join(lines[:LOG_LINES]) if lines else None
+
+
+def brief_keys(markdown: str) -> list[str]:
+    """The keys of the memories a brief lists whole, in its order."""
+    return _BRIEF_ITEM.findall(markdown)

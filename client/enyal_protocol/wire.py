@@ -1197,6 +1197,25 @@ class BriefParams(Params, kw_only=True):
         bool,
         Meta(description="Remember this brief, so the next one says what changed since."),
     ] = True
+    session_id: Annotated[
+        Annotated[str, Meta(min_length=1, max_length=256)] | None,
+        Meta(
+            description=(
+                "A client session's id (a hook's): the memories this brief lists are recorded "
+                "as shown to it (session_seen's keys), so a prompt or a file does not show "
+                "them again; one round trip, not two."
+            )
+        ),
+    ] = None
+    reset: Annotated[
+        bool,
+        Meta(
+            description=(
+                "With session_id: the session's context was compacted or cleared, so what it "
+                "was shown before is forgotten first."
+            )
+        ),
+    ] = False
     cwd: Cwd = None
 
 

@@ -21,6 +21,7 @@ import os
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+from enyal_protocol import shown
 from enyal_protocol import wire as p
 
 from ...errors import InvalidValue, StorageError
@@ -128,6 +129,8 @@ def brief(engine: Engine, params: p.BriefParams) -> p.BriefResult:
     markdown, used = _pack(engine, header, sections, params.budget_tokens)
     if params.record and not engine.read_only:
         _record(engine, key, f"{briefed_at} {arrived}")
+    if params.session_id is not None:  # a hook's brief: what it lists is shown (shown.py)
+        engine.sessions.check(params.session_id, shown.brief_keys(markdown), reset=params.reset)
     return p.BriefResult(
         project=project,
         markdown=markdown,
