@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import apsw
@@ -123,3 +124,30 @@ def test_graph_cli_verbs() -> None:
     bad = run_cli("traverse", a, "--depth", "9")
     assert bad.code == 2 and "--depth: must be 1–4" in bad.err  # argparse, from the protocol
     assert run_cli("link", a, b, "--type", "likes").code == 2
+
+
+def test_orphans_are_memories_not_a_files_mirrors_or_the_days_log(
+    daemon: DaemonProc, tmp_path: Path
+) -> None:
+    """A chunk mirrored from an indexed file follows its file and the day's log is a
+    record of the day: neither is a memory left unlinked, so review and health leave
+    them out of the orphans (a newcomer's review listed every chunk of CLAUDE.md)."""
+    notes = tmp_path / "CLAUDE.md"
+    notes.write_text("# Build\n\nRun make.\n\n# Tests\n\nRun pytest -n 2.\n")
+    assert daemon.call("index", {"paths": [str(notes)]})["chunks_added"] == 2
+    mirrors = {
+        h["id"]
+        for h in daemon.call("recall", {"query": "Run make", "limit": 50})["results"]
+        if "Run make" in h["content"] or "pytest -n 2" in h["content"]
+    }
+    log = daemon.call("log_append", {"text": "tried the orphan listing", "cwd": str(tmp_path)})[
+        "id"
+    ]
+    plain = daemon.call(
+        "remember", {"content": "An unlinked fact about orphans", "scope": "global"}
+    )
+    orphans = {e["id"] for e in daemon.call("review", {"kind": "orphan", "limit": 100})["orphan"]}
+    assert plain["id"] in orphans
+    assert len(mirrors) == 2 and not mirrors & orphans and log not in orphans, orphans
+    listed = set(daemon.call("health", {})["issues"]["orphan_entries"])
+    assert plain["id"] in listed and not (mirrors | {log}) & listed

@@ -1,5 +1,5 @@
 """SQL for the health report and the review lists: active entries that are superseded,
-in a conflict, stale (not updated since a cutoff) or orphaned (no edge at all)."""
+in a conflict, stale (not updated since a cutoff) or orphaned (a memory on no edge)."""
 
 from __future__ import annotations
 
@@ -21,8 +21,13 @@ _WHERE: dict[Kind, str] = {
     # Last checked: updated, or confirmed since (confirming says the memory still holds).
     "stale": "max(e.updated_at, coalesce(e.confirmed_at, '')) < ?",
     "quarantined": "e.quarantined = 1",
+    # A memory on no edge; not a chunk mirrored from an indexed file (it follows its
+    # file) nor a day's log (a record of the day): nothing to link them to.
     "orphan": "NOT EXISTS (SELECT 1 FROM context_edges g WHERE g.source_id = e.id) "
-    "AND NOT EXISTS (SELECT 1 FROM context_edges g WHERE g.target_id = e.id)",
+    "AND NOT EXISTS (SELECT 1 FROM context_edges g WHERE g.target_id = e.id) "
+    "AND e.content_type != 'log' "
+    "AND NOT EXISTS (SELECT 1 FROM context_sources s WHERE s.rid = e.rid "
+    "AND s.anchor IS NOT NULL)",
 }
 
 
