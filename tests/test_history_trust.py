@@ -111,3 +111,18 @@ def test_an_imported_version_with_an_importance_out_of_range_is_refused(memory: 
     assert "importance" in (result.lines[0].error or "")
     restored = memories.restore(memory, p.RestoreParams(id="good", version=1))
     assert restored.importance == 4
+
+
+def test_a_memory_deleted_for_good_says_so_not_that_it_never_was(d: RunningDaemon) -> None:
+    """After `forget --hard`, `history`, `restore` and `get` (by id or its short form)
+    said "no entry with id", as for a typo; they now say it was deleted for good, when,
+    and that nothing of it is kept. Only its id and that time are kept."""
+    text = "The old build box is jenkins-7, reachable as ci.internal."
+    gone = d.call("remember", {"content": text, "scope": "global"})["id"]
+    assert run_cli("forget", gone, "--hard").code == 0
+    for args in (("history", gone), ("restore", gone, "--version", "1"), ("get", gone[:8])):
+        r = run_cli(*args)
+        assert r.code == 1 and f"entry {gone} was deleted for good on" in r.err, (args, r.err)
+        assert "nothing of it is kept" in r.err and text not in r.err + r.out
+    never = run_cli("history", "0f0f0f0f")
+    assert never.code == 1 and "no entry with id" in never.err, never.err

@@ -737,6 +737,16 @@ def m022_hub_outbox_depth(conn: apsw.Connection) -> None:
     )
 
 
+def m023_deleted_ids(conn: apsw.Connection) -> None:
+    """The ids of memories deleted for good (store/deleted.py), so `history` or
+    `restore` of one says it is gone for good, not that it never was. Only ids and
+    times: a hard delete still leaves no byte of the text (m012)."""
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS context_deleted "
+        "(id TEXT PRIMARY KEY, deleted_at TEXT NOT NULL) WITHOUT ROWID"
+    )
+
+
 def _junk_root(root: str) -> bool:
     """A folder that is there and is not the root of a project in a git repository:
     what registering a root needs now (service/files/shared_files.py in_repository,
@@ -771,6 +781,7 @@ MIGRATIONS: list[Migration] = [
     m020_junk_roots,
     m021_hub_space_counts,
     m022_hub_outbox_depth,
+    m023_deleted_ids,
 ]
 
 

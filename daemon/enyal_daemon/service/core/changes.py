@@ -23,7 +23,7 @@ from typing import Protocol
 
 from enyal_protocol import wire as p
 
-from ...store import entries
+from ...store import deleted, entries
 from ...store import graph as edge_rows
 from ...store.writer import Tx
 from ..rules import scopes
@@ -202,6 +202,7 @@ class Publisher:
             end = entries.get(tx.conn, other)
             if end is not None and end.id != row.id:
                 self.note(tx, "unlinked", end, edge.edge_type)
+        deleted.record(tx.conn, row.id, self.clock.now_iso())
         self.note(tx, "deleted", row)
 
     def note_edge(

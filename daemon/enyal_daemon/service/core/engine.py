@@ -37,7 +37,7 @@ from ...hygiene.secrets import BUILT_IN, Redactor
 from ...index import keywords
 from ...index.entry_index import EntryIndex
 from ...index.groups import ScopeGroups, kind_code
-from ...store import db, entries, failures, graph, meta, versions
+from ...store import db, deleted, entries, failures, graph, meta, versions
 from ...store.remembered import Remembered
 from ...store.rows import EntryRow
 from ...store.writer import Tx, Version, Writer
@@ -88,6 +88,12 @@ def require_entry(conn: apsw.Connection, entry_id: str) -> EntryRow:
                 f"id prefix {entry_id!r} is ambiguous: {', '.join(ids)}{more}",
                 {"matches": ids},
             )
+    gone = deleted.find(conn, entry_id, len(entry_id) >= MIN_PREFIX)
+    if gone is not None:
+        raise NotFound(
+            f"entry {gone[0]} was deleted for good on {gone[1][:10]}: nothing of it is kept",
+            {"id": gone[0], "deleted_at": gone[1]},
+        )
     raise NotFound(f"no entry with id {entry_id!r}")
 
 
