@@ -126,3 +126,18 @@ def test_a_memory_deleted_for_good_says_so_not_that_it_never_was(d: RunningDaemo
         assert "nothing of it is kept" in r.err and text not in r.err + r.out
     never = run_cli("history", "0f0f0f0f")
     assert never.code == 1 and "no entry with id" in never.err, never.err
+
+
+def test_restoring_the_version_an_entry_already_is_changes_nothing(memory: Any) -> None:
+    """`restore --version N` where N is what the entry holds now wrote a `reverted`
+    version and answered changed: true (the newcomer pass); nothing changes now."""
+    e = memories.remember(memory, p.RememberParams(content="Ports: api 8080.", scope="global"))
+    memories.update(memory, p.UpdateParams(id=e.id, content="Ports: api 8081."))
+    memories.update(memory, p.UpdateParams(id=e.id, content="Ports: api 8080."))
+    before = validity.history(memory, p.HistoryParams(id=e.id)).versions
+    same = memories.restore(memory, p.RestoreParams(id=e.id, version=1))
+    assert same.changed is False and same.content == "Ports: api 8080."
+    assert validity.history(memory, p.HistoryParams(id=e.id)).versions == before
+    back = memories.restore(memory, p.RestoreParams(id=e.id, version=2))
+    assert back.changed is True and back.content == "Ports: api 8081."
+    assert validity.history(memory, p.HistoryParams(id=e.id)).versions[0].change_type == "reverted"

@@ -606,7 +606,8 @@ class RestoreParams(Params, kw_only=True):
 
 class RestoreResult(Entry, kw_only=True):
     """The entry as restored; `changed` is false when it was not forgotten (and no version
-    was given), so nothing changed and no version was written."""
+    was given), or already held every field of the version given, so nothing changed
+    and no version was written."""
 
     changed: bool = True
 

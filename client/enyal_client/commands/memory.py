@@ -297,9 +297,11 @@ def cmd_forget(c: Connection, a: Args) -> Result:
 def cmd_restore(c: Connection, a: Args) -> Result:
     params = drop_none({"id": a.id, "version": a.version})
     r = ct.call(c, "restore", params, p.RestoreResult, FLAGS)
+    what = f" to version {a.version}" if a.version is not None else ""
+    if not r.changed and a.version is not None:
+        return r, f"{r.id} already is version {a.version}: nothing changed"
     if not r.changed:
         return r, f"{r.id} is not forgotten: nothing changed"
-    what = f" to version {a.version}" if a.version is not None else ""
     return r, f"restored {r.id}{what}"
 
 

@@ -425,6 +425,20 @@ def _writable(engine: Engine, entry_id: str) -> SourceRow | None:
     return source
 
 
+# What a version keeps of its entry, compared as restore writes it back (below).
+VERSION_FIELDS = ("content", "content_type", "confidence", "tags", "metadata", "is_deprecated")
+
+
+def _holds(entry: p.Entry, version: p.Version) -> bool:
+    """Whether the entry already is that version: restoring it would change nothing
+    (importance and status only where the version kept them)."""
+    return (
+        all(getattr(entry, f) == getattr(version, f) for f in VERSION_FIELDS)
+        and version.importance in (None, entry.importance)
+        and version.status in (None, entry.status)
+    )
+
+
 def restore(engine: Engine, params: p.RestoreParams) -> p.RestoreResult:
     """Un-forget an entry; or, with `version`, bring back that version's content and
     fields as a new version (history is never rewritten)."""
@@ -451,6 +465,8 @@ def restore(engine: Engine, params: p.RestoreParams) -> p.RestoreResult:
                 versions.record(tx.conn, row.id, "restored", now)
                 engine.changes.note(tx, "restored", row)
             tx.after_commit.append(lambda: engine.index.set_active(row.rid, True))
+        elif _holds(row.entry(), target):  # no version written for nothing changed
+            changed = False
         else:
             assert emb is not None
             entries.update_fields(
@@ -480,7 +496,7 @@ def restore(engine: Engine, params: p.RestoreParams) -> p.RestoreResult:
                 tx, row.rid, emb, row.scope, target.content_type, not target.is_deprecated
             )
         entry = engine.require(row.id, tx.conn).entry()
-        if target is not None:
+        if target is not None and changed:
             engine.changes.note(tx, "updated", entry, previous_type=row.content_type)
         return p.RestoreResult(**msgspec.structs.asdict(entry), changed=changed)
 
