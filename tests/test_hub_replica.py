@@ -27,7 +27,7 @@ from conftest import CliResult, run_cli, start_daemon, wait_for
 from daemon_support import ACCESS_FIELDS, RunningDaemon, StderrDrain, isolated_env
 from enyal_daemon.hub.link import PgLink
 from enyal_daemon.service.hub import worker
-from enyal_protocol.kinds import HUB_DEVICE
+from enyal_protocol.kinds import HUB_AUTHOR, HUB_DEVICE, written_by
 from enyal_protocol.paths import DB_NAME
 from harnesslib.store import export_edges, export_entries
 from test_hub_status import recount
@@ -133,7 +133,9 @@ def space_export(m: Member, ids: set[str]) -> tuple[list[dict[str, Any]], list[A
         if e["id"] in ids
     ]
     for e in entries:  # the device a pulled memory came from: each home's own view of it
-        e["metadata"] = {k: v for k, v in e["metadata"].items() if k != HUB_DEVICE}
+        e["metadata"] = {
+            k: v for k, v in e["metadata"].items() if k not in (HUB_DEVICE, HUB_AUTHOR)
+        }
     edges = sorted(
         (e["source_id"], e["target_id"], e["edge_type"])
         for e in export_edges(m.call)
@@ -226,6 +228,11 @@ def test_three_daemons_converge_after_a_mixed_workload(trio: Trio) -> None:
     assert a.call("get", {"id": z})["metadata"][HUB_DEVICE] == devices[2]
     assert c.call("get", {"id": x})["metadata"][HUB_DEVICE] == devices[1]
     assert HUB_DEVICE not in c.call("get", {"id": z})["metadata"]  # its own
+    # And the hub role that sent it, as the hub recorded it (no member can claim another's).
+    assert a.call("get", {"id": z})["metadata"][HUB_AUTHOR] == c.role
+    assert c.call("get", {"id": x})["metadata"][HUB_AUTHOR] == b.role
+    shown = written_by("user", a.call("get", {"id": z})["metadata"])  # as every client says
+    assert shown == f"user on hub device {devices[2][:8]} of hub role {c.role}", shown
 
 
 def test_a_hard_delete_leaves_no_text_on_the_hub(trio: Trio) -> None:

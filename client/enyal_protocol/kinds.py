@@ -15,16 +15,22 @@ CONTENT_TYPES: tuple[MemoryType, ...] = ("fact", "preference", "decision", "conv
 # the daemon sets it on a pull, the clients show it beside `written_by`. Here, not in
 # wire.py: recall's text (recall_text.py) reads it on the lean path, which has no msgspec.
 HUB_DEVICE = "hub_device"
+# And the hub role whose change it was (the hub sets it: no member can claim another's).
+HUB_AUTHOR = "hub_author"
 # The metadata key naming who committed a memory read from a repository's `.enyal/`.
 REPOSITORY_AUTHOR = "repository_author"
 
 
 def written_by(written: str | None, metadata: dict[str, object] | None) -> str:
     """Who wrote a memory, as every client shows it: for one pulled from the team hub,
-    with the device it came from (its id as `enyal hub status` shows it, cut as ids are);
+    with the device it came from (its id as `enyal hub status` shows it, cut as ids are)
+    and the hub role that sent it;
     for one read from a repository, who committed it where git says."""
     device = (metadata or {}).get(HUB_DEVICE)
     on = f" on hub device {device[:8]}" if isinstance(device, str) and device else ""
+    role = (metadata or {}).get(HUB_AUTHOR)
+    if on and isinstance(role, str) and role:
+        on += f" of hub role {role}"
     author = (metadata or {}).get(REPOSITORY_AUTHOR)
     if written == "repository" and isinstance(author, str) and author:
         on += f" ({author})"

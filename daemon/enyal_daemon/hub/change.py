@@ -31,6 +31,9 @@ class Change(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 class Pulled(msgspec.Struct, frozen=True):
     seq: int  # the hub log's position: the puller's cursor moves past it
     change: Change
+    # The hub role that appended it: the log's `author`, the hub's current_user at the
+    # insert (its policy refuses any other), so unlike `device` no member can claim it.
+    author: str = ""
 
 
 class Rejected(msgspec.Struct, frozen=True):

@@ -59,7 +59,8 @@ def _range(space: str) -> str:
     """A pull's rows of one space (`space`: a placeholder or a column) after a position,
     as a range of the index on (space, seq), a page at most: (position, last, limit)."""
     return (
-        f"SELECT seq, json_build_array({', '.join(_PACKED)})::text, {', '.join(_BYTES)} "
+        f"SELECT seq, json_build_array({', '.join(_PACKED)}, author)::text, "
+        f"{', '.join(_BYTES)} "
         f"FROM {schema.SCHEMA}.log WHERE (space, seq) > ({space}, %s) "
         f"AND (space, seq) <= ({space}, %s) ORDER BY space, seq LIMIT %s"
     )
@@ -127,19 +128,20 @@ MAX_TEXT = 200  # space, memory id, device and model id are names, not payloads
 
 
 def row_to_change(row: Sequence[Any]) -> Pulled | Rejected:
-    """A log row as `pull` reads it (seq, the _PACKED columns as a JSON array, then the
-    _BYTES columns) as a Pulled change, or Rejected with why. Only shape is checked here
-    (types, ids, a JSON object for body, whole float32s for vector): what a change means
-    is the replica's to judge."""
+    """A log row as `pull` reads it (seq, the _PACKED columns and the author as a JSON
+    array, then the _BYTES columns) as a Pulled change, or Rejected with why. Only shape
+    is checked here (types, ids, a JSON object for body, whole float32s for vector): what
+    a change means is the replica's to judge."""
     seq = int(row[0])
     try:
-        fields = dict(zip(_PACKED, msgspec.json.decode(row[1]), strict=True))
+        *packed, author = msgspec.json.decode(row[1])
+        fields = dict(zip(_PACKED, packed, strict=True))
         fields.update(zip(_BYTES, row[2:], strict=True))
         change = msgspec.convert(fields, Change)
     except msgspec.ValidationError as e:
         return Rejected(seq, str(e))
     problem = shape_problem(change)
-    return Rejected(seq, problem) if problem else Pulled(seq, change)
+    return Rejected(seq, problem) if problem else Pulled(seq, change, str(author))
 
 
 def shape_problem(change: Change) -> str | None:

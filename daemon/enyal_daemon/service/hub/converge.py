@@ -23,7 +23,7 @@ import msgspec
 import numpy as np
 
 from enyal_protocol import wire as p
-from enyal_protocol.kinds import HUB_DEVICE
+from enyal_protocol.kinds import HUB_AUTHOR, HUB_DEVICE
 
 from ...embedder import passages
 from ...embedder.passages import Embedding, Vector
@@ -66,6 +66,7 @@ class Ready:
     edge: body.Edge | None = None
     emb: Embedding | None = None
     flags: list[str] = field(default_factory=list)
+    author: str = ""  # the hub role that appended it (Pulled.author)
     new_text: bool = False  # its text is not stored here yet: to embed (or take) and judge
     carried: Vector | None = None  # its whole vector, as it came from our model
     # For a memory new here, what is stored and the digest of it (made here, outside the
@@ -96,7 +97,10 @@ def prepare(
     stored = entries.by_ids(conn, [c.memory_id for c in changes if c.kind == body.PUT])
     ready = []
     for item in pulled:
-        ready.append(_prepare(engine, item, done, stored, pause))
+        r = _prepare(engine, item, done, stored, pause)
+        if isinstance(item, Pulled):
+            r.author = item.author
+        ready.append(r)
     _embed_and_judge(engine, [r for r in ready if r.new_text], pause)
     return ready
 
@@ -193,7 +197,7 @@ def _embed_and_judge(engine: Engine, todo: list[Ready], pause: Callable[[], None
             s.content, s.tags, s.content_type, r.emb.whole, r.emb.passages, parts=r.emb.parts
         )
         assert r.change is not None
-        r.entry = _entry(r.change, s, r.flags)
+        r.entry = _entry(r, s)
         r.digest = _digest(r.entry)
 
 
@@ -443,7 +447,7 @@ def _write_state(engine: Engine, tx: Tx, memory_id: str, s: body.State, r: Ready
     if row is None:
         assert emb is not None
         assert r.change is not None
-        entry = _entry(r.change, s, r.flags)
+        entry = _entry(r, s)
         rid = entries.insert(conn, entry, *emb.blobs())
         versions.record(conn, memory_id, "created", now)
         engine.index_after_commit(
@@ -462,7 +466,7 @@ def _write_state(engine: Engine, tx: Tx, memory_id: str, s: body.State, r: Ready
         )
         # The text is the other device's now: it is whom `written_by` speaks of.
         assert r.change is not None
-        metadata = {**row.entry().metadata, HUB_DEVICE: r.change.device}
+        metadata = {**row.entry().metadata, **_came_from(r)}
         fields["metadata"] = msgspec.json.encode(metadata).decode()
     tags = list(dict.fromkeys(s.tags))
     if tags != row.tags():
@@ -496,9 +500,18 @@ def _write_state(engine: Engine, tx: Tx, memory_id: str, s: body.State, r: Ready
     engine.changes.note(tx, kind, after, previous_type=row.content_type)
 
 
-def _entry(c: Change, s: body.State, flags: list[str]) -> p.Entry:
+def _came_from(r: Ready) -> dict[str, str]:
+    """Where a pulled text came from, kept in its metadata for `written_by` to show:
+    the device whose change brought it and, when the hub named one, its role."""
+    assert r.change is not None
+    return {HUB_DEVICE: r.change.device, **({HUB_AUTHOR: r.author} if r.author else {})}
+
+
+def _entry(r: Ready, s: body.State) -> p.Entry:
     """The entry a put of a memory new here stores (quarantined when judged so), naming
-    the device whose change brought it (HUB_DEVICE)."""
+    where its change came from (_came_from)."""
+    c, flags = r.change, r.flags
+    assert c is not None
     return p.Entry(
         id=c.memory_id,
         content=s.content,
@@ -513,7 +526,7 @@ def _entry(c: Change, s: body.State, flags: list[str]) -> p.Entry:
         source_type=None,
         source_ref=None,
         tags=list(dict.fromkeys(s.tags)),
-        metadata={HUB_DEVICE: c.device},
+        metadata=_came_from(r),
         is_deprecated=s.forgotten,
         content_hash=entries.content_hash(s.content),
         importance=s.importance,
