@@ -38,12 +38,14 @@
     return flat.length <= limit ? flat : `${flat.slice(0, limit - 1)}…`;
   }
 
-  // Who wrote a memory, as the CLI says it (enyal_protocol/kinds.py written_by): a memory
-// pulled from the team hub names its device, one read from a repository its committer.
+// Who wrote a memory, as the CLI says it (enyal_protocol/kinds.py written_by): a memory
+// pulled from the team hub names its device and hub role, one read from a repository its
+// committer.
 function writtenBy(e) {
   if (!e.written_by) return null;
   const m = e.metadata || {};
   let on = typeof m.hub_device === "string" && m.hub_device ? ` on hub device ${m.hub_device.slice(0, 8)}` : "";
+  if (on && typeof m.hub_author === "string" && m.hub_author) on += ` of hub role ${m.hub_author}`;
   if (e.written_by === "repository" && typeof m.repository_author === "string" && m.repository_author) on += ` (${m.repository_author})`;
   return e.written_by + on;
 }
