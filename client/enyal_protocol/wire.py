@@ -363,9 +363,11 @@ Where = Annotated[
 ]
 
 
+# A client session's id as Claude Code and the other clients send it (`session_id`).
+SessionId = Annotated[str, Meta(min_length=1, max_length=256)]
 # A hook's recall for a client session (enyal_protocol/shown.py), in one round trip.
 ForSession = Annotated[
-    Annotated[str, Meta(min_length=1, max_length=256)] | None,
+    SessionId | None,
     Meta(
         description=(
             "A client session's id: the hits it was shown before (session_seen's keys, a "
@@ -1141,9 +1143,7 @@ class SessionSeenParams(Params, kw_only=True):
     """Keys (memory ids, `file:<path>`, …) a client session is about to be shown: the
     ones it was not shown yet come back, and are recorded as shown unless `record` is false."""
 
-    session_id: Annotated[
-        str, Meta(min_length=1, max_length=256, description="The client's session id.")
-    ]
+    session_id: Annotated[SessionId, Meta(description="The client's session id.")]
     keys: Annotated[
         list[Annotated[str, Meta(min_length=1, max_length=4096)]],
         Meta(max_length=1000, description="What is about to be shown: memory ids or names."),
@@ -1199,7 +1199,7 @@ class BriefParams(Params, kw_only=True):
         Meta(description="Remember this brief, so the next one says what changed since."),
     ] = True
     session_id: Annotated[
-        Annotated[str, Meta(min_length=1, max_length=256)] | None,
+        SessionId | None,
         Meta(
             description=(
                 "A client session's id (a hook's): the memories this brief lists are recorded "
