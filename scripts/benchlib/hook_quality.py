@@ -21,7 +21,12 @@ from typing import Any
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 EVENTS = DATA / "hook_events" / "events.jsonl"
-VERB = {"prompt": "prompt-submit", "noise": "prompt-submit", "file": "pre-tool-use"}
+VERB = {
+    "prompt": "prompt-submit",
+    "noise": "prompt-submit",
+    "file": "pre-tool-use",
+    "failure": "post-tool-use",
+}
 
 
 def events(split: str = "", kinds: set[str] | None = None) -> list[dict[str, Any]]:
