@@ -1,5 +1,5 @@
 """Issue 29's hook-quality set holds what the hooks find: on a small slice of it
-(benchlib/hook_quality.small_slice: long prompts, file events, ~200 memories), every
+(benchlib/hook_quality.small_slice: long prompts, file and failure events, ~200 memories), every
 event whose gold memory the hooks injected when the slice was recorded
 (scripts/data/hook_events/slice_found.json, written by this file's recorder on main's
 code) must still have it injected. A cut to the daemon's work per event (a query window,

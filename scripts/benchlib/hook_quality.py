@@ -42,10 +42,10 @@ def memory_lines() -> list[str]:
 
 def small_slice(n_events: int = 24) -> tuple[list[dict[str, Any]], list[str]]:
     """A test's slice: the first n_events dev prompts with a pasted-in tail (those a
-    query window would cut), every dev file event, and a store of their gold memories
-    plus every 6th other one (~200: near misses stay in)."""
+    query window would cut), every dev file, failure and noise event, and a store of
+    their gold memories plus every 6th other one (~200: near misses stay in)."""
     evs = [e for e in events("dev", {"prompt"}) if len(e["input"]["prompt"]) > 150]
-    evs = evs[:n_events] + events("dev", {"file", "noise"})
+    evs = evs[:n_events] + events("dev", {"file", "failure", "noise"})
     gold = {g for e in evs for g in e["gold"]}
     lines = [
         line
