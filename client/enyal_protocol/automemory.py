@@ -25,6 +25,23 @@ LONGEST_NAME = 200  # Claude Code cuts a longer folder name and adds a hash of t
 ENYAL_TOPIC_PREFIX = "enyal-"
 ENYAL_BEGIN = "<!-- enyal:begin (enyal export --format claude-memory replaces what is between) -->"
 ENYAL_END = "<!-- enyal:end -->"
+
+
+def outside_enyals_block(text: str) -> list[str]:
+    """MEMORY.md's lines less the block an export wrote between ENYAL_BEGIN and ENYAL_END:
+    what the export keeps of the file, and what the daemon mirrors as Claude's own."""
+    out: list[str] = []
+    inside = False
+    for line in text.splitlines():
+        if line.strip() == ENYAL_BEGIN:
+            inside = True
+        elif inside and line.strip() == ENYAL_END:
+            inside = False
+        elif not inside:
+            out.append(line)
+    return out
+
+
 _NOT_ALNUM = re.compile(r"[^a-zA-Z0-9]")
 
 

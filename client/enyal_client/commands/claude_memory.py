@@ -170,16 +170,8 @@ def render(entries: list[p.Entry], project: str, room: tuple[int, int]) -> Expor
 
 
 def without_block(text: str) -> list[str]:
-    """MEMORY.md's lines, less a block an earlier export wrote."""
-    out: list[str] = []
-    inside = False
-    for line in text.splitlines():
-        if line.strip() == BEGIN:
-            inside = True
-        elif inside and line.strip() == END:
-            inside = False
-        elif not inside:
-            out.append(line)
+    """MEMORY.md's lines, less a block an earlier export wrote, and trailing blanks."""
+    out = automemory.outside_enyals_block(text)
     while out and not out[-1].strip():
         out.pop()
     return out

@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass, field
 
 from enyal_protocol import wire as p
-from enyal_protocol.automemory import ENYAL_BEGIN, ENYAL_END, ENYAL_TOPIC_PREFIX
+from enyal_protocol.automemory import ENYAL_BEGIN, ENYAL_TOPIC_PREFIX, outside_enyals_block
 
 INDEX = "MEMORY.md"
 # Claude Code's four memory types, as Enyal's kinds: who the user is and how they like
@@ -64,7 +64,7 @@ def read(path: str, text: str, default: p.ContentType) -> Note:
     front, body = _front_matter(text)
     name = path.rsplit("/", 1)[-1]
     if name == INDEX:
-        return Note(_without_pointers(_without_enyals_block(body)), default)
+        return Note(_without_pointers("\n".join(outside_enyals_block(body))), default)
     if name.startswith(ENYAL_TOPIC_PREFIX) and front.get("name") == name.removesuffix(".md"):
         return Note("", default)  # Enyal's own export: its memories are here already
     fields = {k: front[k] for k in FIELDS if front.get(k)}
@@ -116,19 +116,6 @@ def echoes(path: str, mirrored: list[str]) -> bool:
     if path.rsplit("/", 1)[-1] != INDEX:
         return bool(mirrored)  # an Enyal topic file yields none now
     return any(ENYAL_BEGIN in text for text in mirrored)
-
-
-def _without_enyals_block(body: str) -> str:
-    """MEMORY.md without the block `enyal export --format claude-memory` wrote in it."""
-    kept, inside = [], False
-    for line in body.splitlines():
-        if line.strip() == ENYAL_BEGIN:
-            inside = True
-        elif inside and line.strip() == ENYAL_END:
-            inside = False
-        elif not inside:
-            kept.append(line)
-    return "\n".join(kept)
 
 
 def _without_pointers(body: str) -> str:
