@@ -24,8 +24,8 @@ REPOSITORY_AUTHOR = "repository_author"
 def written_by(written: str | None, metadata: dict[str, object] | None) -> str:
     """Who wrote a memory, as every client shows it: for one pulled from the team hub,
     with the device it came from (its id as `enyal hub status` shows it, cut as ids are)
-    and the hub role that sent it;
-    for one read from a repository, who committed it where git says."""
+    and the hub role that sent it; for one read from a repository, who committed it
+    where git says."""
     device = (metadata or {}).get(HUB_DEVICE)
     on = f" on hub device {device[:8]}" if isinstance(device, str) and device else ""
     role = (metadata or {}).get(HUB_AUTHOR)

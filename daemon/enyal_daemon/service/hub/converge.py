@@ -446,7 +446,6 @@ def _write_state(engine: Engine, tx: Tx, memory_id: str, s: body.State, r: Ready
     reason = ", ".join(r.flags) or None
     if row is None:
         assert emb is not None
-        assert r.change is not None
         entry = _entry(r, s)
         rid = entries.insert(conn, entry, *emb.blobs())
         versions.record(conn, memory_id, "created", now)
@@ -464,9 +463,10 @@ def _write_state(engine: Engine, tx: Tx, memory_id: str, s: body.State, r: Ready
             quarantined=int(bool(r.flags)),
             quarantine_reason=reason,
         )
-        # The text is the other device's now: it is whom `written_by` speaks of.
-        assert r.change is not None
-        metadata = {**row.entry().metadata, **_came_from(r)}
+        # The text is the other device's now: it is whom `written_by` speaks of (and
+        # not the role that sent the text before, should this change name none).
+        kept = {k: v for k, v in row.entry().metadata.items() if k != HUB_AUTHOR}
+        metadata = {**kept, **_came_from(r)}
         fields["metadata"] = msgspec.json.encode(metadata).decode()
     tags = list(dict.fromkeys(s.tags))
     if tags != row.tags():
