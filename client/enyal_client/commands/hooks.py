@@ -146,18 +146,21 @@ def hook_command(verb: str, client: str = "claude-code") -> str:
     return " ".join([*env, shlex.join(enyal_command()), *words])
 
 
-def is_our_command(command: str, verb: str, client: str = "claude-code") -> bool:
-    """`… enyal hook VERB` (how installs before the launcher wrote it) or
-    `…/enyal-hook VERB`, with the client's flags after either."""
+def command_form(command: str, verb: str, client: str = "claude-code") -> str | None:
+    """Which of Enyal's forms a hook command is: "launcher" (`…/enyal-hook VERB`),
+    "console" (`… enyal hook VERB`, how installs before the launcher wrote it), with
+    the client's flags after either; None when it is no hook of Enyal's for VERB."""
     try:
         words = shlex.split(command)
     except ValueError:
-        return False
+        return None
     tail = hook_verb(client, verb).split()  # ["hook", VERB, ...]
     if len(words) < len(tail) or words[-len(tail) + 1 :] != tail[1:]:
-        return False
+        return None
     head = words[-len(tail)]
-    return (head == "hook" and len(words) > len(tail)) or head.rsplit("/", 1)[-1] == LAUNCHER
+    if head.rsplit("/", 1)[-1] == LAUNCHER:
+        return "launcher"
+    return "console" if head == "hook" and len(words) > len(tail) else None
 
 
 def is_ours(hook: Any, verb: str, client: str = "claude-code") -> bool:
@@ -165,7 +168,7 @@ def is_ours(hook: Any, verb: str, client: str = "claude-code") -> bool:
         return False
     command, url, args = hook.get("command"), hook.get("url"), hook.get("input")
     return (
-        (isinstance(command, str) and is_our_command(command, verb, client))
+        (isinstance(command, str) and command_form(command, verb, client) is not None)
         or (isinstance(url, str) and url.endswith(f"{HTTP_PATH}{verb}"))
         or (hook.get("tool") == HOOK_TOOL and isinstance(args, dict) and args.get("event") == verb)
     )
@@ -313,17 +316,16 @@ def installed_hooks(client: str) -> Installed:
     for event, hook in table(client).items():
         entries = hooks.get(event) if isinstance(hooks, dict) else None
         for group in entries if isinstance(entries, list) else ():
-            inner = [group] if client == "cursor" else group.get("hooks")
+            flat = client == "cursor"  # an entry is the hook itself, as merged() reads it
+            inner = [group] if flat else group.get("hooks") if isinstance(group, dict) else None
             for h in inner if isinstance(inner, list) else ():
-                if not is_ours(h, hook.verb, client) or not isinstance(h.get("command"), str):
+                command = h.get("command") if isinstance(h, dict) else None
+                if not isinstance(command, str):
                     continue
-                words = shlex.split(h["command"])
-                at = len(words) - len(hook_verb(client, hook.verb).split())
-                if words[at].rsplit("/", 1)[-1] == LAUNCHER:
-                    launcher += 1
-                else:
-                    console += 1
-                prompt = prompt or event == OPT_IN
+                form = command_form(command, hook.verb, client)
+                launcher += form == "launcher"
+                console += form == "console"
+                prompt = prompt or (form is not None and event == OPT_IN)
     return Installed(launcher, console, prompt)
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import apsw
 
+from . import entries
+
 
 def record(conn: apsw.Connection, entry_id: str, at: str) -> None:
     conn.execute(
@@ -22,9 +24,8 @@ def find(conn: apsw.Connection, entry_id: str, prefix: bool) -> tuple[str, str] 
             "SELECT id, deleted_at FROM context_deleted WHERE id = ?", (entry_id,)
         ).fetchone()
         return (str(row[0]), str(row[1])) if row else None
-    upper = entry_id[:-1] + chr(ord(entry_id[-1]) + 1)
     rows = conn.execute(
         "SELECT id, deleted_at FROM context_deleted WHERE id >= ? AND id < ? LIMIT 2",
-        (entry_id, upper),
+        entries.prefix_range(entry_id),
     ).fetchall()
     return (str(rows[0][0]), str(rows[0][1])) if len(rows) == 1 else None

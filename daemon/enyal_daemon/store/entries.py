@@ -86,12 +86,16 @@ def get(conn: apsw.Connection, entry_id: str) -> EntryRow | None:
     return entry_row(row) if row else None
 
 
+def prefix_range(prefix: str) -> tuple[str, str]:
+    """The ids that start with `prefix`, as a range an id index can scan: [low, high)."""
+    return prefix, prefix[:-1] + chr(ord(prefix[-1]) + 1)
+
+
 def by_prefix(conn: apsw.Connection, prefix: str, limit: int) -> list[EntryRow]:
     """Up to `limit` entries whose id starts with `prefix` (a range scan of the id index)."""
-    upper = prefix[:-1] + chr(ord(prefix[-1]) + 1)
     cur = conn.execute(
         f"SELECT {COLUMNS} FROM context_entries WHERE id >= ? AND id < ? ORDER BY id LIMIT ?",
-        (prefix, upper, limit),
+        (*prefix_range(prefix), limit),
     )
     return [entry_row(r) for r in cur]
 

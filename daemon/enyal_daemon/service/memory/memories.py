@@ -444,13 +444,15 @@ def restore(engine: Engine, params: p.RestoreParams) -> p.RestoreResult:
     fields as a new version (history is never rewritten)."""
     target: p.Version | None = None
     emb: Embedding | None = None
-    entry_id = engine.require(params.id).id
+    current = engine.require(params.id)
+    entry_id = current.id
     if params.version is not None:
         _writable(engine, entry_id)
         target = versions.get(engine.reader(), entry_id, params.version)
         if target is None:
             raise NotFound(f"entry {entry_id} has no version {params.version}")
-        emb = engine.embed_memory(target.content)
+        if not _holds(current.entry(), target):  # nothing to embed for nothing to change
+            emb = engine.embed_memory(target.content)
 
     def job(tx: Tx) -> p.RestoreResult:
         row = engine.require(entry_id, tx.conn)
@@ -468,7 +470,9 @@ def restore(engine: Engine, params: p.RestoreParams) -> p.RestoreResult:
         elif _holds(row.entry(), target):  # no version written for nothing changed
             changed = False
         else:
-            assert emb is not None
+            # Not embedded above only if the entry held the version then and was edited
+            # since, between the two reads: rare enough to embed here, under the writer.
+            made = emb or engine.embed_memory(target.content)
             entries.update_fields(
                 tx.conn,
                 row.rid,
@@ -490,10 +494,10 @@ def restore(engine: Engine, params: p.RestoreParams) -> p.RestoreResult:
                 engine.close_chain(tx, row.id, now)
             elif row.is_deprecated and not target.is_deprecated:
                 engine.reopen_chain(tx, row.id)
-            entries.replace_vector(tx.conn, row.rid, *emb.blobs())
+            entries.replace_vector(tx.conn, row.rid, *made.blobs())
             versions.record(tx.conn, row.id, "reverted", now)
             engine.index_after_commit(
-                tx, row.rid, emb, row.scope, target.content_type, not target.is_deprecated
+                tx, row.rid, made, row.scope, target.content_type, not target.is_deprecated
             )
         entry = engine.require(row.id, tx.conn).entry()
         if target is not None and changed:
