@@ -31,7 +31,7 @@ from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 
 from conftest import stop_daemon_of_home
-from enyal_client.mcp.calls import DATA_NOTE
+from enyal_client.mcp.facts import DATA_NOTE
 from enyal_protocol import paths as enyal_paths
 from enyal_protocol import wire as p
 
@@ -546,7 +546,7 @@ def test_raw_protocol_over_pipes(project: Path, stderr_log: TextIO, autostarted:
 def test_the_shim_stays_thin() -> None:
     heavy = ["numpy", "onnxruntime", "tokenizers", "apsw", "sqlite3", "mcp", "enyal_daemon"]
     probe = (
-        "import sys, enyal_client.mcp.shim; "
+        "import sys, enyal_client.mcp.stdio; "
         f"print(' '.join(m for m in {heavy!r} if m in sys.modules))"
     )
     out = subprocess.run(

@@ -20,7 +20,7 @@ HEAVY = ("numpy", "onnxruntime", "tokenizers", "apsw", "sqlite3", "_sqlite3", "s
     "module",
     [
         "enyal_client.cli",
-        "enyal_client.mcp.shim",
+        "enyal_client.mcp.stdio",
         "enyal_client.transport",
         "enyal_client.ui.server",
         "enyal_client.commands.hook",  # runs before every prompt: it must start fast
@@ -51,7 +51,7 @@ def test_only_the_cli_imports_the_clis_commands() -> None:
     (transport, params, pool), not the CLI's verb package (issue 26.4); the hook logic
     (enyal_protocol/hooks) is handed a Caller. One interpreter for all: any of them
     importing it shows."""
-    modules = "enyal_client.ui.server, enyal_client.mcp.shim, enyal_client.mcp.hook_tool"
+    modules = "enyal_client.ui.server, enyal_client.mcp.stdio, enyal_client.mcp.hook_tool"
     code = f"import sys, {modules}, enyal_protocol.hooks.answer\n" + (
         "print(sorted(m for m in sys.modules if '.commands' in m))"
     )

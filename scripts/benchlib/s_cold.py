@@ -13,7 +13,7 @@ from benchlib.report import Row, Target, size
 from benchlib.stats import Runs, ratios
 from benchlib.stdio_rpc import StdioError, first_recall
 
-TARGET_MS = 80.0
+TARGET_MS = 60.0  # issue 30 (the first spec said 80)
 
 
 def run(ctx: Ctx, daemon: Daemon, n: int) -> None:

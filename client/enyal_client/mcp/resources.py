@@ -9,7 +9,7 @@ Two kinds of resource:
   project's memories update it.
 
 A memory's text is framed as data, as tool results that carry memories are
-(calls.DATA_NOTE): a memory that reads like an order is still a note.
+(facts.DATA_NOTE): a memory that reads like an order is still a note.
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ from enyal_protocol import wire as p
 
 from ..pool import Pool
 from ..transport import ClientError, RpcError
-from . import calls, hook_tool, resources, tools, versions
+from . import calls, facts, hook_tool, resources, tools, versions
 from .live import DaemonWatch
 from .messages import (
     DiscoverResult,
@@ -66,24 +66,11 @@ from .wire import (
 
 log = logging.getLogger(__name__)
 
-SERVER_INFO = Implementation(name="enyal", title="Enyal", version=__version__)
+SERVER_INFO = Implementation(name=facts.NAME, title=facts.TITLE, version=__version__)
 BRIEF_PROMPT = "enyal_brief"
 BRIEF_DESCRIPTION = (
     "What to know before starting work in this project: open tasks, conventions and "
     "decisions, what changed since the last brief, memories to review, recent log lines."
-)
-CAPABILITIES: dict[str, Any] = {
-    "tools": {"listChanged": False},
-    "prompts": {"listChanged": False},
-    "resources": {"subscribe": True, "listChanged": True},
-}
-INSTRUCTIONS = (
-    "Enyal is your memory across sessions. Before answering questions about this project, "
-    "its conventions, past decisions or the user's preferences, search it with enyal_recall "
-    "(enyal_recall_by_scope when working on one file). When you learn something a later "
-    "session should know (a fact, preference, decision, convention or pattern), store it with "
-    "enyal_remember as one self-contained statement. Correct memories that prove wrong with "
-    "enyal_update or enyal_forget."
 )
 # The tool list is fixed for the life of the process and holds nothing private.
 TOOLS_TTL_MS = 3_600_000
@@ -136,13 +123,21 @@ Handler = Callable[[RequestId, Era, dict[str, Any]], Result | None]
 
 
 class Server:
-    def __init__(self, writer: Writer, link: Pool, workers: int = CALL_WORKERS) -> None:
+    def __init__(
+        self,
+        writer: Writer,
+        link: Pool,
+        workers: int = CALL_WORKERS,
+        negotiated: str | None = None,
+    ) -> None:
+        """`negotiated`: the version an initialize answered before this server (lean_start.py)
+        settled."""
         self._writer = writer
         self._link = link
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="enyal-mcp-call")
         self._calls: dict[RequestId, _Call] = {}
         self._lock = threading.Lock()
-        self._negotiated: str | None = None  # the handshake version, once initialize is answered
+        self._negotiated = negotiated  # the handshake version, once initialize is answered
         self._handlers: dict[str, Handler] = {
             "ping": self._ping,
             "server/discover": self._discover,
@@ -256,9 +251,9 @@ class Server:
         log.info("client asked for MCP %s; speaking %s", requested, self._negotiated)
         return InitializeResult(
             protocol_version=self._negotiated,
-            capabilities=CAPABILITIES,
+            capabilities=facts.CAPABILITIES,
             server_info=SERVER_INFO,
-            instructions=INSTRUCTIONS,
+            instructions=facts.INSTRUCTIONS,
         )
 
     def _ping(self, req_id: RequestId, era: Era, params: dict[str, Any]) -> Result:
@@ -267,8 +262,8 @@ class Server:
     def _discover(self, req_id: RequestId, era: Era, params: dict[str, Any]) -> Result:
         return DiscoverResult(
             supported_versions=list(versions.MODERN_VERSIONS),
-            capabilities=CAPABILITIES,
-            instructions=INSTRUCTIONS,
+            capabilities=facts.CAPABILITIES,
+            instructions=facts.INSTRUCTIONS,
             ttl_ms=TOOLS_TTL_MS,
             cache_scope="public",
         )

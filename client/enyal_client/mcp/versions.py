@@ -8,9 +8,9 @@ dual-era server may serve both at once, so the era is decided per request.
 
 from __future__ import annotations
 
-from typing import Any
-
-from .wire import INVALID_PARAMS, UNSUPPORTED_PROTOCOL_VERSION, Fault
+TYPE_CHECKING = False  # typing's own constant would import typing (lean_start.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 MODERN_VERSIONS = ("2026-07-28",)
@@ -45,6 +45,10 @@ def is_modern(params: dict[str, Any] | None) -> bool:
 
 def modern_version(params: dict[str, Any] | None) -> str:
     """The version a modern request's envelope names, once the envelope checks out."""
+    # Imported here: the session's first messages are answered without msgspec, which the
+    # JSON-RPC framing needs (lean_start.py), and a modern request is never one of them.
+    from .wire import INVALID_PARAMS, UNSUPPORTED_PROTOCOL_VERSION, Fault
+
     meta = (params or {}).get("_meta")
     if not isinstance(meta, dict):
         raise Fault(

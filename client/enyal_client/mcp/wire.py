@@ -11,7 +11,7 @@ import logging
 import re
 import threading
 from collections.abc import Iterator
-from typing import IO, Any, NamedTuple
+from typing import IO, Any, NamedTuple, Protocol
 
 import msgspec
 from msgspec import UNSET, Struct, UnsetType
@@ -157,7 +157,13 @@ def head_id(head: bytes) -> RequestId | None:
     return None
 
 
-def lines(stream: IO[bytes], limit: int = p.MAX_FRAME_BYTES) -> Iterator[bytes | Oversized]:
+class LineReader(Protocol):
+    """What lines() reads: stdin, or stdin behind the line lean_start.py read first."""
+
+    def readline(self, limit: int = -1, /) -> bytes: ...
+
+
+def lines(stream: LineReader, limit: int = p.MAX_FRAME_BYTES) -> Iterator[bytes | Oversized]:
     """The stream's lines, each at most `limit` bytes; a longer line's bytes are read and
     dropped, so one huge frame neither fills memory nor ends the session (the daemon's
     socket closes such a connection; stdio has just the one), and it stands as Oversized."""
