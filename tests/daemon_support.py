@@ -83,8 +83,21 @@ class RunningDaemon:
 
 
 def launch(home: Path, clocked: bool = False) -> RunningDaemon:
-    d = start_daemon(env=isolated_env(home), clocked=clocked)
+    return launch_env(isolated_env(home), clocked)
+
+
+def launch_env(env: dict[str, str], clocked: bool = False) -> RunningDaemon:
+    """A daemon on `env`: a home of isolated_env's, with what the test adds to it."""
+    d = start_daemon(env=env, clocked=clocked)
     return RunningDaemon(d, StderrDrain(d))
+
+
+def project_home(root: Path, cache: Path) -> tuple[dict[str, str], Path]:
+    """The env of a home under `root` on the session's model cache (the 8-bit build made
+    once), and a project folder beside it (it holds .git)."""
+    project = root / "proj"
+    (project / ".git").mkdir(parents=True)
+    return isolated_env(root / "home") | {"ENYAL_CACHE_DIR": str(cache)}, project
 
 
 @contextmanager

@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from conftest import BIN, start_daemon
-from daemon_support import RunningDaemon, StderrDrain, isolated_env
+from conftest import BIN
+from daemon_support import RunningDaemon, isolated_env, launch_env
 from enyal_client.commands.hooks import mcp_input
 from enyal_client.hook_rpc import HookConnection
 from enyal_protocol import config
@@ -157,8 +157,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     env = isolated_env(root / "home")
     env |= {"HOME": str(root / "user"), "ENYAL_HOOKS_HTTP": "1"}
     env["ENYAL_HOOKS_HTTP_PORT"] = str(port)
-    proc = start_daemon(env)
-    d = RunningDaemon(proc, StderrDrain(proc))
+    d = launch_env(env)
     shim = Shim(env, project)
     try:
         assert d.paths.home is not None
@@ -438,8 +437,7 @@ def test_the_endpoint_is_off_by_default(tmp_path: Path) -> None:
     assert config.load(resolve(home), environ=home).hook_http is False
     port = free_port()
     env = isolated_env(tmp_path / "home") | {"ENYAL_HOOKS_HTTP_PORT": str(port)}
-    proc = start_daemon(env)
-    d = RunningDaemon(proc, StderrDrain(proc))
+    d = launch_env(env)
     try:
         with pytest.raises(ConnectionRefusedError):
             socket.create_connection(("127.0.0.1", port), timeout=5).close()

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CliResult, start_daemon
-from daemon_support import RunningDaemon, StderrDrain, isolated_env
+from conftest import CliResult
+from daemon_support import RunningDaemon, launch_env, project_home
 
 ROOT = Path(__file__).resolve().parent.parent
 _module, _func = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"][
@@ -70,14 +70,11 @@ class Store:
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory, model_cache: Path) -> Iterator[Store]:
     root = tmp_path_factory.mktemp("lean")
-    project = root / "proj"
-    (project / ".git").mkdir(parents=True)
-    env = isolated_env(root / "home") | {"ENYAL_CACHE_DIR": str(model_cache)}
+    env, project = project_home(root, model_cache)
     # A config file, as most users have: the daemon's start parses it, the clients reuse that.
     (root / "home").mkdir()
     (root / "home" / "config.toml").write_text("[recall]\nrelative = 0.5\n")  # the default
-    proc = start_daemon(env)
-    d = RunningDaemon(proc, StderrDrain(proc))
+    d = launch_env(env)
     cwd = str(project)
     memories = [
         # Non-ASCII, tags, a source and a writer: every part of a hit's text.

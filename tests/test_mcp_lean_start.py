@@ -22,8 +22,7 @@ from typing import Any
 
 import pytest
 
-from conftest import start_daemon
-from daemon_support import RunningDaemon, StderrDrain, isolated_env
+from daemon_support import launch_env, project_home
 from enyal_client.mcp import lean_start, tools
 from enyal_client.mcp.facts import DATA_NOTE
 
@@ -105,12 +104,8 @@ class Shim:
 
 @pytest.fixture(scope="module")
 def shim(tmp_path_factory: pytest.TempPathFactory, model_cache: Path) -> Iterator[Shim]:
-    root = tmp_path_factory.mktemp("mcp-lean")
-    project = root / "proj"
-    (project / ".git").mkdir(parents=True)
-    env = isolated_env(root / "home") | {"ENYAL_CACHE_DIR": str(model_cache)}
-    proc = start_daemon(env)
-    d = RunningDaemon(proc, StderrDrain(proc))
+    env, project = project_home(tmp_path_factory.mktemp("mcp-lean"), model_cache)
+    d = launch_env(env)
     for content in (
         "Invoices are rounded half-even: «€ 0,005 → 0,00», as the tax office asks.",
         "Invoices go out on the first working day of the month.",
