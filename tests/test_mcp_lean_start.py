@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from daemon_support import launch_env, project_home
-from enyal_client.mcp import lean_start, tools
+from enyal_client.mcp import lean_start, tools, versions
 from enyal_client.mcp.facts import DATA_NOTE
 
 ASKED_AT = "2031-05-04T12:00:00Z"
@@ -32,6 +32,10 @@ LEAN = "import sys\nfrom enyal_client.mcp.shim import main\nsys.exit(main(sys.ar
 # What a session the lean path answers whole must never load: the server's imports.
 NOT_ON_THE_LEAN_PATH = {"msgspec", "enyal_protocol.wire", "enyal_client.mcp.server"}
 NOT_ON_THE_LEAN_PATH |= {"enyal_client.mcp.stdio", "logging", "argparse", "threading"}
+ENVELOPE = {
+    versions.PROTOCOL_VERSION_KEY: "2026-07-28",
+    versions.CLIENT_CAPABILITIES_KEY: {},
+}
 HELLO = {"capabilities": {}, "clientInfo": {"name": "lean-test", "version": "0"}}
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 
@@ -43,9 +47,10 @@ def request(req_id: int | str, method: str, params: dict[str, Any] | None = None
     return json.dumps(msg).encode()
 
 
-def recall(req_id: int | str, **arguments: Any) -> bytes:
+def recall(req_id: int | str, meta: dict[str, Any] | None = None, **arguments: Any) -> bytes:
     arguments = {"query": QUERY, "asked_at": ASKED_AT} | arguments
-    return request(req_id, "tools/call", {"name": "enyal_recall", "arguments": arguments})
+    params = {"name": "enyal_recall", "arguments": arguments}
+    return request(req_id, "tools/call", params if meta is None else params | {"_meta": meta})
 
 
 def opening(version: str) -> list[bytes]:
@@ -133,6 +138,39 @@ def test_the_first_messages_are_answered_as_the_server_answers_them(
     text = first["content"][0]["text"]
     assert text.startswith(DATA_NOTE) and "half-even" in text
     assert ("structuredContent" in first) == (version != "2025-03-26")
+
+
+def test_a_2026_07_28_session_opens_lean_too(shim: Shim) -> None:
+    """server/discover and recalls with the per-request envelope (what the official SDK
+    sends by default): answered as the server answers them, each result finished with
+    its resultType and serverInfo; then a ping of the handshake era on the same stream."""
+    frames = [request(1, "server/discover", {"_meta": ENVELOPE}), recall(2, meta=ENVELOPE)]
+    frames += [recall(3, meta=ENVELOPE, limit=1, scope="all"), request(4, "ping")]
+    lines, took = shim.both(frames)
+    assert len(lines) == 4
+    assert not took & NOT_ON_THE_LEAN_PATH, sorted(took & NOT_ON_THE_LEAN_PATH)
+    found = json.loads(lines[1])["result"]
+    assert found["resultType"] == "complete" and "half-even" in found["content"][0]["text"]
+
+
+@pytest.mark.parametrize(
+    "frames",
+    [
+        # 2026-07-28 envelopes the server refuses or methods it has not: its errors
+        [request(1, "server/discover", {}), recall(2, meta=ENVELOPE)],
+        [request(1, "server/discover", {"_meta": {**ENVELOPE, "x": 1}}), recall(2, meta={})],
+        [recall(1, meta={versions.PROTOCOL_VERSION_KEY: "2026-07-28"}), recall(2, meta=ENVELOPE)],
+        [recall(1, meta={**ENVELOPE, versions.PROTOCOL_VERSION_KEY: "2099-01-01"})],
+        [request(1, "ping", {"_meta": ENVELOPE}), request(2, "tools/list", {"_meta": ENVELOPE})],
+        [request(1, "initialize", {**HELLO, "protocolVersion": "2025-11-25", "_meta": ENVELOPE})],
+    ],
+)
+def test_what_the_lean_path_leaves_of_2026_07_28_the_server_answers(
+    shim: Shim, frames: list[bytes]
+) -> None:
+    lines, took = shim.both(frames)
+    assert "enyal_client.mcp.server" in took, "the server answered"
+    assert all("result" in r or "error" in r for r in map(json.loads, lines))
 
 
 @pytest.mark.parametrize(

@@ -20,6 +20,9 @@ INSTRUCTIONS = (
     "enyal_remember as one self-contained statement. Correct memories that prove wrong with "
     "enyal_update or enyal_forget."
 )
+# The tool list is fixed for the life of the process and holds nothing private: what a
+# 2026-07-28 client may cache it for (and discover's answer).
+TOOLS_TTL_MS = 3_600_000
 # Methods whose results carry stored memories back to the model have their text framed as
 # quoted data (a JSON document after this line), so a memory that reads like an order is
 # still read as something once written down, not as an instruction of this session.

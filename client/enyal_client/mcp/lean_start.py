@@ -8,17 +8,19 @@ library's JSON accelerator (enyal_protocol/lean_json.py) and the hooks' connecti
 (hook_rpc.py):
 - `initialize` (the handshake era), answered as server.py answers it, from facts.py;
 - `notifications/initialized`, which needs nothing;
-- `ping`;
-- `tools/call` of enyal_recall with arguments among LEAN_ARGUMENTS, each of its plain
-  JSON type, to a daemon already on our socket: the result as calls.py shapes it.
+- `ping` (the handshake era's);
+- `server/discover` (2026-07-28's opening);
+- `tools/call` of enyal_recall, in either era, with arguments among LEAN_ARGUMENTS, each
+  of its plain JSON type, to a daemon already on our socket: the result as calls.py
+  shapes it (and a 2026-07-28 result as server.py's Era finishes it).
 
 The first message it does not answer, in any way (any other method or argument, a
-2026-07-28 request, a frame that is not plain JSON, an oversize one, a daemon that
-refuses a value or is not running, any failure), is handed to the server with the
-version initialize settled, and the server reads the rest of the stream: it then
-meets and answers that message itself, so each error is said in one place. A recall
-handed over after the daemon answered is asked twice, which is harmless: recall
-changes nothing when it fails. tests/test_mcp_lean_start.py holds each answer to the
+2026-07-28 envelope the server would refuse, a frame that is not plain JSON, an
+oversize one, a daemon that refuses a value or is not running, any failure), is
+handed to the server with the version initialize settled, and the server reads the
+rest of the stream: it then meets and answers that message itself, so each error is
+said in one place. A recall handed over after the daemon answered is asked twice,
+which is harmless: recall changes nothing when it fails. tests/test_mcp_lean_start.py holds each answer to the
 server's, byte for byte."""
 
 from __future__ import annotations
@@ -90,20 +92,23 @@ def serve(stdin: IO[bytes], stdout: IO[bytes]) -> Handover | None:
                     raise _NotHere  # oversize, or the last line cut short: wire.lines's
                 msg = _message(line)
                 method, req_id = msg["method"], msg.get("id")
+                modern = _modern(msg.get("params", {}))
                 if req_id is None:
                     if method != "notifications/initialized":
                         raise _NotHere
                     continue
-                if method == "initialize":
+                if method == "initialize" and modern is None:
                     result, negotiated = _initialize(msg)
-                elif method == "ping":
+                elif method == "ping" and modern is None:
                     result = "{}"
-                elif method == "tools/call" and negotiated is not None:
+                elif method == "server/discover" and modern is not None:
+                    result = _discover()
+                elif method == "tools/call" and (modern or negotiated) is not None:
                     daemon = daemon or HookConnection(autostart=False)
-                    result = _recall(daemon, msg, negotiated)
+                    result = _recall(daemon, msg, modern or negotiated or "")
                 else:
                     raise _NotHere
-                frame = _response(req_id, result)
+                frame = _response(req_id, result if modern is None else _finished(result))
             except (_NotHere, ValueError, RecursionError):
                 # ValueError: a lone surrogate JSON allows, which UTF-8 cannot carry (the
                 # server mends it: mcp/wire.py); RecursionError: nested deeper than we read.
@@ -120,12 +125,12 @@ def serve(stdin: IO[bytes], stdout: IO[bytes]) -> Handover | None:
 
 
 def _message(line: bytes) -> dict[str, Any]:
-    """A request or notification of the handshake era, as plain JSON, or _NotHere."""
+    """A request or notification, as plain JSON, or _NotHere."""
     msg = lean_json.loads(line)
     if not isinstance(msg, dict) or msg.get("jsonrpc") != "2.0":
         raise _NotHere
     method, req_id, params = msg.get("method"), msg.get("id"), msg.get("params", {})
-    if not isinstance(method, str) or not isinstance(params, dict) or versions.is_modern(params):
+    if not isinstance(method, str) or not isinstance(params, dict):
         raise _NotHere
     if req_id is not None and (isinstance(req_id, bool) or not isinstance(req_id, int | str)):
         raise _NotHere
@@ -134,17 +139,55 @@ def _message(line: bytes) -> dict[str, Any]:
     return msg
 
 
+def _modern(params: dict[str, Any]) -> str | None:
+    """The 2026-07-28 version a request's envelope names (versions.modern_version), None for
+    a handshake-era request; _NotHere for an envelope the server refuses, and says why."""
+    if not versions.is_modern(params):
+        return None
+    meta = params["_meta"]
+    version = meta[versions.PROTOCOL_VERSION_KEY]
+    if versions.CLIENT_CAPABILITIES_KEY not in meta or version not in versions.MODERN_VERSIONS:
+        raise _NotHere
+    return str(version)
+
+
+def _server_info() -> dict[str, str]:
+    """server.py's SERVER_INFO, as its Implementation Struct writes it."""
+    return {"name": facts.NAME, "version": __version__, "title": facts.TITLE}
+
+
+def _finished(result: str) -> str:
+    """What every 2026-07-28 result carries (server.py Era.finish), written first, as the
+    result Structs' base (messages.Result) puts its fields first."""
+    envelope = (
+        f'"resultType":"complete","_meta":{_dumps({versions.SERVER_INFO_KEY: _server_info()})}'
+    )
+    return f"{{{envelope}}}" if result == "{}" else f"{{{envelope},{result[1:]}"
+
+
+def _discover() -> str:
+    """server/discover's result before _finished (server.py _discover): the cache hints of
+    messages.CacheableResult first, then its own fields."""
+    result = {
+        "ttlMs": facts.TOOLS_TTL_MS,
+        "cacheScope": "public",
+        "supportedVersions": list(versions.MODERN_VERSIONS),
+        "capabilities": facts.CAPABILITIES,
+        "instructions": facts.INSTRUCTIONS,
+    }
+    return _dumps(result)
+
+
 def _initialize(msg: dict[str, Any]) -> tuple[str, str]:
     """initialize's result as JSON text (server.py _initialize), and the version it settles."""
     requested = msg.get("params", {}).get("protocolVersion")
     if not isinstance(requested, str):
         raise _NotHere
     version = versions.negotiate_handshake(requested)
-    info = {"name": facts.NAME, "version": __version__, "title": facts.TITLE}
     result = {
         "protocolVersion": version,
         "capabilities": facts.CAPABILITIES,
-        "serverInfo": info,
+        "serverInfo": _server_info(),
         "instructions": facts.INSTRUCTIONS,
     }
     return _dumps(result), version

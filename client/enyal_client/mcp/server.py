@@ -72,8 +72,6 @@ BRIEF_DESCRIPTION = (
     "What to know before starting work in this project: open tasks, conventions and "
     "decisions, what changed since the last brief, memories to review, recent log lines."
 )
-# The tool list is fixed for the life of the process and holds nothing private.
-TOOLS_TTL_MS = 3_600_000
 # Memories change under the client; the notifications say when, so nothing is cached.
 RESOURCES_TTL_MS = 0
 CALL_WORKERS = 4
@@ -264,16 +262,15 @@ class Server:
             supported_versions=list(versions.MODERN_VERSIONS),
             capabilities=facts.CAPABILITIES,
             instructions=facts.INSTRUCTIONS,
-            ttl_ms=TOOLS_TTL_MS,
+            ttl_ms=facts.TOOLS_TTL_MS,
             cache_scope="public",
         )
 
     # --- tools -------------------------------------------------------------------------------
 
     def _tools_list(self, req_id: RequestId, era: Era, params: dict[str, Any]) -> Result:
-        return era.cached(
-            ListToolsResult(tools=list(tools.definitions(era.version))), TOOLS_TTL_MS, "public"
-        )
+        listed = ListToolsResult(tools=list(tools.definitions(era.version)))
+        return era.cached(listed, facts.TOOLS_TTL_MS, "public")
 
     def _tools_call(self, req_id: RequestId, era: Era, params: dict[str, Any]) -> None:
         name = params.get("name")
@@ -360,7 +357,7 @@ class Server:
                 )
             ],
         )
-        return era.cached(ListPromptsResult(prompts=[prompt]), TOOLS_TTL_MS, "public")
+        return era.cached(ListPromptsResult(prompts=[prompt]), facts.TOOLS_TTL_MS, "public")
 
     def _prompts_get(self, req_id: RequestId, era: Era, params: dict[str, Any]) -> None:
         name = params.get("name")
@@ -474,7 +471,7 @@ class Server:
     def _templates_list(self, req_id: RequestId, era: Era, params: dict[str, Any]) -> Result:
         return era.cached(
             ListResourceTemplatesResult(resource_templates=resources.TEMPLATES),
-            TOOLS_TTL_MS,
+            facts.TOOLS_TTL_MS,
             "public",
         )
 
