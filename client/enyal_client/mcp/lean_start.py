@@ -20,8 +20,8 @@ oversize one, a daemon that refuses a value or is not running, any failure), is
 handed to the server with the version initialize settled, and the server reads the
 rest of the stream: it then meets and answers that message itself, so each error is
 said in one place. A recall handed over after the daemon answered is asked twice,
-which is harmless: recall changes nothing when it fails. tests/test_mcp_lean_start.py holds each answer to the
-server's, byte for byte."""
+which is harmless: recall changes nothing when it fails. tests/test_mcp_lean_start.py
+holds each answer to the server's, byte for byte."""
 
 from __future__ import annotations
 
