@@ -265,6 +265,70 @@ def test_a_catch_ups_job_steps_aside_between_parts_unless_a_write_waits_for_it(
     assert n == 3
 
 
+def test_a_catch_ups_job_steps_aside_before_each_part_and_before_its_commit(
+    engines: list[Engine], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its first part too (the job may start well after it was queued, with a request
+    being served by then), and its commit, which writes the slice's pages to the WAL."""
+    e = engines[0]
+    monkeypatch.setattr(converge, "PART", 2)
+    texts = [f"Service {i} logs to the shared collector." for i in range(5)]
+    pulled = numbered([put(e, str(uuid.uuid4()), i + 1, t) for i, t in enumerate(texts)])
+    ready = converge.prepare(e, pulled)
+    events: list[str] = []
+    write_part = converge._put_new
+
+    def part(engine: Engine, tx: Tx, batch: list[converge.Ready]) -> None:
+        events.append(f"part of {len(batch)}")
+        write_part(engine, tx, batch)
+
+    def pause(unless: Any = None) -> None:
+        events.append("pause")
+
+    monkeypatch.setattr(converge, "_put_new", part)
+    assert e.write(converge._applying(e, replica_of(e).capture, ready, 5, "cursor", pause)) == []
+    assert events == [
+        *("pause", "part of 2", "pause", "part of 2", "pause", "part of 1"),
+        "pause",  # then the commit
+    ]
+    assert e.reader().execute("SELECT count(*) FROM context_entries").fetchone()[0] == 5
+
+
+def test_a_catch_up_counts_its_sentences_in_pieces_and_none_while_a_request_is_served(
+    engines: list[Engine], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The tokenizer's batch runs on every core and cannot be interrupted: a catch-up's
+    split into passages calls it SENTENCES at a time, each after stepping aside; the
+    passages are those of one call."""
+    e = engines[0]
+    monkeypatch.setattr(traffic, "MOST", 60.0)  # only the request's end frees it
+    monkeypatch.setattr(converge, "SENTENCES", 3)
+    pulled = numbered([put(e, str(uuid.uuid4()), 1, LONG)])
+    todo = [r for r in converge.prepare(e, pulled) if r.new_text]
+    assert len(todo) == 1 and todo[0].emb is not None
+    whole = todo[0].emb.parts
+    assert len(whole) > 1  # LONG makes passages
+    calls: list[tuple[int, int]] = []  # (sentences, requests in flight) of each call
+    count = e.embedder.count_tokens
+
+    def counting(texts: list[str]) -> list[int]:
+        calls.append((len(texts), traffic.in_flight()))
+        return count(texts)
+
+    monkeypatch.setattr(e.embedder, "count_tokens", counting)
+    with traffic.serving():
+        t = threading.Thread(
+            target=converge._embed_and_judge, args=(e, todo, traffic.budget(converge.SLICE))
+        )
+        t.start()
+        t.join(0.5)
+        assert t.is_alive() and calls == []  # not begun while the request runs
+    t.join(60)
+    assert not t.is_alive()
+    assert len(calls) > 1 and all(n <= 3 and busy == 0 for n, busy in calls), calls
+    assert todo[0].emb.parts == whole
+
+
 def test_a_change_the_store_refuses_is_refused_alone_and_the_rest_of_its_batch_applies(
     engines: list[Engine],
 ) -> None:

@@ -52,7 +52,9 @@ SLICE = 64
 # a request being served (unless a write waits for the writer): a slice's writing, ~13 ms
 # of CPU that a recall otherwise shared, in pieces of ~3 ms. (FTS5 makes an index segment
 # a statement: four a slice, where a live slice makes one.)
-PART = 16
+PART = 8
+# Sentences per tokenizer call in a slice's split into passages (`_paced`).
+SENTENCES = 32
 
 
 @dataclass
@@ -174,8 +176,13 @@ def _embed_and_judge(engine: Engine, todo: list[Ready], pause: Callable[[], None
     any write is (the classifier reads the carried vector: nothing is embedded for it)."""
     carried = [r for r in todo if r.carried is not None]
     texts = [_text(r) for r in carried]
-    parts = passages.split_many(texts, engine.embedder.count_tokens)
+    # The tokenizer's batches and the model's run on every core and are not interruptible:
+    # not begun while a request is served (a recall arriving meanwhile shares the cores),
+    # and the sentences counted SENTENCES at a time (a slice's at once were ~3 ms).
+    parts = passages.split_many(texts, _paced(engine.embedder.count_tokens, pause))
     flat = [part for ps in parts for part in ps]
+    if flat:
+        pause()
     vecs = engine.embed_many(flat) if flat else None
     at = 0
     for r, ps in zip(carried, parts, strict=True):
@@ -199,6 +206,21 @@ def _embed_and_judge(engine: Engine, todo: list[Ready], pause: Callable[[], None
         assert r.change is not None
         r.entry = _entry(r, s)
         r.digest = _digest(r.entry)
+
+
+def _paced(
+    count: Callable[[list[str]], list[int]], pause: Callable[[], None]
+) -> Callable[[list[str]], list[int]]:
+    """`count` (the tokenizer's) SENTENCES texts a call, after a step aside each."""
+
+    def counted(texts: list[str]) -> list[int]:
+        out: list[int] = []
+        for at in range(0, len(texts), SENTENCES):
+            pause()
+            out += count(texts[at : at + SENTENCES])
+        return out
+
+    return counted
 
 
 def _text(r: Ready) -> str:
@@ -274,8 +296,8 @@ def _applying(
                     batch = [ready[i] for i in sorted(new)]
                     step = PART if catching_up else len(batch)
                     for at in range(0, len(batch), step):
-                        if at:
-                            pause(engine.writer.queued)
+                        # (the first too: the job may start well after it was queued)
+                        pause(engine.writer.queued)
                         _put_new(engine, tx, batch[at : at + step])
             except (EnyalError, apsw.Error, ValueError):
                 del tx.after_commit[hooks:]  # what they would have shown: rolled back
@@ -303,6 +325,10 @@ def _applying(
                 )
         rows.put(tx.conn, key, str(cursor))
         rows.put(tx.conn, "last_pull", engine.clock.now_iso())  # last pull that brought any
+        if new:
+            # The commit writes the slice's pages to the WAL (~3 ms of CPU, not
+            # interruptible): not begun while a request is served either.
+            pause(engine.writer.queued)
         return problems
 
     return job
