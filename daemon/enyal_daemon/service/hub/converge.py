@@ -52,7 +52,7 @@ SLICE = 64
 # a request being served (unless a write waits for the writer): a slice's writing, ~13 ms
 # of CPU that a recall otherwise shared, in pieces of ~3 ms. (FTS5 makes an index segment
 # a statement: four a slice, where a live slice makes one.)
-PART = 8
+PART = 16
 # Sentences per tokenizer call in a slice's split into passages (`_paced`).
 SENTENCES = 32
 
