@@ -8,6 +8,7 @@ refused alone; and a catch-up steps aside while a request is served, a live chan
 
 from __future__ import annotations
 
+import sys
 import threading
 import uuid
 from collections.abc import Iterator
@@ -327,6 +328,51 @@ def test_a_catch_up_counts_its_sentences_in_pieces_and_none_while_a_request_is_s
     assert not t.is_alive()
     assert len(calls) > 1 and all(n <= 3 and busy == 0 for n, busy in calls), calls
     assert todo[0].emb.parts == whole
+
+
+def test_a_catch_up_runs_under_quick_switches_a_live_change_not_and_the_interval_comes_back(
+    engines: list[Engine], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A request arriving while a catch-up's checks run waits for the interpreter's lock
+    (before it counts as served): a catch-up shortens the switch interval while it runs."""
+    e = engines[0]
+    monkeypatch.setattr(converge, "SLICE", 2)
+    capture = replica_of(e).capture
+    seen: list[float] = []
+    check = converge.prepare
+
+    def preparing(*args: Any) -> list[converge.Ready]:
+        seen.append(sys.getswitchinterval())
+        return check(*args)
+
+    monkeypatch.setattr(converge, "prepare", preparing)
+    before = sys.getswitchinterval()
+    assert before > traffic.SWITCH
+    texts = ["Cron runs at 03:00.", "Alerts page the on-call.", "Runbooks live in the wiki."]
+    pulled = numbered([put(e, str(uuid.uuid4()), i + 1, t) for i, t in enumerate(texts)])
+    assert converge.apply_pulled(e, capture, pulled[:2]) == []  # live: a slice or less
+    assert seen == [before]
+    assert converge.apply_pulled(e, capture, pulled) == []  # a catch-up
+    assert seen[1:] == [traffic.SWITCH] * 2
+    assert sys.getswitchinterval() == before
+    # Held from two threads, nested: the interval comes back once the last lets go.
+    inner, outer = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with traffic.quick_switches():
+            inner.set()
+            outer.wait(30)
+
+    t = threading.Thread(target=hold)
+    with traffic.quick_switches():
+        t.start()
+        assert inner.wait(30)
+        with traffic.quick_switches():
+            assert sys.getswitchinterval() == traffic.SWITCH
+    assert sys.getswitchinterval() == traffic.SWITCH  # the other thread still holds it
+    outer.set()
+    t.join(30)
+    assert sys.getswitchinterval() == before
 
 
 def test_a_change_the_store_refuses_is_refused_alone_and_the_rest_of_its_batch_applies(

@@ -239,7 +239,19 @@ def apply_pulled(
     More than a slice is a catch-up: before each text's checks and each job it steps aside
     while a request is served (service/core/traffic.py), so a recall waits for at most one
     text's checks and one slice's writing; a slice or less (live changes) goes at once."""
-    pause: traffic.Pause = traffic.budget(SLICE) if len(pulled) > SLICE else traffic.never
+    if len(pulled) <= SLICE:
+        return _apply_slices(engine, capture, pulled, key, traffic.never)
+    with traffic.quick_switches():  # a request arriving gets the interpreter's lock sooner
+        return _apply_slices(engine, capture, pulled, key, traffic.budget(SLICE))
+
+
+def _apply_slices(
+    engine: Engine,
+    capture: Capture,
+    pulled: Sequence[Pulled | Rejected],
+    key: str,
+    pause: traffic.Pause,
+) -> list[str]:
     problems: list[str] = []
     writing: Callable[[], list[str]] | None = None
     ready: list[Ready] = []
