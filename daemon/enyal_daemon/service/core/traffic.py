@@ -6,7 +6,8 @@ switch interval each time the recall gives it up (for the model, for SQLite), an
 recall's p99 went to 3-6 times idle. The server counts each request from its arrival to
 its answer (server/dispatch.py); the sync, between the changes it checks, waits while
 one is in flight, up to MOST seconds for each run of changes, so a stream of requests
-(or a long one: an import) slows it and never stops it.
+(or a long one: an import) slows it and never stops it. While it runs, the interpreter
+switches threads sooner (`quick_switches`), so a request arriving is read sooner.
 """
 
 from __future__ import annotations
@@ -98,10 +99,8 @@ def quick_switches() -> Iterator[None]:
     server's loop, which needs the lock to read it, before it counts as served and
     background work steps aside for it; meanwhile a catch-up's checks hold the lock, and
     (stepping aside only for requests already counted) let it go only when the interval
-    forces them. Measured as the wait of a thread woken by another process every 20 ms
-    during an in-process sync of 6,000 memories (load 4-4.6, two runs each): p90 3.9-4.1
-    ms and p99 8.1-8.4 with 5 ms, p90 0.9-1.1 and p99 3.9-6.8 with 0.5 ms, at the same
-    rate (docs/ARCHITECTURE.md, "Initial sync")."""
+    forces them: a request waited up to 5 ms before the server could read it (measured:
+    docs/ARCHITECTURE.md, "What a recall waits for while a sync runs")."""
     with _switches:
         _quick.append(sys.getswitchinterval())
         if len(_quick) == 1:
