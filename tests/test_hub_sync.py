@@ -8,6 +8,7 @@ refused alone; and a catch-up steps aside while a request is served, a live chan
 
 from __future__ import annotations
 
+import sys
 import threading
 import uuid
 from collections.abc import Iterator
@@ -263,6 +264,115 @@ def test_a_catch_ups_job_steps_aside_between_parts_unless_a_write_waits_for_it(
         assert not t.is_alive()
     n = e.reader().execute("SELECT count(*) FROM context_entries").fetchone()[0]
     assert n == 3
+
+
+def test_a_catch_ups_job_steps_aside_before_each_part_and_before_its_commit(
+    engines: list[Engine], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its first part too (the job may start well after it was queued, with a request
+    being served by then), and its commit, which writes the slice's pages to the WAL."""
+    e = engines[0]
+    monkeypatch.setattr(converge, "PART", 2)
+    texts = [f"Service {i} logs to the shared collector." for i in range(5)]
+    pulled = numbered([put(e, str(uuid.uuid4()), i + 1, t) for i, t in enumerate(texts)])
+    ready = converge.prepare(e, pulled)
+    events: list[str] = []
+    write_part = converge._put_new
+
+    def part(engine: Engine, tx: Tx, batch: list[converge.Ready]) -> None:
+        events.append(f"part of {len(batch)}")
+        write_part(engine, tx, batch)
+
+    def pause(unless: Any = None) -> None:
+        events.append("pause")
+
+    monkeypatch.setattr(converge, "_put_new", part)
+    assert e.write(converge._applying(e, replica_of(e).capture, ready, 5, "cursor", pause)) == []
+    assert events == [
+        *("pause", "part of 2", "pause", "part of 2", "pause", "part of 1"),
+        "pause",  # then the commit
+    ]
+    assert e.reader().execute("SELECT count(*) FROM context_entries").fetchone()[0] == 5
+
+
+def test_a_catch_up_counts_its_sentences_in_pieces_and_none_while_a_request_is_served(
+    engines: list[Engine], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The tokenizer's batch runs on every core and cannot be interrupted: a catch-up's
+    split into passages calls it SENTENCES at a time, each after stepping aside; the
+    passages are those of one call."""
+    e = engines[0]
+    monkeypatch.setattr(traffic, "MOST", 60.0)  # only the request's end frees it
+    monkeypatch.setattr(converge, "SENTENCES", 3)
+    pulled = numbered([put(e, str(uuid.uuid4()), 1, LONG)])
+    todo = [r for r in converge.prepare(e, pulled) if r.new_text]
+    assert len(todo) == 1 and todo[0].emb is not None
+    whole = todo[0].emb.parts
+    assert len(whole) > 1  # LONG makes passages
+    calls: list[tuple[int, int]] = []  # (sentences, requests in flight) of each call
+    count = e.embedder.count_tokens
+
+    def counting(texts: list[str]) -> list[int]:
+        calls.append((len(texts), traffic.in_flight()))
+        return count(texts)
+
+    monkeypatch.setattr(e.embedder, "count_tokens", counting)
+    with traffic.serving():
+        t = threading.Thread(
+            target=converge._embed_and_judge, args=(e, todo, traffic.budget(converge.SLICE))
+        )
+        t.start()
+        t.join(0.5)
+        assert t.is_alive() and calls == []  # not begun while the request runs
+    t.join(60)
+    assert not t.is_alive()
+    assert len(calls) > 1 and all(n <= 3 and busy == 0 for n, busy in calls), calls
+    assert todo[0].emb.parts == whole
+
+
+def test_a_catch_up_runs_under_quick_switches_a_live_change_not_and_the_interval_comes_back(
+    engines: list[Engine], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A request arriving while a catch-up's checks run waits for the interpreter's lock
+    (before it counts as served): a catch-up shortens the switch interval while it runs."""
+    e = engines[0]
+    monkeypatch.setattr(converge, "SLICE", 2)
+    capture = replica_of(e).capture
+    seen: list[float] = []
+    check = converge.prepare
+
+    def preparing(*args: Any) -> list[converge.Ready]:
+        seen.append(sys.getswitchinterval())
+        return check(*args)
+
+    monkeypatch.setattr(converge, "prepare", preparing)
+    before = sys.getswitchinterval()
+    assert before > traffic.SWITCH
+    texts = ["Cron runs at 03:00.", "Alerts page the on-call.", "Runbooks live in the wiki."]
+    pulled = numbered([put(e, str(uuid.uuid4()), i + 1, t) for i, t in enumerate(texts)])
+    assert converge.apply_pulled(e, capture, pulled[:2]) == []  # live: a slice or less
+    assert seen == [before]
+    assert converge.apply_pulled(e, capture, pulled) == []  # a catch-up
+    assert seen[1:] == [traffic.SWITCH] * 2
+    assert sys.getswitchinterval() == before
+    # Held from two threads, nested: the interval comes back once the last lets go.
+    inner, outer = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with traffic.quick_switches():
+            inner.set()
+            outer.wait(30)
+
+    t = threading.Thread(target=hold)
+    with traffic.quick_switches():
+        t.start()
+        assert inner.wait(30)
+        with traffic.quick_switches():
+            assert sys.getswitchinterval() == traffic.SWITCH
+    assert sys.getswitchinterval() == traffic.SWITCH  # the other thread still holds it
+    outer.set()
+    t.join(30)
+    assert sys.getswitchinterval() == before
 
 
 def test_a_change_the_store_refuses_is_refused_alone_and_the_rest_of_its_batch_applies(

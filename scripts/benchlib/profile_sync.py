@@ -124,6 +124,7 @@ def main() -> None:
     import numpy as np
 
     from benchlib import thread_profiles
+    from benchlib.s_hub import asked  # the bench's questions: never one asked before
     from benchlib.stats import pct
     from benchlib.store import Engine as BenchEngine
     from benchlib.store import make_corpus
@@ -175,7 +176,7 @@ def main() -> None:
             def recall(i: int, into: list[float]) -> None:
                 frame = (
                     b'{"jsonrpc":"2.0","id":1,"method":"recall","params":{"query":"%s","limit":10}}'
-                    % queries[i % len(queries)].encode()
+                    % asked(queries, i).encode()
                 )
                 q0, s0 = time.perf_counter(), _sync_cpu()
                 out = loop.run_until_complete(dispatcher.handle(frame))
@@ -185,7 +186,7 @@ def main() -> None:
                 assert out is not None and b'"error"' not in out[:40], out[:200]
 
             for i in range(20):  # warm every thread and cache, as the bench's daemon is
-                recall(i, [])
+                recall(-1 - i, [])
             done = threading.Event()
             cpu0 = _thread_cpu()
             proc0 = time.process_time()
@@ -208,7 +209,7 @@ def main() -> None:
             cpu1 = _thread_cpu()
             overlap = intruded[20:]  # (the warm-up's are before the sync; idle's after)
             for j in range(len(during)):
-                recall(j, idle)
+                recall(i + j, idle)  # (a question asked again skips its embedding)
                 time.sleep(RECALL_GAP)
             loop.close()
         status = membership.status(engine, p.HubStatusParams())

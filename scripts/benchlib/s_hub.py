@@ -326,7 +326,7 @@ def _propagation(
     return samples
 
 
-def _asked(questions: list[str], k: int) -> str:
+def asked(questions: list[str], k: int) -> str:
     """Question k % len, numbered k: never the text of an earlier recall."""
     return f"{questions[k % len(questions)]} (ask {k})"
 
@@ -425,7 +425,7 @@ def _initial_sync(
     try:
         while poller.synced_at is None and poller.is_alive():
             q0 = time.perf_counter()
-            cc.call("recall", {"query": _asked(queries, i), "limit": 10})
+            cc.call("recall", {"query": asked(queries, i), "limit": 10})
             during.append((time.perf_counter() - q0) * 1000)
             i += 1
             time.sleep(RECALL_GAP)
@@ -443,7 +443,7 @@ def _initial_sync(
     try:
         for j in range(len(during)):
             q0 = time.perf_counter()
-            cc.call("recall", {"query": _asked(queries, len(during) + j), "limit": 10})
+            cc.call("recall", {"query": asked(queries, len(during) + j), "limit": 10})
             idle.append((time.perf_counter() - q0) * 1000)
             time.sleep(RECALL_GAP)
     finally:

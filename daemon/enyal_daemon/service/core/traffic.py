@@ -6,11 +6,13 @@ switch interval each time the recall gives it up (for the model, for SQLite), an
 recall's p99 went to 3-6 times idle. The server counts each request from its arrival to
 its answer (server/dispatch.py); the sync, between the changes it checks, waits while
 one is in flight, up to MOST seconds for each run of changes, so a stream of requests
-(or a long one: an import) slows it and never stops it.
+(or a long one: an import) slows it and never stops it. While it runs, the interpreter
+switches threads sooner (`quick_switches`), so a request arriving is read sooner.
 """
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -21,8 +23,14 @@ MOST = 0.1  # seconds of stepping aside per slice at most (a recall takes ~15-60
 # How often a step aside with an `unless` looks at it (nothing notifies its change)
 LOOK = 0.002
 
+# The interpreter's switch interval while a catch-up runs (`quick_switches`; Python's is
+# 5 ms).
+SWITCH = 0.0005
+
 _quiet = threading.Condition()
 _serving = 0
+_switches = threading.Lock()
+_quick: list[float] = []  # the interval to put back, once per holder
 
 
 @contextmanager
@@ -82,3 +90,25 @@ def budget(per: int) -> Pause:
 
 def never(unless: Callable[[], bool] | None = None) -> None:
     """The pause of work that must not wait: a live change is applied at once."""
+
+
+@contextmanager
+def quick_switches() -> Iterator[None]:
+    """While held (from any thread, nested or not), a thread waiting for the interpreter's
+    lock is handed it after SWITCH seconds, not Python's 5 ms. A request arrives on the
+    server's loop, which needs the lock to read it, before it counts as served and
+    background work steps aside for it; meanwhile a catch-up's checks hold the lock, and
+    (stepping aside only for requests already counted) let it go only when the interval
+    forces them: a request waited up to 5 ms before the server could read it (measured:
+    docs/ARCHITECTURE.md, "What a recall waits for while a sync runs")."""
+    with _switches:
+        _quick.append(sys.getswitchinterval())
+        if len(_quick) == 1:
+            sys.setswitchinterval(SWITCH)
+    try:
+        yield
+    finally:
+        with _switches:
+            before = _quick.pop()
+            if not _quick:
+                sys.setswitchinterval(before)

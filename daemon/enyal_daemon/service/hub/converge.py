@@ -53,6 +53,8 @@ SLICE = 64
 # of CPU that a recall otherwise shared, in pieces of ~3 ms. (FTS5 makes an index segment
 # a statement: four a slice, where a live slice makes one.)
 PART = 16
+# Sentences per tokenizer call in a slice's split into passages (`_paced`).
+SENTENCES = 32
 
 
 @dataclass
@@ -174,8 +176,13 @@ def _embed_and_judge(engine: Engine, todo: list[Ready], pause: Callable[[], None
     any write is (the classifier reads the carried vector: nothing is embedded for it)."""
     carried = [r for r in todo if r.carried is not None]
     texts = [_text(r) for r in carried]
-    parts = passages.split_many(texts, engine.embedder.count_tokens)
+    # The tokenizer's calls and the model's run are not interruptible: not begun while a
+    # request is served (a recall arriving meanwhile shares the cores with them), and the
+    # sentences counted SENTENCES a call (~21 us each: a slice's at once, ~1.3 ms).
+    parts = passages.split_many(texts, _paced(engine.embedder.count_tokens, pause))
     flat = [part for ps in parts for part in ps]
+    if flat:
+        pause()
     vecs = engine.embed_many(flat) if flat else None
     at = 0
     for r, ps in zip(carried, parts, strict=True):
@@ -201,6 +208,21 @@ def _embed_and_judge(engine: Engine, todo: list[Ready], pause: Callable[[], None
         r.digest = _digest(r.entry)
 
 
+def _paced(
+    count: Callable[[list[str]], list[int]], pause: Callable[[], None]
+) -> Callable[[list[str]], list[int]]:
+    """`count` (the tokenizer's) SENTENCES texts a call, after a step aside each."""
+
+    def counted(texts: list[str]) -> list[int]:
+        out: list[int] = []
+        for at in range(0, len(texts), SENTENCES):
+            pause()
+            out += count(texts[at : at + SENTENCES])
+        return out
+
+    return counted
+
+
 def _text(r: Ready) -> str:
     assert r.put is not None
     return r.put.state.content
@@ -217,7 +239,19 @@ def apply_pulled(
     More than a slice is a catch-up: before each text's checks and each job it steps aside
     while a request is served (service/core/traffic.py), so a recall waits for at most one
     text's checks and one slice's writing; a slice or less (live changes) goes at once."""
-    pause: traffic.Pause = traffic.budget(SLICE) if len(pulled) > SLICE else traffic.never
+    if len(pulled) <= SLICE:
+        return _apply_slices(engine, capture, pulled, key, traffic.never)
+    with traffic.quick_switches():  # a request arriving gets the interpreter's lock sooner
+        return _apply_slices(engine, capture, pulled, key, traffic.budget(SLICE))
+
+
+def _apply_slices(
+    engine: Engine,
+    capture: Capture,
+    pulled: Sequence[Pulled | Rejected],
+    key: str,
+    pause: traffic.Pause,
+) -> list[str]:
     problems: list[str] = []
     writing: Callable[[], list[str]] | None = None
     ready: list[Ready] = []
@@ -260,8 +294,9 @@ def _applying(
     pause: traffic.Pause = traffic.never,
 ) -> Callable[[Tx], list[str]]:
     """`apply`'s writer job; a catch-up's (its `pause` is the checks' budget) steps aside
-    between parts of its new memories while a request is served, and not while a write
-    waits (the transaction is open: readers see what was committed; writers would wait)."""
+    before each part of its new memories and before its commit while a request is served,
+    and not while a write waits (the transaction is open: readers see what was committed;
+    writers would wait)."""
     catching_up = pause is not traffic.never
 
     def job(tx: Tx) -> list[str]:
@@ -274,8 +309,8 @@ def _applying(
                     batch = [ready[i] for i in sorted(new)]
                     step = PART if catching_up else len(batch)
                     for at in range(0, len(batch), step):
-                        if at:
-                            pause(engine.writer.queued)
+                        # (the first too: the job may start well after it was queued)
+                        pause(engine.writer.queued)
                         _put_new(engine, tx, batch[at : at + step])
             except (EnyalError, apsw.Error, ValueError):
                 del tx.after_commit[hooks:]  # what they would have shown: rolled back
@@ -303,6 +338,10 @@ def _applying(
                 )
         rows.put(tx.conn, key, str(cursor))
         rows.put(tx.conn, "last_pull", engine.clock.now_iso())  # last pull that brought any
+        if new:
+            # The commit writes the slice's pages to the WAL (~3 ms of CPU, not
+            # interruptible): not begun while a request is served either.
+            pause(engine.writer.queued)
         return problems
 
     return job

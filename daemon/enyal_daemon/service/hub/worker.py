@@ -360,13 +360,14 @@ def _behind(
     # waited for it. No page asks more than (after, upto] can hold: near its end it would
     # bring rows past it, pulled for nothing.
     pause = traffic.budget(BATCH)
-    while (limit := min(converge.SLICE, BATCH - len(pulled), upto - after)) > 0:
-        pause()
-        page = link.pull(after, limit, space)
-        pulled += [r for r in page if r.seq <= upto]
-        if len(page) < limit or page[-1].seq >= upto:
-            break  # the end of what there is, or of (after, upto]
-        after = page[-1].seq
+    with traffic.quick_switches():  # psycopg's reading of a page is Python too
+        while (limit := min(converge.SLICE, BATCH - len(pulled), upto - after)) > 0:
+            pause()
+            page = link.pull(after, limit, space)
+            pulled += [r for r in page if r.seq <= upto]
+            if len(page) < limit or page[-1].seq >= upto:
+                break  # the end of what there is, or of (after, upto]
+            after = page[-1].seq
     if not pulled:
         engine.write(lambda tx: done(tx.conn))
         return 0, []
