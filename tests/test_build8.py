@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from conftest import DaemonProc, run_cli
-from enyal_daemon.embedder import build8
+from enyal_daemon.embedder import build8, cpu
 from enyal_daemon.embedder.model_files import ModelFiles, locate
 from enyal_daemon.embedder.onnx import Embedder
 
@@ -37,6 +37,14 @@ def _texts() -> list[str]:
 @pytest.fixture(scope="module")
 def source() -> ModelFiles:
     return locate(Path("/nonexistent"))
+
+
+@pytest.fixture(scope="module")
+def two_builds(source: ModelFiles, model_cache: Path) -> Embedder:
+    """The embedder as it runs on a processor without an int8 dot product (cpu.py): short
+    texts on the 8-bit build, long ones on the fp32 build. On one with it (this test's
+    machine, maybe) the 8-bit build runs every text and the fp32 build is not loaded."""
+    return build8.load(source, model_cache, int8_dot=False)
 
 
 def test_build_agrees_with_the_source_model(source: ModelFiles, embedder: Any) -> None:
@@ -130,11 +138,50 @@ def test_the_daemon_runs_the_build(daemon: DaemonProc, model_cache: Path) -> Non
     assert Path(model["path"]).name == "model.onnx" and model["runtime"] != model["path"]
     shown = run_cli("status")
     assert shown.code == 0 and f"running its 8-bit build {model['runtime']}" in shown.out
-    # Both builds are named, each by its recipe: texts past SHORT_TOKENS run on the fp32 one.
+    # Both builds are named, each by its recipe: texts past SHORT_TOKENS run on the fp32 one,
+    # but where the processor has an int8 dot product, on the 8-bit one too.
     assert Path(model["runtime"]).name.endswith(f"-{build8.RECIPE}.onnx")
-    assert Path(model["long_runtime"]).name.endswith(f"-{build8.LONG_RECIPE}.onnx")
+    long = build8.RECIPE if cpu.int8_dot() else build8.LONG_RECIPE
+    assert Path(model["long_runtime"]).name.endswith(f"-{long}.onnx")
     assert Path(model["long_runtime"]).parent == model_cache / "models"
-    assert f"long texts on {model['long_runtime']}" in shown.out
+    assert (f"long texts on {model['long_runtime']}" in shown.out) == (not cpu.int8_dot())
+
+
+CPUINFO_X86 = "processor\t: 0\nflags\t\t: fpu sse2 avx avx2 fma {}\nbugs\t\t: spectre_v1\n"
+CPUINFO_ARM = "processor\t: 0\nFeatures\t: fp asimd evtstrm aes crc32 {}\nCPU part\t: 0xd0c\n"
+
+
+@pytest.mark.parametrize(
+    ("cpuinfo", "has"),
+    [
+        (CPUINFO_X86.format(""), False),  # AVX2 alone: the machine the split was measured on
+        (CPUINFO_X86.format("avx512f avx512_vnni"), True),
+        (CPUINFO_X86.format("avx_vnni"), True),
+        (CPUINFO_X86.format("avx512vnni_typo vnni"), False),  # whole flags only
+        (CPUINFO_ARM.format("asimddp sha3"), True),
+        (CPUINFO_ARM.format("sha3"), False),
+        ("", False),
+    ],
+)
+def test_an_int8_dot_product_is_read_from_the_cpus_flags(cpuinfo: str, has: bool) -> None:
+    assert cpu.int8_dot(cpuinfo) is has
+
+
+def test_with_an_int8_dot_product_the_8bit_build_runs_every_text(
+    source: ModelFiles, model_cache: Path, two_builds: Embedder
+) -> None:
+    one = build8.load(source, model_cache, int8_dot=True)
+    files = one.files
+    assert files.runtime is not None and files.long_runtime == files.runtime
+    eight = _alone(files, files.runtime)
+    for text in (SHORT, LONG):
+        assert np.abs(one.embed(text) - eight.embed(text)).max() < 1e-6
+    both = one.embed_many([LONG, SHORT])
+    assert np.abs(both[0] - eight.embed(LONG)).max() < 1e-5
+    # Not the fp32 build's vector for a long text (which the split embedder gives).
+    assert np.abs(one.embed(LONG) - two_builds.embed(LONG)).max() > 1e-4
+    # One session: the fp32 build is not loaded at all (~43 MB of its MatMul weights).
+    assert one._long is one._short
 
 
 def test_where_the_build_is_kept(tmp_path: Path) -> None:
@@ -192,22 +239,22 @@ def _alone(files: ModelFiles, runtime: Path | None) -> Any:
     return Embedder(replace(files, runtime=runtime, long_runtime=runtime))
 
 
-def test_each_text_runs_on_the_build_for_its_length(embedder: Any) -> None:
+def test_each_text_runs_on_the_build_for_its_length(two_builds: Embedder) -> None:
     from enyal_daemon.embedder.onnx import SHORT_TOKENS
 
-    files = embedder.files
+    files = two_builds.files
     assert files.long_runtime is not None and build8.LONG_RECIPE in files.long_runtime.name
     assert files.long_runtime.parent == files.runtime.parent  # both in the cache dir
-    assert embedder.window_tokens(SHORT) <= SHORT_TOKENS < embedder.window_tokens(LONG)
+    assert two_builds.window_tokens(SHORT) <= SHORT_TOKENS < two_builds.window_tokens(LONG)
     eight, fp32 = _alone(files, files.runtime), _alone(files, files.long_runtime)
-    long, short = embedder.embed(LONG), embedder.embed(SHORT)
+    long, short = two_builds.embed(LONG), two_builds.embed(SHORT)
     # Each vector is its own build's, and not the other build's (they differ past noise).
     assert np.abs(long - fp32.embed(LONG)).max() < 1e-6
     assert np.abs(long - eight.embed(LONG)).max() > 1e-4
     assert np.abs(short - eight.embed(SHORT)).max() < 1e-6
     assert np.abs(short - fp32.embed(SHORT)).max() > 1e-4
     # In a batch each text still goes by its own length, not by the batch's.
-    both = embedder.embed_many([LONG, SHORT, LONG + " And a third one."])
+    both = two_builds.embed_many([LONG, SHORT, LONG + " And a third one."])
     assert np.abs(both[0] - long).max() < 1e-5 and np.abs(both[1] - short).max() < 1e-5
     assert np.abs(both[2] - fp32.embed(LONG + " And a third one.")).max() < 1e-5
 
@@ -231,17 +278,17 @@ def _references(model: Path) -> dict[str, Any]:
 @pytest.mark.parametrize("broken", ["runtime", "long_runtime"])
 def test_a_build_of_either_length_that_does_not_load_leaves_the_source_for_its_texts(
     broken: str,
-    embedder: Any,
+    two_builds: Embedder,
     source: ModelFiles,
     tmp_path: Path,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     good_field = "long_runtime" if broken == "runtime" else "runtime"
-    good, bad = getattr(embedder.files, good_field), getattr(embedder.files, broken)
+    good, bad = getattr(two_builds.files, good_field), getattr(two_builds.files, broken)
     cache = _cache_with(tmp_path, good)
     (cache / "models" / bad.name).write_bytes(b"not an onnx model")
     with caplog.at_level(logging.WARNING, logger="enyal.model"):
-        e = build8.load(source, cache)
+        e = build8.load(source, cache, int8_dot=False)
     assert "does not load" in caplog.text and not (cache / "models" / bad.name).exists()
     assert getattr(e.files, broken) is None and getattr(e.files, good_field) is not None
     # The texts of the broken build's length now get the source model's vectors, the
@@ -249,7 +296,7 @@ def test_a_build_of_either_length_that_does_not_load_leaves_the_source_for_its_t
     ref = Embedder(source)
     broken_text, good_text = (SHORT, LONG) if broken == "runtime" else (LONG, SHORT)
     assert np.abs(e.embed(broken_text) - ref.embed(broken_text)).max() < 1e-6
-    assert np.abs(e.embed(good_text) - embedder.embed(good_text)).max() < 1e-6
+    assert np.abs(e.embed(good_text) - two_builds.embed(good_text)).max() < 1e-6
 
 
 def _mapping(address: int) -> tuple[str, int]:
@@ -267,7 +314,7 @@ def _mapping(address: int) -> tuple[str, int]:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/smaps")
-def test_the_shared_table_is_read_in_place_and_a_trim_drops_its_pages(embedder: Any) -> None:
+def test_the_shared_table_is_read_in_place_and_a_trim_drops_its_pages(two_builds: Embedder) -> None:
     # The 47 MB token-embedding table both builds hold is not copied into the heap: both
     # sessions read it from a read-only map of the tables file, and heap.trim drops the
     # pages runs have read from the process (they stay in the page cache). A mechanism,
@@ -277,7 +324,7 @@ def test_the_shared_table_is_read_in_place_and_a_trim_drops_its_pages(embedder: 
     from enyal_daemon import heap
     from enyal_daemon.embedder import shared_weights
 
-    files = embedder.files
+    files = two_builds.files
     shared = shared_weights.common(files.runtime, files.long_runtime)
     assert shared, "the builds share no table"
     for value in shared.values():
@@ -314,17 +361,17 @@ def test_one_tokenizer_reads_the_window_and_counts_the_whole(embedder: Any) -> N
     assert np.abs(both[1] - embedder.embed(SHORT)).max() < 1e-5
 
 
-def test_the_builds_keep_the_shared_table_once_in_the_tables_file(embedder: Any) -> None:
+def test_the_builds_keep_the_shared_table_once_in_the_tables_file(two_builds: Embedder) -> None:
     # Neither build's file holds the token table: both reference the same bytes of the
     # tables file beside them, so loading a build does not read and parse a copy.
     from enyal_daemon.embedder import external_data
 
-    files = embedder.files
+    files = two_builds.files
     short, long = _references(files.runtime), _references(files.long_runtime)
     assert short and short == long
     tables = {files.long_runtime.parent / r.location for r in long.values()}
     assert {p.name for p in tables} == {
-        build8.tables_path(embedder.files, files.long_runtime.parent.parent).name
+        build8.tables_path(two_builds.files, files.long_runtime.parent.parent).name
     }
     eight, fp32 = (
         external_data.inline_floats(p.read_bytes()) for p in (files.runtime, files.long_runtime)
@@ -338,11 +385,11 @@ def test_the_builds_keep_the_shared_table_once_in_the_tables_file(embedder: Any)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/maps")
-def test_sessions_handed_the_table_never_map_the_tables_file(embedder: Any) -> None:
+def test_sessions_handed_the_table_never_map_the_tables_file(two_builds: Embedder) -> None:
     # In a fresh process (this one holds maps of other tests' sessions): the embedder's
     # two sessions leave one map of the tables file, the shared one; a session of the
     # fp32 build loaded alone reads the file itself (onnxruntime maps it), a second one.
-    files = embedder.files
+    files = two_builds.files
     code = f"""
 import dataclasses
 from pathlib import Path

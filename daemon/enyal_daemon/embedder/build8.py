@@ -10,8 +10,9 @@ with the source model's at cosine >= 0.999. That is as close as the int8 and fp3
 exports agree with each other, so vectors already stored stay valid and the model id
 is the source's.
 
-Past a query's length the 8-bit build is the slower one: its int8 kernel costs more
-arithmetic than fp32's on this machine (AVX2 without VNNI), and from ~16 tokens up a
+Past a query's length the 8-bit build is the slower one on a processor without an int8
+dot-product instruction (AVX2 alone, where this was measured): its int8 kernel costs more
+arithmetic than fp32's, and from ~16 tokens up a
 run is bound by arithmetic, not by reading weights. So the child also writes the fp32
 build (the source with its int8 weights folded to fp32: the graph the 8-bit build is
 made from), and the embedder runs texts of more than onnx.SHORT_TOKENS tokens on it:
@@ -19,9 +20,16 @@ made from), and the embedder runs texts of more than onnx.SHORT_TOKENS tokens on
 "The model"). The same 8-bit weights with fp32 compute (accuracy level 0) are no
 answer: that kernel dequantizes every block on every run (~20 ms a run).
 It agrees with the source to float noise (it is what onnxruntime runs of the source),
-so the model id stays the source's for both builds. Its MatMul weights cost ~43 MB
-more RSS than the 8-bit build alone; the embedding table both hold is kept once, in a
-tables file both reference (external_data.py), and loaded once (shared_weights.py).
+so the model id stays the source's for both builds. On a processor with an int8
+dot-product instruction (AVX-VNNI, AVX-512 VNNI, Arm's dot product: cpu.py) the 8-bit
+kernel is the cheaper at every width, so there it runs every text and the fp32 build
+is not loaded. Thread CPU a text on an EPYC with AVX-512 VNNI, 8-bit against fp32,
+min of 15 runs: 16 tokens alone 2.22 against 4.26 ms, 32 tokens 3.86 against 6.50,
+128 tokens 16.2 against 19.5, 256 tokens 35.0 against 41.3; in runs of 8 x 24 tokens
+2.71 against 3.26, 8 x 64 7.43 against 8.76 (docs/ARCHITECTURE.md, "The model").
+Where it is loaded, its MatMul weights cost ~43 MB more RSS than the 8-bit build alone;
+the embedding table both hold is kept once, in a tables file both reference
+(external_data.py), and loaded once (shared_weights.py).
 
 The build is onnxruntime's own 8-bit block quantization kernel with the graph rewritten
 by matmul8.py (the rewrite onnxruntime's MatMulNBitsQuantizer makes, without the onnx
@@ -45,7 +53,7 @@ import tempfile
 from pathlib import Path
 
 from ..errors import ModelUnavailable
-from . import external_data
+from . import cpu, external_data
 from .model_files import ModelFiles
 from .onnx import Embedder, Vectors
 
@@ -88,11 +96,12 @@ def tables_path(files: ModelFiles, cache_dir: Path) -> Path:
     return build_path(files, cache_dir, TABLES, ".data")
 
 
-def load(files: ModelFiles, cache_dir: Path) -> Embedder:
+def load(files: ModelFiles, cache_dir: Path, int8_dot: bool | None = None) -> Embedder:
     """The embedder for `files`, on their builds when there are. A cached build that
     onnxruntime cannot load (a disk error, an edited file) is removed, to be made again
-    at the next start, and the source model runs the texts it was for."""
-    built = with_build(files, cache_dir)
+    at the next start, and the source model runs the texts it was for. `int8_dot`: the
+    processor's (cpu.py) unless a test says."""
+    built = with_build(files, cache_dir, int8_dot)
     try:
         return Embedder(built)
     except Exception as e:  # onnxruntime raises its own unexported exception types
@@ -125,10 +134,11 @@ def _loads(path: Path) -> bool:
     return True
 
 
-def with_build(files: ModelFiles, cache_dir: Path) -> ModelFiles:
-    """`files` with `runtime` set to the 8-bit build and `long_runtime` to the fp32 one,
-    made now if they are not cached; either left None (the source runs its texts) if it
-    is turned off or cannot be made."""
+def with_build(files: ModelFiles, cache_dir: Path, int8_dot: bool | None = None) -> ModelFiles:
+    """`files` with `runtime` set to the 8-bit build and `long_runtime` to the fp32 one
+    (to the 8-bit one too where the processor has an int8 dot product: `int8_dot`, the
+    processor's unless a test says), made now if they are not cached; either left None
+    (the source runs its texts) if it is turned off or cannot be made."""
     if os.environ.get(OFF_ENV) == "source":
         return files
     target = build_path(files, cache_dir)
@@ -143,6 +153,8 @@ def with_build(files: ModelFiles, cache_dir: Path) -> ModelFiles:
             _remove_other_builds(files, (target, long_target, tables))
     if not (target.is_file() or long_target.is_file()):
         return files
+    if (cpu.int8_dot() if int8_dot is None else int8_dot) and target.is_file():
+        long_target = target
     return dataclasses.replace(
         files,
         runtime=target if target.is_file() else None,

@@ -10,8 +10,10 @@ Choices (measured, see docs/ARCHITECTURE.md):
   bounded by tokens as well as by texts, and by how much of them is padding;
 - two builds of the same model (build8.py), chosen by a text's length: the 8-bit
   build reads a quarter of the weights' bytes, which is what a short query's run is
-  bound by, but its int8 kernel costs more arithmetic than fp32's on this machine
-  (AVX2 without VNNI), so past SHORT_TOKENS the fp32 build takes less CPU.
+  bound by, but its int8 kernel costs more arithmetic than fp32's on a processor
+  without an int8 dot product (AVX2 alone), so there past SHORT_TOKENS the fp32 build
+  takes less CPU; with one (VNNI) the 8-bit build is the cheaper at every length and
+  runs every text (build8.py).
 """
 
 from __future__ import annotations
