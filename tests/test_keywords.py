@@ -2,7 +2,8 @@
 
 In a store of PRUNE_FROM entries or more, only the query's rarer words pick BM25
 candidates (none held by over COMMON_SHARE of the entries, MAX_RANKED entries ranked in
-all); the common ones still count in the score's denominator. The thresholds are
+all, and of those only the rarest holding PULL_ROWS entries pull; the others add to
+their scores); the common ones still count in the score's denominator. The thresholds are
 lowered here so that a store of 60 entries is "big": the rule, not the sizes, is what
 is checked (the sizes are measured in scripts/bench and scripts/eval_recall).
 """
@@ -84,6 +85,26 @@ def test_the_ranking_cap_keeps_the_rarest_words(
     # A cap of 5 ranked entries: "zeppelin" (2) fits, "retries" (9) would pass it.
     monkeypatch.setattr(keywords, "MAX_RANKED", 5)
     assert set(search("retries zeppelin")) == zeppelins
+
+
+def test_words_past_the_pulled_rows_score_the_entries_pulled_without_pulling_more(
+    memory: Any, store: dict[str, str], search: Search, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past PULL_ROWS entries held, a word adds to the score of the entries the rarer words
+    pulled and pulls none of its own: the entries and scores are those of every word
+    OR-ed, less the entries only the commoner words hold."""
+    zeppelins = holding(memory, store, "zeppelin")
+    everything = search("retries zeppelin")
+    assert set(everything) == holding(memory, store, "retries") | zeppelins
+    monkeypatch.setattr(keywords, "PULL_ROWS", 2)  # "zeppelin" (2) pulls, "retries" (9) not
+    pulled = search("retries zeppelin")
+    assert set(pulled) == zeppelins
+    assert pulled == pytest.approx({rid: everything[rid] for rid in zeppelins}, rel=1e-9)
+    both = holding(memory, store, "retries") & zeppelins  # the note that holds both words
+    assert len(both) == 1 and max(pulled, key=pulled.__getitem__) in both
+    # The rarest word pulls even when it alone holds more than PULL_ROWS entries.
+    monkeypatch.setattr(keywords, "PULL_ROWS", 1)
+    assert search("retries zeppelin") == pulled
 
 
 def test_word_counts_outlive_their_ttl_while_nothing_is_committed(
