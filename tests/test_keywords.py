@@ -2,10 +2,11 @@
 
 In a store of PRUNE_FROM entries or more, only the query's rarer words pick BM25
 candidates (none held by over COMMON_SHARE of the entries, MAX_RANKED entries ranked in
-all, and of those only the rarest holding PULL_ROWS entries pull; the others add to
-their scores); the common ones still count in the score's denominator. The thresholds are
-lowered here so that a store of 60 entries is "big": the rule, not the sizes, is what
-is checked (the sizes are measured in scripts/bench and scripts/eval_recall).
+all, and of those a word held by over PULL_SHARE pulls none but adds to the scores of
+those the rarer ones pulled); the common ones still count in the score's denominator.
+The thresholds are lowered here so that a store of 60 entries is "big": the rule, not
+the sizes, is what is checked (the sizes are measured in scripts/bench and
+scripts/eval_recall).
 """
 
 from __future__ import annotations
@@ -43,8 +44,10 @@ Search = Callable[[str], dict[int, float]]
 
 @pytest.fixture
 def search(memory: Any, store: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Search:
-    """Keyword search of the store as if it were big (PRUNE_FROM lowered to 20)."""
+    """Keyword search of the store as if it were big (PRUNE_FROM lowered to 20), every
+    word searched pulling entries in (PULL_SHARE: its own test)."""
     monkeypatch.setattr(keywords, "PRUNE_FROM", 20)
+    monkeypatch.setattr(keywords, "PULL_SHARE", 1.0)
     conn, counts = memory.reader(), keywords.DocCounts()
     return lambda text: dict(keywords.search(conn, counts, text, 100))
 
@@ -87,23 +90,24 @@ def test_the_ranking_cap_keeps_the_rarest_words(
     assert set(search("retries zeppelin")) == zeppelins
 
 
-def test_words_past_the_pulled_rows_score_the_entries_pulled_without_pulling_more(
+def test_a_word_past_the_pull_share_scores_the_entries_pulled_without_pulling_more(
     memory: Any, store: dict[str, str], search: Search, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Past PULL_ROWS entries held, a word adds to the score of the entries the rarer words
-    pulled and pulls none of its own: the entries and scores are those of every word
-    OR-ed, less the entries only the commoner words hold."""
+    """A word held by more than PULL_SHARE of the entries adds to the score of the entries
+    the rarer words pulled and pulls none of its own: the entries and scores are those of
+    every word OR-ed, less the entries only the commoner words hold."""
     zeppelins = holding(memory, store, "zeppelin")
     everything = search("retries zeppelin")
     assert set(everything) == holding(memory, store, "retries") | zeppelins
-    monkeypatch.setattr(keywords, "PULL_ROWS", 2)  # "zeppelin" (2) pulls, "retries" (9) not
+    # "zeppelin" is held by 2 of 60 entries, "retries" by 9 (15%): only the first pulls.
+    monkeypatch.setattr(keywords, "PULL_SHARE", 0.1)
     pulled = search("retries zeppelin")
     assert set(pulled) == zeppelins
     assert pulled == pytest.approx({rid: everything[rid] for rid in zeppelins}, rel=1e-9)
     both = holding(memory, store, "retries") & zeppelins  # the note that holds both words
     assert len(both) == 1 and max(pulled, key=pulled.__getitem__) in both
-    # The rarest word pulls even when it alone holds more than PULL_ROWS entries.
-    monkeypatch.setattr(keywords, "PULL_ROWS", 1)
+    # The rarest word pulls even when it is held by more than PULL_SHARE.
+    monkeypatch.setattr(keywords, "PULL_SHARE", 0.01)
     assert search("retries zeppelin") == pulled
 
 
