@@ -6,6 +6,7 @@ import json
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -228,3 +229,34 @@ def test_load_reads_the_environment_in_one_pass(
     assert loaded == config.load(None, real)
     assert loaded.get("daemon.log_level") == "DEBUG"
     assert loaded.file == str(tmp_path / ".config" / "enyal" / "config.toml")
+
+
+def test_current_reuses_its_load_until_the_file_or_the_environment_changes(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hook event in a long-lived process (the daemon's HTTP endpoint, the MCP shim)
+    takes the config from config.current(): loaded once, loaded again only once
+    config.toml (its stat) or the environment changed. Loads are counted by wrapping
+    config.load, which still does the loading."""
+    monkeypatch.setenv("ENYAL_HOME", str(home))
+    monkeypatch.delenv("ENYAL_LOG_LEVEL", raising=False)
+    loads: list[object] = []
+    real = config.load
+
+    def counted(*a: Any, **k: Any) -> config.Config:
+        loads.append(a)
+        return real(*a, **k)
+
+    monkeypatch.setattr(config, "load", counted)
+    first = config.current()
+    assert config.current() is first and len(loads) == 1
+    assert not first.file_exists and first.hook_enabled("prompt-submit")
+    home.mkdir(exist_ok=True)
+    (home / "config.toml").write_text("[hooks]\nprompt_submit = false\n")
+    off = config.current()
+    assert not off.hook_enabled("prompt-submit") and len(loads) == 2
+    assert config.current() is off and len(loads) == 2
+    (home / "config.toml").write_text("[hooks]\nprompt_submit = true\n\n")  # another size
+    assert config.current().hook_enabled("prompt-submit") and len(loads) == 3
+    monkeypatch.setenv("ENYAL_LOG_LEVEL", "warning")
+    assert config.current().get("daemon.log_level") == "WARNING" and len(loads) == 4

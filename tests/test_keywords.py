@@ -2,9 +2,11 @@
 
 In a store of PRUNE_FROM entries or more, only the query's rarer words pick BM25
 candidates (none held by over COMMON_SHARE of the entries, MAX_RANKED entries ranked in
-all); the common ones still count in the score's denominator. The thresholds are
-lowered here so that a store of 60 entries is "big": the rule, not the sizes, is what
-is checked (the sizes are measured in scripts/bench and scripts/eval_recall).
+all, and of those a word held by over PULL_SHARE pulls none but adds to the scores of
+those the rarer ones pulled); the common ones still count in the score's denominator.
+The thresholds are lowered here so that a store of 60 entries is "big": the rule, not
+the sizes, is what is checked (the sizes are measured in scripts/bench and
+scripts/eval_recall).
 """
 
 from __future__ import annotations
@@ -42,8 +44,10 @@ Search = Callable[[str], dict[int, float]]
 
 @pytest.fixture
 def search(memory: Any, store: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Search:
-    """Keyword search of the store as if it were big (PRUNE_FROM lowered to 20)."""
+    """Keyword search of the store as if it were big (PRUNE_FROM lowered to 20), every
+    word searched pulling entries in (PULL_SHARE: its own test)."""
     monkeypatch.setattr(keywords, "PRUNE_FROM", 20)
+    monkeypatch.setattr(keywords, "PULL_SHARE", 1.0)
     conn, counts = memory.reader(), keywords.DocCounts()
     return lambda text: dict(keywords.search(conn, counts, text, 100))
 
@@ -84,6 +88,27 @@ def test_the_ranking_cap_keeps_the_rarest_words(
     # A cap of 5 ranked entries: "zeppelin" (2) fits, "retries" (9) would pass it.
     monkeypatch.setattr(keywords, "MAX_RANKED", 5)
     assert set(search("retries zeppelin")) == zeppelins
+
+
+def test_a_word_past_the_pull_share_scores_the_entries_pulled_without_pulling_more(
+    memory: Any, store: dict[str, str], search: Search, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A word held by more than PULL_SHARE of the entries adds to the score of the entries
+    the rarer words pulled and pulls none of its own: the entries and scores are those of
+    every word OR-ed, less the entries only the commoner words hold."""
+    zeppelins = holding(memory, store, "zeppelin")
+    everything = search("retries zeppelin")
+    assert set(everything) == holding(memory, store, "retries") | zeppelins
+    # "zeppelin" is held by 2 of 60 entries, "retries" by 9 (15%): only the first pulls.
+    monkeypatch.setattr(keywords, "PULL_SHARE", 0.1)
+    pulled = search("retries zeppelin")
+    assert set(pulled) == zeppelins
+    assert pulled == pytest.approx({rid: everything[rid] for rid in zeppelins}, rel=1e-9)
+    both = holding(memory, store, "retries") & zeppelins  # the note that holds both words
+    assert len(both) == 1 and max(pulled, key=pulled.__getitem__) in both
+    # The rarest word pulls even when it is held by more than PULL_SHARE.
+    monkeypatch.setattr(keywords, "PULL_SHARE", 0.01)
+    assert search("retries zeppelin") == pulled
 
 
 def test_word_counts_outlive_their_ttl_while_nothing_is_committed(

@@ -205,3 +205,17 @@ def test_the_briefs_stale_listing_is_kept_and_exact_at_every_moment(
         assert stale_items() == fresh_read() == [ids[1][:8], ids[2][:8]]
     finally:
         engine.close()
+
+
+def test_a_few_texts_are_counted_as_a_batch_counts_them(embedder: Any, tok: Any) -> None:
+    """Up to SERIAL_COUNT texts are counted one by one on the calling thread (no hand-off
+    to the tokenizer's pool); more in one encode_batch. Either way each count is the
+    text's whole tokens without [CLS]/[SEP], as the tokenizer loaded afresh says."""
+    from enyal_daemon.embedder import onnx
+
+    texts = [*TEXTS, "数据库连接池的配置", "", "x " * 400] * 3
+    truth = [len(tok.encode(t, add_special_tokens=False).ids) for t in texts]
+    assert len(texts) > onnx.SERIAL_COUNT
+    assert embedder.count_tokens(texts) == truth
+    assert embedder.count_tokens(texts[: onnx.SERIAL_COUNT]) == truth[: onnx.SERIAL_COUNT]
+    assert embedder.count_tokens(texts[:1]) == truth[:1]

@@ -8,7 +8,9 @@ the hook endpoint's own Caller (server/hook_http.py's InProcess: every daemon me
 frame through the Dispatcher, run on the calling thread), which is what the MCP and HTTP
 paths cost minus their transport. Reports per event: wall p50, each daemon method's p50
 and count, the CPU of the calling thread and of the process (all threads: the embedding
-workers, the writer), and, with --top, the calling thread's cProfile on its CPU clock.
+workers, the writer), each part's wall time and its thread's CPU (a wall far above the
+CPU is the thread waiting for a core: on a loaded machine a search of 1 ms of CPU often
+spans a wait), and, with --top, the calling thread's cProfile on its CPU clock.
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ def main() -> None:
 
     home = Path(tempfile.mkdtemp(prefix="enyal-profhooks-"))
     install(store, home)
-    os.environ["ENYAL_HOME"] = str(home)  # config.load() reads the home's config.toml
+    os.environ["ENYAL_HOME"] = str(home)  # config.current() reads the home's config.toml
     engine = Engine(home / "enyal.db", bench.embedder)
     engine.embed("warm up")
     handlers: dict[str, Any] = verbs.bind(engine)
@@ -74,16 +76,18 @@ def main() -> None:
                 self.times[method].append((time.perf_counter() - t0) * 1e3)
 
     spans: dict[str, list[float]] = defaultdict(list)
+    span_cpu: dict[str, list[float]] = defaultdict(list)
 
     def timed(owner: Any, attr: str, label: str) -> None:
         inner = getattr(owner, attr)
 
         def wrapper(*a: Any, **k: Any) -> Any:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.thread_time()
             try:
                 return inner(*a, **k)
             finally:
                 spans[label].append((time.perf_counter() - t0) * 1e3)
+                span_cpu[label].append((time.thread_time() - c0) * 1e3)
 
         setattr(owner, attr, wrapper)
 
@@ -96,7 +100,7 @@ def main() -> None:
     from enyal_daemon.store import entries
     from enyal_protocol import config
 
-    timed(config, "load", "config.load")
+    timed(config, "current", "config.current")
     timed(identity, "follow", "identity.follow (cwd's project)")
     timed(keywords.Remembered, "search", "keywords (FTS5)")
     timed(Future, "result", "waiting on the query's vector")
@@ -148,9 +152,11 @@ def main() -> None:
             for part, ts in sorted(spans.items(), key=lambda kv: -sum(kv[1])):
                 print(
                     f"    {part:40s} {sum(ts) / args.calls:6.2f} ms/event "
-                    f"(x{len(ts) / args.calls:g})"
+                    f"(x{len(ts) / args.calls:g}), its thread's CPU "
+                    f"{sum(span_cpu[part]) / args.calls:6.2f}"
                 )
             spans.clear()
+            span_cpu.clear()
             if args.top:
                 pstats.Stats(prof).sort_stats("cumulative").print_stats(args.top)
     engine.close()

@@ -142,7 +142,7 @@ def answer(
     """The hook JSON for `event` (a key of EVENT) given Claude Code's input `data`.
     Raises HookInputError for input the event cannot use, ConfigError for a bad
     config.toml, and whatever `c` raises for a daemon that refuses."""
-    settings = config.load()  # once per event: the switch, and the recall floors
+    settings = config.current()  # once per event: the switch, and the recall floors
     if not settings.hook_enabled(event):  # off: the input is not even read
         return {}
     data = well_formed(data)  # a lone surrogate would fail every call to the daemon
