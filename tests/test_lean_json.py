@@ -6,11 +6,17 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from enyal_protocol import lean_json
+
+CLIENT = Path(__file__).resolve().parent.parent / "client"
 
 VALUES: list[Any] = [
     {},
@@ -64,6 +70,33 @@ def test_what_json_refuses_is_a_value_error(bad: str | bytes) -> None:
         json.loads(bad)
     with pytest.raises(ValueError):
         lean_json.loads(bad)
+
+
+BAD = ['{"jsonrpc": "2.0", "m', '"abc', '{"a" 1}', "[1 2]", '{"a": 1,}', '"\\q"', '"\\u12"']
+BAD += ['"\x01"', "{'a': 1}", "[1,", "nope", ""]
+
+
+def test_what_json_refuses_is_a_value_error_where_json_was_never_imported() -> None:
+    """The command hook's process and the MCP shim's first messages never import json:
+    there the accelerator's errors (all but "Expecting value") came out as a SystemError
+    (a truncated frame killed enyal-mcp under scripts/torture)."""
+    code = (
+        "import sys\n"
+        "from enyal_protocol import lean_json\n"
+        "assert 'json.decoder' not in sys.modules\n"
+        f"for bad in {BAD!r}:\n"
+        "    try:\n"
+        "        lean_json.loads(bad)\n"
+        "    except ValueError:\n"
+        "        continue\n"
+        "    raise SystemExit(f'no ValueError for {bad!r}')\n"
+        "assert 'json.decoder' not in sys.modules\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(CLIENT)}
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", code], capture_output=True, text=True, env=env
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
 
 
 def test_what_json_cannot_write_fails_as_in_json() -> None:

@@ -8,7 +8,7 @@ C scanner and encoder they hand the work to use none of it. What this module mak
 gives the same values and the same text as json.loads and json.dumps with their
 defaults (tests/test_lean_json.py holds it). `_json` is CPython's, built in since 3.x
 and what json itself runs on. An error is a ValueError, as json's JSONDecodeError is
-(json.decoder is imported then, by the accelerator, to make it)."""
+(raw_decode says how, where json.decoder is not imported)."""
 
 from __future__ import annotations
 
@@ -52,6 +52,12 @@ def raw_decode(text: str, i: int = 0) -> tuple[Any, int]:
         return _scan(text, i)
     except StopIteration as err:
         raise ValueError(f"Expecting value: char {err.value}") from None
+    except SystemError:
+        # Every other error (an unterminated string, a bad escape, a missing ':' or ',')
+        # the accelerator raises as json.decoder's JSONDecodeError, which CPython 3.11
+        # looks up in sys.modules only: not imported, it returns no value and sets no
+        # exception, and the interpreter says so with a SystemError.
+        raise ValueError(f"not valid JSON (from char {i})") from None
 
 
 def loads(data: str | bytes) -> Any:
