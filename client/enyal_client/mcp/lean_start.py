@@ -110,8 +110,9 @@ def serve(stdin: IO[bytes], stdout: IO[bytes]) -> Handover | None:
                     raise _NotHere
                 frame = _response(req_id, result if modern is None else _finished(result))
             except (_NotHere, ValueError, RecursionError):
-                # ValueError: a lone surrogate JSON allows, which UTF-8 cannot carry (the
-                # server mends it: mcp/wire.py); RecursionError: nested deeper than we read.
+                # ValueError: not JSON (lean_json), or a lone surrogate JSON allows and
+                # UTF-8 cannot carry (the server mends it: mcp/wire.py); RecursionError:
+                # nested deeper than we read. The server says what each is.
                 return Handover(negotiated, _Replay(line, stdin))
             try:
                 stdout.write(frame)
