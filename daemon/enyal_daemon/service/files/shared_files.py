@@ -40,7 +40,7 @@ log = logging.getLogger(__name__)
 # and another repository's share, unshare or `remember --shared` must not wait for it.
 # Reentrant: a read writes the files it finds behind (write_file) under its own lock.
 # Only the map of locks is global, held for a lookup; a lock is kept while the daemon
-# runs, as its repository is (sharing._read), so two threads never hold two for one root.
+# runs, as its repository is (sharing._stamps), so two threads never hold two for one root.
 _locks: dict[str, threading.RLock] = {}
 _locks_lock = threading.Lock()
 LINKS = mf.LINKS

@@ -152,12 +152,11 @@ def _unshare_in(engine: Engine, entry_id: str, root: str | None) -> tuple[str, b
     return done
 
 
-# Per engine, the roots it reads already: a request from one of them costs a stat of
-# its `.enyal/` and a set lookup, no query. A root is never dropped while a daemon runs.
-_read: weakref.WeakKeyDictionary[Engine, set[str]] = weakref.WeakKeyDictionary()
-_read_lock = threading.Lock()
-# root -> its `.enyal/`'s mtime when a request from it last looked (notice).
+# Per engine, the roots it reads already, each with its `.enyal/`'s mtime when a request
+# from it last looked (notice): a request from one of them costs a stat and a dict
+# lookup, no query. A root is never dropped while a daemon runs.
 _stamps: weakref.WeakKeyDictionary[Engine, dict[str, int | None]] = weakref.WeakKeyDictionary()
+_read_lock = threading.Lock()
 
 
 def notice_cwd(engine: Engine, cwd: str | None) -> None:
@@ -180,9 +179,8 @@ def notice(engine: Engine, root: str) -> None:
     if engine.read_only:
         return
     with _read_lock:
-        known = _read.setdefault(engine, set())
         stamps = _stamps.setdefault(engine, {})
-        read_before = root in known
+        read_before = root in stamps
         before = stamps.get(root)
     if read_before:
         # A pull since the last request from here (git replaces each file it updates, so
@@ -208,7 +206,6 @@ def notice(engine: Engine, root: str) -> None:
     # pull may have come before it (its time is known only from now on).
     _first_read(engine, root)
     with _read_lock:
-        known.add(root)
         stamps[root] = stamp
 
 
