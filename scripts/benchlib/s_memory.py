@@ -11,7 +11,7 @@ from benchlib.procs import Daemon
 from benchlib.report import Row, Target, size
 from benchlib.stats import Runs
 
-RSS_TARGET_MB = 300.0
+RSS_TARGET_MB = 250.0  # issue 30: at 100k, after the recalls and after the SciFact import
 TARGET_AT = 100_000
 
 
