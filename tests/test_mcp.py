@@ -270,32 +270,63 @@ def test_calls_every_tool(mode: str, project: Path, stderr_log: TextIO, autostar
     assert "connected to the daemon" in Path(stderr_log.name).read_text(), "logs go to stderr"
 
 
+# Arguments a tool's schema refuses, each with what its message must name.
+BAD_ARGUMENTS: list[tuple[str, dict[str, Any], str]] = [
+    ("enyal_recall", {"query": "x", "limit": 500}, "$.limit"),
+    ("enyal_recall", {}, "query"),
+    ("enyal_remember", {"content": "x", "scope": "galaxy"}, "$.scope"),
+    ("enyal_remember", {"content": "x", "cwd": "/elsewhere"}, "cwd"),
+    ("enyal_get", {"id": "x", "extra": 1}, "extra"),
+    # Said in plain words too, with the bound, for the agent to correct its call.
+    ("enyal_remember", {"content": "x", "ttl": "99999999999d"}, "at most 36500 days"),
+    ("enyal_recall", {"query": "x", "limit": 500}, "limit must be 1–100"),
+    ("enyal_consolidate", {"threshold": 0.5}, "threshold"),
+]
+
+
 @pytest.mark.parametrize("mode", MODES)
-def test_protocol_faults_are_json_rpc_errors(mode: str, project: Path, stderr_log: TextIO) -> None:
-    bad_calls: list[tuple[str, dict[str, Any], str]] = [
-        ("enyal_nope", {}, "unknown tool"),
-        ("enyal_recall", {"query": "x", "limit": 500}, "$.limit"),
-        ("enyal_recall", {}, "query"),
-        ("enyal_remember", {"content": "x", "scope": "galaxy"}, "$.scope"),
-        ("enyal_remember", {"content": "x", "cwd": "/elsewhere"}, "cwd"),
-        ("enyal_get", {"id": "x", "extra": 1}, "extra"),
-        # Said in plain words too, with the bound, for the agent to correct its call.
-        ("enyal_remember", {"content": "x", "ttl": "99999999999d"}, "at most 36500 days"),
-        ("enyal_recall", {"query": "x", "limit": 500}, "limit must be 1–100"),
-    ]
+def test_refused_arguments_are_tool_errors_the_model_reads(
+    mode: str, project: Path, stderr_log: TextIO
+) -> None:
+    """From MCP 2025-11-25 (SEP-1303, both eras here) arguments the schema refuses come back
+    as an isError result: a client shows those to the model, which corrects its call; a
+    protocol error it would never see. A tool that does not exist stays a protocol error."""
 
     async def body() -> None:
         async with shim(mode, project, stderr_log) as s:
-            for name, arguments, needle in bad_calls:
-                with pytest.raises(MCPError) as info:
-                    await s.client.call_tool(name, arguments)
-                assert info.value.code == p.INVALID_PARAMS, (name, arguments)
-                assert needle in info.value.message, info.value.message
+            for name, arguments, needle in BAD_ARGUMENTS:
+                refused = await s.client.call_tool(name, arguments)
+                assert refused.is_error, (name, arguments)
+                (block,) = refused.content
+                assert isinstance(block, types.TextContent)
+                assert f"invalid arguments for {name}" in block.text, block.text
+                assert needle in block.text, block.text
+            with pytest.raises(MCPError) as info:
+                await s.client.call_tool("enyal_nope", {})
+            assert info.value.code == p.INVALID_PARAMS
+            assert "unknown tool" in info.value.message
             if mode == "legacy":
                 await s.client.session.send_ping()  # still answered after the errors
 
     run(body)
-    assert not enyal_paths.resolve().socket.exists(), "rejected before reaching the daemon"
+    assert not enyal_paths.resolve().socket.exists(), "refused before reaching the daemon"
+
+
+def test_refused_arguments_stay_protocol_errors_before_2025_11_25(
+    project: Path, stderr_log: TextIO
+) -> None:
+    """A client of an earlier revision was promised -32602 for them (2025-06-18's tools page)."""
+    raw = RawShim(project, stderr_log)
+    try:
+        hello = {"capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}
+        answer = raw.ask(1, "initialize", {**hello, "protocolVersion": "2025-06-18"})
+        assert answer["result"]["protocolVersion"] == "2025-06-18"
+        for i, (name, arguments, needle) in enumerate(BAD_ARGUMENTS, start=2):
+            error = raw.ask(i, "tools/call", {"name": name, "arguments": arguments})["error"]
+            assert error["code"] == p.INVALID_PARAMS and needle in error["message"], error
+    finally:
+        raw.reap()
+    assert not enyal_paths.resolve().socket.exists(), "refused before reaching the daemon"
 
 
 def test_graph_and_validity_tools(project: Path, stderr_log: TextIO, autostarted: None) -> None:
@@ -369,9 +400,8 @@ def test_consolidate_is_a_dry_run_unless_asked(
             assert (await s.call("enyal_get", {"id": merged}))["is_deprecated"] is True
             history = await s.call("enyal_history", {"id": cluster["survivor"]})
             assert history["versions"][0]["merged_from"] == [merged]
-            with pytest.raises(MCPError) as info:
-                await s.client.call_tool("enyal_consolidate", {"threshold": 0.5})
-            assert info.value.code == p.INVALID_PARAMS
+            low = await s.client.call_tool("enyal_consolidate", {"threshold": 0.5})
+            assert low.is_error, "below the schema's minimum"
 
     run(body)
 

@@ -8,7 +8,6 @@ from typing import Any, TextIO
 
 import apsw
 import pytest
-from mcp.shared.exceptions import MCPError
 
 from conftest import old_store, run_cli
 from daemon_support import RunningDaemon, isolated_env
@@ -169,10 +168,10 @@ async def _task_tools(project: Path, stderr: TextIO) -> None:
         assert (await s.call("enyal_task_list", {}))["tasks"] == []
         found = await s.call("enyal_recall", {"query": "retries fetcher", "content_type": "task"})
         assert found["results"][0]["status"] == "done"
-        # A value outside the schema is a protocol error; a task the store refuses is a
-        # tool error the agent reads.
-        with pytest.raises(MCPError):
-            await s.client.call_tool("enyal_task_update", {"id": made["id"], "status": "x"})
+        # A value outside the schema and a task the store refuses are both tool errors the
+        # agent reads (MCP 2025-11-25 on, SEP-1303).
+        bad = await s.client.call_tool("enyal_task_update", {"id": made["id"], "status": "x"})
+        assert bad.is_error and "invalid arguments" in str(bad.content)
         fact = await s.call("enyal_remember", {"content": "The fetcher uses httpx."})
         wrong = await s.client.call_tool("enyal_task_update", {"id": fact["id"], "status": "done"})
         assert wrong.is_error and "not a task" in str(wrong.content)

@@ -272,7 +272,7 @@ class Server:
         listed = ListToolsResult(tools=list(tools.definitions(era.version)))
         return era.cached(listed, facts.TOOLS_TTL_MS, "public")
 
-    def _tools_call(self, req_id: RequestId, era: Era, params: dict[str, Any]) -> None:
+    def _tools_call(self, req_id: RequestId, era: Era, params: dict[str, Any]) -> Result | None:
         name = params.get("name")
         if not isinstance(name, str):
             raise Fault(INVALID_PARAMS, "tools/call needs name, a string")
@@ -289,13 +289,13 @@ class Server:
             try:
                 event, data = hook_tool.hook_input(arguments)
             except hook_tool.InvalidArguments as exc:
-                raise Fault(INVALID_PARAMS, f"invalid arguments for {name}: {exc}") from None
+                return _refused(era, name, exc)
             self._submit(req_id, era, name, lambda _: hook_tool.run(self._link, event, data))
             return None
         try:
             bound = tools.bind(spec, arguments)
         except tools.InvalidArguments as exc:
-            raise Fault(INVALID_PARAMS, f"invalid arguments for {name}: {exc}") from None
+            return _refused(era, name, exc)
         structured = versions.at_least(era.version, versions.STRUCTURED_OUTPUT)
         self._submit(
             req_id, era, spec.name, lambda _: calls.run(self._link, spec, bound, structured)
@@ -589,3 +589,12 @@ class Server:
                 self._writer.notify(UPDATED, {"_meta": meta, "uri": uri})
             if list_changed:
                 self._writer.notify(LIST_CHANGED, {"_meta": meta})
+
+
+def _refused(era: Era, name: str, exc: Exception) -> Result:
+    """The answer to a call whose arguments the tool's schema refuses (the tool exists and
+    the request is well formed: those faults stay protocol errors)."""
+    message = f"invalid arguments for {name}: {exc}"
+    if not versions.at_least(era.version, versions.ARGUMENT_ERRORS_AS_RESULTS):
+        raise Fault(INVALID_PARAMS, message)
+    return calls.failed(message)

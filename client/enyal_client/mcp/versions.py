@@ -26,6 +26,9 @@ SUBSCRIPTION_ID_KEY = "io.modelcontextprotocol/subscriptionId"
 # Where a feature first appeared.
 TOOL_ANNOTATIONS = "2025-03-26"
 STRUCTURED_OUTPUT = "2025-06-18"  # outputSchema, structuredContent, tool titles
+# SEP-1303: arguments a tool's schema refuses are a tool error (isError) the model reads and
+# corrects its call from; earlier revisions name them a protocol error (-32602).
+ARGUMENT_ERRORS_AS_RESULTS = "2025-11-25"
 
 
 def negotiate_handshake(requested: str) -> str:
