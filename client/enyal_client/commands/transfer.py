@@ -301,8 +301,10 @@ def _replace(path: Path, text: str) -> None:
 
 def check_export(ctx: Context, a: Args) -> Result:
     """The flags checked before a daemon is asked for (or started)."""
+    if a.format == "claude-memory" and a.to is None and a.file not in (None, "-"):
+        a.to, a.file = a.file, None  # the folder named as markdown's is: `export DIR`
     if (a.format == "claude-memory") != (a.to is not None):
-        raise UsageError("--format claude-memory and --to DIR go together")
+        raise UsageError("--format claude-memory and --to DIR (or DIR alone) go together")
     if a.format == "claude-memory" and a.file is not None:
         raise UsageError("--format claude-memory writes into --to DIR, not FILE")
     if a.project is not None and a.format not in ("markdown", "claude-memory"):
@@ -381,7 +383,8 @@ def register(reg: Registry) -> None:
     ex.add_argument(
         "--to",
         metavar="DIR",
-        help="claude-memory: the folder to write into (e.g. `enyal automemory path`)",
+        help="claude-memory: the folder to write into (e.g. `enyal automemory path`); "
+        "a DIR given as `file` is taken as this",
     )
 
     b = reg.verb(
