@@ -90,3 +90,23 @@ def test_an_entry_with_every_column_set_reads_back_as_written(tmp_path: Path) ->
     with conn:
         rid = entries.insert(conn, plain, vector, [])
     assert rows.inserted_row(rid, plain) == entries.get(conn, plain.id)
+
+    # An update names fields in their wire form, as the entry has them: the store keeps
+    # them as an insert does (JSON text, 0/1), and new content brings its own hash.
+    changed = {
+        "content": "the build uses make",
+        "tags": ["make"],
+        "metadata": {"k": {"deep": True}},
+        "is_deprecated": True,
+        "quarantined": False,
+        "status": "open",
+    }
+    with conn:
+        entries.update_fields(conn, rid, changed)
+    after = entries.get(conn, plain.id)
+    assert after is not None
+    want = msgspec.structs.replace(
+        plain, content_hash=entries.content_hash("the build uses make"), **changed
+    )
+    assert after.entry() == want
+    assert rows.inserted_row(rid, want) == after, "stored as an insert of it would store it"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import apsw
@@ -18,7 +18,7 @@ from enyal_protocol.wire import Entry
 
 from .db import in_lists
 from .filters import EntryFilter
-from .rows import COLUMNS, E_COLUMNS, INSERT_COLUMNS, EntryRow, entry_row, insert_values
+from .rows import COLUMNS, E_COLUMNS, INSERT_COLUMNS, EntryRow, entry_row, insert_values, stored
 
 
 def content_hash(content: str) -> str:
@@ -131,11 +131,16 @@ def find_by_hash(
     return entry_row(row) if row else None
 
 
-def update_fields(conn: apsw.Connection, rid: int, fields: dict[str, Any]) -> None:
+def update_fields(conn: apsw.Connection, rid: int, fields: Mapping[str, Any]) -> None:
+    """Set these columns of one entry, each value in its wire form (tags a list, a flag a
+    bool: rows.stored keeps them as SQLite does). New content brings its own hash."""
     if not fields:
         return
+    if "content" in fields:
+        fields = {**fields, "content_hash": content_hash(fields["content"])}
     sets = ", ".join(f"{name} = ?" for name in fields)
-    conn.execute(f"UPDATE context_entries SET {sets} WHERE rid = ?", (*fields.values(), rid))
+    values = [stored(value) for value in fields.values()]
+    conn.execute(f"UPDATE context_entries SET {sets} WHERE rid = ?", (*values, rid))
 
 
 def replace_vector(

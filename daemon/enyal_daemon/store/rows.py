@@ -126,15 +126,23 @@ _to_entry = _entry_builder()
 _ENTRY_TYPES = {f.name: f.type for f in fields(Entry)}
 
 
+def stored(value: Any) -> Any:
+    """A field's value as SQLite keeps it, from its wire form: a bool as 0 or 1, a list or
+    dict as JSON text, the rest as it is (what entry() decodes back). Inserts and updates
+    both write through it, so no caller encodes a column itself."""
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, list | dict):
+        return _encode(value).decode()
+    return value
+
+
 def _stored(name: str) -> str:
-    """The expression of the Entry field `name`'s value as SQLite keeps it: a bool as 0 or
-    1, a list or dict as JSON text, the rest as it is (by the field's declared type)."""
+    """The expression of the Entry field `name`'s value as SQLite keeps it: `stored` of it
+    where its declared type is one SQLite keeps in another form, else the value itself."""
     kind = msgspec.inspect.type_info(_ENTRY_TYPES[name])
-    if isinstance(kind, msgspec.inspect.BoolType):
-        return f"int(entry.{name})"
-    if isinstance(kind, msgspec.inspect.ListType | msgspec.inspect.DictType):
-        return f"_encode(entry.{name}).decode()"
-    return f"entry.{name}"
+    encoded = msgspec.inspect.BoolType | msgspec.inspect.ListType | msgspec.inspect.DictType
+    return f"stored(entry.{name})" if isinstance(kind, encoded) else f"entry.{name}"
 
 
 def _values_builder() -> Callable[[Entry], tuple[Any, ...]]:
@@ -142,7 +150,7 @@ def _values_builder() -> Callable[[Entry], tuple[Any, ...]]:
     `_entry_builder`): a generator of getattr and isinstance a column cost a replica's
     initial sync ~0.013 ms a memory, twice (its digest, its insert)."""
     values = ", ".join(_stored(name) for name in INSERT_COLUMNS)
-    namespace: dict[str, Any] = {"_encode": _encode}
+    namespace: dict[str, Any] = {"stored": stored}
     exec(f"def insert_values(entry):\n    return ({values},)\n", namespace)
     built: Callable[[Entry], tuple[Any, ...]] = namespace["insert_values"]
     return built

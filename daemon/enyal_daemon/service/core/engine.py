@@ -288,7 +288,7 @@ class Engine:
         """`row` forgotten softly (restorable): marked deprecated, a "forgotten" version
         recorded, out of the index once committed, and the change noted. Its chain is the
         caller's (close_chain), as not every forget closes it."""
-        entries.update_fields(tx.conn, row.rid, {"is_deprecated": 1})
+        entries.update_fields(tx.conn, row.rid, {"is_deprecated": True})
         versions.record(tx.conn, row.id, "forgotten", now)
         tx.after_commit.append(functools.partial(self.index.set_active, row.rid, False))
         self.changes.note(tx, "forgotten", row)

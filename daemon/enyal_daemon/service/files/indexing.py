@@ -36,8 +36,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import msgspec
-
 from enyal_protocol import wire as p
 
 from ...embedder.passages import Embedding
@@ -441,11 +439,10 @@ def _apply(
         flags = suspicious(content)  # rules only: see ARCHITECTURE, "Poisoned text"
         fields: dict[str, Any] = {
             "content": content,
-            "content_hash": entries.content_hash(content),
-            "metadata": msgspec.json.encode(_metadata(path, chunk, extra)).decode(),
+            "metadata": _metadata(path, chunk, extra),
             "source_ref": _ref(path, chunk.key),
-            "is_deprecated": 0,
-            "quarantined": int(bool(flags)),
+            "is_deprecated": False,
+            "quarantined": bool(flags),
             "quarantine_reason": ", ".join(flags) or None,
             "updated_at": now,
         }

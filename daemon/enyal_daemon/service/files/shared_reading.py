@@ -527,7 +527,7 @@ def _store(
             # (back with it), and the forget is the other side of a conflict for review.
             item.review = FORGOTTEN_HERE.format(by=_by(item.author))
         if back:
-            entries.update_fields(tx.conn, row.rid, {"is_deprecated": 0})
+            entries.update_fields(tx.conn, row.rid, {"is_deprecated": False})
             engine.reopen_chain(tx, row.id)
             versions.record(tx.conn, row.id, "restored", now)
             tx.after_commit.append(functools.partial(engine.index.set_active, row.rid, True))
@@ -586,12 +586,11 @@ def _update(
     fields: dict[str, Any] = {}
     if m.content != row.content:
         fields["content"] = m.content
-        fields["content_hash"] = entries.content_hash(m.content)
     if m.content_type != row.content_type and row.content_type not in ("task", "log"):
         fields["content_type"] = m.content_type
     tags = list(dict.fromkeys(m.tags))
     if tags != row.entry().tags:
-        fields["tags"] = msgspec.json.encode(tags).decode()
+        fields["tags"] = tags
     if m.importance != row.importance:
         fields["importance"] = m.importance
     if m.confidence != row.confidence:
@@ -599,20 +598,20 @@ def _update(
     if not fields:
         return False
     if flags and ("content" in fields or "tags" in fields):
-        fields["quarantined"] = 1  # new text judged as new text is (a release stands else)
+        fields["quarantined"] = True  # new text judged as new text is (a release stands else)
         fields["quarantine_reason"] = ", ".join(flags)
     if local is not None and m.content == local.content and "content" in fields:
         # The text kept is this store's own edit (it was the later side of a merge
         # conflict, read back after the other side): its writer still wrote it.
         fields["written_by"] = local.written_by
-        fields["metadata"] = msgspec.json.encode(local.entry().metadata).decode()
+        fields["metadata"] = local.entry().metadata
     elif "content" in fields or "tags" in fields:
         # New text from the repository is someone else's writing, as a new file's memory
         # is (and a local edit is its writer's: memories.update).
         fields["written_by"] = "repository"
         if author is not None:
             metadata = {**row.entry().metadata, REPOSITORY_AUTHOR: author}
-            fields["metadata"] = msgspec.json.encode(metadata).decode()
+            fields["metadata"] = metadata
     # The time the file says its author edited it, as a new file's memory keeps its own:
     # recency ranks the edit, not the pull that brought it (the version says when this
     # store learnt it).

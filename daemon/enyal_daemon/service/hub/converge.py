@@ -498,23 +498,22 @@ def _write_state(engine: Engine, tx: Tx, memory_id: str, s: body.State, r: Ready
     if s.content != row.content:
         fields.update(
             content=s.content,
-            content_hash=entries.content_hash(s.content),
-            quarantined=int(bool(r.flags)),
+            quarantined=bool(r.flags),
             quarantine_reason=reason,
         )
         # The text is the other device's now: it is whom `written_by` speaks of (and
         # not the role that sent the text before, should this change name none).
         kept = {k: v for k, v in row.entry().metadata.items() if k != HUB_AUTHOR}
         metadata = {**kept, **_came_from(r)}
-        fields["metadata"] = msgspec.json.encode(metadata).decode()
+        fields["metadata"] = metadata
     tags = list(dict.fromkeys(s.tags))
     if tags != row.tags():
-        fields["tags"] = msgspec.json.encode(tags).decode()
+        fields["tags"] = tags
     for name in ("content_type", "confidence", "importance", "status", "due", "written_by"):
         if getattr(s, name) != getattr(row, name):
             fields[name] = getattr(s, name)
     if s.forgotten != row.is_deprecated:
-        fields["is_deprecated"] = int(s.forgotten)
+        fields["is_deprecated"] = s.forgotten
     if not fields:
         return
     fields["updated_at"] = s.updated_at

@@ -223,8 +223,8 @@ def merge(engine: Engine, tx: Tx, survivor: EntryRow, members: list[EntryRow], n
     # updated_at stays: a duplicate found is no news that the memory still holds, so its
     # decay clock goes on (confirm restarts it).
     fields: dict[str, Any] = {
-        "tags": msgspec.json.encode(tags).decode(),
-        "metadata": msgspec.json.encode(metadata).decode(),
+        "tags": tags,
+        "metadata": metadata,
         "importance": max(row.importance for row in everyone),
         "confidence": max(row.confidence for row in everyone),
         "access_count": sum(row.access_count for row in everyone),
@@ -237,7 +237,7 @@ def merge(engine: Engine, tx: Tx, survivor: EntryRow, members: list[EntryRow], n
     moved = 0
     for row in members:
         moved += edges.repoint(tx.conn, row.id, survivor.id)
-        entries.update_fields(tx.conn, row.rid, {"is_deprecated": 1})
+        entries.update_fields(tx.conn, row.rid, {"is_deprecated": True})
         undo = {"consolidated": now, "edges": msgspec.to_builtins(had[row.id])}
         edges.insert(tx.conn, survivor.id, row.id, "supersedes", 1.0, undo, now)
         versions.record(tx.conn, row.id, "merged", now, merged_into=survivor.id)

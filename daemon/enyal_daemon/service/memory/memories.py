@@ -154,7 +154,7 @@ def remember(
                 entry=near[0].entry(),
             )
         if near is not None and duplicate and params.dedup == "merge":
-            merged = _replace_content(engine, tx, near[0], params.content, digest, emb, now)
+            merged = _replace_content(engine, tx, near[0], params.content, emb, now)
             return p.RememberResult(
                 id=merged.id,
                 action="merged",
@@ -220,11 +220,9 @@ def _contradictions(
 
 
 def _replace_content(
-    engine: Engine, tx: Tx, row: EntryRow, content: str, digest: str, emb: Embedding, now: str
+    engine: Engine, tx: Tx, row: EntryRow, content: str, emb: Embedding, now: str
 ) -> p.Entry:
-    entries.update_fields(
-        tx.conn, row.rid, {"content": content, "content_hash": digest, "updated_at": now}
-    )
+    entries.update_fields(tx.conn, row.rid, {"content": content, "updated_at": now})
     entries.replace_vector(tx.conn, row.rid, *emb.blobs())
     versions.record(tx.conn, row.id, "updated", now)
     engine.index_after_commit(
@@ -310,15 +308,14 @@ def update(engine: Engine, params: p.UpdateParams) -> p.UpdateResult:
     if params.content is not None:
         emb = engine.embed_memory(params.content)
         fields["content"] = params.content
-        fields["content_hash"] = entries.content_hash(params.content)
     if params.content_type is not None:
         fields["content_type"] = params.content_type
     if params.confidence is not None:
         fields["confidence"] = params.confidence
     if params.tags is not None:
-        fields["tags"] = msgspec.json.encode(list(dict.fromkeys(params.tags))).decode()
+        fields["tags"] = list(dict.fromkeys(params.tags))
     if params.metadata is not None:
-        fields["metadata"] = msgspec.json.encode(params.metadata).decode()
+        fields["metadata"] = params.metadata
     if params.importance is not None:
         fields["importance"] = params.importance
     if params.ttl is not None:
@@ -337,7 +334,7 @@ def update(engine: Engine, params: p.UpdateParams) -> p.UpdateResult:
         # repository and edited here is this user's (or agent's) from now on.
         fields["written_by"] = params.written_by
     if flags:  # new text is checked as new text is; a release is not undone otherwise
-        fields["quarantined"] = 1
+        fields["quarantined"] = True
         fields["quarantine_reason"] = ", ".join(flags)
     source = _writable(engine, entry_id)
     cited = sources.fingerprint(source.path) if source is not None else None
@@ -347,8 +344,8 @@ def update(engine: Engine, params: p.UpdateParams) -> p.UpdateResult:
         row = engine.require(entry_id, tx.conn)
         if "content_type" in fields and row.content_type in ("task", "log"):
             raise InvalidValue(f"a {row.content_type} stays one: its type cannot change")
-        if "content_hash" in fields:  # remember never stores one text twice in a scope
-            same = entries.find_by_hash(tx.conn, fields["content_hash"], *row.scope)
+        if params.content is not None:  # remember never stores one text twice in a scope
+            same = entries.find_by_hash(tx.conn, entries.content_hash(params.content), *row.scope)
             if same is not None and same.id != row.id:
                 raise Conflict(
                     f"entry {same.id} already holds this content in the same scope",
@@ -425,17 +422,17 @@ def _writable(engine: Engine, entry_id: str) -> SourceRow | None:
     return source
 
 
-# What a version keeps of its entry, compared as restore writes it back (below).
+# What a version keeps of its entry, compared and written back by restore (below) as it is;
+# and what only newer versions keep (None in older ones: the entry's value stands).
 VERSION_FIELDS = ("content", "content_type", "confidence", "tags", "metadata", "is_deprecated")
+OPTIONAL_FIELDS = ("importance", "status")
 
 
 def _holds(entry: p.Entry, version: p.Version) -> bool:
     """Whether the entry already is that version: restoring it would change nothing
     (importance and status only where the version kept them)."""
-    return (
-        all(getattr(entry, f) == getattr(version, f) for f in VERSION_FIELDS)
-        and version.importance in (None, entry.importance)
-        and version.status in (None, entry.status)
+    return all(getattr(entry, f) == getattr(version, f) for f in VERSION_FIELDS) and all(
+        getattr(version, f) in (None, getattr(entry, f)) for f in OPTIONAL_FIELDS
     )
 
 
@@ -461,7 +458,7 @@ def restore(engine: Engine, params: p.RestoreParams) -> p.RestoreResult:
         if target is None:
             changed = row.is_deprecated
             if row.is_deprecated:
-                entries.update_fields(tx.conn, row.rid, {"is_deprecated": 0})
+                entries.update_fields(tx.conn, row.rid, {"is_deprecated": False})
                 engine.reopen_chain(tx, row.id)  # its chain runs through it again
                 consolidation.unmerge(tx, row.id)  # a merged entry comes back as it was
                 versions.record(tx.conn, row.id, "restored", now)
@@ -473,23 +470,10 @@ def restore(engine: Engine, params: p.RestoreParams) -> p.RestoreResult:
             # Not embedded above only if the entry held the version then and was edited
             # since, between the two reads: rare enough to embed here, under the writer.
             made = emb or engine.embed_memory(target.content)
-            entries.update_fields(
-                tx.conn,
-                row.rid,
-                {
-                    "content": target.content,
-                    "content_hash": entries.content_hash(target.content),
-                    "content_type": target.content_type,
-                    "confidence": target.confidence,
-                    "tags": msgspec.json.encode(target.tags).decode(),
-                    "metadata": msgspec.json.encode(target.metadata).decode(),
-                    "is_deprecated": int(target.is_deprecated),
-                    "updated_at": now,
-                    # Every field the version kept (older versions kept no importance).
-                    **({"importance": target.importance} if target.importance else {}),
-                    **({"status": target.status} if target.status else {}),
-                },
-            )
+            kept = {f: getattr(target, f) for f in VERSION_FIELDS}
+            # Every field the version kept (older versions kept no importance or status).
+            kept |= {f: getattr(target, f) for f in OPTIONAL_FIELDS if getattr(target, f)}
+            entries.update_fields(tx.conn, row.rid, {**kept, "updated_at": now})
             if target.is_deprecated and not row.is_deprecated:
                 engine.close_chain(tx, row.id, now)
             elif row.is_deprecated and not target.is_deprecated:

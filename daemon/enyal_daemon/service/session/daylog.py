@@ -126,7 +126,6 @@ def _extend(engine: Engine, row: EntryRow, line: str) -> str | None:
     caller reads the day again: the line must be added to what is there now)."""
     content = f"{row.content}\n{line}"
     check_content(content)
-    digest = entries.content_hash(content)
     emb = engine.embed_memory(content)  # outside the writer: the slow part needs no lock
 
     def job(tx: Tx) -> str | None:
@@ -137,7 +136,6 @@ def _extend(engine: Engine, row: EntryRow, line: str) -> str | None:
             return None
         fields: dict[str, object] = {
             "content": content,
-            "content_hash": digest,
             "updated_at": engine.clock.now_iso(),
         }
         entries.update_fields(tx.conn, row.rid, fields)

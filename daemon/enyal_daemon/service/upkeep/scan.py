@@ -18,8 +18,6 @@ import functools
 import logging
 from dataclasses import dataclass, field
 
-import msgspec
-
 from enyal_protocol import wire as p
 
 from ...embedder.passages import Embedding
@@ -149,9 +147,8 @@ def _fix_chunk(
             current.rid,
             {
                 "content": clean.content,
-                "content_hash": entries.content_hash(clean.content),
-                "tags": msgspec.json.encode(clean.tags).decode(),
-                "metadata": msgspec.json.encode(clean.metadata).decode(),
+                "tags": clean.tags,
+                "metadata": clean.metadata,
                 "source_ref": clean.source_ref,
                 "updated_at": now,
             },
