@@ -35,7 +35,10 @@ ANY = object()  # a Frame.rid: the answer may carry any id (a huge number read o
 class Frame:
     kind: str
     data: bytes  # without the newline
-    expect: str  # "error", "drop" (no answer) or "oversize"
+    # "error"; "tool-error" (enyal-mcp: an isError result, SEP-1303, or an error of `codes`
+    # where the frame may fail before its arguments are read); "drop" (no answer);
+    # "oversize"
+    expect: str
     codes: frozenset[int] = frozenset()
     rid: Any = None  # the id the error must carry (or null); None: null only
 
@@ -598,7 +601,7 @@ class McpFrames:
             r = rng.random()
             if r < 0.5:
                 name, arguments = rng.choice(MCP_BAD_ARGS)
-                return f(kind, self.call(name, arguments, rid), "error", frozenset({IP}), rid)
+                return f(kind, self.call(name, arguments, rid), "tool-error", frozenset(), rid)
             if r < 0.65:
                 data = self.call(rng.choice([5, None, [], {}]), {}, rid)
                 return f(kind, data, "error", frozenset({IP}), rid)
@@ -628,7 +631,7 @@ class McpFrames:
             data = with_number(
                 self.call(tool, {**arguments, field: "__NUM__"}, rid), huge_number(rng)
             )
-            return f(kind, data, "error", frozenset({PE, IP}), rid)
+            return f(kind, data, "tool-error", frozenset({PE}), rid)
         if kind == "deep-nesting":
             n = DEEP + rng.randint(0, 1000)
             r = rng.random()
@@ -688,7 +691,7 @@ class McpFrames:
             if r < 0.5:
                 return f(kind, req("tools/call", {}, rid), "error", frozenset({IP}), rid)
             name, arguments = rng.choice(MCP_BAD_ARGS)
-            return f(kind, self.call(name, arguments, rid), "error", frozenset({IP}), rid)
+            return f(kind, self.call(name, arguments, rid), "tool-error", frozenset(), rid)
         if kind == "bad-envelope":
             choices: list[tuple[bytes, frozenset[int], Any]] = [
                 (enc({"jsonrpc": "1.0", "method": "ping", "id": rid}), frozenset({IR}), rid),

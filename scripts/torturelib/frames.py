@@ -7,8 +7,10 @@ answered next); a line over 1 MiB gets -32003 and the connection is closed. The
 daemon must stay up, log no traceback, and the store must be exactly as before.
 
 The shim: after initialize, each malformed line is followed by a `ping`; what comes
-back before the ping's answer is the line's answer: one error object, or nothing for
-a notification or a response. It must answer a last ping and exit 0 on EOF.
+back before the ping's answer is the line's answer: one error object (or, for a tool
+call whose arguments the tool's schema refuses, a result marked isError: MCP 2025-11-25,
+SEP-1303), or nothing for a notification or a response. It must answer a last ping
+and exit 0 on EOF.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import threading
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from enyal_protocol import wire as p
 
@@ -67,6 +70,8 @@ def judge(line: bytes, f: Frame) -> tuple[str | None, int | None]:
     if not isinstance(msg, dict) or msg.get("jsonrpc") != "2.0" or "id" not in msg:
         return f"answer is not a JSON-RPC 2.0 response: {show(line)}", None
     if "result" in msg:
+        if f.expect == "tool-error":
+            return _tool_error(msg, line, f)
         return f"answered with a result: {show(line)}", None
     err = msg.get("error")
     if not (
@@ -86,6 +91,21 @@ def judge(line: bytes, f: Frame) -> tuple[str | None, int | None]:
     return None, code
 
 
+def _tool_error(msg: dict[str, Any], line: bytes, f: Frame) -> tuple[str | None, int | None]:
+    """A tool call's arguments refused as MCP 2025-11-25 says (SEP-1303): a result marked
+    isError whose text says why, under the frame's id."""
+    result = msg["result"]
+    blocks = result.get("content") if isinstance(result, dict) else None
+    said = isinstance(blocks, list) and any(
+        isinstance(b, dict) and isinstance(b.get("text"), str) and b["text"] for b in blocks
+    )
+    if not (isinstance(result, dict) and result.get("isError") is True and said):
+        return f"answered with a result that is no tool error: {show(line)}", None
+    if f.rid is not ANY and msg["id"] != f.rid:
+        return f"answer carries id {msg['id']!r}, the frame {f.rid!r}", None
+    return None, None
+
+
 class Tally:
     def __init__(self, row: Row) -> None:
         self.row = row
@@ -102,6 +122,8 @@ class Tally:
         problem, code = judge(line, f)
         if code is not None:
             self.codes[CODE_NAMES.get(code, str(code))] += 1
+        elif problem is None:
+            self.codes["isError"] += 1
         if problem:
             self.bad(f, problem)
 
