@@ -277,8 +277,8 @@ class VectorIndex:
         with self._lock.read(), self._borrow() as scratch:
             n = self._n
             if only is None and (groups is not None or kinds is not None):
-                mask = self._state[:n] >= floor
-                mask &= self._of(slice(0, n), groups, kinds)
+                mask = self._of(slice(0, n), groups, kinds)
+                mask &= self._state[:n] >= floor
                 positions = np.flatnonzero(mask).astype(np.int64)
                 if len(positions) >= self.restricted_min:
                     # Every row passing (a view that sees every group) is every row of state
@@ -350,14 +350,15 @@ class VectorIndex:
         kinds: Collection[int] | None,
     ) -> npt.NDArray[np.bool_]:
         """Which of these rows (a slice of positions, or positions) are of one of the
-        groups and one of the kinds (None: any)."""
-        group, kind = self._group[rows], self._kind[rows]
-        mask = np.ones(len(group), dtype=bool)
+        groups and one of the kinds (None: any; not both)."""
+        masks = []
         if groups is not None:
-            mask &= _among(group, np.fromiter(groups, dtype=np.int32, count=len(groups)))
+            wanted = np.fromiter(groups, dtype=np.int32, count=len(groups))
+            masks.append(_among(self._group[rows], wanted))
         if kinds is not None:
-            mask &= _among(kind, np.fromiter(kinds, dtype=np.int8, count=len(kinds)))
-        return mask
+            of_kind = np.fromiter(kinds, dtype=np.int8, count=len(kinds))
+            masks.append(_among(self._kind[rows], of_kind))
+        return masks[0] if len(masks) == 1 else masks[0] & masks[1]
 
     def _find(self, rids: Iterable[int] | Int64s) -> Int64s:
         """Positions of these rids (tombstones included), -1 where absent."""
