@@ -140,7 +140,7 @@ class Engine:
             log.warning("%s cannot be written: serving reads only", db_path)
         self.store_version = Version()  # what remembered search results are checked by
         self.keyword_results = keywords.Remembered(self.store_version)
-        # The rids holding a filter's tags and metadata pairs (recall.py _nearest), while no
+        # The rids holding a filter's tags and metadata pairs (recall.py _holding), while no
         # memory changed: agents filter by the same few tags again and again.
         self.held_rids: Remembered[Int64s] = Remembered(lambda: self.store_version.value, 16)
         # Kept while no text can have changed (the store's version). A store this daemon

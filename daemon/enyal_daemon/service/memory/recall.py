@@ -334,7 +334,9 @@ def _holding(engine: Engine, conn: apsw.Connection, f: EntryFilter) -> Int64s | 
         return None
 
     def listed() -> Int64s:
-        return np.array(entries.holding(conn, f, EXACT_FILTER_MAX + 1), dtype=np.int64)
+        rids = np.array(entries.holding(conn, f, EXACT_FILTER_MAX + 1), dtype=np.int64)
+        rids.flags.writeable = False  # shared by the recalls that find it remembered
+        return rids
 
     return listed() if engine.read_only else engine.held_rids.get(tuple(f.sets), listed)
 
