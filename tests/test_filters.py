@@ -196,3 +196,70 @@ def test_a_type_filter_is_served_by_the_index_and_follows_type_changes(
         assert recall_ids(reopened, q, content_type="decision") == []
     finally:
         reopened.close()
+
+
+def test_a_tag_or_metadata_filter_from_a_project_is_served_by_the_index(
+    memory: Any, many: dict[str, Any], tmp_path: Any
+) -> None:
+    """Tags and metadata asked from a project's view (every recall with a cwd) are rids
+    listed from their own indexes and searched within the view's mask, not each entry of
+    the view checked in SQL: the rows searched are exactly the ones SQL allows."""
+    (tmp_path / ".git").mkdir()
+    inside = remember(memory, "The office plants here are watered by the team.", tags=["rare"])
+    q = "when are the plants watered?"
+    view = recall_verb._filter(memory, p.RecallParams(query=q, cwd=str(tmp_path))).view
+    assert view is not None
+    remember(
+        memory,
+        "The plants of another project are watered on Fridays.",
+        tags=["rare"],
+        scope="project",
+        scope_path="/elsewhere/project",
+    )
+    for f in (
+        EntryFilter(view=view, tags=("rare",)),
+        EntryFilter(view=view, metadata=(("team", "solo"),)),
+        EntryFilter(view=view, tags=("rare", "common")),
+        EntryFilter(view=view, content_type="fact", tags=("rare",)),
+        EntryFilter(tags=("rare",)),
+    ):
+        assert recall_verb._index_mask(memory, f) is not None
+        assert _masked_is_sql(memory, f, q)
+    got = set(recall_ids(memory, q, tags=["rare"], cwd=str(tmp_path)))
+    assert got == many["rare"] | {inside.id}  # not the other project's
+
+
+def test_a_remembered_tag_or_metadata_listing_never_answers_stale_rows(
+    memory: Any, many: dict[str, Any], tmp_path: Any
+) -> None:
+    """The rids a filter's tags and metadata hold are listed once and remembered while no
+    memory changes (recall._holding): the very next filtered recall after a new memory,
+    a tag or metadata change, a forgetting, a restoring or an import sees it, asked with
+    and without a project's view."""
+    (tmp_path / ".git").mkdir()
+    q = "how often is the aquarium cleaned?"
+    for where in ({}, {"cwd": str(tmp_path)}):
+        tag = f"fish-{len(where)}"
+        by_tag = {"tags": [tag], **where}
+        by_meta = {"where": {"tank": tag}, **where}
+        assert recall_ids(memory, q, **by_tag) == [] and recall_ids(memory, q, **by_meta) == []
+        fish = remember(memory, f"The aquarium of {tag} is cleaned every two weeks.", tags=[tag])
+        assert recall_ids(memory, q, **by_tag) == [fish.id]
+        memories.update(memory, p.UpdateParams(id=fish.id, metadata={"tank": tag}))
+        assert recall_ids(memory, q, **by_meta) == [fish.id]
+        memories.update(memory, p.UpdateParams(id=fish.id, tags=["other"], metadata={}))
+        assert recall_ids(memory, q, **by_tag) == [] and recall_ids(memory, q, **by_meta) == []
+        memories.update(memory, p.UpdateParams(id=fish.id, tags=[tag], metadata={"tank": tag}))
+        assert recall_ids(memory, q, **by_tag) == [fish.id]
+        assert recall_ids(memory, q, **by_meta) == [fish.id]
+        memories.forget(memory, p.ForgetParams(id=fish.id))
+        assert recall_ids(memory, q, **by_tag) == [] and recall_ids(memory, q, **by_meta) == []
+        memories.restore(memory, p.RestoreParams(id=fish.id))
+        assert recall_ids(memory, q, **by_tag) == [fish.id]
+        line = {"content": f"The aquarium filter of {tag} is replaced monthly.", "tags": [tag]}
+        imported = transfer.import_lines(
+            memory, p.ImportParams(lines=[msgspec.json.encode(line).decode()])
+        )
+        assert set(recall_ids(memory, q, **by_tag)) == {fish.id, imported.lines[0].id}
+        memories.forget(memory, p.ForgetParams(id=fish.id, hard=True))
+        assert recall_ids(memory, q, **by_tag) == [imported.lines[0].id]

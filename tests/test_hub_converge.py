@@ -702,3 +702,26 @@ def test_a_rule_is_removed_by_its_folder_or_as_stored_and_a_wide_one_is_flagged(
     assert membership.status(a, p.HubStatusParams()).rules == {}
     with pytest.raises(NotFound, match="no rule"):
         membership.unrule(a, p.HubUnruleParams(project=str(project)))
+
+
+def test_a_tag_filter_on_a_replica_sees_what_a_sync_brings_and_takes_away(
+    reps: Replicas,
+) -> None:
+    """A replica remembers the rids a tag holds while no memory changes (recall.py
+    _holding): a pull that brings a tagged memory, or takes its tag away, is a change
+    like any, so the very next filtered recall sees it."""
+    from enyal_daemon.service.memory import recall as recall_verb
+
+    a, b = reps.make("a"), reps.make("b")
+
+    def tagged(e: Engine) -> list[str]:
+        params = p.RecallParams(query="when is the office closed?", tags=["office"])
+        return [h.id for h in recall_verb.recall(e, params).results]
+
+    assert tagged(b) == []
+    x = remember(a, "The office is closed on public holidays.", tags=["office"])
+    sync(reps.hub, a, b)
+    assert tagged(b) == [x]
+    memories.update(a, p.UpdateParams(id=x, tags=["calendar"]))
+    sync(reps.hub, a, b)
+    assert tagged(b) == []

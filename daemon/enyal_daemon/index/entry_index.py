@@ -76,8 +76,8 @@ class EntryIndex:
         """The k nearest entries (rid, cosine), best first: VectorIndex.search's filters.
         With `passages`, an entry's similarity is the best of its whole text's and its
         passages'."""
-        if only is not None and passages:
-            only = list(only)  # read twice
+        if only is not None and passages and not isinstance(only, np.ndarray):
+            only = np.fromiter(only, dtype=np.int64)  # read twice
         found = self.whole.search(
             query, k, only=only, groups=groups, kinds=kinds, active_only=active_only
         )

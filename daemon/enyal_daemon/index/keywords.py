@@ -222,7 +222,13 @@ def _bm25(
     taken in FTS5's `ORDER BY rank` (alone: with a second key FTS5 no longer sorts): the
     join then reads entries only until k pass. Otherwise the score selected is sorted,
     by SQLite's top-k sort, ties by rid: FTS5's rank sorts every match before the LIMIT
-    applies (an unfiltered query of 1,400 matches, 0.90 -> 0.62 ms of CPU)."""
+    applies (an unfiltered query of 1,400 matches, 0.90 -> 0.62 ms of CPU). So is one
+    query filtered by tags or metadata and more (a project's view, as every recall with a
+    cwd has): few of its matches pass then, so reading in rank order until k pass read
+    most of them, and a row read in rank order costs more than one sorted here. CPU p50
+    at 100k (scripts/bench's store and filters), rank order against sorted here: the
+    view and a tag 5.4 against 3.5-4.0 ms, the view alone 2.4 against 3.5, a tag alone
+    3.1 against 4.6."""
     if f is None or not f.restricts:
         one = f"SELECT rowid AS rid, bm25({table}) AS s FROM {table} WHERE {table} MATCH ?"
         args: list[Any] = list(matches)
@@ -231,7 +237,7 @@ def _bm25(
             f"SELECT f.rowid AS rid, bm25({table}) AS s FROM {table} f "
             f"JOIN context_entries e ON e.rid = f.rowid WHERE {table} MATCH ? AND {f.sql()}"
         )
-        if len(matches) == 1:
+        if len(matches) == 1 and (not f.sets or f.only_sets):
             cur = conn.execute(f"{one} ORDER BY rank LIMIT ?", (matches[0], *f.args, k))
             return [(int(rid), -float(score)) for rid, score in cur]
         args = [x for m in matches for x in (m, *f.args)]

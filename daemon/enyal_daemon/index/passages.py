@@ -111,5 +111,6 @@ class PassageIndex:
         return best
 
     def _keys(self, rids: Iterable[int]) -> Int64s:
-        lo = np.fromiter(rids, dtype=np.int64) * SLOTS
+        given = rids if isinstance(rids, np.ndarray) else np.fromiter(rids, dtype=np.int64)
+        lo = given.astype(np.int64) * SLOTS
         return self._rows.keys_between(lo, lo + SLOTS)

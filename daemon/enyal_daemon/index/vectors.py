@@ -267,22 +267,18 @@ class VectorIndex:
         kinds: Collection[int] | None = None,
         active_only: bool = True,
     ) -> list[tuple[int, float]]:
-        """The k nearest (rid, cosine similarity), best first. `only` restricts to those rids;
-        `groups` and `kinds` (not with `only`) to the rows of those groups and kinds."""
+        """The k nearest (rid, cosine similarity), best first. `only` restricts to those rids,
+        `groups` and `kinds` to the rows of those groups and kinds (all three: to the rows
+        passing each)."""
         if k <= 0:
             return []
         q = np.ascontiguousarray(query, dtype=np.float32).reshape(self.dim)
         floor = ACTIVE if active_only else INACTIVE
         with self._lock.read(), self._borrow() as scratch:
             n = self._n
-            if groups is not None or kinds is not None:
-                mask = self._state[:n] >= floor
-                if groups is not None:
-                    wanted = np.fromiter(groups, dtype=np.int32, count=len(groups))
-                    mask &= _among(self._group[:n], wanted)
-                if kinds is not None:
-                    of_kind = np.fromiter(kinds, dtype=np.int8, count=len(kinds))
-                    mask &= _among(self._kind[:n], of_kind)
+            if only is None and (groups is not None or kinds is not None):
+                mask = self._of(slice(0, n), groups, kinds)
+                mask &= self._state[:n] >= floor
                 positions = np.flatnonzero(mask).astype(np.int64)
                 if len(positions) >= self.restricted_min:
                     # Every row passing (a view that sees every group) is every row of state
@@ -304,6 +300,8 @@ class VectorIndex:
                     if not bool(np.all(positions[1:] > positions[:-1])):
                         positions = np.unique(positions)  # a sort: 1 ms for 10k rids
                     positions = positions[self._state[positions] >= floor]
+                    if groups is not None or kinds is not None:
+                        positions = positions[self._of(positions, groups, kinds)]
                     if len(positions) >= self.restricted_min:
                         positions = self._prefilter(q, positions, floor, k, scratch)
                 sims = self._gather(q, positions, scratch)
@@ -344,6 +342,23 @@ class VectorIndex:
         return found
 
     # --- internals: lookups and scoring (callers hold a lock) ---------------------------
+
+    def _of(
+        self,
+        rows: slice | Int64s,
+        groups: Collection[int] | None,
+        kinds: Collection[int] | None,
+    ) -> npt.NDArray[np.bool_]:
+        """Which of these rows (a slice of positions, or positions) are of one of the
+        groups and one of the kinds (None: any; not both)."""
+        masks = []
+        if groups is not None:
+            wanted = np.fromiter(groups, dtype=np.int32, count=len(groups))
+            masks.append(_among(self._group[rows], wanted))
+        if kinds is not None:
+            of_kind = np.fromiter(kinds, dtype=np.int8, count=len(kinds))
+            masks.append(_among(self._kind[rows], of_kind))
+        return masks[0] if len(masks) == 1 else masks[0] & masks[1]
 
     def _find(self, rids: Iterable[int] | Int64s) -> Int64s:
         """Positions of these rids (tombstones included), -1 where absent."""

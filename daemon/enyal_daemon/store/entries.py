@@ -288,15 +288,24 @@ def rids_in_scope_after(
 def filtered_rids(conn: apsw.Connection, f: EntryFilter, limit: int | None) -> list[int]:
     """Up to `limit` (None: all) rids the filter allows, deprecation aside (the index
     knows it). A filter of tags and metadata alone is read from their indexes without
-    touching the entries (3 ms for 10,000 rids at 100k, against 30 ms looking each
-    entry up)."""
+    touching the entries (`holding`)."""
     if f.only_sets:
-        sql = " INTERSECT ".join(query for query, _ in f.sets)
-        args = [arg for _, set_args in f.sets for arg in set_args]
-    else:
-        sql, args = f"SELECT e.rid FROM context_entries e WHERE {f.narrowing_sql()}", f.args
-    bound = -1 if limit is None else limit  # a negative LIMIT is none
-    return [int(r[0]) for r in conn.execute(f"{sql} LIMIT ?", (*args, bound))]
+        return holding(conn, f, limit)
+    sql = f"SELECT e.rid FROM context_entries e WHERE {f.narrowing_sql()} LIMIT ?"
+    return [int(r[0]) for r in conn.execute(sql, (*f.args, _bound(limit)))]
+
+
+def holding(conn: apsw.Connection, f: EntryFilter, limit: int | None) -> list[int]:
+    """Up to `limit` (None: all) rids holding every tag and metadata pair of the filter
+    (its other clauses aside), read from their indexes alone: 1.2 ms for 10,000 rids at
+    100k, where checking each entry of a project's view for its tag took 8.5."""
+    sql = " INTERSECT ".join(query for query, _ in f.sets)
+    args = [arg for _, set_args in f.sets for arg in set_args]
+    return [int(r[0]) for r in conn.execute(f"{sql} LIMIT ?", (*args, _bound(limit)))]
+
+
+def _bound(limit: int | None) -> int:
+    return -1 if limit is None else limit  # a negative LIMIT is none
 
 
 def passing(conn: apsw.Connection, f: EntryFilter, rids: Sequence[int]) -> set[int]:

@@ -37,6 +37,7 @@ from ...hygiene.secrets import BUILT_IN, Redactor
 from ...index import keywords
 from ...index.entry_index import EntryIndex
 from ...index.groups import ScopeGroups, kind_code
+from ...index.vectors import Int64s
 from ...store import db, deleted, entries, failures, graph, meta, versions
 from ...store.remembered import Remembered
 from ...store.rows import EntryRow
@@ -139,6 +140,9 @@ class Engine:
             log.warning("%s cannot be written: serving reads only", db_path)
         self.store_version = Version()  # what remembered search results are checked by
         self.keyword_results = keywords.Remembered(self.store_version)
+        # The rids holding a filter's tags and metadata pairs (recall.py _holding), while no
+        # memory changed: agents filter by the same few tags again and again.
+        self.held_rids: Remembered[Int64s] = Remembered(lambda: self.store_version.value, 16)
         # Kept while no text can have changed (the store's version). A store this daemon
         # cannot write may be written by another process: its counts keep the TTL.
         self.doc_counts = keywords.DocCounts(

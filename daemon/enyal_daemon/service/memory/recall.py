@@ -14,12 +14,14 @@ from concurrent.futures import Future
 from datetime import datetime, timedelta
 
 import apsw
+import numpy as np
 
 from enyal_protocol import wire as p
 
 from ...embedder.onnx import Vectors
 from ...errors import InvalidValue
 from ...index.groups import kind_code
+from ...index.vectors import Int64s
 from ...store import entries, versions
 from ...store.filters import EntryFilter
 from ...store.rows import EntryRow
@@ -297,9 +299,17 @@ def _nearest(
     masked = _index_mask(engine, f)
     if masked is not None:
         groups, kinds = masked
-        return engine.index.search(
-            qvec, k, groups=groups, kinds=kinds, active_only=active_only, passages=passages
-        )
+        held = _holding(engine, conn, f)
+        if held is None or len(held) <= EXACT_FILTER_MAX:
+            return engine.index.search(
+                qvec,
+                k,
+                only=held,
+                groups=groups,
+                kinds=kinds,
+                active_only=active_only,
+                passages=passages,
+            )
     allowed = entries.filtered_rids(conn, f, EXACT_FILTER_MAX + 1)
     if len(allowed) <= EXACT_FILTER_MAX:
         return engine.index.search(
@@ -314,10 +324,30 @@ def _nearest(
     return engine.index.search(qvec, k, only=everything, active_only=active_only, passages=passages)
 
 
+def _holding(engine: Engine, conn: apsw.Connection, f: EntryFilter) -> Int64s | None:
+    """The rids holding the filter's tags and metadata pairs (up to EXACT_FILTER_MAX + 1
+    of them), None if it names none. Remembered while no memory changes (the store's
+    version: a write, a tag change, a forgetting, a sync all move it): listing a tag's
+    10,000 rids at 100k takes 1.2 ms, asked again nothing. Not kept for a store this
+    daemon cannot write: another process may (as keywords.DocCounts)."""
+    if not f.sets:
+        return None
+
+    def listed() -> Int64s:
+        rids = np.array(entries.holding(conn, f, EXACT_FILTER_MAX + 1), dtype=np.int64)
+        rids.flags.writeable = False  # shared by the recalls that find it remembered
+        return rids
+
+    return listed() if engine.read_only else engine.held_rids.get(tuple(f.sets), listed)
+
+
 def _index_mask(engine: Engine, f: EntryFilter) -> tuple[list[int] | None, list[int] | None] | None:
-    """The index groups and kinds a filter of scopes and a type allows (None for either:
-    any); None when it filters by more, which only SQL can check."""
-    if f.tags or f.min_importance > 1 or f.metadata or len(f.clauses) > _mask_clauses(f):
+    """The index groups and kinds a filter of scopes, a type, tags and metadata allows
+    (None for either: any); None when it filters by more, which only SQL can check. Its
+    tags and metadata are not masks of the index but rids listed apart (`_holding`), so
+    that a tag asked from a project's view is not checked entry by entry in SQL (8.5 ms
+    at 100k, most of such a recall's cost)."""
+    if f.min_importance > 1 or len(f.clauses) > _mask_clauses(f) + len(f.sets):
         return None
     kinds = None if f.content_type is None else [kind_code(f.content_type)]
     if f.view is not None:
@@ -328,7 +358,7 @@ def _index_mask(engine: Engine, f: EntryFilter) -> tuple[list[int] | None, list[
         return engine.groups.known([(f.scope_level, f.scope_path if f.match_path else None)]), kinds
     if f.match_path:
         return engine.groups.at_path(f.scope_path), kinds
-    return None if kinds is None else (None, kinds)
+    return None if kinds is None and not f.sets else (None, kinds)
 
 
 def _mask_clauses(f: EntryFilter) -> int:
