@@ -149,19 +149,26 @@ class Store:
     evidence: set[str] = field(default_factory=set)  # has_answer user turns' ids
 
 
-def memories(q: Question, turns_of: dict[str, Turns], when: Callable[[str, int], str]) -> Store:
+def memories(
+    q: Question,
+    turns_of: dict[str, Turns],
+    when: Callable[[str, int], str],
+    roles: Sequence[str] = ("user",),
+) -> Store:
+    """`roles`: whose turns are stored (--assistant: the assistant's too, each tagged with
+    its role; an evidence turn of either then counts at the level of turns)."""
     store = Store()
     for sid, date in zip(q.sessions, q.dates, strict=True):
         for t, turn in enumerate(turns_of[sid]):
             text = turn["content"].strip()
-            if turn["role"] != "user" or not text:
+            if turn["role"] not in roles or not text:
                 continue
             tid = f"{sid}/{t}"
             line = {
                 "id": tid,
                 "content": text,
                 "content_type": "fact",
-                "tags": ["user"],
+                "tags": [turn["role"]],
                 "created_at": when(date, t),
             }
             store.lines.append(json.dumps(line))
@@ -324,6 +331,7 @@ def run(
     asked: Callable[[str], str],
     floors: Sequence[tuple[float, float]] = (),
     abstention: bool = False,
+    roles: Sequence[str] = ("user",),
     log: Callable[[str], None] = lambda s: print(s, file=sys.stderr, flush=True),
 ) -> dict[str, Any]:
     """Every chosen question through the protocol; the per-question figures, grouped."""
@@ -338,7 +346,7 @@ def run(
     t0 = time.perf_counter()
     try:
         for n, q in enumerate(questions, 1):
-            store = memories(q, turns_of, when)
+            store = memories(q, turns_of, when, roles)
             a = ask(q, store, embedder, asked(q.date), floors)
             rows.append(
                 {
