@@ -97,11 +97,16 @@ class Question:
 
 
 def load(
-    root: Path, which: str | None, sample: int | None, abstention: bool = False
+    root: Path,
+    which: str | None,
+    sample: int | None,
+    abstention: bool = False,
+    qtype: str | None = None,
 ) -> list[Question]:
     """The questions of split `which` (None: both) in question_id order; with `sample`,
     the first `sample` of each split in sha256 order (a fixed sample, blind to content);
-    with `abstention`, only the abstention questions (there are 30: a sample holds few)."""
+    with `abstention`, only the abstention questions (there are 30: a sample holds few);
+    with `qtype`, only the questions of that type (before the sample is taken)."""
     qs = []
     with (root / "questions.jsonl").open() as f:
         for line in f:
@@ -118,6 +123,7 @@ def load(
                 )
             )
     qs = [q for q in qs if which in (None, q.split) and (q.abstention or not abstention)]
+    qs = [q for q in qs if qtype in (None, q.qtype)]
     if sample is not None:
         order = sorted(qs, key=lambda q: hashlib.sha256(q.qid.encode()).hexdigest())
         keep = {
@@ -332,10 +338,11 @@ def run(
     floors: Sequence[tuple[float, float]] = (),
     abstention: bool = False,
     roles: Sequence[str] = ("user",),
+    qtype: str | None = None,
     log: Callable[[str], None] = lambda s: print(s, file=sys.stderr, flush=True),
 ) -> dict[str, Any]:
     """Every chosen question through the protocol; the per-question figures, grouped."""
-    questions = load(root, which, sample, abstention)
+    questions = load(root, which, sample, abstention, qtype)
     turns_of = sessions(root, {s for q in questions for s in q.sessions})
     when = _conversations_build().when
     embedder = CachedEmbedder(cache_dir, model_cache_dir)
