@@ -235,6 +235,14 @@ class Engine:
             self._storage_failed(exc)
             raise
 
+    def release_write_cache(self) -> None:
+        """The writer's page cache freed (Writer.release_cache): after a burst of writes."""
+        try:
+            self.writer.release_cache()
+        except apsw.Error as exc:
+            self._storage_failed(exc)
+            raise
+
     def write_soon(self, job: Callable[[Tx], T], durable: bool = True) -> Callable[[], T]:
         """`write` without waiting: queues `job` and returns the wait for its outcome, so
         the caller can prepare the next job while this one commits (its fsync)."""
