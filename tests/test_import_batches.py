@@ -170,3 +170,18 @@ def test_an_import_gives_the_writers_page_cache_back(memory: Any) -> None:
     transfer.import_lines(memory, p.ImportParams(lines=_lines(CONTENTS)))
     assert written and written[0] > 64 * 1024
     assert cached() < written[0] / 10
+
+
+def test_a_cache_that_cannot_be_freed_leaves_the_import_answered(
+    memory: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Freeing the writer's cache opens a transaction of its own; if none can be opened
+    # then (another process holds the write lock), the lines already written stand.
+    import apsw
+
+    def busy() -> None:
+        raise apsw.BusyError("database is locked")
+
+    monkeypatch.setattr(memory.writer, "release_cache", busy)
+    result = transfer.import_lines(memory, p.ImportParams(lines=_lines(SHORT[:3])))
+    assert (result.stored, result.failed) == (3, 0)
