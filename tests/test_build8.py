@@ -408,3 +408,43 @@ print(both, maps())
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["1", "2"]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/smaps")
+def test_one_build_alone_reads_its_table_from_a_map_a_trim_drops(
+    source: ModelFiles, model_cache: Path
+) -> None:
+    # Where the 8-bit build runs every text (an int8 dot product: one session), its table
+    # is handed to the session from our map as the two builds' is. Left to onnxruntime,
+    # which maps the tables file itself, the pages runs read stayed in the daemon's RSS
+    # whatever it trimmed (42 MB after importing SciFact abstracts at 100k, issue 30).
+    # In a fresh process: the resident kB of the tables file's maps after long texts, then
+    # after a trim.
+    one = build8.load(source, model_cache, int8_dot=True).files
+    assert one.runtime is not None and one.long_runtime == one.runtime
+    code = f"""
+from pathlib import Path
+from enyal_daemon import heap
+from enyal_daemon.embedder import onnx
+from enyal_daemon.embedder.model_files import ModelFiles
+run = Path({str(one.runtime)!r})
+files = ModelFiles(Path({str(one.model)!r}), Path({str(one.tokenizer)!r}), "", "", "", run, run)
+def resident():
+    kb, mine = 0, False
+    for line in open("/proc/self/smaps"):
+        head = line.split()
+        if "-" in head[0] and len(head) >= 5 and ":" not in head[0]:
+            mine = len(head) > 5 and head[5].endswith("-{build8.TABLES}.data")
+        elif mine and head[0] == "Rss:":
+            kb += int(head[1])
+    return kb
+e = onnx.Embedder(files)
+e.embed_many([{LONG!r} * 6, {LONG!r} * 3 + " And more.", {SHORT!r}])
+ran = resident()
+heap.trim()
+print(ran, resident())
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    ran, trimmed = (int(x) for x in done.stdout.split())
+    assert ran > 0 and trimmed == 0

@@ -148,3 +148,40 @@ def test_texts_near_the_window_run_alone_and_short_ones_still_share_a_run() -> N
     short = [20] * onnx.BATCH_SIZE
     runs = onnx._batches(list(range(len(short))), short)
     assert len(runs[0]) == onnx.BATCH_TOKENS // 20
+
+
+def test_an_import_gives_the_writers_page_cache_back(memory: Any) -> None:
+    # The writer's page cache fills as an import writes (16 MB of the daemon's heap after
+    # importing SciFact abstracts at 100k, issue 30): freed once the import is written,
+    # not kept until the next burst of writes. SQLite's own count for the connection.
+    import apsw
+
+    def cached() -> int:
+        return int(memory.writer.conn.status(apsw.SQLITE_DBSTATUS_CACHE_USED)[0])
+
+    written = []
+    real = memory.release_write_cache
+
+    def release() -> None:
+        written.append(cached())  # what the import's writes left cached
+        real()
+
+    memory.release_write_cache = release
+    transfer.import_lines(memory, p.ImportParams(lines=_lines(CONTENTS)))
+    assert written and written[0] > 64 * 1024
+    assert cached() < written[0] / 10
+
+
+def test_a_cache_that_cannot_be_freed_leaves_the_import_answered(
+    memory: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Freeing the writer's cache opens a transaction of its own; if none can be opened
+    # then (another process holds the write lock), the lines already written stand.
+    import apsw
+
+    def busy() -> None:
+        raise apsw.BusyError("database is locked")
+
+    monkeypatch.setattr(memory.writer, "release_cache", busy)
+    result = transfer.import_lines(memory, p.ImportParams(lines=_lines(SHORT[:3])))
+    assert (result.stored, result.failed) == (3, 0)

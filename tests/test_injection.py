@@ -432,3 +432,28 @@ def test_the_payloads_structure_is_a_cue() -> None:
     ):
         assert fired(name, attack), (name, attack)
         assert not fired(name, benign), (name, benign)
+
+
+def test_the_word_cache_keeps_a_word_in_a_few_hundred_bytes() -> None:
+    # The judge hashes each word once and keeps its hashes (ngrams.indices), up to
+    # CACHED_WORDS words: as a tuple of Python ints a word took ~520 bytes with its key,
+    # 14 MB of the daemon's heap after importing 3,000 SciFact abstracts (27,000 words;
+    # issue 30). Measured on words of 12 letters (10 three-letter pieces each), in a
+    # cache of its own (a bucket count no model uses).
+    import tracemalloc
+
+    from enyal_daemon.hygiene import ngrams
+
+    size = 1_000_003
+    words = [f"w{i:06d}abcde" for i in range(5_000)]
+    text = " ".join(words)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        found = ngrams.indices(text, size)
+        del found
+        kept = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+        ngrams._CACHES.pop(size, None)
+    assert kept / len(words) < 300

@@ -85,8 +85,12 @@ class Embedder:
         self._tokenizer.no_truncation()
         short = files.runtime or files.model
         long = files.long_runtime or files.model
-        # Both builds come from one folded graph: their embedding tables are one copy.
-        self._shared = shared_weights.common(short, long) if short != long else {}
+        # Both builds come from one folded graph: their embedding tables are one copy. One
+        # build alone (a processor with an int8 dot product) is handed its table the same
+        # way: onnxruntime would map the tables file itself, and the pages its runs read
+        # (up to the table's 47 MB after an import of long texts) would stay in the RSS;
+        # from our map heap.trim drops them (issue 30).
+        self._shared = shared_weights.common(short, long)
         self._short = _session(short, self._shared)
         self._long = self._short if long == short else _session(long, self._shared)
         self._input_names = {i.name for i in self._short.get_inputs()}

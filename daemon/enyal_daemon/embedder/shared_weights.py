@@ -35,9 +35,12 @@ def common(a: Path, b: Path) -> dict[str, ort.OrtValue]:
     """Each float initializer that `a` and `b` both keep at the same place of the same
     data file (name, shape, offset and length alike), as an OrtValue over a read-only map
     of that file (only the rows a run reads are paged in; the OrtValue keeps the map
-    alive). Nothing where the place is not 4-byte aligned or the file is shorter than
-    the references say: onnxruntime then reads that data itself."""
-    mine, theirs = _references(a), _references(b)
+    alive). `a` may be `b`: one build's tables, mapped here rather than by onnxruntime,
+    so that heap.trim drops their pages. Nothing where the place is not 4-byte aligned
+    or the file is shorter than the references say: onnxruntime then reads that data
+    itself."""
+    mine = _references(a)
+    theirs = mine if b == a else _references(b)  # one build alone: its own table, mapped
     maps: dict[Path, mmap.mmap] = {}
     out: dict[str, ort.OrtValue] = {}
     for name, ref in mine.items():

@@ -13,6 +13,7 @@ run on per-thread connections, writes go through the one Writer.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import threading
@@ -32,7 +33,7 @@ from ...embedder.memo import QueryVectors, TokenCounts
 from ...embedder.model_files import ModelFiles
 from ...embedder.onnx import Embedder, Vectors
 from ...embedder.passages import Embedding
-from ...errors import InvalidValue, ModelUnavailable, NotFound, StorageError
+from ...errors import InvalidValue, ModelUnavailable, NotFound, ShuttingDown, StorageError
 from ...hygiene.secrets import BUILT_IN, Redactor
 from ...index import keywords
 from ...index.entry_index import EntryIndex
@@ -238,6 +239,14 @@ class Engine:
         except apsw.Error as exc:
             self._storage_failed(exc)
             raise
+
+    def release_write_cache(self) -> None:
+        """The writer's page cache freed (Writer.release_cache): after a burst of writes.
+        Only memory: a writer that cannot open a transaction now (another process holds
+        the write lock, the disk went read-only, the daemon is stopping) keeps its cache,
+        and the writes it has made stand as answered."""
+        with contextlib.suppress(apsw.Error, ShuttingDown):
+            self.writer.release_cache()
 
     def write_soon(self, job: Callable[[Tx], T], durable: bool = True) -> Callable[[], T]:
         """`write` without waiting: queues `job` and returns the wait for its outcome, so

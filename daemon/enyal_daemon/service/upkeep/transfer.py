@@ -237,7 +237,10 @@ def import_lines(engine: Engine, params: p.ImportParams) -> p.ImportResult:
             results.append(p.ImportLine(line=number, status="failed", error=exc.message, kind=kind))
     if to_embed or edges:
         results.extend(_store_all(engine, to_embed, edges))
-        heap.trim()  # a batch of long texts leaves tens of MB of freed heap behind
+        # A batch of long texts leaves tens of MB of freed heap behind, and the writer's
+        # page cache filled (16 MB): both given back to the OS (issue 30).
+        engine.release_write_cache()
+        heap.trim()
     results.sort(key=lambda r: r.line)
     counted = [r for r in results if r.kind != "header"]
     return p.ImportResult(
