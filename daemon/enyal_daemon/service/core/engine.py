@@ -44,7 +44,7 @@ from ...store.rows import EntryRow
 from ...store.writer import Tx, Version, Writer
 from ..rules import expiry, redaction, scoring
 from ..rules.clock import SYSTEM, Clock
-from . import changes
+from . import changes, traffic
 from .bookkeeping import Bookkeeping
 from .session_state import Sessions
 
@@ -231,13 +231,19 @@ class Engine:
         return True
 
     def write(self, job: Callable[[Tx], T], durable: bool = True) -> T:
-        """Run `job` on the writer; returns once its transaction has committed."""
-        self.writable_again()
+        """Run `job` on the writer; returns once its transaction has committed. A durable
+        write is announced (traffic.py) until then: bookkeeping waits for it."""
+        if durable:
+            traffic.announce()
         try:
+            self.writable_again()
             return self.writer.run(job, durable)
         except apsw.Error as exc:
             self._storage_failed(exc)
             raise
+        finally:
+            if durable:
+                traffic.settle()
 
     def write_soon(self, job: Callable[[Tx], T], durable: bool = True) -> Callable[[], T]:
         """`write` without waiting: queues `job` and returns the wait for its outcome, so
@@ -462,7 +468,8 @@ class Engine:
 
     def flush_bookkeeping(self) -> bool:
         """Write buffered access counts and analytics events, a small transaction at a
-        time (service/core/bookkeeping.py): acknowledged writes queued meanwhile go first.
+        time (service/core/bookkeeping.py), each once no acknowledged write is coming
+        (traffic.py; MOST seconds at most): acknowledged writes queued meanwhile go first.
         Returns whether there was anything to write."""
         self.writable_again()  # called every few seconds: writes come back by themselves
         batch = self.bookkeeping.drain()
@@ -470,8 +477,9 @@ class Engine:
             return False
         try:
             for job in batch.chunks():
+                traffic.wait_for_writes(traffic.MOST)
                 while self.write(functools.partial(_uncounted, job), durable=False):
-                    pass
+                    traffic.wait_for_writes(traffic.MOST)
         except StorageError as exc:  # counts are not worth failing anything for
             log.warning("access counts and events dropped: %s", exc.message)
         return True

@@ -1,0 +1,91 @@
+"""The bookkeeping flush waits while an acknowledged write is coming: from a remember's
+embedding to its commit, no chunk of counts or events is written (issue 30), and the
+wait is bounded, so a write that never settles cannot hold the counts back for good."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import pytest
+
+from enyal_daemon.service.core import traffic
+from enyal_daemon.service.memory import memories
+from enyal_protocol import wire as p
+
+
+def _recording(memory: Any, monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """The writer's jobs, in the order they are run: durable (True) or bookkeeping."""
+    jobs: list[bool] = []
+    real = memory.writer.run
+
+    def run(fn: Any, durable: bool = True) -> Any:
+        jobs.append(durable)
+        return real(fn, durable)
+
+    monkeypatch.setattr(memory.writer, "run", run)
+    return jobs
+
+
+def test_a_flush_waits_for_a_remember_being_embedded(
+    memory: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(traffic, "MOST", 10.0)  # the bound is not what is tested here
+    seen = memories.remember(memory, p.RememberParams(content="seen", scope="global")).id
+    embedding, release = threading.Event(), threading.Event()
+    real_embed = memory.embed_memory
+
+    def slow_embed(text: str) -> Any:
+        embedding.set()
+        release.wait(10)
+        return real_embed(text)
+
+    monkeypatch.setattr(memory, "embed_memory", slow_embed)
+    jobs = _recording(memory, monkeypatch)
+    params = p.RememberParams(content="a new note", scope="global")
+    remember = threading.Thread(target=memories.remember, args=(memory, params))
+    remember.start()
+    assert embedding.wait(10)
+    memory.bookkeeping.touch([seen])
+    memory.bookkeeping.event(seen, "recall", "q", 1)
+    flush = threading.Thread(target=memory.flush_bookkeeping)
+    flush.start()
+    time.sleep(0.3)  # a flush that does not wait writes its chunks meanwhile
+    assert jobs == []
+    release.set()
+    remember.join(10)
+    flush.join(10)
+    assert jobs[0] is True and jobs.count(False) >= 2  # the remember, then the chunks
+    assert traffic.writes_coming() == 0
+    assert memory.require(seen).access_count == 1
+
+
+def test_a_write_never_settled_holds_a_flush_back_a_bounded_time(
+    memory: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(traffic, "MOST", 0.05)
+    seen = memories.remember(memory, p.RememberParams(content="seen", scope="global")).id
+    announced, done = threading.Event(), threading.Event()
+
+    def stuck() -> None:  # a write announced, then never made (until the test ends)
+        traffic.announce()
+        traffic.announce()  # once per thread, however often
+        announced.set()
+        done.wait(10)
+        traffic.settle()
+
+    other = threading.Thread(target=stuck)
+    other.start()
+    try:
+        assert announced.wait(10)
+        assert traffic.writes_coming() == 1
+        memory.bookkeeping.touch([seen])
+        start = time.monotonic()
+        assert memory.flush_bookkeeping()
+        assert 0.05 <= time.monotonic() - start < 5
+        assert memory.require(seen).access_count == 1
+    finally:
+        done.set()
+        other.join(10)
+    assert traffic.writes_coming() == 0
