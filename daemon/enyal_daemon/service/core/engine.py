@@ -126,7 +126,7 @@ class Engine:
         self._readers_lock = threading.Lock()
         self._embed_slots = threading.BoundedSemaphore(EMBED_CONCURRENCY)
         self._embed_pool = ThreadPoolExecutor(EMBED_CONCURRENCY, thread_name_prefix="enyal-embed")
-        self._batcher = Batcher(embedder, lambda: self._embed_slots, EMBED_CONCURRENCY)
+        self._batcher = Batcher(embedder, self._embed_slots, EMBED_CONCURRENCY)
         self.token_counts = TokenCounts(embedder.count_tokens)  # budgets' (embedder/memo.py)
         self._query_vectors = QueryVectors()
         conn = db.connect(db_path, writer=True)
