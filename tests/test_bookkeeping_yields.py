@@ -89,3 +89,50 @@ def test_a_write_never_settled_holds_a_flush_back_a_bounded_time(
         done.set()
         other.join(10)
     assert traffic.writes_coming() == 0
+
+
+def test_a_checkpoint_waits_for_a_lull_in_acknowledged_writes(
+    memory: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A checkpoint's fsync of the database file does not start beside a write coming."""
+    monkeypatch.setattr(traffic, "MOST", 10.0)
+    monkeypatch.setattr("enyal_daemon.store.writer.CHECKPOINT_PAGES", 10)
+    checkpoints: list[float] = []
+    ran = threading.Event()
+    real = memory.writer._checkpointer
+
+    class Recording:
+        def wal_checkpoint(self, **kw: Any) -> Any:
+            checkpoints.append(time.monotonic())
+            ran.set()
+            return real.wal_checkpoint(**kw)
+
+        def close(self) -> None:
+            real.close()
+
+    monkeypatch.setattr(memory.writer, "_checkpointer", Recording())
+    announced, settle = threading.Event(), threading.Event()
+
+    def coming() -> None:  # a remember being embedded meanwhile
+        traffic.announce()
+        announced.set()
+        settle.wait(10)
+        traffic.settle()
+
+    other = threading.Thread(target=coming)
+    other.start()
+    try:
+        assert announced.wait(10)
+        memory.write(lambda tx: tx.conn.execute("CREATE TABLE scratch (x TEXT)"))
+        for _ in range(30):
+            memory.write(
+                lambda tx: tx.conn.execute("INSERT INTO scratch VALUES (?)", ("x" * 3000,))
+            )
+        time.sleep(0.3)  # a checkpoint that does not wait has run by now
+        assert checkpoints == []
+        settled_at = time.monotonic()
+    finally:
+        settle.set()
+        other.join(10)
+    assert ran.wait(10)
+    assert checkpoints[0] >= settled_at

@@ -157,6 +157,7 @@ class Engine:
             conn,
             None if self.read_only else db.connect(db_path, writer=False),
             self.store_version,
+            _lull,
         )
         self._reopen_lock = threading.Lock()
         # Bumped when the database is opened anew (writable again): each thread's reader
@@ -223,7 +224,9 @@ class Engine:
                 conn.close()
                 return False
             old = self.writer
-            self.writer = Writer(conn, db.connect(self.db_path, writer=False), self.store_version)
+            self.writer = Writer(
+                conn, db.connect(self.db_path, writer=False), self.store_version, _lull
+            )
             self._generation += 1
             self.read_only = False
             old.close()  # jobs it had accepted fail as read-only, as they would have
@@ -483,6 +486,12 @@ class Engine:
         except StorageError as exc:  # counts are not worth failing anything for
             log.warning("access counts and events dropped: %s", exc.message)
         return True
+
+
+def _lull() -> None:
+    """What a checkpoint waits for (store/writer.py): no acknowledged write coming, MOST
+    seconds at most."""
+    traffic.wait_for_writes(traffic.MOST)
 
 
 def _uncounted(job: Callable[[Tx], T], tx: Tx) -> T:
