@@ -136,3 +136,17 @@ def test_a_checkpoint_waits_for_a_lull_in_acknowledged_writes(
         other.join(10)
     assert ran.wait(10)
     assert checkpoints[0] >= settled_at
+
+
+def test_a_request_that_fails_after_announcing_its_write_settles_it() -> None:
+    """A remember whose embedding or checks fail before its write: the dispatcher settles
+    what it announced, or every flush after would wait MOST a chunk."""
+    from enyal_daemon.server import dispatch
+
+    def failing(params: Any) -> Any:
+        traffic.announce()
+        raise ValueError("the model failed")
+
+    with pytest.raises(ValueError):
+        dispatch._settled(failing, None)
+    assert traffic.writes_coming() == 0
