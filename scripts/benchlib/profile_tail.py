@@ -16,7 +16,9 @@ recall, and the time each kind of event took in all.
 
 `--remember` times remembers instead, on one connection, while another recalls back to
 back (the bench's "remember under recall"): the same report, "recall" read as
-"remember", with each remember's embedding, its wait for the writer and its whole write.
+"remember", with each remember's embedding, its wait for the writer and its whole write;
+the embedding taken apart (its wait for a worker, its inference's wall and CPU, the hand
+back), and the calls a flush or a checkpoint overlapped against the rest.
 """
 
 from __future__ import annotations
