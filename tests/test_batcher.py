@@ -36,7 +36,7 @@ class Counting:
 def test_concurrent_texts_are_batched_and_match_single_embeddings(embedder: Any) -> None:
     counting = Counting(embedder)
     slot = threading.Semaphore(0)  # held: the worker waits at it while requests queue up
-    batcher = Batcher(counting, lambda: slot, workers=1)  # type: ignore[arg-type]
+    batcher = Batcher(counting, slot, workers=1)  # type: ignore[arg-type]
     try:
         with ThreadPoolExecutor(len(TEXTS)) as pool:
             futures = [pool.submit(batcher.embed, t) for t in TEXTS]
@@ -57,7 +57,7 @@ def test_concurrent_texts_are_batched_and_match_single_embeddings(embedder: Any)
 
 
 def test_a_closed_batcher_refuses_new_texts(embedder: Any) -> None:
-    batcher = Batcher(embedder, lambda: threading.Lock(), workers=2)
+    batcher = Batcher(embedder, threading.Semaphore(2), workers=2)
     assert batcher.embed("one text").shape == (384,)
     batcher.close()
     with pytest.raises(ShuttingDown):
@@ -71,7 +71,7 @@ def test_a_text_marked_first_is_embedded_before_the_queries_queued_ahead_of_it(
     30: remember p99 under recall): the worker takes its batch once it holds a slot, and
     takes the text marked first ahead of the rest."""
     slot = threading.Semaphore(0)  # held: texts queue up while the worker waits for it
-    batcher = Batcher(embedder, lambda: slot, workers=1)
+    batcher = Batcher(embedder, slot, workers=1)
     done: list[str] = []
     try:
         queries = [batcher.submit(t) for t in TEXTS[:10]]  # more than one batch's worth
@@ -127,3 +127,44 @@ def test_a_memory_being_written_is_embedded_ahead_of_queued_recall_queries(memor
         if held:  # a failure above must not leave the workers waiting at the slots
             slots.release(held)
         pool.shutdown()
+
+
+class Where(Counting):
+    """The real embedder, noting the thread each single text is embedded on."""
+
+    def __init__(self, real: Any) -> None:
+        super().__init__(real)
+        self.threads: list[str] = []
+
+    def embed(self, text: str) -> Any:
+        self.threads.append(threading.current_thread().name)
+        return super().embed(text)
+
+
+def test_a_text_marked_first_is_embedded_on_its_callers_thread_when_a_slot_is_free(
+    embedder: Any,
+) -> None:
+    """No hop to a worker and back (each a wake-up that waits for the interpreter's lock:
+    issue 30); with every slot busy, it waits for a worker as before."""
+    where = Where(embedder)
+    slot = threading.Semaphore(1)
+    batcher = Batcher(where, slot, workers=1)  # type: ignore[arg-type]
+    pool = ThreadPoolExecutor(1, thread_name_prefix="request")
+    try:
+        text = "we deploy with the blue-green script"
+        vec = pool.submit(batcher.embed, text, True).result(timeout=60)
+        assert where.threads == ["request_0"]
+        assert float(np.dot(vec, embedder.embed(text))) > 0.99999
+        assert slot.acquire(blocking=False)  # given back
+        waiting = pool.submit(batcher.embed, text, True)  # the one slot held: queued
+        for _ in range(1000):
+            if batcher._first:
+                break
+            threading.Event().wait(0.01)
+        assert batcher._first and not waiting.done()
+        slot.release()
+        assert waiting.result(timeout=60).shape == (384,)
+        assert where.threads[1].startswith("enyal-embed")
+    finally:
+        pool.shutdown()
+        batcher.close()

@@ -16,7 +16,9 @@ recall, and the time each kind of event took in all.
 
 `--remember` times remembers instead, on one connection, while another recalls back to
 back (the bench's "remember under recall"): the same report, "recall" read as
-"remember", with each remember's embedding, its wait for the writer and its whole write.
+"remember", with each remember's embedding, its wait for the writer and its whole write;
+the embedding taken apart (its wait for a worker, its inference's wall and CPU, the hand
+back), and the calls a flush or a checkpoint overlapped against the rest.
 """
 
 from __future__ import annotations
@@ -81,13 +83,22 @@ def _recording_daemon(out: str) -> int:
 
     timed(heap, "trim", "trim")
     timed(daemon_mod.Daemon, "_flush_and_trim", "flush")
-    timed(writer_mod.Writer, "_commit_batch", "commit", lambda a, kw: len(a[1]))
+    timed(
+        writer_mod.Writer,
+        "_commit_batch",
+        "commit",
+        lambda a, kw: (len(a[1]), a[1][0].durable),
+    )
     timed(onnx.Embedder, "_run", "inference", lambda a, kw: int(a[1].shape[0]))
 
     from enyal_daemon.embedder import batcher as batcher_mod
     from enyal_daemon.index import keywords as keywords_mod
 
     timed(keywords_mod.Remembered, "search", "keywords")
+    from enyal_daemon.service.core import bookkeeping as bookkeeping_mod
+
+    # The flush's first step, on its own thread: the recalls' queries redacted.
+    timed(bookkeeping_mod.Bookkeeping, "drain", "drain")
     # A recall's parts on the request thread, each on its thread's CPU clock, so that a
     # recall that took more CPU than the rest shows which part did.
     from enyal_daemon.service.core import engine as engine_mod
@@ -321,6 +332,16 @@ def report(lat: list[tuple[float, float]], events: list[Event], slow_share: floa
         v = [e for e in verbs if t0 <= e[1] and e[2] <= t1]
         vtxt = f"verb {(v[0][2] - v[0][1]) * ms:.1f} cpu {v[0][3][0] * ms:.1f}" if v else ""
         print(f"  #{i:3d} {outside[i]:6.1f}  {vtxt}  {', '.join(parts)}")
+    _embeds(by_kind)
+    print("from outside, the calls a flush or a checkpoint overlapped and the rest:")
+    for kind in ("flush", "checkpoint"):
+        hit = [any(_overlap(t0, t1, e[1], e[2]) > 0 for e in by_kind[kind]) for t0, t1 in lat]
+        yes = [outside[i] for i in range(n) if hit[i]]
+        no = [outside[i] for i in range(n) if not hit[i]]
+        print(
+            f"  {kind:10s} {len(yes):4d}: p50 {_pct(yes, 50):6.2f} p99 {_pct(yes, 99):6.2f}; "
+            f"not {len(no):4d}: p50 {_pct(no, 50):6.2f} p99 {_pct(no, 99):6.2f}"
+        )
     parts_of = [k2 for k2 in sorted(by_kind) if k2.startswith("part:")]
     print("the 5 recalls whose verb took the most CPU: its parts' CPU (ms, nested parts overlap)")
     for v in sorted(verbs, key=lambda e: -e[3][0])[:5]:
@@ -329,6 +350,61 @@ def report(lat: list[tuple[float, float]], events: list[Event], slow_share: floa
             for k2 in parts_of
         ]
         print(f"  verb {v[3][0] * ms:6.1f}: {', '.join(got)}")
+
+
+def _embeds(by_kind: dict[str, list[Event]]) -> None:
+    """A remember's embedding (--remember) taken apart: its text's wait for a worker, its
+    inference's wall and CPU (the worker thread's clock: wall beyond it is the core or the
+    GIL taken by others), and the hand back to the request thread; with whether a
+    bookkeeping commit, a flush's drain or a checkpoint overlapped it."""
+    embeds = by_kind.get("part:embed", [])
+    if not embeds:
+        return
+    ms = 1e3
+    infer = sorted(by_kind["inference"], key=lambda e: e[1])
+    queued = sorted(by_kind["queued"], key=lambda e: e[2])
+    starts = [e[1] for e in infer]
+    takes = [e[2] for e in queued]
+    rows = []
+    for e in embeds:
+        j = bisect.bisect_left(starts, e[1])
+        got = [x for x in infer[j : j + 4] if x[2] <= e[2]]
+        if not got:
+            continue
+        inf = got[-1]  # the last to end inside it: its own (a recall's started before)
+        k = bisect.bisect_right(takes, inf[1]) - 1
+        wait = (queued[k][2] - queued[k][1]) * ms if k >= 0 and queued[k][1] >= e[1] else 0.0
+        over = {
+            kind: any(_overlap(e[1], e[2], x[1], x[2]) > 0 for x in by_kind.get(kind, []))
+            for kind in ("drain", "checkpoint")
+        }
+        bk = any(_overlap(e[1], e[2], x[1], x[2]) > 0 and not x[3][1][1] for x in by_kind["commit"])
+        rows.append(
+            (
+                (e[2] - e[1]) * ms,
+                wait,
+                (inf[2] - inf[1]) * ms,
+                inf[3][0] * ms,
+                (e[2] - inf[2]) * ms,
+                bk,
+                over["drain"],
+                over["checkpoint"],
+            )
+        )
+    print(f"each remember's embedding ({len(rows)}): p50 / p99 ms")
+    for i, label in enumerate(
+        ("embed, wall", "queued for a worker", "inference, wall", "inference, CPU", "hand back")
+    ):
+        xs = [r[i] for r in rows]
+        print(f"  {label:22s} {_pct(xs, 50):6.2f} / {_pct(xs, 99):6.2f}")
+    for i, label in ((5, "a bookkeeping commit"), (6, "a flush's drain"), (7, "a checkpoint")):
+        yes = [r[0] for r in rows if r[i]]
+        no = [r[0] for r in rows if not r[i]]
+        print(
+            f"  overlapping {label:22s} {len(yes):4d}: p50 {_pct(yes, 50):6.2f} "
+            f"p99 {_pct(yes, 99):6.2f}; not {len(no):4d}: p50 {_pct(no, 50):6.2f} "
+            f"p99 {_pct(no, 99):6.2f}"
+        )
 
 
 def main() -> None:

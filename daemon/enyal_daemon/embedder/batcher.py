@@ -14,16 +14,20 @@ A worker takes its batch only once it holds an inference slot, not before waitin
 one: texts that arrive while every slot is busy join the batch, and a text submitted
 `first` (a memory being written: its writer waits on it, a recall's keyword search
 runs meanwhile) goes ahead of every query waiting, so a remember waits at most for the
-inferences already running, not for the queue of recalls before it (issue 30).
+inferences already running, not for the queue of recalls before it (issue 30). And when
+a slot is free as `embed` is asked for such a text, it is embedded there and then, on
+the caller's thread: no hop to a worker and back. Each hop is a thread woken that must
+then take the interpreter's lock, which a busy thread gives up only when its switch
+interval (5 ms) runs out; beside a recall, the hand back alone took p99 ~10 ms of a
+remember's embedding (scripts/benchlib/profile_tail.py --remember, docs/ARCHITECTURE.md).
 """
 
 from __future__ import annotations
 
 import threading
 from collections import deque
-from collections.abc import Callable
 from concurrent.futures import Future
-from contextlib import AbstractContextManager
+from typing import Protocol
 
 from ..errors import ShuttingDown
 from .onnx import Embedder, Vectors
@@ -31,16 +35,24 @@ from .onnx import Embedder, Vectors
 MAX_BATCH = 8
 
 
+class Slots(Protocol):
+    """The inference slots, shared with other embedding work (a semaphore)."""
+
+    def acquire(self, blocking: bool = True, timeout: float | None = None) -> bool: ...
+
+    def release(self, n: int = 1) -> None: ...
+
+
 class Batcher:
     def __init__(
         self,
         embedder: Embedder,
-        slot: Callable[[], AbstractContextManager[object]],
+        slots: Slots,
         workers: int,
     ) -> None:
-        """`slot()` is held around each inference, shared with other embedding work."""
+        """One of `slots` is held around each inference."""
         self._embedder = embedder
-        self._slot = slot
+        self._slots = slots
         self._cond = threading.Condition()
         self._waiting: deque[tuple[str, Future[Vectors]]] = deque()
         self._first: deque[tuple[str, Future[Vectors]]] = deque()  # taken before _waiting
@@ -53,6 +65,13 @@ class Batcher:
             t.start()
 
     def embed(self, text: str, first: bool = False) -> Vectors:
+        """The text's vector. `first`: ahead of the rest, and on this thread if a slot is
+        free now."""
+        if first and self._slots.acquire(blocking=False):
+            try:
+                return self._embedder.embed(text)
+            finally:
+                self._slots.release()
         return self.submit(text, first).result()
 
     def submit(self, text: str, first: bool = False) -> Future[Vectors]:
@@ -93,7 +112,8 @@ class Batcher:
         while self._wait():
             batch: list[tuple[str, Future[Vectors]]] = []
             try:
-                with self._slot():
+                self._slots.acquire()
+                try:
                     batch += self._take()
                     if not batch:
                         continue  # another worker took them while this one waited for a slot
@@ -101,6 +121,8 @@ class Batcher:
                         vectors = [self._embedder.embed(batch[0][0])]
                     else:
                         vectors = list(self._embedder.embed_many([t for t, _ in batch]))
+                finally:
+                    self._slots.release()
             except BaseException as exc:  # every waiter hears of it; the worker lives on
                 for _, fut in batch:
                     fut.set_exception(exc)

@@ -70,6 +70,15 @@ def result_frame(req_id: p.RequestId, result: Any) -> bytes:
     )
 
 
+def _settled(handler: Handler, params: Any) -> Any:
+    """The handler's answer, and any write it announced and left unsettled (it failed
+    before its commit) settled: bookkeeping must not go on waiting for it."""
+    try:
+        return handler(params)
+    finally:
+        traffic.settle()
+
+
 class Dispatcher:
     def __init__(
         self, handlers: dict[str, Handler], executor: Executor, db: Path | None = None
@@ -85,7 +94,9 @@ class Dispatcher:
 
     async def _run(self, handler: Handler, params: Any) -> Any:
         with traffic.serving():  # from its arrival: a hub's catch-up steps aside meanwhile
-            return await asyncio.get_running_loop().run_in_executor(self._executor, handler, params)
+            return await asyncio.get_running_loop().run_in_executor(
+                self._executor, _settled, handler, params
+            )
 
     async def handle(self, frame: bytes, session: Session | None = None) -> bytes | None:
         """One frame -> one response frame, or None for a notification. `session`: the
@@ -120,7 +131,7 @@ class Dispatcher:
         assert call.handler is not None
         try:
             with traffic.serving():
-                result = call.handler(call.params)
+                result = _settled(call.handler, call.params)
         except Exception as exc:
             return _failed(call, exc)
         return _answered(call, result)

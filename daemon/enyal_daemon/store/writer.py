@@ -17,6 +17,9 @@ Checkpoints (copying the WAL back into the database file, and an fsync of it) ru
 a thread and connection of their own, not inside whichever commit happened to cross
 SQLite's auto-checkpoint threshold: that commit, often a remember, used to wait 20-120
 ms for it (scripts/bench). A PASSIVE checkpoint never blocks the writer or a reader.
+It still writes and fsyncs the database file beside the commits' fsyncs of the WAL, so
+it starts in a lull (`lull`: the engine's waits while an acknowledged write is coming,
+bounded), not in the middle of a remember's embedding and commit (issue 30).
 """
 
 from __future__ import annotations
@@ -92,10 +95,12 @@ class Writer:
         conn: apsw.Connection,
         checkpointer: apsw.Connection | None = None,
         version: Version | None = None,
+        lull: Callable[[], object] | None = None,
     ) -> None:
         """`checkpointer`: another connection to the database, for checkpoints off the
         writer's thread; without one, SQLite checkpoints inside commits. `version`: what
-        counts the commits (a fresh one if not given)."""
+        counts the commits (a fresh one if not given). `lull`: waited for before each
+        checkpoint."""
         self.conn = conn
         self.version = version or Version()
         self._queue: queue.SimpleQueue[_Job | object] = queue.SimpleQueue()
@@ -112,6 +117,7 @@ class Writer:
         # Held by whichever checkpoint runs: a second one started meanwhile would fail at
         # once (SQLITE_BUSY, no busy handler), and empty_wal must not.
         self._checkpoint_lock = threading.Lock()
+        self._lull = lull
         if checkpointer is not None:
             conn.set_wal_hook(self._after_commit)  # replaces the auto-checkpoint
             self._checkpoint_thread = threading.Thread(
@@ -190,6 +196,8 @@ class Writer:
             if self._checkpoint_stop.is_set():
                 return
             self._checkpoint_due.clear()
+            if self._lull is not None:
+                self._lull()
             try:
                 with self._checkpoint_lock:
                     self._checkpointer.wal_checkpoint(mode=apsw.SQLITE_CHECKPOINT_PASSIVE)

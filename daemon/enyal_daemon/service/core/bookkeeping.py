@@ -10,7 +10,8 @@ They share the one writer with acknowledged writes, so they are written in small
 chunks, one transaction each (Batch.chunks; pruning deletes PRUNE_CHUNK rows at a
 time): a remember arriving meanwhile waits for one chunk, a few milliseconds, not
 for two seconds of a busy daemon's counts (30-140 ms at 100k under steady recall,
-scripts/bench).
+scripts/bench). And no chunk starts while an acknowledged write is coming, from its
+embedding to its commit (Engine.flush_bookkeeping, traffic.wait_for_writes).
 """
 
 from __future__ import annotations

@@ -45,7 +45,7 @@ from ...store.rows import EntryRow
 from ...store.writer import Tx, Version, Writer
 from ..rules import expiry, redaction, scoring
 from ..rules.clock import SYSTEM, Clock
-from . import changes
+from . import changes, traffic
 from .bookkeeping import Bookkeeping
 from .session_state import Sessions
 
@@ -127,7 +127,7 @@ class Engine:
         self._readers_lock = threading.Lock()
         self._embed_slots = threading.BoundedSemaphore(EMBED_CONCURRENCY)
         self._embed_pool = ThreadPoolExecutor(EMBED_CONCURRENCY, thread_name_prefix="enyal-embed")
-        self._batcher = Batcher(embedder, lambda: self._embed_slots, EMBED_CONCURRENCY)
+        self._batcher = Batcher(embedder, self._embed_slots, EMBED_CONCURRENCY)
         self.token_counts = TokenCounts(embedder.count_tokens)  # budgets' (embedder/memo.py)
         self._query_vectors = QueryVectors()
         conn = db.connect(db_path, writer=True)
@@ -158,6 +158,7 @@ class Engine:
             conn,
             None if self.read_only else db.connect(db_path, writer=False),
             self.store_version,
+            _lull,
         )
         self._reopen_lock = threading.Lock()
         # Bumped when the database is opened anew (writable again): each thread's reader
@@ -224,7 +225,9 @@ class Engine:
                 conn.close()
                 return False
             old = self.writer
-            self.writer = Writer(conn, db.connect(self.db_path, writer=False), self.store_version)
+            self.writer = Writer(
+                conn, db.connect(self.db_path, writer=False), self.store_version, _lull
+            )
             self._generation += 1
             self.read_only = False
             old.close()  # jobs it had accepted fail as read-only, as they would have
@@ -232,13 +235,19 @@ class Engine:
         return True
 
     def write(self, job: Callable[[Tx], T], durable: bool = True) -> T:
-        """Run `job` on the writer; returns once its transaction has committed."""
-        self.writable_again()
+        """Run `job` on the writer; returns once its transaction has committed. A durable
+        write is announced (traffic.py) until then: bookkeeping waits for it."""
+        if durable:
+            traffic.announce()
         try:
+            self.writable_again()
             return self.writer.run(job, durable)
         except apsw.Error as exc:
             self._storage_failed(exc)
             raise
+        finally:
+            if durable:
+                traffic.settle()
 
     def release_write_cache(self) -> None:
         """The writer's page cache freed (Writer.release_cache): after a burst of writes.
@@ -471,7 +480,8 @@ class Engine:
 
     def flush_bookkeeping(self) -> bool:
         """Write buffered access counts and analytics events, a small transaction at a
-        time (service/core/bookkeeping.py): acknowledged writes queued meanwhile go first.
+        time (service/core/bookkeeping.py), each once no acknowledged write is coming
+        (traffic.py; MOST seconds at most): acknowledged writes queued meanwhile go first.
         Returns whether there was anything to write."""
         self.writable_again()  # called every few seconds: writes come back by themselves
         batch = self.bookkeeping.drain()
@@ -479,11 +489,18 @@ class Engine:
             return False
         try:
             for job in batch.chunks():
+                traffic.wait_for_writes(traffic.MOST)
                 while self.write(functools.partial(_uncounted, job), durable=False):
-                    pass
+                    traffic.wait_for_writes(traffic.MOST)
         except StorageError as exc:  # counts are not worth failing anything for
             log.warning("access counts and events dropped: %s", exc.message)
         return True
+
+
+def _lull() -> None:
+    """What a checkpoint waits for (store/writer.py): no acknowledged write coming, MOST
+    seconds at most."""
+    traffic.wait_for_writes(traffic.MOST)
 
 
 def _uncounted(job: Callable[[Tx], T], tx: Tx) -> T:

@@ -8,6 +8,12 @@ its answer (server/dispatch.py); the sync, between the changes it checks, waits 
 one is in flight, up to MOST seconds for each run of changes, so a stream of requests
 (or a long one: an import) slows it and never stops it. While it runs, the interpreter
 switches threads sooner (`quick_switches`), so a request arriving is read sooner.
+
+Acknowledged writes are counted too, from the embedding of what a request will write to
+its commit (`announce` .. `settle`, on the request's thread): the bookkeeping flush
+(service/core/bookkeeping.py) writes its next chunk only once none is coming
+(`wait_for_writes`), so a remember's write does not queue behind a chunk, nor its
+embedding and commit share the cores with one (issue 30).
 """
 
 from __future__ import annotations
@@ -29,6 +35,9 @@ SWITCH = 0.0005
 
 _quiet = threading.Condition()
 _serving = 0
+_writes = threading.Condition()
+_coming = 0  # acknowledged writes announced and not yet settled
+_announced = threading.local()  # whether this thread's request announced one
 _switches = threading.Lock()
 _quick: list[float] = []  # the interval to put back, once per holder
 
@@ -64,6 +73,44 @@ def step_aside(most: float, unless: Callable[[], bool] | None = None) -> float:
         else:
             while _serving and not unless() and (left := start + most - time.monotonic()) > 0:
                 _quiet.wait(min(left, LOOK))
+    return time.monotonic() - start
+
+
+def announce() -> None:
+    """An acknowledged write is being prepared on this thread (its text embedded): counted
+    until this thread's `settle`. Once per thread, however often it is called."""
+    global _coming
+    if getattr(_announced, "on", False):
+        return
+    _announced.on = True
+    with _writes:
+        _coming += 1
+
+
+def settle() -> None:
+    """This thread's announced write is done (committed or failed); nothing if none."""
+    global _coming
+    if not getattr(_announced, "on", False):
+        return
+    _announced.on = False
+    with _writes:
+        _coming -= 1
+        if _coming == 0:
+            _writes.notify_all()
+
+
+def writes_coming() -> int:
+    return _coming
+
+
+def wait_for_writes(most: float) -> float:
+    """Return once no acknowledged write is announced, or after `most` seconds; how long it
+    waited."""
+    if _coming == 0:
+        return 0.0
+    start = time.monotonic()
+    with _writes:
+        _writes.wait_for(lambda: _coming == 0, timeout=most)
     return time.monotonic() - start
 
 

@@ -25,6 +25,7 @@ from ...store import sources as source_rows
 from ...store.rows import EntryRow
 from ...store.sources import SourceRow
 from ...store.writer import Tx
+from ..core import traffic
 from ..core.engine import Engine
 from ..files import shared_files, sharing, sources
 from ..hub import membership
@@ -99,6 +100,7 @@ def remember(
         return p.RememberResult(
             id=same.id, action="existing", entry=same.entry(), redacted=clean.found
         )
+    traffic.announce()  # from here to its commit bookkeeping waits (engine.write settles)
     emb = engine.embed_memory(params.content)
     vec = emb.whole
     at = engine.clock.now()
@@ -306,6 +308,7 @@ def update(engine: Engine, params: p.UpdateParams) -> p.UpdateResult:
         params, content=clean.content, tags=clean.tags, metadata=clean.metadata
     )
     if params.content is not None:
+        traffic.announce()  # as remember's
         emb = engine.embed_memory(params.content)
         fields["content"] = params.content
     if params.content_type is not None:

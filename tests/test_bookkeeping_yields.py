@@ -1,0 +1,152 @@
+"""The bookkeeping flush waits while an acknowledged write is coming: from a remember's
+embedding to its commit, no chunk of counts or events is written (issue 30), and the
+wait is bounded, so a write that never settles cannot hold the counts back for good."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import pytest
+
+from enyal_daemon.service.core import traffic
+from enyal_daemon.service.memory import memories
+from enyal_protocol import wire as p
+
+
+def _recording(memory: Any, monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """The writer's jobs, in the order they are run: durable (True) or bookkeeping."""
+    jobs: list[bool] = []
+    real = memory.writer.run
+
+    def run(fn: Any, durable: bool = True) -> Any:
+        jobs.append(durable)
+        return real(fn, durable)
+
+    monkeypatch.setattr(memory.writer, "run", run)
+    return jobs
+
+
+def test_a_flush_waits_for_a_remember_being_embedded(
+    memory: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(traffic, "MOST", 10.0)  # the bound is not what is tested here
+    seen = memories.remember(memory, p.RememberParams(content="seen", scope="global")).id
+    embedding, release = threading.Event(), threading.Event()
+    real_embed = memory.embed_memory
+
+    def slow_embed(text: str) -> Any:
+        embedding.set()
+        release.wait(10)
+        return real_embed(text)
+
+    monkeypatch.setattr(memory, "embed_memory", slow_embed)
+    jobs = _recording(memory, monkeypatch)
+    params = p.RememberParams(content="a new note", scope="global")
+    remember = threading.Thread(target=memories.remember, args=(memory, params))
+    remember.start()
+    assert embedding.wait(10)
+    memory.bookkeeping.touch([seen])
+    memory.bookkeeping.event(seen, "recall", "q", 1)
+    flush = threading.Thread(target=memory.flush_bookkeeping)
+    flush.start()
+    time.sleep(0.3)  # a flush that does not wait writes its chunks meanwhile
+    assert jobs == []
+    release.set()
+    remember.join(10)
+    flush.join(10)
+    assert jobs[0] is True and jobs.count(False) >= 2  # the remember, then the chunks
+    assert traffic.writes_coming() == 0
+    assert memory.require(seen).access_count == 1
+
+
+def test_a_write_never_settled_holds_a_flush_back_a_bounded_time(
+    memory: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(traffic, "MOST", 0.05)
+    seen = memories.remember(memory, p.RememberParams(content="seen", scope="global")).id
+    announced, done = threading.Event(), threading.Event()
+
+    def stuck() -> None:  # a write announced, then never made (until the test ends)
+        traffic.announce()
+        traffic.announce()  # once per thread, however often
+        announced.set()
+        done.wait(10)
+        traffic.settle()
+
+    other = threading.Thread(target=stuck)
+    other.start()
+    try:
+        assert announced.wait(10)
+        assert traffic.writes_coming() == 1
+        memory.bookkeeping.touch([seen])
+        start = time.monotonic()
+        assert memory.flush_bookkeeping()
+        assert 0.05 <= time.monotonic() - start < 5
+        assert memory.require(seen).access_count == 1
+    finally:
+        done.set()
+        other.join(10)
+    assert traffic.writes_coming() == 0
+
+
+def test_a_checkpoint_waits_for_a_lull_in_acknowledged_writes(
+    memory: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A checkpoint's fsync of the database file does not start beside a write coming."""
+    monkeypatch.setattr(traffic, "MOST", 10.0)
+    monkeypatch.setattr("enyal_daemon.store.writer.CHECKPOINT_PAGES", 10)
+    checkpoints: list[float] = []
+    ran = threading.Event()
+    real = memory.writer._checkpointer
+
+    class Recording:
+        def wal_checkpoint(self, **kw: Any) -> Any:
+            checkpoints.append(time.monotonic())
+            ran.set()
+            return real.wal_checkpoint(**kw)
+
+        def close(self) -> None:
+            real.close()
+
+    monkeypatch.setattr(memory.writer, "_checkpointer", Recording())
+    announced, settle = threading.Event(), threading.Event()
+
+    def coming() -> None:  # a remember being embedded meanwhile
+        traffic.announce()
+        announced.set()
+        settle.wait(10)
+        traffic.settle()
+
+    other = threading.Thread(target=coming)
+    other.start()
+    try:
+        assert announced.wait(10)
+        memory.write(lambda tx: tx.conn.execute("CREATE TABLE scratch (x TEXT)"))
+        for _ in range(30):
+            memory.write(
+                lambda tx: tx.conn.execute("INSERT INTO scratch VALUES (?)", ("x" * 3000,))
+            )
+        time.sleep(0.3)  # a checkpoint that does not wait has run by now
+        assert checkpoints == []
+        settled_at = time.monotonic()
+    finally:
+        settle.set()
+        other.join(10)
+    assert ran.wait(10)
+    assert checkpoints[0] >= settled_at
+
+
+def test_a_request_that_fails_after_announcing_its_write_settles_it() -> None:
+    """A remember whose embedding or checks fail before its write: the dispatcher settles
+    what it announced, or every flush after would wait MOST a chunk."""
+    from enyal_daemon.server import dispatch
+
+    def failing(params: Any) -> Any:
+        traffic.announce()
+        raise ValueError("the model failed")
+
+    with pytest.raises(ValueError):
+        dispatch._settled(failing, None)
+    assert traffic.writes_coming() == 0
