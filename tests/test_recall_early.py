@@ -115,3 +115,39 @@ def test_a_recalls_query_is_redacted_when_its_events_are_written(
     assert [e.result_rank for e in reversed(logged)] == list(range(1, len(got.results) + 1))
     assert logged and all(e.query and "which linter?" in e.query for e in logged)
     assert not any(secret in (e.query or "") for e in logged)
+
+
+def test_a_query_is_embedded_on_the_request_thread_while_requests_crowd(
+    memory: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Alone, a query goes to an embedding worker (its keyword search runs meanwhile); with
+    more requests in flight than workers it is embedded on the request's own thread: a
+    hand-off would only queue it, two wake-ups dearer (ARCHITECTURE.md, "Round ten"). The
+    vector is the same either way."""
+    import threading
+    from contextlib import ExitStack
+
+    from enyal_daemon.service.core import engine as engine_mod
+    from enyal_daemon.service.core import traffic
+
+    where: list[str] = []
+    embed = memory.embedder.embed
+
+    def recorded(text: str) -> Any:
+        where.append(threading.current_thread().name)
+        return embed(text)
+
+    monkeypatch.setattr(memory.embedder, "embed", recorded)
+    alone = memory.embed_query_soon("how do we deploy to production?").result()
+    with ExitStack() as crowd:
+        for _ in range(engine_mod.EMBED_CONCURRENCY + 1):
+            crowd.enter_context(traffic.serving())
+        crowded = memory.embed_query_soon("which database holds the orders?")
+        assert crowded.done(), "made before the call returned"
+    assert where[0].startswith("enyal-embed-") and where[1] == threading.current_thread().name
+    assert traffic.in_flight() == 0
+    for text, vec in [
+        ("how do we deploy to production?", alone),
+        ("which database holds the orders?", crowded.result()),
+    ]:
+        assert (embed(text) == vec).all()

@@ -407,6 +407,15 @@ class Engine:
         known = self._query_vectors.get(window)
         if known is not None:
             return known
+        if traffic.in_flight() > EMBED_CONCURRENCY:
+            # More requests than embedding workers: a hand-off would only queue it, at the
+            # cost of two wake-ups, each able to stall every thread (docs/ARCHITECTURE.md,
+            # "Round ten"); a lone recall keeps the worker, its keyword search running
+            # meanwhile.
+            here: Future[Vectors] = Future()
+            with self._embed_slots:
+                here.set_result(self.embedder.embed(window))
+            return self._query_vectors.keep(window, here)
         return self._query_vectors.keep(window, self._batcher.submit(window))
 
     def embed_memory(self, text: str) -> Embedding:
