@@ -4,8 +4,10 @@ wait is bounded, so a write that never settles cannot hold the counts back for g
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -26,6 +28,29 @@ def _recording(memory: Any, monkeypatch: pytest.MonkeyPatch) -> list[bool]:
 
     monkeypatch.setattr(memory.writer, "run", run)
     return jobs
+
+
+@contextlib.contextmanager
+def write_coming() -> Iterator[None]:
+    """An acknowledged write announced on another thread (a remember being embedded) for
+    as long as the block runs, then settled."""
+    announced, done = threading.Event(), threading.Event()
+
+    def coming() -> None:
+        traffic.announce()
+        traffic.announce()  # once per thread, however often
+        announced.set()
+        done.wait(10)
+        traffic.settle()
+
+    other = threading.Thread(target=coming)
+    other.start()
+    try:
+        assert announced.wait(10)
+        yield
+    finally:
+        done.set()
+        other.join(10)
 
 
 def test_a_flush_waits_for_a_remember_being_embedded(
@@ -66,28 +91,13 @@ def test_a_write_never_settled_holds_a_flush_back_a_bounded_time(
 ) -> None:
     monkeypatch.setattr(traffic, "MOST", 0.05)
     seen = memories.remember(memory, p.RememberParams(content="seen", scope="global")).id
-    announced, done = threading.Event(), threading.Event()
-
-    def stuck() -> None:  # a write announced, then never made (until the test ends)
-        traffic.announce()
-        traffic.announce()  # once per thread, however often
-        announced.set()
-        done.wait(10)
-        traffic.settle()
-
-    other = threading.Thread(target=stuck)
-    other.start()
-    try:
-        assert announced.wait(10)
+    with write_coming():  # announced, never made until the block ends
         assert traffic.writes_coming() == 1
         memory.bookkeeping.touch([seen])
         start = time.monotonic()
         assert memory.flush_bookkeeping()
         assert 0.05 <= time.monotonic() - start < 5
         assert memory.require(seen).access_count == 1
-    finally:
-        done.set()
-        other.join(10)
     assert traffic.writes_coming() == 0
 
 
@@ -111,18 +121,7 @@ def test_a_checkpoint_waits_for_a_lull_in_acknowledged_writes(
             real.close()
 
     monkeypatch.setattr(memory.writer, "_checkpointer", Recording())
-    announced, settle = threading.Event(), threading.Event()
-
-    def coming() -> None:  # a remember being embedded meanwhile
-        traffic.announce()
-        announced.set()
-        settle.wait(10)
-        traffic.settle()
-
-    other = threading.Thread(target=coming)
-    other.start()
-    try:
-        assert announced.wait(10)
+    with write_coming():
         memory.write(lambda tx: tx.conn.execute("CREATE TABLE scratch (x TEXT)"))
         for _ in range(30):
             memory.write(
@@ -131,9 +130,6 @@ def test_a_checkpoint_waits_for_a_lull_in_acknowledged_writes(
         time.sleep(0.3)  # a checkpoint that does not wait has run by now
         assert checkpoints == []
         settled_at = time.monotonic()
-    finally:
-        settle.set()
-        other.join(10)
     assert ran.wait(10)
     assert checkpoints[0] >= settled_at
 
