@@ -68,11 +68,21 @@ class Batcher:
         """The text's vector. `first`: ahead of the rest, and on this thread if a slot is
         free now."""
         if first and self._slots.acquire(blocking=False):
-            try:
-                return self._embedder.embed(text)
-            finally:
-                self._slots.release()
+            return self._held(text)
         return self.submit(text, first).result()
+
+    def here(self, text: str) -> Vectors:
+        """The text's vector, made on this thread once a slot is free: no hand-off to a
+        worker and back."""
+        self._slots.acquire()
+        return self._held(text)
+
+    def _held(self, text: str) -> Vectors:
+        """`text` embedded under the slot the caller took, which is given back."""
+        try:
+            return self._embedder.embed(text)
+        finally:
+            self._slots.release()
 
     def submit(self, text: str, first: bool = False) -> Future[Vectors]:
         """The text's vector, to come: the caller can do other work while it is embedded.

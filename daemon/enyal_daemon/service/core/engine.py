@@ -413,8 +413,7 @@ class Engine:
             # "Round ten"); a lone recall keeps the worker, its keyword search running
             # meanwhile.
             here: Future[Vectors] = Future()
-            with self._embed_slots:
-                here.set_result(self.embedder.embed(window))
+            here.set_result(self._batcher.here(window))
             return self._query_vectors.keep(window, here)
         return self._query_vectors.keep(window, self._batcher.submit(window))
 
