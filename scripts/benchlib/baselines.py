@@ -31,6 +31,7 @@ from enyal_protocol import paths
 
 TOP = 100  # candidates per side for the fusions, as in the README's table
 RRF_K = 60
+DENSE_WEIGHT, BM25_WEIGHT = 0.6, 0.3  # the README's weighted sum
 RECENCY_HALF_LIFE_DAYS = 30.0  # Enyal's (service/rules/scoring.py)
 Ranker = Callable[[int], list[str]]  # query index -> ids, best first
 
@@ -59,7 +60,7 @@ class Baselines:
                 id_of[rid], created_of[rid] = str(entry_id), created
             rows = conn.execute("SELECT rowid, embedding FROM context_vectors").fetchall()
             self._bm25 = [
-                self._words(conn, q, id_of, at) for q, at in zip(queries, self._asked, strict=True)
+                self.words(conn, q, id_of, at) for q, at in zip(queries, self._asked, strict=True)
             ]
         finally:
             conn.close()
@@ -82,7 +83,7 @@ class Baselines:
         self._dense = [self._top(s) for s in self._sims]
 
     @staticmethod
-    def _words(
+    def words(
         conn: apsw.Connection, query: str, id_of: dict[int, str], asked: str | None
     ) -> list[tuple[str, float]]:
         """FTS5 BM25, every word of the query quoted and OR-ed (higher is better)."""
@@ -135,8 +136,8 @@ class Baselines:
         return sorted(score, key=lambda x: -score[x])
 
     def weighted(self, i: int) -> list[str]:
-        """0.6 cosine + 0.3 BM25 divided by the query's top BM25 score (the README's
-        best baseline, without its 0.1 recency: ages are ignored here, which on a dated
+        """DENSE_WEIGHT cosine + BM25_WEIGHT BM25 divided by the query's top BM25 score (the
+        README's best baseline, without its 0.1 recency: ages are ignored here, which on a dated
         set such as the conversations is the baseline's choice, not Enyal's)."""
         return self._blend(i, recency=False)
 
@@ -146,18 +147,13 @@ class Baselines:
 
     def _blend(self, i: int, recency: bool) -> list[str]:
         words = dict(self._bm25[i])
-        top = max(words.values(), default=0.0) or 1.0
-        score = 0.6 * self._sims[i].astype(np.float64)
+        score = DENSE_WEIGHT * self._sims[i].astype(np.float64)
         if recency:
             at = self._asked[i]
             assert at is not None, "recency needs the question's date"
             ages = (_instant(at) - self._created).astype(np.float64) / 86_400e6
             score = score + 0.1 * np.power(0.5, np.maximum(ages, 0.0) / RECENCY_HALF_LIFE_DAYS)
-        blended = {
-            x: float(score[self._column[x]]) + 0.3 * words.get(x, 0.0) / top
-            for x in {*words, *self.dense(i)}
-        }
-        return sorted(blended, key=lambda x: -blended[x])
+        return fuse(score, self._column, words, self.dense(i))
 
     def rankers(self) -> dict[str, Ranker]:
         methods = {
@@ -169,6 +165,52 @@ class Baselines:
         if all(at is not None for at in self._asked):
             methods["weighted+recency"] = self.weighted_recency
         return methods
+
+
+def fuse(
+    dense_part: npt.NDArray[np.float64],
+    column: dict[str, int],
+    words: dict[str, float],
+    dense_top: list[str],
+) -> list[str]:
+    """The weighted sum of the dense part (weight and any recency already in it, one value
+    a column) and BM25 over the query's top BM25 score, over the union of both sides' top
+    candidates; ids best first."""
+    top = max(words.values(), default=0.0) or 1.0
+    blended = {
+        x: float(dense_part[column[x]]) + BM25_WEIGHT * words.get(x, 0.0) / top
+        for x in {*words, *dense_top}
+    }
+    return sorted(blended, key=lambda x: -blended[x])
+
+
+class OneQuery:
+    """The weighted sum asked one query at a time, its embedding included: what a user
+    would build from the same parts (FTS5 and every vector in numpy), timed per query
+    beside recall (the bench's SciFact rows). The same words, vectors and fusion as
+    Baselines.weighted."""
+
+    def __init__(self, db_path: Path, embedder: Embedder) -> None:
+        self._conn = db.connect(db_path, writer=False)
+        self._id_of = {
+            rid: str(x) for rid, x in self._conn.execute("SELECT rid, id FROM context_entries")
+        }
+        rows = self._conn.execute("SELECT rowid, embedding FROM context_vectors").fetchall()
+        self._ids = [self._id_of[rid] for rid, _ in rows]
+        self._column = {x: i for i, x in enumerate(self._ids)}
+        matrix = np.frombuffer(b"".join(blob for _, blob in rows), dtype=np.float32)
+        self._vectors = matrix.reshape(len(rows), -1)
+        self._embedder = embedder
+
+    def weighted(self, query: str) -> list[str]:
+        sims = self._vectors @ self._embedder.embed(query)
+        best = np.argpartition(-sims, min(TOP, len(sims) - 1))[:TOP]
+        dense_top = [self._ids[i] for i in best]
+        words = dict(Baselines.words(self._conn, query, self._id_of, None))
+        return fuse(DENSE_WEIGHT * sims.astype(np.float64), self._column, words, dense_top)
+
+    def close(self) -> None:
+        self._conn.close()
 
 
 def _instant(iso: str) -> np.datetime64:

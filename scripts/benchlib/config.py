@@ -32,6 +32,7 @@ class Config:
     import_runs: int
     import_lines: int
     scifact_lines: int  # SciFact abstracts imported before the RSS reading that has a target
+    scifact_claims: int  # SciFact claims recalled on its own store (s_scifact.py); 0: not run
     agent_rounds: int
     agent_seconds: float
     bound_seconds: float  # the embedding bound, measured before each round of agents
@@ -60,6 +61,7 @@ QUICK = Config(
     import_runs=1,
     import_lines=200,
     scifact_lines=50,
+    scifact_claims=0,  # its store is ~3.5 min to import the first time: not a smoke
     # Two rounds of 4 s, not one of 2: one 2 s round's daemon / per-client ratio swung
     # 0.55-1.66 on this machine (ARCHITECTURE "Round nine"); a row is a median of rounds.
     agent_rounds=2,
@@ -85,6 +87,7 @@ FULL = Config(
     import_runs=3,
     import_lines=1_000,
     scifact_lines=3_000,
+    scifact_claims=300,  # every claim
     agent_rounds=3,
     agent_seconds=12.0,
     bound_seconds=6.0,

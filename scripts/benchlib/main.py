@@ -25,6 +25,7 @@ from benchlib import (
     s_knn,
     s_memory,
     s_recall,
+    s_scifact,
     s_share,
     s_writes,
 )
@@ -47,6 +48,7 @@ SECTIONS = (
     "memory",
     "share",
     "hub",
+    "scifact",
 )
 COLD_MAX = 100_000  # the per-client server loads the whole store on each start: not at 1M
 # the write, import and RSS goals are set at 100k: writes run at the largest size up to it
@@ -191,6 +193,9 @@ def main(argv: list[str] | None = None) -> int:
                         ctx.log(f"{name} at {n:,} done")
             finally:
                 daemon.stop()
+        if "scifact" in only and cfg.scifact_claims:
+            s_scifact.run(ctx)  # a store of its own: once, not per size
+            ctx.log("recall on the SciFact store done")
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
