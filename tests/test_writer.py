@@ -119,3 +119,69 @@ def test_pruning_drops_old_and_surplus_events_a_chunk_at_a_time(memory: Any) -> 
     assert dropped == [3, 3, 3, 1, 0]  # 5 too old, then 5 more beyond the newest 10
     left = [r[0] for r in memory.reader().execute("SELECT event_at FROM context_analytics")]
     assert sorted(left) == [r[2] for r in rows[10:]]
+
+
+def _thread_of(tx: Tx) -> str:
+    """The job's thread, logged and returned."""
+    tx.conn.execute("INSERT INTO log VALUES (?, 0)", (threading.current_thread().name,))
+    return threading.current_thread().name
+
+
+def test_a_write_finding_the_writer_idle_runs_on_its_callers_thread(writer: Any) -> None:
+    assert writer.run(_thread_of) == threading.current_thread().name
+    assert writer.run(_thread_of, durable=False) == "enyal-writer"  # bookkeeping never
+    names = [r[0] for r in writer.conn.execute("SELECT job FROM log ORDER BY rowid")]
+    assert names == [threading.current_thread().name, "enyal-writer"]
+
+
+def test_a_write_arriving_while_another_runs_waits_its_turn(writer: Any) -> None:
+    started, release = threading.Event(), threading.Event()
+
+    def first(tx: Tx) -> str:
+        tx.conn.execute("INSERT INTO log VALUES ('first', 0)")
+        started.set()
+        release.wait(10)
+        return threading.current_thread().name
+
+    caller = threading.Thread(target=lambda: out.append(writer.run(first)), name="caller")
+    out: list[str] = []
+    caller.start()
+    assert started.wait(10)
+    second = threading.Thread(target=lambda: out.append(writer.run(_thread_of)))
+    second.start()
+    second.join(0.2)
+    assert second.is_alive()  # the first holds the turn: the second is queued behind it
+    release.set()
+    caller.join(10)
+    second.join(10)
+    assert out == ["caller", "enyal-writer"]
+    jobs = [r[0] for r in writer.conn.execute("SELECT job FROM log ORDER BY rowid")]
+    assert jobs == ["first", "enyal-writer"]
+
+
+def test_close_waits_for_a_write_running_on_a_callers_thread(home: Path) -> None:
+    path = home / "w.db"
+    conn = db.connect(path, writer=True)
+    conn.execute("CREATE TABLE log (job TEXT, txn INTEGER)")
+    w = Writer(conn, db.connect(path, writer=False))
+    started, release = threading.Event(), threading.Event()
+
+    def slow(tx: Tx) -> None:
+        started.set()
+        release.wait(10)
+        tx.conn.execute("INSERT INTO log VALUES ('acknowledged', 0)")
+
+    caller = threading.Thread(target=w.run, args=(slow,))
+    caller.start()
+    assert started.wait(10)
+    closing = threading.Thread(target=w.close)
+    closing.start()
+    closing.join(0.2)
+    assert closing.is_alive()  # the connection is not closed under the running job
+    release.set()
+    caller.join(10)
+    closing.join(10)
+    assert not closing.is_alive()
+    reopened = db.connect(path, writer=False)
+    assert reopened.execute("SELECT job FROM log").fetchall() == [("acknowledged",)]
+    reopened.close()
