@@ -10,10 +10,10 @@ savepoint and fails alone.
 An acknowledged write that finds the writer idle (nothing queued, nothing running) runs
 on its caller's thread instead, under the same turn: the hand-off to the writer's thread
 and the hand back are each a thread woken that must then get a core and the
-interpreter's lock, ~2 ms of a remember's p50 on a loaded machine and more of its tail
-(issue 30: docs/ARCHITECTURE.md, "Round twelve"). A write arriving meanwhile queues, and
-the writer's thread runs it once the turn is free: one connection, one write at a time,
-in the order the turns were taken.
+interpreter's lock, ~2 ms of a remember's write at load 5 (issue 30; what it does to the
+tail: docs/ARCHITECTURE.md, "Round twelve"). A write arriving meanwhile queues, and the
+writer's thread runs it once the turn is free: one connection, one write at a time, in
+the order the turns were taken.
 
 Jobs that are not durable (bookkeeping: access counts, usage events) never share a
 transaction with durable ones: of the jobs taken together, the durable ones commit
