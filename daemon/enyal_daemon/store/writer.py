@@ -222,7 +222,7 @@ class Writer:
     def empty_wal(self) -> bool:
         """Checkpoint the WAL into the database file and truncate it, waiting (busy timeout)
         for readers of older snapshots; False if one still held it. On the writer's
-        turn (an after-commit hook): no write can add to the WAL meanwhile."""
+        thread (an after-commit hook): no write can add to the WAL meanwhile."""
         with self._checkpoint_lock:
             return db.checkpoint(self.conn)
 
