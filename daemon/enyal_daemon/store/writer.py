@@ -7,14 +7,6 @@ resolves the jobs' futures: a write is acknowledged after it is durable, and a
 burst of writes shares the cost of making it so. A failing job rolls back to its
 savepoint and fails alone.
 
-An acknowledged write that finds the writer idle (nothing queued, nothing running) runs
-on its caller's thread instead, under the same turn: the hand-off to the writer's thread
-and the hand back are each a thread woken that must then get a core and the
-interpreter's lock, ~2 ms of a remember's write at load 5 (issue 30; what it does to the
-tail: docs/ARCHITECTURE.md, "Round twelve"). A write arriving meanwhile queues, and the
-writer's thread runs it once the turn is free: one connection, one write at a time, in
-the order the turns were taken.
-
 Jobs that are not durable (bookkeeping: access counts, usage events) never share a
 transaction with durable ones: of the jobs taken together, the durable ones commit
 first, and the others after, in a transaction of their own. So an acknowledged write
@@ -113,12 +105,7 @@ class Writer:
         self.version = version or Version()
         self._queue: queue.SimpleQueue[_Job | object] = queue.SimpleQueue()
         self._closed = False
-        # Guards _closed and _pending: the jobs accepted and not yet done, queued or running
-        # on a caller's thread (`run` runs a job there only when there are none).
-        self._state = threading.Condition()
-        self._pending = 0
-        # Held while a batch runs on `conn`, on the writer's thread or a caller's.
-        self._turn = threading.Lock()
+        self._close_lock = threading.Lock()
         # When the last acknowledged write arrived (monotonic): the daemon's own upkeep
         # waits for a quiet moment. Bookkeeping, never acknowledged, does not count.
         self.last_write = 0.0
@@ -141,49 +128,22 @@ class Writer:
 
     def queued(self) -> bool:
         """Whether a job waits behind the one under way (a job that steps aside for
-        requests must not while one of theirs waits for it: service/hub/converge.py).
-        Counted, not read off the queue: the writer's thread may have taken that job
-        and wait for the turn a job on a caller's thread holds."""
-        return self._pending > 1
+        requests must not while one of theirs waits for it: service/hub/converge.py)."""
+        return not self._queue.empty()
 
     def submit(self, fn: Callable[[Tx], T], durable: bool = True) -> Future[T]:
         fut: Future[T] = Future()
-        with self._state:
+        with self._close_lock:
             if self._closed:
                 raise ShuttingDown("the daemon is shutting down; retry")
-            self._pending += 1
             self._queue.put(_Job(fn, fut, durable))
         return fut
 
     def run(self, fn: Callable[[Tx], T], durable: bool = True) -> T:
         """Submit and wait: returns once the job's transaction has committed. A job that is
         not `durable` (bookkeeping nobody was promised) does not wait for the disk, and
-        may commit after durable jobs submitted after it. A durable job that finds the
-        writer idle runs on this thread (the module's docstring)."""
-        if not durable or not self._claim():
-            return self.submit(fn, durable).result()
-        fut: Future[T] = Future()
-        try:
-            with self._turn:
-                self._commit_batch([_Job(fn, fut)])
-        finally:
-            self._done(1)
-        return fut.result()
-
-    def _claim(self) -> bool:
-        """The writer's next turn taken for a job on the caller's thread, if no job is
-        pending (none queued, none running) and the writer is open."""
-        with self._state:
-            if self._closed or self._pending:
-                return False
-            self._pending += 1
-            return True
-
-    def _done(self, jobs: int) -> None:
-        with self._state:
-            self._pending -= jobs
-            if not self._pending:
-                self._state.notify_all()
+        may commit after durable jobs submitted after it."""
+        return self.submit(fn, durable).result()
 
     def release_cache(self) -> None:
         """Free the pages the writer's connection caches (up to its cache_size, 16 MB), once
@@ -200,14 +160,12 @@ class Writer:
 
     def close(self) -> None:
         """Finish every job already accepted, then checkpoint the WAL and close."""
-        with self._state:
+        with self._close_lock:
             if self._closed:
                 return
             self._closed = True
             self._queue.put(_STOP)
         self._thread.join()
-        with self._state:  # a job running on a caller's thread finishes too
-            self._state.wait_for(lambda: not self._pending)
         if self._checkpoint_thread is not None and self._checkpointer is not None:
             self._checkpoint_stop.set()
             self._checkpoint_due.set()
@@ -264,14 +222,10 @@ class Writer:
                     break
                 batch.append(nxt)  # type: ignore[arg-type]
             durable = [job for job in batch if job.durable]
-            try:
-                with self._turn:
-                    if durable:
-                        self._commit_batch(durable)
-                    if len(durable) < len(batch):
-                        self._commit_batch([job for job in batch if not job.durable])
-            finally:
-                self._done(len(batch))
+            if durable:
+                self._commit_batch(durable)
+            if len(durable) < len(batch):
+                self._commit_batch([job for job in batch if not job.durable])
 
     def _commit_batch(self, batch: list[_Job]) -> None:
         """One transaction for these jobs, all durable or none."""
