@@ -356,7 +356,8 @@ def _embeds(by_kind: dict[str, list[Event]]) -> None:
     """A remember's embedding (--remember) taken apart: its text's wait for a worker, its
     inference's wall and CPU (the worker thread's clock: wall beyond it is the core or the
     GIL taken by others), and the hand back to the request thread; with whether a
-    bookkeeping commit, a flush's drain or a checkpoint overlapped it."""
+    bookkeeping commit, a flush's drain, a checkpoint or another inference (a query's)
+    overlapped it."""
     embeds = by_kind.get("part:embed", [])
     if not embeds:
         return
@@ -379,6 +380,9 @@ def _embeds(by_kind: dict[str, list[Event]]) -> None:
             for kind in ("drain", "checkpoint")
         }
         bk = any(_overlap(e[1], e[2], x[1], x[2]) > 0 and not x[3][1][1] for x in by_kind["commit"])
+        # Another inference (a query's) running beside this one's: three busy threads on
+        # two cores with the recall's keyword search.
+        beside = any(_overlap(inf[1], inf[2], x[1], x[2]) > 0 for x in infer if x is not inf)
         rows.append(
             (
                 (e[2] - e[1]) * ms,
@@ -389,6 +393,7 @@ def _embeds(by_kind: dict[str, list[Event]]) -> None:
                 bk,
                 over["drain"],
                 over["checkpoint"],
+                beside,
             )
         )
     print(f"each remember's embedding ({len(rows)}): p50 / p99 ms")
@@ -397,7 +402,12 @@ def _embeds(by_kind: dict[str, list[Event]]) -> None:
     ):
         xs = [r[i] for r in rows]
         print(f"  {label:22s} {_pct(xs, 50):6.2f} / {_pct(xs, 99):6.2f}")
-    for i, label in ((5, "a bookkeeping commit"), (6, "a flush's drain"), (7, "a checkpoint")):
+    for i, label in (
+        (5, "a bookkeeping commit"),
+        (6, "a flush's drain"),
+        (7, "a checkpoint"),
+        (8, "a query's inference"),
+    ):
         yes = [r[0] for r in rows if r[i]]
         no = [r[0] for r in rows if not r[i]]
         print(
