@@ -16,6 +16,7 @@ must not die of its hub.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import threading
 import time
@@ -27,6 +28,7 @@ import apsw
 from ...errors import EnyalError, HubUnavailable
 from ...hub.change import Change, HubLink, Pulled, Rejected
 from ...hub.wake import Wake
+from ...niced import Niced
 from ...store import hub as rows
 from ...store.writer import Tx
 from ..core import traffic
@@ -81,6 +83,7 @@ class Worker:
         self._link: HubLink | None = None
         self._pruned: tuple[float, int] = (time.monotonic(), 0)  # when, and rows pulled then
         self._thread = threading.Thread(target=self._run, name="enyal-hub", daemon=True)
+        self._low = Niced("enyal-hub-low")  # a catch-up's pulls and checks
 
     def start(self) -> None:
         self._thread.start()
@@ -93,6 +96,7 @@ class Worker:
         self._wake.set()
         if self._thread.is_alive():
             self._thread.join()
+        self._low.close()
         self._wake.close()  # a write's wake after this is a no-op
 
     def _run(self) -> None:
@@ -156,11 +160,15 @@ class Worker:
         if self.progress.head is not None:  # the last round's: no query for it here
             defer(self.engine, self.progress.head)
         counts, problems = [], []
+        # What is new first, at the daemon's priority; then a batch of what is behind, and
+        # of each space catching up, on the niced thread (its pulls' pages and its checks:
+        # ../../niced.py), this one waiting for it.
+        low = self._low.run
         for n, refused in (
-            pull(self.engine, self.capture, link),  # what is new first
-            backlog(self.engine, self.capture, link),  # then a batch of what is behind
+            pull(self.engine, self.capture, link),
+            low(functools.partial(backlog, self.engine, self.capture, link)),
             *(
-                catch_up(self.engine, self.capture, link, space)
+                low(functools.partial(catch_up, self.engine, self.capture, link, space))
                 for space in rows.catching_up(self.engine.reader())
             ),
         ):
