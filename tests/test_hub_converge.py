@@ -619,6 +619,13 @@ def test_a_backlog_is_pulled_and_checked_on_the_niced_thread_and_what_is_new_not
     assert st.lag == 0 and st.cursor == len(reps.hub.log)
     assert entries.get(b.reader(), x) is not None
     assert w.progress.refused == behind  # every row of the backlog seen, once
+    # Nothing behind: no hop to the niced thread (on a busy machine it waits for a core).
+    again = worker.Worker(b, replica_of(b).capture, reps.hub.link, replica_of(b).progress)
+    try:
+        assert again._round() is False
+        assert again._low._thread is None
+    finally:
+        again.stop()
 
 
 def test_pruning_the_applied_ids_and_settled_conflicts_never_applies_a_change_twice(

@@ -5,9 +5,10 @@ A replica's initial sync runs beside the recalls of the person it serves. It ste
 between its pieces while a request is served (service/core/traffic.py), but a piece under
 way is not interrupted: the writer's part of a slice and its commit (~1.6 and ~3 ms of
 CPU), the checks of one text. On two cores, a recall that arrived meanwhile waited for a
-core while they ran (its embedding and its keyword search run side by side). Run at a
-nice of NICE, the same piece gives the core up to a request's thread as soon as one wakes
-(the scheduler's weights: 110 against 1,024), and takes it back once the request waits.
+core while they ran (its embedding and its keyword search run side by side). Run NICE
+steps of nice below the daemon, the same piece gives the core up to a request's thread as
+soon as one wakes (the scheduler's weights: 110 against 1,024 at nice 10 and 0), and
+takes it back once the request waits (docs/ARCHITECTURE.md, "Initial sync").
 
 Linux only: its setpriority() on a thread's id renices that thread alone; elsewhere
 (macOS: the call takes a process id) the thread runs at the process's priority. Niceness
@@ -31,27 +32,27 @@ T = TypeVar("T")
 # 10, not 19: a niced piece may hold something a request waits for (the writer, whose next
 # job may be a remember's; the interpreter's lock between two statements), and when other
 # processes keep the cores busy at nice 0, a thread at 19 gets ~1.5% of one (at 10, ~10%).
+# 19 measured no better for the recalls (docs/ARCHITECTURE.md, "Initial sync").
 NICE = 10
 
 _STOP = object()
 
 
-def renice_this_thread(nice: int) -> bool:
-    """Lower the calling thread's CPU priority to `nice` (never raise it); whether it
-    could (Linux only: see above)."""
+def renice_this_thread(by: int) -> bool:
+    """Lower the calling thread's CPU priority by `by` steps of nice (to 19 at most: below
+    the daemon's own, whatever it runs at); whether it could (Linux only: see above)."""
     if not sys.platform.startswith("linux"):
         return False
     with contextlib.suppress(OSError):
         tid = threading.get_native_id()
-        if os.getpriority(os.PRIO_PROCESS, tid) < nice:
-            os.setpriority(os.PRIO_PROCESS, tid, nice)
+        os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + by))
         return True
     return False
 
 
 class Niced:
-    """One daemon thread, started at the first `run` and reniced then, kept until
-    `close`."""
+    """One daemon thread, started at the first `run` and reniced then (by `nice` steps),
+    kept until `close`."""
 
     def __init__(self, name: str, nice: int = NICE) -> None:
         self.name = name

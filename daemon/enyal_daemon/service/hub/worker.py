@@ -10,7 +10,8 @@ sets the worker's Wake as the write commits); with nothing announced it pulls ev
 POLL seconds anyway. Idle, the thread sleeps: it wakes for one of those three only. The
 hub unreachable: the error is kept for `hub status`, and the worker backs off, doubling
 to BACKOFF_MAX (2 s); nothing else waits for it. It never raises out of its loop: a daemon
-must not die of its hub.
+must not die of its hub. What is behind (a backlog, a space's catch-up) is pulled and
+checked on a thread of low CPU priority (../../niced.py), this one waiting for it.
 """
 
 from __future__ import annotations
@@ -162,16 +163,18 @@ class Worker:
         counts, problems = [], []
         # What is new first, at the daemon's priority; then a batch of what is behind, and
         # of each space catching up, on the niced thread (its pulls' pages and its checks:
-        # ../../niced.py), this one waiting for it.
-        low = self._low.run
-        for n, refused in (
-            pull(self.engine, self.capture, link),
-            low(functools.partial(backlog, self.engine, self.capture, link)),
-            *(
-                low(functools.partial(catch_up, self.engine, self.capture, link, space))
-                for space in rows.catching_up(self.engine.reader())
-            ),
-        ):
+        # ../../niced.py), this one waiting for it; not handed over when nothing is behind
+        # (a hop to a thread of low priority waits for a core on a busy machine).
+        done = [pull(self.engine, self.capture, link)]
+        conn = self.engine.reader()
+        behind = [
+            functools.partial(catch_up, self.engine, self.capture, link, space)
+            for space in rows.catching_up(conn)
+        ]
+        if rows.backlog(conn) is not None:
+            behind.insert(0, functools.partial(backlog, self.engine, self.capture, link))
+        done += [self._low.run(step) for step in behind]
+        for n, refused in done:
             counts.append(n)
             problems += refused
         self.progress.head = link.head()
