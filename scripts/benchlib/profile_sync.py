@@ -1,7 +1,7 @@
 """A replica's initial sync from a real PostgreSQL, in this process, taken apart (issue 28).
 
     cd scripts && PYTHONPATH=../daemon:../client ../.venv/bin/python -m benchlib.profile_sync
-        [--n 3000] [--recall] [--profile out.prof]
+        [--n 3000] [--recall [--remember]] [--profile out.prof]
 
 A throwaway cluster (harnesslib/pg_cluster.py, as section 12 of the bench) holds a space
 of n put changes in the replicas' shape, vectors carried under our model id; an engine on
@@ -10,7 +10,8 @@ joins the space, and the sync runs on the replica's own worker thread until ever
 is stored. Reports memories/s and each thread's CPU per synced memory (from
 /proc/self/task: waiting counts nothing, so the shares hold on a loaded machine); with
 `--recall`, a thread recalls every 20 ms through the server's Dispatcher during the sync
-and as many times idle after it (the bench's recall p99 ratio, in-process); with
+and as many times idle after it (the bench's recall p99 ratio, in-process; `--remember`:
+a remember each time instead, a write that waits for the writer the sync shares); with
 `--profile`, every thread runs under cProfile on its own CPU clock (the figures of a
 profiled run are for its shares, not its speed).
 """
@@ -165,6 +166,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=3_000)
     ap.add_argument("--recall", action="store_true")
+    ap.add_argument("--remember", action="store_true", help="with --recall: remember instead")
     ap.add_argument("--profile", type=Path)
     ap.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "enyal-bench")
     args = ap.parse_args()
@@ -228,6 +230,11 @@ def main() -> None:
                     b'{"jsonrpc":"2.0","id":1,"method":"recall","params":{"query":"%s","limit":10}}'
                     % asked(queries, i).encode()
                 )
+                if args.remember:  # a write instead: it waits for the writer the sync shares
+                    frame = (
+                        b'{"jsonrpc":"2.0","id":1,"method":"remember","params":{"content":'
+                        b'"A note taken while a space syncs, number %d.","scope":"global"}}' % i
+                    )
                 r0 = _sched()
                 q0, s0 = time.perf_counter(), _sync_cpu()
                 out = loop.run_until_complete(dispatcher.handle(frame))
