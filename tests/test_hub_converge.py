@@ -8,6 +8,7 @@ is tests/test_hub_replica.py's.
 from __future__ import annotations
 
 import random
+import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -578,6 +579,53 @@ def test_a_new_change_waits_behind_one_batch_of_a_backlog_at_most(reps: Replicas
     st = membership.status(b, p.HubStatusParams())
     assert st.lag == 0 and st.cursor == len(reps.hub.log)
     assert w.progress.refused == behind  # every row of the backlog seen, once
+
+
+def test_a_backlog_is_pulled_and_checked_on_the_niced_thread_and_what_is_new_not(
+    reps: Replicas,
+) -> None:
+    """What is behind (a backlog, a space's catch-up) is pulled and checked on the worker's
+    niced thread (issue 28: enyal_daemon/niced.py), the worker's own waiting for it; what
+    is new is pulled on the worker's own, at the daemon's priority. Nothing is lost."""
+    a, b = reps.make("a"), reps.make("b")
+    behind = 2 * worker.BATCH
+    for _ in range(behind):
+        reps.hub.append_raw(Rejected(seq=0, reason="not a change (the backlog's)"))
+    x = remember(a, "Written while b was two batches behind.")
+    sync(reps.hub, a)
+    pulls: list[tuple[str, int]] = []
+    threads: set[threading.Thread] = set()
+
+    class Recording(MemoryLink):
+        def pull(self, after: int, limit: int, space: str | None = None) -> list[Any]:
+            got = super().pull(after, limit, space)
+            pulls.append((threading.current_thread().name, len(got)))
+            threads.add(threading.current_thread())
+            return got
+
+    w = worker.Worker(
+        b, replica_of(b).capture, lambda: Recording(reps.hub, "team"), replica_of(b).progress
+    )
+    try:
+        while w._round():
+            pass
+    finally:
+        w.stop()
+    here = threading.current_thread().name  # the worker's own thread, stepped by hand
+    assert {name for name, n in pulls if n} == {here, "enyal-hub-low"}
+    assert pulls[0] == (here, worker.BATCH)  # the first round: what is new, the last batch
+    assert not any(t.is_alive() for t in threads if t.name == "enyal-hub-low")  # stopped too
+    st = membership.status(b, p.HubStatusParams())
+    assert st.lag == 0 and st.cursor == len(reps.hub.log)
+    assert entries.get(b.reader(), x) is not None
+    assert w.progress.refused == behind  # every row of the backlog seen, once
+    # Nothing behind: no hop to the niced thread (on a busy machine it waits for a core).
+    again = worker.Worker(b, replica_of(b).capture, reps.hub.link, replica_of(b).progress)
+    try:
+        assert again._round() is False
+        assert again._low._thread is None
+    finally:
+        again.stop()
 
 
 def test_pruning_the_applied_ids_and_settled_conflicts_never_applies_a_change_twice(

@@ -375,6 +375,34 @@ def test_a_catch_up_runs_under_quick_switches_a_live_change_not_and_the_interval
     assert sys.getswitchinterval() == before
 
 
+def test_a_catch_up_is_written_at_low_priority_and_a_live_change_not(
+    engines: list[Engine], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A catch-up's writer jobs are the writer's background jobs (store/writer.py: on its
+    niced thread, issue 28); a live change's are not: propagation goes at the daemon's
+    priority. Either way each change is applied once, with its cursor."""
+    e = engines[0]
+    monkeypatch.setattr(converge, "SLICE", 2)
+    capture = replica_of(e).capture
+    threads: list[str] = []
+    write = converge._put_new
+
+    def writing(*args: Any) -> None:
+        threads.append(threading.current_thread().name)
+        write(*args)
+
+    monkeypatch.setattr(converge, "_put_new", writing)
+    texts = ["Cron runs at 03:00.", "Alerts page the on-call.", "Runbooks live in the wiki."]
+    pulled = numbered([put(e, str(uuid.uuid4()), i + 1, t) for i, t in enumerate(texts)])
+    assert converge.apply_pulled(e, capture, pulled[:1]) == []  # live: a slice or less
+    assert threads == ["enyal-writer"]
+    assert converge.apply_pulled(e, capture, pulled) == []  # a catch-up
+    assert threads[1:] == ["enyal-writer-low"]  # one part: the two memories new here
+    stored = e.reader().execute("SELECT content FROM context_entries ORDER BY rid")
+    assert [r[0] for r in stored] == texts
+    assert rows.get(e.reader(), "cursor") == str(pulled[-1].seq)
+
+
 def test_a_change_the_store_refuses_is_refused_alone_and_the_rest_of_its_batch_applies(
     engines: list[Engine],
 ) -> None:

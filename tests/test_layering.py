@@ -55,7 +55,7 @@ DAEMON_TIERS: list[set[str]] = [
     {"index"},
     {"store", "embedder", "hub"},
     {"hygiene"},
-    {"heap", "locks"},
+    {"heap", "locks", "niced"},
     {"errors"},
 ]
 

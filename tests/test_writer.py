@@ -3,12 +3,15 @@ and bookkeeping written in small chunks."""
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from enyal_daemon.niced import NICE
 from enyal_daemon.service.core import bookkeeping as bookkeeping_module
 from enyal_daemon.service.memory import memories
 from enyal_daemon.store import analytics, db
@@ -49,6 +52,49 @@ def test_durable_writes_commit_before_bookkeeping_queued_ahead_of_them(writer: A
         fut.result(10)
     order = [r[0] for r in writer.conn.execute("SELECT job FROM log ORDER BY rowid")]
     assert order == ["remember", "bookkeeping"]
+
+
+def test_a_background_job_commits_alone_on_the_niced_thread_and_the_jobs_behind_it_after(
+    writer: Any,
+) -> None:
+    """A replica's catch-up's job (issue 28): its statements and its commit run at low CPU
+    priority, so a recall's threads get the cores; a job queued with it shares neither its
+    transaction nor its priority, and the order holds."""
+    started, release = threading.Event(), threading.Event()
+    seen: dict[str, tuple[str, int, int]] = {}
+
+    def blocker(tx: Tx) -> None:
+        started.set()
+        release.wait(10)
+
+    def record(name: str) -> Any:
+        def job(tx: Tx) -> None:
+            tid = threading.get_native_id()
+            priority = os.getpriority(os.PRIO_PROCESS, tid)
+            seen[name] = (threading.current_thread().name, priority, writer.version.value)
+            tx.conn.execute("INSERT INTO log VALUES (?, 0)", (name,))
+
+        return job
+
+    first = writer.submit(blocker)
+    assert started.wait(10)
+    queued = [  # all three waiting together: before, they made one transaction
+        writer.submit(record("before")),
+        writer.submit(record("catch-up"), background=True),
+        writer.submit(record("after")),
+    ]
+    release.set()
+    for fut in (first, *queued):
+        fut.result(10)
+    order = [r[0] for r in writer.conn.execute("SELECT job FROM log ORDER BY rowid")]
+    assert order == ["before", "catch-up", "after"]
+    assert [seen[n][0] for n in order] == ["enyal-writer", "enyal-writer-low", "enyal-writer"]
+    versions = [seen[n][2] for n in order]
+    assert versions == [versions[0], versions[0] + 1, versions[0] + 2]  # three commits
+    own = os.getpriority(os.PRIO_PROCESS, 0)
+    assert seen["before"][1] == seen["after"][1] == own
+    if sys.platform.startswith("linux"):
+        assert seen["catch-up"][1] == min(19, own + NICE)
 
 
 def test_checkpoints_run_off_the_writer(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:

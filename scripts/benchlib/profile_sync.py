@@ -1,7 +1,7 @@
 """A replica's initial sync from a real PostgreSQL, in this process, taken apart (issue 28).
 
     cd scripts && PYTHONPATH=../daemon:../client ../.venv/bin/python -m benchlib.profile_sync
-        [--n 3000] [--recall] [--profile out.prof]
+        [--n 3000] [--recall [--remember]] [--profile out.prof]
 
 A throwaway cluster (harnesslib/pg_cluster.py, as section 12 of the bench) holds a space
 of n put changes in the replicas' shape, vectors carried under our model id; an engine on
@@ -10,7 +10,8 @@ joins the space, and the sync runs on the replica's own worker thread until ever
 is stored. Reports memories/s and each thread's CPU per synced memory (from
 /proc/self/task: waiting counts nothing, so the shares hold on a loaded machine); with
 `--recall`, a thread recalls every 20 ms through the server's Dispatcher during the sync
-and as many times idle after it (the bench's recall p99 ratio, in-process); with
+and as many times idle after it (the bench's recall p99 ratio, in-process; `--remember`:
+a remember each time instead, a write that waits for the writer the sync shares); with
 `--profile`, every thread runs under cProfile on its own CPU clock (the figures of a
 profiled run are for its shares, not its speed).
 """
@@ -57,11 +58,60 @@ def _sync_cpu() -> tuple[float, float]:
     what the sync still ran while a recall was being served."""
     got = {"enyal-hub": 0, "enyal-writer": 0}
     for t in threading.enumerate():
-        if t.name in got and t.native_id is not None:
+        name = t.name.removesuffix("-low")  # its niced thread's (enyal_daemon/niced.py)
+        if name in got and t.native_id is not None:
             with contextlib.suppress(OSError):
                 stat = Path(f"/proc/self/task/{t.native_id}/schedstat").read_text()
-                got[t.name] += int(stat.split()[0])
+                got[name] += int(stat.split()[0])
     return got["enyal-hub"] / 1e9, got["enyal-writer"] / 1e9
+
+
+SYNC_THREADS = (
+    "enyal-hub",
+    "enyal-hub-low",
+    "enyal-writer",
+    "enyal-writer-low",
+    "enyal-checkpoint",
+)
+
+
+def _sched() -> tuple[float, float, float]:
+    """(CPU, run-queue wait) in seconds so far of the threads a recall runs on (all but
+    the sync's own: the loop, the request pool, the embedder, native ones), and the sync's
+    threads' CPU, from schedstat. Around a recall: what it ran, what it waited for a core
+    (CPU contention), and, by difference from its wall, what it slept (the interpreter's
+    lock, a lock of the index or the writer's, I/O)."""
+    sync = {t.native_id for t in threading.enumerate() if t.name in SYNC_THREADS}
+    cpu = wait = theirs = 0
+    for task in Path("/proc/self/task").iterdir():
+        try:
+            ran, waited, _ = (int(x) for x in (task / "schedstat").read_text().split())
+        except (OSError, ValueError):
+            continue
+        if int(task.name) in sync:
+            theirs += ran
+        else:
+            cpu += ran
+            wait += waited
+    return cpu / 1e9, wait / 1e9, theirs / 1e9
+
+
+def _breakdown(what: str, walls: list[float], scheds: list[tuple[float, float, float]]) -> None:
+    """Mean wall of the recalls, and of their slowest 5%, split into the recall's threads'
+    CPU, their wait for a core, and the rest (asleep: the interpreter's lock, locks, I/O);
+    with the sync's threads' CPU meanwhile."""
+    rows = sorted(zip(walls, scheds, strict=True), key=lambda r: r[0])
+    for label, part in (("all", rows), ("slowest 5%", rows[-max(1, len(rows) // 20) :])):
+        n = len(part)
+        wall = sum(w for w, _ in part) / n
+        cpu = sum(s[0] for _, s in part) / n * 1e3
+        runq = sum(s[1] for _, s in part) / n * 1e3
+        theirs = sum(s[2] for _, s in part) / n * 1e3
+        print(
+            f"  {what:6s} {label:10s} ({n:4d}): wall {wall:6.2f} ms = recall CPU {cpu:5.2f} + "
+            f"wait for a core {runq:5.2f} + asleep {wall - cpu - runq:6.2f}; sync CPU meanwhile "
+            f"{theirs:5.2f}"
+        )
 
 
 def _seed(url: str, texts: list[str], vecs: Any, model_id: str) -> None:
@@ -116,6 +166,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=3_000)
     ap.add_argument("--recall", action="store_true")
+    ap.add_argument("--remember", action="store_true", help="with --recall: remember instead")
     ap.add_argument("--profile", type=Path)
     ap.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "enyal-bench")
     args = ap.parse_args()
@@ -168,6 +219,7 @@ def main() -> None:
         main_prof = cProfile.Profile(time.thread_time)
         during: list[float] = []
         intruded: list[tuple[float, float]] = []  # the sync's CPU during each recall, ms
+        scheds: list[tuple[float, float, float]] = []  # _sched's deltas around each recall
         idle: list[float] = []
         with ThreadPoolExecutor((os.cpu_count() or 2) + 2, thread_name_prefix="enyal-req") as pool:
             dispatcher = Dispatcher(handlers, pool, engine.db_path)
@@ -178,10 +230,18 @@ def main() -> None:
                     b'{"jsonrpc":"2.0","id":1,"method":"recall","params":{"query":"%s","limit":10}}'
                     % asked(queries, i).encode()
                 )
+                if args.remember:  # a write instead: it waits for the writer the sync shares
+                    frame = (
+                        b'{"jsonrpc":"2.0","id":1,"method":"remember","params":{"content":'
+                        b'"A note taken while a space syncs, number %d.","scope":"global"}}' % i
+                    )
+                r0 = _sched()
                 q0, s0 = time.perf_counter(), _sync_cpu()
                 out = loop.run_until_complete(dispatcher.handle(frame))
                 into.append((time.perf_counter() - q0) * 1000)
                 s1 = _sync_cpu()
+                r1 = _sched()
+                scheds.append((r1[0] - r0[0], r1[1] - r0[1], r1[2] - r0[2]))
                 intruded.append(((s1[0] - s0[0]) * 1000, (s1[1] - s0[1]) * 1000))
                 assert out is not None and b'"error"' not in out[:40], out[:200]
 
@@ -232,6 +292,9 @@ def main() -> None:
                 f"{pct(idle, 50):.1f} p95 {pct(idle, 95):.1f} p99 {pct(idle, 99):.1f} ms; "
                 f"p99 ratio {pct(during, 99) / pct(idle, 99):.2f}"
             )
+            print("where a recall's time goes (schedstat of its threads):")
+            _breakdown("during", during, scheds[20 : 20 + len(during)])
+            _breakdown("idle", idle, scheds[-len(idle) :])
             for what, spans in (("during the sync", overlap), ("idle", intruded[-len(idle) :])):
                 hub, writer = [h for h, _ in spans], [w for _, w in spans]
                 both = [h + w for h, w in spans]

@@ -20,10 +20,16 @@ ms for it (scripts/bench). A PASSIVE checkpoint never blocks the writer or a rea
 It still writes and fsyncs the database file beside the commits' fsyncs of the WAL, so
 it starts in a lull (`lull`: the engine's waits while an acknowledged write is coming,
 bounded), not in the middle of a remember's embedding and commit (issue 30).
+
+A job submitted as `background` (a replica's catch-up: service/hub/converge.py) is
+committed alone, on a thread of low CPU priority (niced.py) while this one waits for it:
+the same connection, one transaction at a time as ever, but its statements and its commit
+give a core up to a request's threads, which a piece under way could not (issue 28).
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import queue
 import threading
@@ -36,6 +42,7 @@ from typing import Any, TypeVar
 import apsw
 
 from ..errors import ShuttingDown
+from ..niced import Niced
 from . import db
 
 log = logging.getLogger(__name__)
@@ -64,6 +71,7 @@ class _Job:
     fn: Callable[[Tx], Any]
     future: Future[Any]
     durable: bool = True
+    background: bool = False  # committed alone, on the niced thread
 
 
 class Version:
@@ -81,7 +89,8 @@ class Version:
             (`used = False`): a brief's own time."""
 
     def __init__(self) -> None:
-        # Moved on the writer's thread only; read anywhere (an int: atomic).
+        # Moved by the writer only (its thread, or the niced one while it waits for it);
+        # read anywhere (an int: atomic).
         self.value = 0
         self.used = 0
 
@@ -110,6 +119,7 @@ class Writer:
         # waits for a quiet moment. Bookkeeping, never acknowledged, does not count.
         self.last_write = 0.0
         self._thread = threading.Thread(target=self._run, name="enyal-writer", daemon=True)
+        self._low = Niced("enyal-writer-low")  # background jobs' (started at the first)
         self._checkpointer = checkpointer
         self._checkpoint_due = threading.Event()
         self._checkpoint_stop = threading.Event()
@@ -131,12 +141,15 @@ class Writer:
         requests must not while one of theirs waits for it: service/hub/converge.py)."""
         return not self._queue.empty()
 
-    def submit(self, fn: Callable[[Tx], T], durable: bool = True) -> Future[T]:
+    def submit(
+        self, fn: Callable[[Tx], T], durable: bool = True, background: bool = False
+    ) -> Future[T]:
+        """Queue `fn`; its future. `background`: committed alone, at low CPU priority."""
         fut: Future[T] = Future()
         with self._close_lock:
             if self._closed:
                 raise ShuttingDown("the daemon is shutting down; retry")
-            self._queue.put(_Job(fn, fut, durable))
+            self._queue.put(_Job(fn, fut, durable, background))
         return fut
 
     def run(self, fn: Callable[[Tx], T], durable: bool = True) -> T:
@@ -166,6 +179,7 @@ class Writer:
             self._closed = True
             self._queue.put(_STOP)
         self._thread.join()
+        self._low.close()
         if self._checkpoint_thread is not None and self._checkpointer is not None:
             self._checkpoint_stop.set()
             self._checkpoint_due.set()
@@ -207,11 +221,17 @@ class Writer:
 
     def _run(self) -> None:
         stopping = False
+        held: _Job | None = None  # a background job taken while gathering a batch: next
         while not stopping:
-            first = self._queue.get()
+            first = held if held is not None else self._queue.get()
+            held = None
             if first is _STOP:
                 return
-            batch: list[_Job] = [first]  # type: ignore[list-item]
+            assert isinstance(first, _Job)
+            if first.background:
+                self._low.run(functools.partial(self._commit_batch, [first]))
+                continue
+            batch: list[_Job] = [first]
             while len(batch) < MAX_BATCH:
                 try:
                     nxt = self._queue.get_nowait()
@@ -220,7 +240,11 @@ class Writer:
                 if nxt is _STOP:
                     stopping = True
                     break
-                batch.append(nxt)  # type: ignore[arg-type]
+                assert isinstance(nxt, _Job)
+                if nxt.background:
+                    held = nxt
+                    break
+                batch.append(nxt)
             durable = [job for job in batch if job.durable]
             if durable:
                 self._commit_batch(durable)

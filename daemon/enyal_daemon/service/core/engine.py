@@ -257,11 +257,14 @@ class Engine:
         with contextlib.suppress(apsw.Error, ShuttingDown):
             self.writer.release_cache()
 
-    def write_soon(self, job: Callable[[Tx], T], durable: bool = True) -> Callable[[], T]:
+    def write_soon(
+        self, job: Callable[[Tx], T], durable: bool = True, background: bool = False
+    ) -> Callable[[], T]:
         """`write` without waiting: queues `job` and returns the wait for its outcome, so
-        the caller can prepare the next job while this one commits (its fsync)."""
+        the caller can prepare the next job while this one commits (its fsync).
+        `background`: committed alone at low CPU priority (store/writer.py)."""
         self.writable_again()
-        future = self.writer.submit(job, durable)
+        future = self.writer.submit(job, durable, background)
 
         def outcome() -> T:
             try:

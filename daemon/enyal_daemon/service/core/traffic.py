@@ -7,7 +7,9 @@ recall's p99 went to 3-6 times idle. The server counts each request from its arr
 its answer (server/dispatch.py); the sync, between the changes it checks, waits while
 one is in flight, up to MOST seconds for each run of changes, so a stream of requests
 (or a long one: an import) slows it and never stops it. While it runs, the interpreter
-switches threads sooner (`quick_switches`), so a request arriving is read sooner.
+switches threads sooner (`quick_switches`), so a request arriving is read sooner. The
+piece under way when a request arrives is not interrupted: it runs at low CPU priority
+(enyal_daemon/niced.py), and gives the request's threads the cores.
 
 Acknowledged writes are counted too, from the embedding of what a request will write to
 its commit (`announce` .. `settle`, on the request's thread): the bookkeeping flush

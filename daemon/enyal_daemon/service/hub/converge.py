@@ -266,7 +266,10 @@ def _apply_slices(
             problems += writing()
         if texts:
             pause()  # not for a job of refused rows alone: a backlog of those would crawl
-        writing = engine.write_soon(_applying(engine, capture, ready, ready[-1].seq, key, pause))
+        job = _applying(engine, capture, ready, ready[-1].seq, key, pause)
+        # A catch-up's job is committed at low CPU priority (store/writer.py): the part and
+        # the commit under way when a recall arrives give its threads the cores.
+        writing = engine.write_soon(job, background=pause is not traffic.never)
         ready = []
     return problems + (writing() if writing is not None else [])
 

@@ -10,12 +10,14 @@ sets the worker's Wake as the write commits); with nothing announced it pulls ev
 POLL seconds anyway. Idle, the thread sleeps: it wakes for one of those three only. The
 hub unreachable: the error is kept for `hub status`, and the worker backs off, doubling
 to BACKOFF_MAX (2 s); nothing else waits for it. It never raises out of its loop: a daemon
-must not die of its hub.
+must not die of its hub. What is behind (a backlog, a space's catch-up) is pulled and
+checked on a thread of low CPU priority (../../niced.py), this one waiting for it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import threading
 import time
@@ -27,6 +29,7 @@ import apsw
 from ...errors import EnyalError, HubUnavailable
 from ...hub.change import Change, HubLink, Pulled, Rejected
 from ...hub.wake import Wake
+from ...niced import Niced
 from ...store import hub as rows
 from ...store.writer import Tx
 from ..core import traffic
@@ -81,6 +84,7 @@ class Worker:
         self._link: HubLink | None = None
         self._pruned: tuple[float, int] = (time.monotonic(), 0)  # when, and rows pulled then
         self._thread = threading.Thread(target=self._run, name="enyal-hub", daemon=True)
+        self._low = Niced("enyal-hub-low")  # a catch-up's pulls and checks
 
     def start(self) -> None:
         self._thread.start()
@@ -93,6 +97,7 @@ class Worker:
         self._wake.set()
         if self._thread.is_alive():
             self._thread.join()
+        self._low.close()
         self._wake.close()  # a write's wake after this is a no-op
 
     def _run(self) -> None:
@@ -156,14 +161,20 @@ class Worker:
         if self.progress.head is not None:  # the last round's: no query for it here
             defer(self.engine, self.progress.head)
         counts, problems = [], []
-        for n, refused in (
-            pull(self.engine, self.capture, link),  # what is new first
-            backlog(self.engine, self.capture, link),  # then a batch of what is behind
-            *(
-                catch_up(self.engine, self.capture, link, space)
-                for space in rows.catching_up(self.engine.reader())
-            ),
-        ):
+        # What is new first, at the daemon's priority; then a batch of what is behind, and
+        # of each space catching up, on the niced thread (its pulls' pages and its checks:
+        # ../../niced.py), this one waiting for it; not handed over when nothing is behind
+        # (a hop to a thread of low priority waits for a core on a busy machine).
+        done = [pull(self.engine, self.capture, link)]
+        conn = self.engine.reader()
+        behind = [
+            functools.partial(catch_up, self.engine, self.capture, link, space)
+            for space in rows.catching_up(conn)
+        ]
+        if rows.backlog(conn) is not None:
+            behind.insert(0, functools.partial(backlog, self.engine, self.capture, link))
+        done += [self._low.run(step) for step in behind]
+        for n, refused in done:
             counts.append(n)
             problems += refused
         self.progress.head = link.head()
