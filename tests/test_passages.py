@@ -183,6 +183,18 @@ def test_a_long_memory_does_not_outrank_a_short_one_saying_the_same(memory: Any)
     assert short.semantic - long.semantic == pytest.approx(
         CHANCE_PER_LOG_VECTOR * np.log(14), abs=0.01
     )
+    # Whether it fits the query at all is read from its best cosine as such: a floor
+    # between the lowered and the best one keeps it.
+    floored = recall_verb.recall(
+        memory,
+        p.RecallParams(
+            query=ASKED,
+            limit=2,
+            asked_at="2026-01-03T00:00:00Z",
+            min_relevance=round(long.semantic + 0.05, 2),
+        ),
+    ).results
+    assert [h.id for h in floored] == ["short", "long"]
 
 
 def test_imported_long_memories_get_passages(memory: Any) -> None:

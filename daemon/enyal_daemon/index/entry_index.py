@@ -14,8 +14,8 @@ from collections.abc import Collection, Iterable
 
 import numpy as np
 
-from .passages import PassageIndex, PassageRow, Vectors, by_chance
-from .vectors import Row, Vector, VectorIndex
+from .passages import Floats, PassageIndex, PassageRow, Vectors, by_chance
+from .vectors import Int64s, Row, Vector, VectorIndex
 
 
 class EntryIndex:
@@ -117,5 +117,10 @@ class EntryIndex:
             return sims
         rids = np.fromiter(sims, dtype=np.int64, count=len(sims))
         values = np.fromiter(sims.values(), dtype=np.float64, count=len(sims))
-        less = by_chance(self.passages.counts(rids))
+        less = self.chance(rids)
         return dict(zip(rids.tolist(), (values - less).tolist(), strict=True))
+
+    def chance(self, rids: Int64s) -> Floats:
+        """What each of these entries' similarity with passages is lowered by
+        (passages.by_chance; 0 for an entry without passages)."""
+        return by_chance(self.passages.counts(rids))

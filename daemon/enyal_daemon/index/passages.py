@@ -33,6 +33,7 @@ ROWS_PER_ENTRY = 3
 CHANCE_PER_LOG_VECTOR = 0.05
 
 Vectors = npt.NDArray[np.float32]
+Floats = npt.NDArray[np.float64]
 # (rid, ord, float32 vector bytes, is_deprecated, group, kind)
 PassageRow = tuple[int, int, bytes, bool, int, int]
 
@@ -135,7 +136,7 @@ class PassageIndex:
         return self._rows.keys_between(lo, lo + SLOTS)
 
 
-def by_chance(counts: Int64s) -> npt.NDArray[np.float64]:
+def by_chance(counts: Int64s) -> Floats:
     """What the best of an entry's vectors (its whole text's and its `counts` passages')
     gains over one text's cosine by chance: 0 for a text of one passage."""
     return CHANCE_PER_LOG_VECTOR * np.log1p(counts.astype(np.float64))
