@@ -1,7 +1,9 @@
 """Every vector of every entry, as the engine's one index: whole texts and passages.
 
 Writes and state changes go to both (a deprecated entry's passages leave searches
-with it); searches read the whole texts only, unless asked for passages too.
+with it); searches read the whole texts only, unless asked for passages too: an entry
+with passages is then as near as the best of its vectors, less what that best of
+several gains by chance (passages.by_chance).
 Recall asks; finding near-duplicates, conflicts and links does not, because one
 sentence of a long memory resembling a short one does not make them the same.
 """
@@ -12,8 +14,8 @@ from collections.abc import Collection, Iterable
 
 import numpy as np
 
-from .passages import PassageIndex, PassageRow, Vectors
-from .vectors import Row, Vector, VectorIndex
+from .passages import Floats, PassageIndex, PassageRow, Vectors, by_chance
+from .vectors import Int64s, Row, Vector, VectorIndex
 
 
 class EntryIndex:
@@ -75,7 +77,7 @@ class EntryIndex:
     ) -> list[tuple[int, float]]:
         """The k nearest entries (rid, cosine), best first: VectorIndex.search's filters.
         With `passages`, an entry's similarity is the best of its whole text's and its
-        passages'."""
+        passages', less what that best gains by chance (`_less_chance`)."""
         if only is not None and passages and not isinstance(only, np.ndarray):
             only = np.fromiter(only, dtype=np.int64)  # read twice
         found = self.whole.search(
@@ -91,17 +93,34 @@ class EntryIndex:
         whole = self.whole.similarity(query, [rid for rid, _ in near if rid not in best])
         for rid, sim in near:
             best[rid] = max(sim, best.get(rid, whole.get(rid, -2.0)))
-        return sorted(best.items(), key=lambda item: -item[1])[:k]
+        return sorted(self._less_chance(best).items(), key=lambda item: -item[1])[:k]
 
     def similarity(
         self, query: Vector, rids: Iterable[int], passages: bool = False
     ) -> dict[int, float]:
         """Cosine of the query with each of these entries the index holds; with
-        `passages`, the best of its whole text's and its passages'."""
+        `passages`, the best of its whole text's and its passages', less what that best
+        gains by chance (`_less_chance`)."""
         wanted = list(rids)
         sims = self.whole.similarity(query, wanted)
-        if passages:
+        if passages and len(self.passages):
             for rid, sim in self.passages.similarity(query, wanted).items():
                 if rid in sims and sim > sims[rid]:
                     sims[rid] = sim
+            sims = self._less_chance(sims)
         return sims
+
+    def _less_chance(self, sims: dict[int, float]) -> dict[int, float]:
+        """Each entry's best similarity less what the best of its vectors gains by chance
+        (passages.by_chance): a text of one passage keeps its cosine."""
+        if not sims:
+            return sims
+        rids = np.fromiter(sims, dtype=np.int64, count=len(sims))
+        values = np.fromiter(sims.values(), dtype=np.float64, count=len(sims))
+        less = self.chance(rids)
+        return dict(zip(rids.tolist(), (values - less).tolist(), strict=True))
+
+    def chance(self, rids: Int64s) -> Floats:
+        """What each of these entries' similarity with passages is lowered by
+        (passages.by_chance; 0 for an entry without passages)."""
+        return by_chance(self.passages.counts(rids))

@@ -3,9 +3,10 @@
 A VectorIndex of its own, keyed by rid * SLOTS + ord: an entry's passages sit side by
 side in key order, so one key range finds them all, and every search, mask and filter
 of the entries' index works here unchanged (each passage carries its entry's scope
-group, type and state). Searches answer by entry, with its best passage's similarity.
-Most stores have no passage at all (memories of a sentence or two), and then this
-index is empty and costs nothing.
+group, type and state). Searches answer by entry, with its best passage's similarity;
+`counts` says how many passages an entry has, with which what the best of its vectors
+gains by chance grows (`by_chance`). Most stores have no passage at all (memories of a
+sentence or two), and then this index is empty and costs nothing.
 """
 
 from __future__ import annotations
@@ -21,8 +22,18 @@ SLOTS = 64  # room for embedder/passages.py's MAX_PASSAGES under one rid
 # A search asks for this many passages per entry wanted: a long memory near the query
 # often has several passages near it, which count once.
 ROWS_PER_ENTRY = 3
+# An entry with passages is found by the best of its n + 1 vectors (its whole text's and
+# its passages'), and the best of n + 1 lies above one text's cosine by chance alone, the
+# more the more vectors: a long text scored by its best as such was given a draw a
+# passage, and long texts (a chat assistant's turns) crowded short exact ones out of the
+# top. Its similarity is lowered by this times ln(n + 1): on LongMemEval_S's dev stores
+# an unrelated long entry's best stands above its whole text's cosine by ~0.04 × ln(n + 1)
+# (.045 at 2 passages, .11 at 16); 0.05 was chosen on the dev halves (docs/ARCHITECTURE.md,
+# "LongMemEval_S by the standard protocol": "Long texts' best of many, discounted").
+CHANCE_PER_LOG_VECTOR = 0.05
 
 Vectors = npt.NDArray[np.float32]
+Floats = npt.NDArray[np.float64]
 # (rid, ord, float32 vector bytes, is_deprecated, group, kind)
 PassageRow = tuple[int, int, bytes, bool, int, int]
 
@@ -98,6 +109,14 @@ class PassageIndex:
             best.setdefault(key // SLOTS, sim)
         return list(best.items())[:k]
 
+    def counts(self, rids: Int64s) -> Int64s:
+        """How many passages each of these entries has (0: a text of one passage)."""
+        owners, n = np.unique(self._keys(rids) // SLOTS, return_counts=True)
+        if len(owners) == 0:
+            return np.zeros(len(rids), dtype=np.int64)
+        at = np.minimum(np.searchsorted(owners, rids), len(owners) - 1)
+        return np.where(owners[at] == rids, n[at], 0)
+
     def similarity(self, query: Vectors, rids: Iterable[int]) -> dict[int, float]:
         """Each of these entries' best passage's cosine, for those that have passages."""
         if len(self._rows) == 0:
@@ -111,6 +130,13 @@ class PassageIndex:
         return best
 
     def _keys(self, rids: Iterable[int]) -> Int64s:
+        """The keys of these entries' passages (ascending when the rids are)."""
         given = rids if isinstance(rids, np.ndarray) else np.fromiter(rids, dtype=np.int64)
         lo = given.astype(np.int64) * SLOTS
         return self._rows.keys_between(lo, lo + SLOTS)
+
+
+def by_chance(counts: Int64s) -> Floats:
+    """What the best of an entry's vectors (its whole text's and its `counts` passages')
+    gains over one text's cosine by chance: 0 for a text of one passage."""
+    return CHANCE_PER_LOG_VECTOR * np.log1p(counts.astype(np.float64))

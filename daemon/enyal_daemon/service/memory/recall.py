@@ -252,18 +252,30 @@ def _gather(
         engine.index.similarity(qvec, [r for r in keyword if r not in semantic], passages=True)
     )
     rows = entries.by_rids(conn, semantic.keys() | keyword.keys())
-    return _candidates(rows, semantic, keyword, f)
+    return _candidates(engine, rows, semantic, keyword, f)
 
 
 def _candidates(
-    rows: dict[int, EntryRow], semantic: dict[int, float], keyword: dict[int, float], f: EntryFilter
+    engine: Engine,
+    rows: dict[int, EntryRow],
+    semantic: dict[int, float],
+    keyword: dict[int, float],
+    f: EntryFilter,
 ) -> list[Candidate]:
-    return [
-        Candidate(row, semantic.get(rid, 0.0), keyword.get(rid, 0.0))
-        for rid, row in rows.items()
+    kept = [
+        row
+        for row in rows.values()
         if (f.include_deprecated or not row.is_deprecated)
         and (f.include_quarantined or not row.quarantined)
         and (f.include_done or row.status != "done")
+    ]
+    # What each similarity was lowered by for its passages: the floors read it back.
+    chance = [0.0] * len(kept)
+    if len(engine.index.passages):
+        chance = engine.index.chance(np.array([row.rid for row in kept], dtype=np.int64)).tolist()
+    return [
+        Candidate(row, semantic.get(row.rid, 0.0), keyword.get(row.rid, 0.0), chance=lowered)
+        for row, lowered in zip(kept, chance, strict=True)
     ]
 
 
