@@ -58,18 +58,16 @@ class Baselines:
                 "SELECT rid, id, created_at FROM context_entries"
             ):
                 id_of[rid], created_of[rid] = str(entry_id), created
-            rows = conn.execute("SELECT rowid, embedding FROM context_vectors").fetchall()
+            rids, vectors = store_vectors(conn)
             self._bm25 = [
                 self.words(conn, q, id_of, at) for q, at in zip(queries, self._asked, strict=True)
             ]
         finally:
             conn.close()
-        self._ids = [id_of[rid] for rid, _ in rows]
+        self._ids = [id_of[rid] for rid in rids]
         self._created = np.array(
-            [created_of[rid][:-1] for rid, _ in rows], dtype="datetime64[us]"
+            [created_of[rid][:-1] for rid in rids], dtype="datetime64[us]"
         )  # stamps end in Z
-        matrix = np.frombuffer(b"".join(blob for _, blob in rows), dtype=np.float32)
-        vectors = matrix.reshape(len(rows), -1)
         self._column = {x: i for i, x in enumerate(self._ids)}
         # The daemon's own embedder (its 8-bit build), so dense shares its query vectors.
         if embedder is None:
@@ -167,6 +165,13 @@ class Baselines:
         return methods
 
 
+def store_vectors(conn: apsw.Connection) -> tuple[list[int], npt.NDArray[np.float32]]:
+    """Every whole text's vector the store holds: (rids, an (n, dim) matrix, row i rid i's)."""
+    rows = conn.execute("SELECT rowid, embedding FROM context_vectors").fetchall()
+    matrix = np.frombuffer(b"".join(blob for _, blob in rows), dtype=np.float32)
+    return [rid for rid, _ in rows], matrix.reshape(len(rows), -1)
+
+
 def fuse(
     dense_part: npt.NDArray[np.float64],
     column: dict[str, int],
@@ -195,11 +200,9 @@ class OneQuery:
         self._id_of = {
             rid: str(x) for rid, x in self._conn.execute("SELECT rid, id FROM context_entries")
         }
-        rows = self._conn.execute("SELECT rowid, embedding FROM context_vectors").fetchall()
-        self._ids = [self._id_of[rid] for rid, _ in rows]
+        rids, self._vectors = store_vectors(self._conn)
+        self._ids = [self._id_of[rid] for rid in rids]
         self._column = {x: i for i, x in enumerate(self._ids)}
-        matrix = np.frombuffer(b"".join(blob for _, blob in rows), dtype=np.float32)
-        self._vectors = matrix.reshape(len(rows), -1)
         self._embedder = embedder
 
     def weighted(self, query: str) -> list[str]:

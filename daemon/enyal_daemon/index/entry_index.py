@@ -103,7 +103,7 @@ class EntryIndex:
         gains by chance (`_less_chance`)."""
         wanted = list(rids)
         sims = self.whole.similarity(query, wanted)
-        if passages and len(self.passages):
+        if passages:
             for rid, sim in self.passages.similarity(query, wanted).items():
                 if rid in sims and sim > sims[rid]:
                     sims[rid] = sim
@@ -112,8 +112,9 @@ class EntryIndex:
 
     def _less_chance(self, sims: dict[int, float]) -> dict[int, float]:
         """Each entry's best similarity less what the best of its vectors gains by chance
-        (passages.by_chance): a text of one passage keeps its cosine."""
-        if not sims:
+        (passages.by_chance): a text of one passage keeps its cosine, and a store without
+        passages (memories of a sentence or two) pays nothing."""
+        if not sims or not len(self.passages):
             return sims
         rids = np.fromiter(sims, dtype=np.int64, count=len(sims))
         values = np.fromiter(sims.values(), dtype=np.float64, count=len(sims))
@@ -123,4 +124,6 @@ class EntryIndex:
     def chance(self, rids: Int64s) -> Floats:
         """What each of these entries' similarity with passages is lowered by
         (passages.by_chance; 0 for an entry without passages)."""
+        if not len(self.passages):
+            return np.zeros(len(rids), dtype=np.float64)
         return by_chance(self.passages.counts(rids))

@@ -270,9 +270,7 @@ def _candidates(
         and (f.include_done or row.status != "done")
     ]
     # What each similarity was lowered by for its passages: the floors read it back.
-    chance = [0.0] * len(kept)
-    if len(engine.index.passages):
-        chance = engine.index.chance(np.array([row.rid for row in kept], dtype=np.int64)).tolist()
+    chance = engine.index.chance(np.array([row.rid for row in kept], dtype=np.int64)).tolist()
     return [
         Candidate(row, semantic.get(row.rid, 0.0), keyword.get(row.rid, 0.0), chance=lowered)
         for row, lowered in zip(kept, chance, strict=True)
