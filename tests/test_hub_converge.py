@@ -568,14 +568,17 @@ def test_a_new_change_waits_behind_one_batch_of_a_backlog_at_most(reps: Replicas
     x = remember(a, "Written while b was four batches behind.")
     sync(reps.hub, a)
     w = worker.Worker(b, replica_of(b).capture, reps.hub.link, replica_of(b).progress)
-    w._round()  # the first batch of the backlog; the hub's head learnt
-    assert entries.get(b.reader(), x) is None
-    w._round()
-    assert entries.get(b.reader(), x) is not None  # not after the batches still behind
-    st = membership.status(b, p.HubStatusParams())
-    assert st.lag is not None and st.lag > worker.BATCH  # the backlog is still to apply
-    while w._round():
-        pass
+    try:
+        w._round()  # the first batch of the backlog; the hub's head learnt
+        assert entries.get(b.reader(), x) is None
+        w._round()
+        assert entries.get(b.reader(), x) is not None  # not after the batches still behind
+        st = membership.status(b, p.HubStatusParams())
+        assert st.lag is not None and st.lag > worker.BATCH  # the backlog is still to apply
+        while w._round():
+            pass
+    finally:
+        w.stop()  # its niced thread too (the backlog ran on it)
     st = membership.status(b, p.HubStatusParams())
     assert st.lag == 0 and st.cursor == len(reps.hub.log)
     assert w.progress.refused == behind  # every row of the backlog seen, once
