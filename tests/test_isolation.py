@@ -93,6 +93,35 @@ def test_cli_recall_sees_its_project_not_the_other(d: RunningDaemon, places: Pla
     assert wrong.code == 2 and "--all-projects" in wrong.err
 
 
+def test_every_project_asked_from_one_ranks_its_own_first(
+    d: RunningDaemon, places: Places
+) -> None:
+    """Issue 24 item 1's query with --all-projects: proj2's MySQL, the closer text, ranked
+    over proj's own answer at full weight; from proj, its own comes first and the other
+    still shows; from proj2, the other way round."""
+    ids = seed(d, places)
+    env = isolated_env(d.paths.home)
+
+    def ranked(cwd: Path) -> list[dict[str, Any]]:
+        r = run_cli("recall", "database engine", "--all-projects", "--json", cwd=cwd, env=env)
+        assert r.code == 0, r.err
+        return [h for h in r.json()["results"] if h["id"] in (ids["postgres"], ids["mysql"])]
+
+    here, there = ranked(places.proj), ranked(places.proj2)
+    assert [h["id"] for h in here] == [ids["postgres"], ids["mysql"]]
+    assert [h["id"] for h in there] == [ids["mysql"], ids["postgres"]]
+    # The same two memories, each scored lower where it is another project's.
+    score = {(h["id"], "here"): h["score"] for h in here} | {
+        (h["id"], "there"): h["score"] for h in there
+    }
+    assert score[ids["mysql"], "here"] < score[ids["mysql"], "there"]
+    assert score[ids["postgres"], "there"] < score[ids["postgres"], "here"]
+    # Asked from no place (no cwd), nothing is elsewhere: the unweighted order.
+    bare = d.call("recall", {"query": "database engine", "min_confidence": 0.0})["results"]
+    both = [h["id"] for h in bare if h["id"] in (ids["postgres"], ids["mysql"])]
+    assert both == [ids["mysql"], ids["postgres"]]
+
+
 def test_wire_scope_all_and_no_cwd_search_everything(d: RunningDaemon, places: Places) -> None:
     ids = seed(d, places)
     for params in ({"scope": "all", "cwd": str(places.proj)}, {}):

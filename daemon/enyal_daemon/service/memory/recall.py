@@ -30,6 +30,7 @@ from ..files import sources
 from ..rules import ranking, scopes
 from ..rules.clock import parse_iso, to_iso
 from ..rules.ranking import HIT_MARGIN, Candidate, Floors, Weight, rank
+from ..rules.scoring import ELSEWHERE
 from . import budget, validity
 from .for_session import shown_to
 
@@ -41,6 +42,15 @@ WIDEN = 8
 
 def _unweighted(level: str, path: str | None) -> float:
     return 1.0
+
+
+def _weight(engine: Engine, params: p.RecallParams | p.RecallBatchParams) -> Weight:
+    """Every project asked for from a cwd: what the cwd sees at full weight, another
+    project's memories at ELSEWHERE; otherwise everything found counts alike."""
+    if params.scope != "all" or params.cwd is None:
+        return _unweighted
+    view = scopes.view_from(params.cwd, engine.groups)
+    return lambda level, path: 1.0 if view.sees(path) else ELSEWHERE
 
 
 # The query embedding a request thread started before its verb ran (embed_early), for
@@ -82,7 +92,10 @@ def recall(engine: Engine, params: p.RecallParams) -> p.RecallResult:
         hits = _fitting(_recall_as_of(engine, params, f, v), params.drop_weak_only)
         hits, packed = _pack(engine, hits, params.budget_tokens)
     else:
-        hits = _search(engine, params.query, params.limit, _floors(params), f, v, at=at)
+        weight = _weight(engine, params)
+        hits = _search(
+            engine, params.query, params.limit, _floors(params), f, v, weight=weight, at=at
+        )
         hits = _fitting(hits, params.drop_weak_only)
         hits, packed = _pack(engine, hits, params.budget_tokens)
         _used(engine, params.query, hits, at)
@@ -112,10 +125,12 @@ def recall_batch(engine: Engine, params: p.RecallBatchParams) -> p.RecallBatchRe
     at = None if params.asked_at is None else _asked_at(params.asked_at)
     f = _filter(engine, params, at)
     qvecs = engine.embed_many([engine.embedder.query_window(q) for q in params.queries])
-    floors = _floors(params)
+    floors, weight = _floors(params), _weight(engine, params)
     out = []
     for query, qvec in zip(params.queries, qvecs, strict=True):
-        hits = _search(engine, query, params.limit, floors, f, validity.Validity(), qvec, at=at)
+        hits = _search(
+            engine, query, params.limit, floors, f, validity.Validity(), qvec, weight, at=at
+        )
         _used(engine, query, hits, at)
         out.append(p.RecallResult(results=hits))
     return p.RecallBatchResult(results=out)
@@ -439,7 +454,7 @@ def _recall_as_of(
         candidates,
         parse_iso(when),
         _floors(params),
-        _unweighted,
+        _weight(engine, params),
         keep,
         engine.decay_rates,
         params.query,

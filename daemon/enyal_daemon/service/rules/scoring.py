@@ -55,6 +55,10 @@ def decay_rates(half_lives: Mapping[str, float] | None = None) -> dict[str, floa
 
 
 SCOPE_WEIGHTS: dict[str, float] = {"file": 1.0, "project": 0.9, "workspace": 0.8, "global": 0.7}
+# Asked for every project from a place, a memory that place does not see (another
+# project's) weighs this much beside one it sees: of two answers alike, the asking
+# project's comes first; a clearly better one elsewhere still shows (issue 24 item 1).
+ELSEWHERE = 0.7
 
 
 def trust_now(
