@@ -93,9 +93,7 @@ def test_cli_recall_sees_its_project_not_the_other(d: RunningDaemon, places: Pla
     assert wrong.code == 2 and "--all-projects" in wrong.err
 
 
-def test_every_project_asked_from_one_ranks_its_own_first(
-    d: RunningDaemon, places: Places
-) -> None:
+def test_every_project_asked_from_one_ranks_its_own_first(d: RunningDaemon, places: Places) -> None:
     """Issue 24 item 1's query with --all-projects: proj2's MySQL, the closer text, ranked
     over proj's own answer at full weight; from proj, its own comes first and the other
     still shows; from proj2, the other way round."""
