@@ -123,6 +123,15 @@ def test_graph_cli_verbs() -> None:
     assert as_of[0]["content"] == "The queue is RabbitMQ."
     bad = run_cli("traverse", a, "--depth", "9")
     assert bad.code == 2 and "--depth: must be 1–4" in bad.err  # argparse, from the protocol
+    # A chain's forgotten middle stays in the head's history, said to be forgotten.
+    mid = cli("remember", "The queue is Pulsar.", "--scope", "global", "--supersedes", a)["id"]
+    head = cli("remember", "The queue is NATS.", "--scope", "global", "--supersedes", mid)["id"]
+    cli("forget", mid)
+    chain = run_cli("history", head).out.splitlines()
+    assert [ln.endswith("(forgotten)") for ln in chain if ln.startswith("supersedes")] == [
+        True,  # the middle, forgotten
+        False,  # the oldest, superseded over the gap
+    ]
     assert run_cli("link", a, b, "--type", "likes").code == 2
 
 

@@ -28,7 +28,10 @@ def _direction(value: str | None) -> str | None:
 
 
 def _short(e: p.Entry) -> str:
-    return f"{e.id}  {shown(e.content, 80)}"
+    # A forgotten link of a supersession chain stays in its history: said, so a reader
+    # does not take it for a live memory (it supersedes nothing until restored).
+    gone = "  (forgotten)" if e.is_deprecated else ""
+    return f"{e.id}  {shown(e.content, 80)}{gone}"
 
 
 def _edge_text(e: p.Edge) -> str:
