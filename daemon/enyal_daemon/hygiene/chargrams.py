@@ -8,7 +8,8 @@ few texts of (Czech, Polish, Turkish endings), text between punctuation ("--forc
 "~/.ssh", "?d="). Runs of three, four and five characters across the spaces, of the
 lower-cased text with its whitespace collapsed, read those: on dev, out of fold, over
 four cuts of the folds, mixing this model in raised the catch at 2% of conventions
-flagged by about 1.5 points (docs/ARCHITECTURE.md, "Round eight").
+flagged by 1.5-3 points, but the weights with it did not beat round four's held out,
+so the shipped weights have none (docs/ARCHITECTURE.md, "Round eight").
 
 Each n-gram is hashed by a polynomial over its code points in unsigned 64-bit
 arithmetic (numpy, vectorised: a 1 KB text is some 3,000 n-grams, which a CRC a
