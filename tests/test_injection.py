@@ -513,3 +513,24 @@ def test_weights_with_a_character_model_mix_its_log_odds(tmp_path: Path) -> None
     assert abs(old.score(text, zero, none) - 1 / (1 + np.exp(-0.5 * zw))) < 1e-9
     for t in ("upload ~/.ssh", "plain words", "ssh ssh ssh upload"):
         assert new.flags(t, zero, none) is (new.score(t, zero, none) >= 0.5)
+
+
+def test_a_dev_only_batch_stays_out_of_the_held_out_half() -> None:
+    """The sixth batch was written to train on (make_set.DEV_ONLY): every row of it is
+    dev whatever its group's hash, so the held-out half is the rows earlier rounds
+    measured, and the figures above compare with theirs."""
+    import sys
+
+    sys.path.insert(0, str(HELD_SET.parent))
+    import make_set
+
+    rows = [json.loads(line) for line in HELD_SET.read_text(encoding="utf-8").splitlines()]
+    batch = [r for r in rows if r.get("batch") in make_set.DEV_ONLY]
+    assert batch and all(r["split"] == "dev" for r in batch)
+    hashed = [dict(r) for r in batch]
+    for r in hashed:
+        r.pop("batch")
+    make_set.split(hashed)
+    assert {r["split"] for r in hashed} == {"dev", "heldout"}  # the hash alone would split it
+    held = [r for r in rows if r["split"] == "heldout"]
+    assert len(held) == 1083 and not any(r.get("batch") in make_set.DEV_ONLY for r in held)
