@@ -98,9 +98,12 @@ def test_the_classifier_flags_on_bounds_exactly_what_its_score_flags() -> None:
     for i, text in enumerate(TEXTS):
         cued = ungated(text)
         cue_part = float(cued.astype(np.float64) @ model.weights[dim:].astype(np.float64))
-        # The word model's share of the mixed log-odds (none when the mix is 1).
-        m = model.mix
-        words = (1.0 - m) * model.words_logit(text) if m < 1.0 else 0.0
+        # The word and character models' share of the mixed log-odds (the words' the
+        # rest of the vectors' and the characters' shares).
+        m, c = model.mix, model.chars_mix
+        if i % 7 == 0:  # a text with passages (below) is not read by the characters
+            c = 0.0
+        words = (1.0 - m - c) * model.words_logit(text) + c * model.chars_logit(text)
         base = rng.standard_normal(dim)
         base /= np.linalg.norm(base)
         # Log-odds of the vectors' part, so the total lands just either side of the

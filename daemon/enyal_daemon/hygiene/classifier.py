@@ -1,6 +1,6 @@
-"""Two logistic regressions, over the MiniLM vectors a write computes anyway and over the
-text's hashed words: is this text an instruction aimed at the agent (an injection, a
-poisoned memory) or data?
+"""Three logistic regressions, over the MiniLM vectors a write computes anyway, the
+text's hashed words and its hashed characters: is this text an instruction aimed at
+the agent (an injection, a poisoned memory) or data?
 
 Rules catch the phrasings they were written for ("ignore previous instructions") and
 little else: on a held-out corpus of published payloads they quarantined 22%. The
@@ -13,11 +13,13 @@ such as who is addressed and where data is sent. A long text is scored by the hi
 of its whole vector and its passages' (a payload one sentence long, hidden in an
 e-mail, moves the whole vector little but owns a passage). A second linear model reads
 the text's words and word pairs (hygiene/ngrams.py), which say exactly how a thing is
-asked where the vector says what it is about; the two log-odds are mixed, `mix` of
-the vector's, and the sum's probability is the score. The weights, biases, mix and
-threshold are trained offline by scripts/train_injection on the dev half of
-scripts/data/injection/labelled.jsonl and shipped in injection_weights.json;
-docs/ARCHITECTURE.md has the figures.
+asked where the vector says what it is about; a third reads its character n-grams
+(hygiene/chargrams.py: split, glued and inflected words, other languages' endings,
+"--force", "~/.ssh"). The log-odds are mixed, `mix` of the vector's and `chars_mix` of
+the characters', the words' the rest, and the sum's probability is the score. The
+weights, biases, mix and threshold are trained offline by scripts/train_injection on
+the dev half of scripts/data/injection/labelled.jsonl and shipped in
+injection_weights.json; docs/ARCHITECTURE.md has the figures.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from . import cues, ngrams
+from . import chargrams, cues, ngrams
 
 WEIGHTS = Path(__file__).with_name("injection_weights.json")
 # The embedder's vectors as numpy hands them over (hygiene sits below the embedder and
@@ -86,6 +88,11 @@ class Classifier:
     words: Vector = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
     words_bias: float = 0.0
     mix: float = 1.0
+    # The character model (hygiene/chargrams.py): one weight per bucket, its bias, and
+    # its share of the mix, taken from the word model's (0.0: no character model)
+    chars: Vector = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
+    chars_bias: float = 0.0
+    chars_mix: float = 0.0
     # The word model reads each sentence of a long text too and takes the highest
     # log-odds (False: the whole text only, as weights trained without long benign text
     # must be read; docs/ARCHITECTURE.md, "Round five")
@@ -102,6 +109,7 @@ class Classifier:
     # The weights as every score reads them, in float64 (converted once, not once a text)
     _weights64: npt.NDArray[np.float64] = field(init=False, repr=False, compare=False)
     _words64: npt.NDArray[np.float64] = field(init=False, repr=False, compare=False)
+    _chars64: npt.NDArray[np.float64] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         cued = [float(w) for w in self.weights[-len(cues.NAMES) :].astype(np.float64)]
@@ -113,6 +121,7 @@ class Classifier:
         object.__setattr__(self, "_cut", math.log(t / (1 - t)) if 0 < t < 1 else math.nan)
         object.__setattr__(self, "_weights64", self.weights.astype(np.float64))
         object.__setattr__(self, "_words64", self.words.astype(np.float64))
+        object.__setattr__(self, "_chars64", self.chars.astype(np.float64))
 
     def _rows_logit(self, whole: Vector, passages: Vectors) -> float:
         """The vector model's log-odds before the cues: the highest of the whole vector's
@@ -157,13 +166,35 @@ class Classifier:
         total = float(self._words64[hit].sum())
         return total / float(np.sqrt(max(len(hit), 1))) + self.words_bias
 
+    def chars_logit(self, text: str) -> float:
+        """The character model's log-odds for a text, whole (0.0 when there is none)."""
+        if len(self.chars) == 0:
+            return 0.0
+        hit = chargrams.indices(text, len(self.chars))
+        total = float(self._chars64[hit].sum())
+        return total / float(np.sqrt(max(len(hit), 1))) + self.chars_bias
+
+    def _text_logit(self, text: str, long: bool) -> float:
+        """The word and character models' share of the mixed log-odds, known before any
+        cue is read (`flags`): the words' 1 - mix - chars_mix, the characters' chars_mix.
+        A long text (one with passages) is not read by the characters, and the words take
+        their share: a thousand characters' runs, few of them seen in training, summed
+        to a character model's log-odds that flagged 95 of 788 long conversation turns
+        of dev (the words and vectors: 28), where short texts lost nothing
+        (docs/ARCHITECTURE.md, "Round eight")."""
+        chars = self.chars_mix if not long else 0.0
+        words_share = 1.0 - self.mix - chars
+        z = words_share * self.words_logit(text) if words_share > 0.0 else 0.0
+        if chars > 0.0:
+            z += chars * self.chars_logit(text)
+        return z
+
     def score(
         self, text: str, whole: Vector, passages: Vectors, parts: Sequence[str] = ()
     ) -> float:
         """A text's score: the probability of the mixed log-odds of the two models."""
         z = self.mix * self.vector_logit(text, whole, passages, parts)
-        if self.mix < 1.0:
-            z += (1.0 - self.mix) * self.words_logit(text)
+        z += self._text_logit(text, len(passages) > 0)
         return float(1.0 / (1.0 + np.exp(-z)))
 
     def flags(self, text: str, whole: Vector, passages: Vectors, parts: Sequence[str] = ()) -> bool:
@@ -182,9 +213,10 @@ class Classifier:
         if math.isnan(self._cut):
             return self.score(text, whole, passages, parts) >= self.threshold
         base = self._rows_logit(whole, passages)
-        # The word model's share is known at once too; the cues' is scaled by the mix.
+        # The word and character models' share is known at once too; the cues' is scaled
+        # by the mix.
         m = self.mix
-        words = (1.0 - m) * self.words_logit(text) if m < 1.0 else 0.0
+        words = self._text_logit(text, len(passages) > 0)
         lo = m * (base + self._negative) + words  # every negative cue present, no positive
         hi = m * (base + self._positive) + words  # the other way round
         above, below = self._cut + MARGIN, self._cut - MARGIN
@@ -245,12 +277,15 @@ class Classifier:
                 "threshold": round(self.threshold, 6),
                 "mix": round(self.mix, 6),
                 "words_bias": round(self.words_bias, 6),
+                "chars_mix": round(self.chars_mix, 6),
+                "chars_bias": round(self.chars_bias, 6),
                 "sentences": self.sentences,
                 "passage_cues": self.passage_cues,
                 "weights": [round(float(w), 6) for w in self.weights],
                 # five decimals: the words are most of the file, and 1e-5 of a weight
                 # moves no score that matters
                 "words": [round(float(w), 5) for w in self.words],
+                "chars": [round(float(w), 5) for w in self.chars],
             },
             separators=(",", ":"),
         )
@@ -265,6 +300,9 @@ def read(path: Path) -> Classifier:
         words=np.asarray(data.get("words", []), dtype=np.float32),
         words_bias=float(data.get("words_bias", 0.0)),
         mix=float(data.get("mix", 1.0)),
+        chars=np.asarray(data.get("chars", []), dtype=np.float32),
+        chars_bias=float(data.get("chars_bias", 0.0)),
+        chars_mix=float(data.get("chars_mix", 0.0)),
         sentences=bool(data.get("sentences", False)),
         passage_cues=bool(data.get("passage_cues", False)),
     )

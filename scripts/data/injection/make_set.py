@@ -27,6 +27,7 @@ sys.path.insert(0, str(HERE))
 
 import fifth_batch as fifth  # noqa: E402
 import fourth_batch as fourth  # noqa: E402
+import sixth_batch as sixth  # noqa: E402
 from attacks import ATTACKS, HIDDEN_PAYLOADS, MULTILINGUAL  # noqa: E402
 from benign import BENIGN, CARRIERS, FILLERS  # noqa: E402
 from composed import attacks as composed_attacks  # noqa: E402
@@ -80,6 +81,7 @@ def rows() -> list[dict[str, Any]]:
     out += _third_batch()
     out += _fourth_batch()
     out += _fifth_batch()
+    out += _sixth_batch()
     memories = [json.loads(line) for line in MEMORIES.read_text(encoding="utf-8").splitlines()]
     for m in memories[::MEMORY_EVERY]:
         out.append(
@@ -199,10 +201,32 @@ def _fifth_batch() -> list[dict[str, Any]]:
     )
 
 
+def _sixth_batch() -> list[dict[str, Any]]:
+    """sixth_batch.py: its own writing (_own_batch), batch 6, every row dev (DEV_ONLY)."""
+    return _own_batch(
+        "sixth",
+        6,
+        sixth.SIXTH_ATTACKS,
+        sixth.SIXTH_CARRIERS,
+        2,
+        sixth.SIXTH_HIDDEN,
+        sixth.SIXTH_FILLERS,
+        sixth.SIXTH_BENIGN,
+    )
+
+
+# Batches written to train on only: their rows are dev whatever their group's hash, so
+# the held-out half stays the rows earlier rounds measured (its figures compare).
+DEV_ONLY = frozenset({6})
+
+
 def split(all_rows: list[dict[str, Any]]) -> None:
     """Each group to the half the SHA-256 of its name picks: fixed for a group whatever
-    else is added to the set."""
+    else is added to the set (a DEV_ONLY batch's rows to dev)."""
     for r in all_rows:
+        if r.get("batch") in DEV_ONLY:
+            r["split"] = "dev"
+            continue
         digest = hashlib.sha256(r["group"].encode()).digest()
         r["split"] = "dev" if digest[0] % 2 == 0 else "heldout"
 
