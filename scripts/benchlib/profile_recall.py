@@ -2,6 +2,7 @@
 
     cd scripts && ../.venv/bin/python -m benchlib.profile_recall [--n 10000] [--calls 500]
     ... --frozen-at 2026-11-20T00:00:00Z --dump a.json   # then diff two trees' dumps
+    ... --scifact          # the bench's SciFact store (1d), asked its claims without a cwd
 
 Builds (or reuses) the bench's cached store of n memories (benchlib/store.py, all real
 embeddings for n <= 10k), opens an Engine on a copy, and sends `calls` distinct recall
@@ -42,7 +43,17 @@ PARTS: list[tuple[str, list[tuple[str, str, str]]]] = [
     ),
     ("embed (batcher worker)", [("embedder/batcher.py", "_work", "cum")]),
     ("keywords (FTS5)", [("index/keywords.py", "search", "cum")]),
-    ("KNN", [("service/memory/recall.py", "_nearest", "cum")]),
+    (
+        # the index's search, whether a filter restricts it (_nearest: a cwd's view) or not
+        # (SciFact's claims, asked without a cwd)
+        "KNN",
+        [
+            ("index/entry_index.py", "search", "cum"),
+            ("service/memory/recall.py", "_nearest", "tot"),
+            ("service/memory/recall.py", "_index_mask", "cum"),
+            ("service/memory/recall.py", "_holding", "cum"),
+        ],
+    ),
     ("keyword hits' similarity", [("index/entry_index.py", "similarity", "cum")]),
     (
         "rows + candidates",
@@ -91,6 +102,12 @@ def breakdown(stats: pstats.Stats, calls: int) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=10_000)
+    ap.add_argument(
+        "--scifact",
+        action="store_true",
+        help="the bench's SciFact store (1d: benchlib/imported.py's cache) asked SciFact's "
+        "claims without a cwd, as s_scifact.py asks them (--n ignored; --calls at most 300)",
+    )
     ap.add_argument("--calls", type=int, default=500)
     ap.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "enyal-bench")
     ap.add_argument("--out", type=Path, default=None, help="write the pstats dump here")
@@ -121,8 +138,14 @@ def main() -> None:
 
     log = print
     bench = BenchEngine.load()
-    c = make_corpus(bench, min(args.n, 10_000), args.cache, log)
-    store, _ = cached_store(bench, c, args.n, args.cache, log)
+    queries = corpus.questions(args.calls + 20, seed=args.n + 7)
+    cwd: dict[str, str] = {"cwd": PROJECTS[0]}
+    if args.scifact:
+        store, queries, cwd = _scifact(args.cache, args.calls)
+        args.calls = len(queries) - 20
+    else:
+        c = make_corpus(bench, min(args.n, 10_000), args.cache, log)
+        store, _ = cached_store(bench, c, args.n, args.cache, log)
 
     from enyal_daemon.server.dispatch import Dispatcher
     from enyal_daemon.service import verbs
@@ -142,7 +165,6 @@ def main() -> None:
     handlers: dict[str, Any] = verbs.bind(engine)
     for name in p.METHODS:
         handlers.setdefault(name, lambda params: None)
-    queries = corpus.questions(args.calls + 20, seed=args.n + 7)
     pinned = {} if args.asked_at is None else {"asked_at": args.asked_at}
     frames = [
         msgspec.json.encode(
@@ -150,7 +172,7 @@ def main() -> None:
                 "jsonrpc": "2.0",
                 "id": i,
                 "method": "recall",
-                "params": {"query": q, "cwd": PROJECTS[0], **pinned},
+                "params": {"query": q, **cwd, **pinned},
             }
         )
         for i, q in enumerate(queries)
@@ -187,8 +209,9 @@ def main() -> None:
             for a in answers
         ]
         args.dump.write_bytes(msgspec.json.encode(ranked))
+    where = "SciFact" if args.scifact else f"{args.n:,}"
     print(
-        f"{args.calls} recalls at {args.n:,}: {cpu / args.calls * 1e3:.2f} ms CPU per recall "
+        f"{args.calls} recalls at {where}: {cpu / args.calls * 1e3:.2f} ms CPU per recall "
         f"(process_time, all threads), {wall / args.calls * 1e3:.2f} ms wall"
     )
     if profile:
@@ -197,6 +220,20 @@ def main() -> None:
             stats.dump_stats(str(args.out))
         stats.sort_stats("tottime").print_stats(40)
         breakdown(stats, args.calls + 20)  # the workers' profiles include the warm-up
+
+
+def _scifact(cache: Path, calls: int) -> tuple[Path, list[str], dict[str, str]]:
+    """The store, 20 warm-up questions then the claims, and no cwd: s_scifact.py's recalls."""
+    from benchlib import corpus
+    from benchlib.imported import imported
+    from benchlib.s_import import SCIFACT
+    from benchlib.s_scifact import WARMUP
+    from benchlib.sets import scifact
+
+    lines, asked = scifact(SCIFACT.parent)
+    store, _ = imported("scifact", lines, False, cache)
+    claims = [text for text, _, _ in asked][:calls]
+    return store, corpus.questions(WARMUP, seed=5_183) + claims, {}
 
 
 if __name__ == "__main__":
