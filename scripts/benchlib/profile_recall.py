@@ -3,6 +3,7 @@
     cd scripts && ../.venv/bin/python -m benchlib.profile_recall [--n 10000] [--calls 500]
     ... --frozen-at 2026-11-20T00:00:00Z --dump a.json   # then diff two trees' dumps
     ... --scifact          # the bench's SciFact store (1d), asked its claims without a cwd
+    ... --clocked          # no profiler: each part on its thread's CPU clock (clocked.py)
 
 Builds (or reuses) the bench's cached store of n memories (benchlib/store.py, all real
 embeddings for n <= 10k), opens an Engine on a copy, and sends `calls` distinct recall
@@ -113,6 +114,11 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=None, help="write the pstats dump here")
     ap.add_argument("--no-profile", action="store_true", help="process_time only")
     ap.add_argument(
+        "--clocked",
+        action="store_true",
+        help="no profiler: each part's thread CPU (benchlib/clocked.py), after the warm-up",
+    )
+    ap.add_argument(
         "--dump", type=Path, default=None, help="write every answer here (to diff two trees')"
     )
     ap.add_argument(
@@ -131,7 +137,7 @@ def main() -> None:
     args = ap.parse_args()
     os.environ.setdefault("ENYAL_CACHE_DIR", str(args.cache / "enyal-cache"))
 
-    from benchlib import corpus, thread_profiles
+    from benchlib import clocked, corpus, thread_profiles
     from benchlib.store import Engine as BenchEngine
     from benchlib.store import cached_store, install, make_corpus
     from benchlib.vocab import PROJECTS
@@ -154,9 +160,11 @@ def main() -> None:
 
     home = Path(tempfile.mkdtemp(prefix="enyal-profile-"))
     install(store, home)
-    profile = not args.no_profile
+    profile = not args.no_profile and not args.clocked
     if profile:
         thread_profiles.start()
+    if args.clocked:
+        clocked.install()
     from enyal_daemon.service.rules.clock import SYSTEM, SetClock, parse_iso
 
     clock = SYSTEM if args.frozen_at is None else SetClock(parse_iso(args.frozen_at))
@@ -194,6 +202,7 @@ def main() -> None:
             main_prof.enable()
         asyncio.run(serve(frames[:20]))  # warm every thread and cache
         engine.flush_bookkeeping()
+        clocked.reset()
         cpu0, wall0 = time.process_time(), time.perf_counter()
         asyncio.run(serve(frames[20:]))
         engine.flush_bookkeeping()
@@ -214,6 +223,8 @@ def main() -> None:
         f"{args.calls} recalls at {where}: {cpu / args.calls * 1e3:.2f} ms CPU per recall "
         f"(process_time, all threads), {wall / args.calls * 1e3:.2f} ms wall"
     )
+    if args.clocked:
+        clocked.report(args.calls)
     if profile:
         stats = thread_profiles.merged(main_prof)
         if args.out:
