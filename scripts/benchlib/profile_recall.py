@@ -236,14 +236,9 @@ def main() -> None:
 def _scifact(cache: Path, calls: int) -> tuple[Path, list[str], dict[str, str]]:
     """The store, 20 warm-up questions then the claims, and no cwd: s_scifact.py's recalls."""
     from benchlib import corpus
-    from benchlib.imported import imported
-    from benchlib.s_import import SCIFACT
-    from benchlib.s_scifact import WARMUP
-    from benchlib.sets import scifact
+    from benchlib.s_scifact import WARMUP, store_and_claims
 
-    lines, asked = scifact(SCIFACT.parent)
-    store, _ = imported("scifact", lines, False, cache)
-    claims = [text for text, _, _ in asked][:calls]
+    store, claims, _, _ = store_and_claims(cache, calls)
     return store, corpus.questions(WARMUP, seed=5_183) + claims, {}
 
 
