@@ -1,10 +1,12 @@
 """The bookkeeping flush waits while an acknowledged write is coming: from a remember's
 embedding to its commit, no chunk of counts or events is written (issue 30), and the
-wait is bounded, so a write that never settles cannot hold the counts back for good."""
+wait is bounded, so a write that never settles cannot hold the counts back for good. Nor
+does its redaction of the queries hold the interpreter's lock from a request."""
 
 from __future__ import annotations
 
 import contextlib
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -12,8 +14,12 @@ from typing import Any
 
 import pytest
 
+from enyal_daemon.hygiene import secrets
 from enyal_daemon.service.core import traffic
+from enyal_daemon.service.core.bookkeeping import Bookkeeping
 from enyal_daemon.service.memory import memories
+from enyal_daemon.service.rules import redaction
+from enyal_daemon.service.rules.clock import SYSTEM
 from enyal_protocol import wire as p
 
 
@@ -146,3 +152,44 @@ def test_a_request_that_fails_after_announcing_its_write_settles_it() -> None:
     with pytest.raises(ValueError):
         dispatch._settled(failing, None)
     assert traffic.writes_coming() == 0
+
+
+def test_redacting_the_queries_lets_a_request_thread_in_between_them() -> None:
+    """The flush redacts every query recalled since the last one, in Python's regex
+    engine, which keeps the interpreter's lock: a request thread coming back from C
+    (SQLite, numpy, onnxruntime) waited for the whole scan, up to a switch interval. The
+    interval is made a second here, so only the drain giving the lock up between queries
+    lets the other thread in before the drain ends."""
+    queries = [f"how do I rotate the deploy key of service {i}? " * 90 for i in range(60)]
+    book = Bookkeeping(SYSTEM, lambda q: redaction.text(secrets, q))
+    for q in queries:
+        book.recalled(["a", "b"], q)
+    t0 = time.perf_counter()
+    for q in queries:
+        redaction.text(secrets, q)
+    alone = time.perf_counter() - t0  # the whole scan, ~1 ms a query
+    waits: list[float] = []
+    started, stop = threading.Event(), threading.Event()
+
+    def request_thread() -> None:
+        started.set()
+        while not stop.is_set():
+            t = time.perf_counter()
+            time.sleep(0.0002)  # C without the lock, then back for it
+            waits.append(time.perf_counter() - t - 0.0002)
+
+    was = sys.getswitchinterval()
+    sys.setswitchinterval(1.0)
+    other = threading.Thread(target=request_thread)
+    try:
+        other.start()
+        started.wait()
+        time.sleep(0.01)
+        batch = book.drain()
+    finally:
+        stop.set()
+        other.join()
+        sys.setswitchinterval(was)
+    assert len(batch.events) == 2 * len(queries)
+    assert alone > 0.02, alone  # long enough for the wait to tell
+    assert max(waits) < alone / 2, (max(waits), alone)

@@ -112,6 +112,57 @@ def test_entry_index_keeps_passages_in_step_with_their_entry() -> None:
     assert len(index) == 2 and len(index.passages) == 0
 
 
+def test_passage_counts_and_best_passages_follow_every_change() -> None:
+    """An entry's passage count (what its similarity is lowered by: a recall reads it three
+    times, so it is kept as passages change, issue 30) and its best passage's cosine are
+    what its passages held then say: after a load (a rid given twice keeps its last
+    vectors), a replacement by more or by none, a removal, an entry made inactive, and
+    for entries without passages or not held at all."""
+    rng = np.random.default_rng(11)
+
+    def unit(n: int) -> Any:
+        v = rng.standard_normal((n, 384)).astype(np.float32)
+        return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+    vecs = unit(12)
+    index = EntryIndex(384)
+    index.load(
+        [(rid, vecs[0].tobytes(), False, 0, 0) for rid in (1, 2, 5)],
+        [
+            (rid, ord_, vecs[i].tobytes(), False, 0, 0)
+            for rid, ord_, i in ((1, 0, 1), (1, 1, 2), (5, 0, 3), (5, 0, 4))
+        ],
+    )
+    asked = np.array([1, 2, 5, 9_999, 0], dtype=np.int64)
+
+    def counts() -> list[int]:
+        return index.passages.counts(asked).tolist()  # type: ignore[no-any-return]
+
+    def best(rid: int, of: Any) -> float:
+        return float(max(of @ vecs[11]))
+
+    assert counts() == [2, 0, 1, 0, 0]
+    sims = index.passages.similarity(vecs[11], [5, 1, 2])
+    assert list(sims) == [5, 1]  # in the order asked; entry 2 has none
+    assert sims[1] == pytest.approx(best(1, vecs[1:3]), abs=0.01)
+    assert sims[5] == pytest.approx(best(5, vecs[4:5]), abs=0.01)
+    index.add(5, vecs[0], vecs[5:8])
+    assert counts() == [2, 0, 3, 0, 0]
+    assert index.passages.similarity(vecs[11], [5])[5] == pytest.approx(
+        best(5, vecs[5:8]), abs=0.01
+    )
+    index.add(1, vecs[0], None)
+    assert counts() == [0, 0, 3, 0, 0]
+    index.add(9_999, vecs[0], vecs[8:10])  # past every rid counted so far
+    assert counts() == [0, 0, 3, 2, 0]
+    index.set_active(5, False)  # its passages leave searches, not the count
+    assert counts() == [0, 0, 3, 2, 0]
+    index.remove(9_999)
+    index.remove(5)
+    assert counts() == [0, 0, 0, 0, 0] and len(index.passages) == 0
+    assert index.chance(asked).tolist() == [0.0] * len(asked)
+
+
 def test_recall_finds_a_fact_said_in_passing(memory: Any, home: Path) -> None:
     long_id = memories.remember(memory, p.RememberParams(content=LONG, scope="global")).id
     for text in [

@@ -94,7 +94,8 @@ def test_a_repeated_look_stats_fewer_times(world: Path, stats: Callable[[], int]
 def test_a_files_project_is_its_folders_kept_walk(world: Path, stats: Callable[[], int]) -> None:
     """A tool's file (PreToolUse's recall_by_scope asks the project of a file) is answered
     from its folder's kept walk, a file there and one not written yet alike, with what a
-    fresh walk from the file says; a name in no folder is walked as before."""
+    fresh walk from the file says; a name in no folder is walked (at its first look: the
+    next test keeps it)."""
     folder = world / "a" / "pkg" / "sub"
     there = folder / "billing.py"
     there.write_text("x = 1\n")
@@ -112,6 +113,37 @@ def test_a_files_project_is_its_folders_kept_walk(world: Path, stats: Callable[[
     hits = project_cache.CACHE.hits
     assert project_cache.project_of(str(nowhere)) == projects.project_of(str(nowhere))
     assert project_cache.CACHE.hits == hits
+
+
+def test_a_path_in_no_folder_is_kept_from_the_nearest_folder_there(
+    world: Path, stats: Callable[[], int]
+) -> None:
+    """A cwd that is not there (a worktree removed under a session; the bench's cwds, of
+    another machine) was walked on every request, six stats a level of it and above: now
+    its walk is kept from the nearest folder above it that is there, and a folder made on
+    its way (with a marker) or that folder removed is seen."""
+    base = world / "a" / "pkg"
+    cwd = base / "gone" / "deeper"
+    for _ in range(5):  # as kept(), from the folder that is there
+        settled(base)
+        project_cache.project_of(str(cwd))
+        hits, before = project_cache.CACHE.hits, stats()
+        found = project_cache.project_of(str(cwd))
+        made = stats() - before
+        if project_cache.CACHE.hits == hits + 1:
+            break
+    else:
+        raise AssertionError(f"the walk from {cwd} was never kept")
+    assert found == projects.project_of(str(cwd))
+    assert found.root == str(world / "a")
+    before = stats()
+    projects.project_of(str(cwd))
+    assert made < stats() - before
+    (base / "gone").mkdir()
+    (base / "gone" / "pyproject.toml").write_text("")
+    assert fresh(cwd).root == str(base / "gone")
+    shutil.rmtree(base)  # now the nearest folder there is the checkout's top
+    assert fresh(cwd).root == str(world / "a")
 
 
 def test_a_marker_added_or_removed_below_the_root_is_seen(world: Path) -> None:

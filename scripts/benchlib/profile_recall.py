@@ -2,6 +2,8 @@
 
     cd scripts && ../.venv/bin/python -m benchlib.profile_recall [--n 10000] [--calls 500]
     ... --frozen-at 2026-11-20T00:00:00Z --dump a.json   # then diff two trees' dumps
+    ... --scifact          # the bench's SciFact store (1d), asked its claims without a cwd
+    ... --clocked          # no profiler: each part on its thread's CPU clock (clocked.py)
 
 Builds (or reuses) the bench's cached store of n memories (benchlib/store.py, all real
 embeddings for n <= 10k), opens an Engine on a copy, and sends `calls` distinct recall
@@ -42,7 +44,17 @@ PARTS: list[tuple[str, list[tuple[str, str, str]]]] = [
     ),
     ("embed (batcher worker)", [("embedder/batcher.py", "_work", "cum")]),
     ("keywords (FTS5)", [("index/keywords.py", "search", "cum")]),
-    ("KNN", [("service/memory/recall.py", "_nearest", "cum")]),
+    (
+        # the index's search, whether a filter restricts it (_nearest: a cwd's view) or not
+        # (SciFact's claims, asked without a cwd)
+        "KNN",
+        [
+            ("index/entry_index.py", "search", "cum"),
+            ("service/memory/recall.py", "_nearest", "tot"),
+            ("service/memory/recall.py", "_index_mask", "cum"),
+            ("service/memory/recall.py", "_holding", "cum"),
+        ],
+    ),
     ("keyword hits' similarity", [("index/entry_index.py", "similarity", "cum")]),
     (
         "rows + candidates",
@@ -91,10 +103,21 @@ def breakdown(stats: pstats.Stats, calls: int) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=10_000)
+    ap.add_argument(
+        "--scifact",
+        action="store_true",
+        help="the bench's SciFact store (1d: benchlib/imported.py's cache) asked SciFact's "
+        "claims without a cwd, as s_scifact.py asks them (--n ignored; --calls at most 300)",
+    )
     ap.add_argument("--calls", type=int, default=500)
     ap.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "enyal-bench")
     ap.add_argument("--out", type=Path, default=None, help="write the pstats dump here")
     ap.add_argument("--no-profile", action="store_true", help="process_time only")
+    ap.add_argument(
+        "--clocked",
+        action="store_true",
+        help="no profiler: each part's thread CPU (benchlib/clocked.py), after the warm-up",
+    )
     ap.add_argument(
         "--dump", type=Path, default=None, help="write every answer here (to diff two trees')"
     )
@@ -114,15 +137,21 @@ def main() -> None:
     args = ap.parse_args()
     os.environ.setdefault("ENYAL_CACHE_DIR", str(args.cache / "enyal-cache"))
 
-    from benchlib import corpus, thread_profiles
+    from benchlib import clocked, corpus, thread_profiles
     from benchlib.store import Engine as BenchEngine
     from benchlib.store import cached_store, install, make_corpus
     from benchlib.vocab import PROJECTS
 
     log = print
     bench = BenchEngine.load()
-    c = make_corpus(bench, min(args.n, 10_000), args.cache, log)
-    store, _ = cached_store(bench, c, args.n, args.cache, log)
+    queries = corpus.questions(args.calls + 20, seed=args.n + 7)
+    cwd: dict[str, str] = {"cwd": PROJECTS[0]}
+    if args.scifact:
+        store, queries, cwd = _scifact(args.cache, args.calls)
+        args.calls = len(queries) - 20
+    else:
+        c = make_corpus(bench, min(args.n, 10_000), args.cache, log)
+        store, _ = cached_store(bench, c, args.n, args.cache, log)
 
     from enyal_daemon.server.dispatch import Dispatcher
     from enyal_daemon.service import verbs
@@ -131,9 +160,11 @@ def main() -> None:
 
     home = Path(tempfile.mkdtemp(prefix="enyal-profile-"))
     install(store, home)
-    profile = not args.no_profile
+    profile = not args.no_profile and not args.clocked
     if profile:
         thread_profiles.start()
+    if args.clocked:
+        clocked.install()
     from enyal_daemon.service.rules.clock import SYSTEM, SetClock, parse_iso
 
     clock = SYSTEM if args.frozen_at is None else SetClock(parse_iso(args.frozen_at))
@@ -142,7 +173,6 @@ def main() -> None:
     handlers: dict[str, Any] = verbs.bind(engine)
     for name in p.METHODS:
         handlers.setdefault(name, lambda params: None)
-    queries = corpus.questions(args.calls + 20, seed=args.n + 7)
     pinned = {} if args.asked_at is None else {"asked_at": args.asked_at}
     frames = [
         msgspec.json.encode(
@@ -150,7 +180,7 @@ def main() -> None:
                 "jsonrpc": "2.0",
                 "id": i,
                 "method": "recall",
-                "params": {"query": q, "cwd": PROJECTS[0], **pinned},
+                "params": {"query": q, **cwd, **pinned},
             }
         )
         for i, q in enumerate(queries)
@@ -172,6 +202,7 @@ def main() -> None:
             main_prof.enable()
         asyncio.run(serve(frames[:20]))  # warm every thread and cache
         engine.flush_bookkeeping()
+        clocked.reset()
         cpu0, wall0 = time.process_time(), time.perf_counter()
         asyncio.run(serve(frames[20:]))
         engine.flush_bookkeeping()
@@ -187,16 +218,28 @@ def main() -> None:
             for a in answers
         ]
         args.dump.write_bytes(msgspec.json.encode(ranked))
+    where = "SciFact" if args.scifact else f"{args.n:,}"
     print(
-        f"{args.calls} recalls at {args.n:,}: {cpu / args.calls * 1e3:.2f} ms CPU per recall "
+        f"{args.calls} recalls at {where}: {cpu / args.calls * 1e3:.2f} ms CPU per recall "
         f"(process_time, all threads), {wall / args.calls * 1e3:.2f} ms wall"
     )
+    if args.clocked:
+        clocked.report(args.calls)
     if profile:
         stats = thread_profiles.merged(main_prof)
         if args.out:
             stats.dump_stats(str(args.out))
         stats.sort_stats("tottime").print_stats(40)
         breakdown(stats, args.calls + 20)  # the workers' profiles include the warm-up
+
+
+def _scifact(cache: Path, calls: int) -> tuple[Path, list[str], dict[str, str]]:
+    """The store, 20 warm-up questions then the claims, and no cwd: s_scifact.py's recalls."""
+    from benchlib import corpus
+    from benchlib.s_scifact import WARMUP, store_and_claims
+
+    store, claims, _, _ = store_and_claims(cache, calls)
+    return store, corpus.questions(WARMUP, seed=5_183) + claims, {}
 
 
 if __name__ == "__main__":

@@ -431,6 +431,12 @@ def main() -> None:
         help="time remembers instead (the bench's 'remember under recall': another "
         "connection recalls back to back meanwhile)",
     )
+    ap.add_argument(
+        "--scifact",
+        action="store_true",
+        help="recall on the bench's SciFact store (1d) its claims, without a cwd, as "
+        "s_scifact.py asks them (--n ignored; --calls at most 300)",
+    )
     ap.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "enyal-bench")
     args = ap.parse_args()
     if args.daemon:
@@ -443,14 +449,22 @@ def main() -> None:
     from benchlib.store import install, quick_store
     from benchlib.vocab import PROJECTS
 
-    store = quick_store(args.n, args.cache, print)
+    qs = corpus.questions(args.warmup + args.calls, seed=args.n)
+    where: dict[str, str] = {"cwd": PROJECTS[0]}
+    if args.scifact:
+        from benchlib.s_scifact import store_and_claims
+
+        store, claims, _, _ = store_and_claims(args.cache, args.calls)
+        qs, where = qs[: args.warmup] + claims, {}
+        args.calls = len(claims)
+    else:
+        store = quick_store(args.n, args.cache, print)
     home = Path(tempfile.mkdtemp(prefix="enyal-tail-"))
     install(store, home)
     events_file = home / "events.json"
     os.environ["ENYAL_BENCH_DAEMON"] = (
         f"{sys.executable} {HERE / 'profile_tail.py'} --daemon {events_file}"
     )
-    qs = corpus.questions(args.warmup + args.calls, seed=args.n)
     method, key = ("remember", "content") if args.remember else ("recall", "query")
     os.environ["ENYAL_TAIL_VERB"] = method
     if args.remember:  # as s_writes.py: every text new, so each remember stores
@@ -462,7 +476,7 @@ def main() -> None:
     try:
         conn = daemon.connect()
         for q in qs[: args.warmup]:
-            conn.call_raw(method, {key: q, "cwd": PROJECTS[0]})
+            conn.call_raw(method, {key: q, **where})
         if args.remember:
             load.__enter__()
             while load.served == 0 and load.error is None:
@@ -472,7 +486,7 @@ def main() -> None:
         cpu0 = daemon.cpu()
         for q in qs[args.warmup :]:
             t0 = time.perf_counter()
-            conn.call_raw(method, {key: q, "cwd": PROJECTS[0]})
+            conn.call_raw(method, {key: q, **where})
             lat.append((t0, time.perf_counter()))
         cpu = daemon.cpu() - cpu0
         load1 = os.getloadavg()

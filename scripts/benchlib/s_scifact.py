@@ -35,12 +35,10 @@ def run(ctx: Ctx) -> None:
     if not SCIFACT.exists():
         ctx.report.notes.append(f"SciFact not found at {SCIFACT}: the 1d rows are empty")
         return
-    lines, queries = scifact(SCIFACT.parent)
-    claims = [text for text, _, _ in queries][: ctx.cfg.scifact_claims]
-    store, seconds = imported("scifact", lines, False, ctx.cache)
+    store, claims, seconds, abstracts = store_and_claims(ctx.cache, ctx.cfg.scifact_claims)
     passages = _passages(store)
     if seconds is not None:
-        ctx.log(f"imported SciFact's {len(lines):,} abstracts in {seconds:.0f} s (cached now)")
+        ctx.log(f"imported SciFact's {abstracts:,} abstracts in {seconds:.0f} s (cached now)")
     home = ctx.work / "home-scifact"
     home.mkdir()
     shutil.copyfile(store, home / "enyal.db")
@@ -69,7 +67,7 @@ def run(ctx: Ctx) -> None:
         daemon.stop()
     lat = Pooled()
     lat.add_run(mine)
-    s = f"SciFact {len(lines):,}"
+    s = f"SciFact {abstracts:,}"
     note = f"{len(claims)} claims, one each; {passages:,} passages"
     rep = ctx.report
     rep.add(Row("1d", "recall on the SciFact store, p50", s, lat.per_run(50), "ms", None, note))
@@ -94,6 +92,15 @@ def run(ctx: Ctx) -> None:
             note="each claim embedded as asked; whole texts only, no passages",
         )
     )
+
+
+def store_and_claims(cache: Path, claims: int) -> tuple[Path, list[str], float | None, int]:
+    """The store (imported through a daemon once, then cached), its first `claims` claims
+    as this section asks them, the import's seconds (None: cached) and how many abstracts
+    it holds. The profilers ask the same (profile_recall, profile_tail --scifact)."""
+    lines, queries = scifact(SCIFACT.parent)
+    store, seconds = imported("scifact", lines, False, cache)
+    return store, [text for text, _, _ in queries][:claims], seconds, len(lines)
 
 
 def _passages(store: Path) -> int:

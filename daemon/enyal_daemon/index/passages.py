@@ -42,6 +42,11 @@ class PassageIndex:
     def __init__(self, dim: int) -> None:
         self.dim = dim
         self._rows = VectorIndex(dim)
+        # How many passages each rid has (0 past its end), kept as they change: a recall
+        # asks for its candidates' counts three times (its KNN, its keyword hits'
+        # similarity, the floors' chance), each a look-up here, where finding the
+        # passages' keys and counting them took ~0.1 ms (SciFact's store, issue 30).
+        self._count = np.zeros(0, dtype=np.uint8)
 
     def __len__(self) -> int:
         """Passages held (not entries)."""
@@ -56,6 +61,8 @@ class PassageIndex:
             (rid * SLOTS + ord_, blob, deprecated, group, kind)
             for rid, ord_, blob, deprecated, group, kind in rows
         )
+        every = self._rows.keys_between(np.zeros(1, np.int64), np.full(1, np.iinfo(np.int64).max))
+        self._count = np.bincount(every // SLOTS).astype(np.uint8)
 
     def replace(
         self, rid: int, vecs: Vectors, active: bool = True, group: int = 0, kind: int = 0
@@ -64,10 +71,21 @@ class PassageIndex:
         self.remove(rid)
         for i, vec in enumerate(vecs[:SLOTS]):
             self._rows.add(rid * SLOTS + i, vec, active=active, group=group, kind=kind)
+        self._counted(rid, min(len(vecs), SLOTS))
 
     def remove(self, rid: int) -> None:
         for key in self._keys([rid]).tolist():
             self._rows.remove(key)
+        self._counted(rid, 0)
+
+    def _counted(self, rid: int, n: int) -> None:
+        if rid >= len(self._count):
+            if n == 0:
+                return
+            grown = np.zeros(max(rid + 1, 2 * len(self._count)), dtype=np.uint8)
+            grown[: len(self._count)] = self._count
+            self._count = grown  # a search reading the old array meanwhile reads it whole
+        self._count[rid] = n
 
     def set_active(self, rid: int, active: bool) -> None:
         for key in self._keys([rid]).tolist():
@@ -111,23 +129,24 @@ class PassageIndex:
 
     def counts(self, rids: Int64s) -> Int64s:
         """How many passages each of these entries has (0: a text of one passage)."""
-        owners, n = np.unique(self._keys(rids) // SLOTS, return_counts=True)
-        if len(owners) == 0:
-            return np.zeros(len(rids), dtype=np.int64)
-        at = np.minimum(np.searchsorted(owners, rids), len(owners) - 1)
-        return np.where(owners[at] == rids, n[at], 0)
+        count = self._count
+        held = (rids >= 0) & (rids < len(count))
+        out = np.zeros(len(rids), dtype=np.int64)
+        out[held] = count[rids[held]]
+        return out
 
     def similarity(self, query: Vectors, rids: Iterable[int]) -> dict[int, float]:
         """Each of these entries' best passage's cosine, for those that have passages."""
         if len(self._rows) == 0:
             return {}
-        keys = self._keys(rids)
-        best: dict[int, float] = {}
-        for key, sim in self._rows.similarity(query, keys).items():
-            rid = key // SLOTS
-            if sim > best.get(rid, -2.0):
-                best[rid] = sim
-        return best
+        keys, sims = self._rows.similarities(query, self._keys(rids))
+        if len(keys) == 0:
+            return {}
+        # An entry's passages sit side by side (_keys): each run's best, in one pass.
+        owners = keys // SLOTS
+        starts = np.flatnonzero(np.r_[True, owners[1:] != owners[:-1]])
+        best = np.maximum.reduceat(sims, starts)
+        return dict(zip(owners[starts].tolist(), best.tolist(), strict=True))
 
     def _keys(self, rids: Iterable[int]) -> Int64s:
         """The keys of these entries' passages (ascending when the rids are)."""

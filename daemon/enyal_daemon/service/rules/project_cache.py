@@ -16,8 +16,10 @@ A folder changed within RACY_NS before the walk is not trusted: file systems sta
 times from a clock that ticks every few milliseconds, and a change in the same tick as
 the look would leave the ctime as it was (git's "racy" entries). Such an answer is not
 kept; a later look walks again. Only a folder (an agent's cwd) is kept; a file's path,
-or one not there in a folder that is, is its folder's; one in no folder is walked every
-time.
+or one not there in a folder that is, is its folder's. A path in no folder that is there
+(a worktree removed under a session, a cwd sent from another machine) is kept from the
+nearest folder above it that is: those below it hold no marker, and none can appear
+there without changing that folder (its first missing child created).
 
 A marker that is a symbolic link (pyproject.toml -> ../shared/pyproject.toml) is a
 marker while its target is there, and the target may appear or vanish elsewhere without
@@ -76,7 +78,16 @@ class _Cache:
             folder = os.path.dirname(path)
             if folder != path and os.path.isdir(folder):
                 return self.project_of(folder)
-            return projects.project_of(path)
+            above = _nearest_folder(folder) if here is None else None
+            if above is None:
+                return projects.project_of(path)
+            return self._kept(path, *above)
+        return self._kept(path, path, here)
+
+    def _kept(self, path: str, start: str, here: os.stat_result) -> Project:
+        """`path`'s project from its kept walk if every folder from `start` (the path
+        itself, or the nearest folder above it that is there) up is as the walk saw it;
+        `here`: start's stat."""
         with self._lock:
             walk = self._walks.get(path)
         if walk is not None and _holds(walk, here):
@@ -85,14 +96,14 @@ class _Cache:
                 if path in self._walks:
                     self._walks.move_to_end(path)
             return projects.project_at(walk.root, walk.top)
-        return self._walk(path)
+        return self._walk(path, start)
 
-    def _walk(self, path: str) -> Project:
+    def _walk(self, path: str, start: str) -> Project:
         # The folders are stat-ed before the walk: a change after it then shows as a
         # ctime that moved, never as one recorded after the change.
         now = clock.file_time_ns()
         seen: list[tuple[str, _Seen]] = []
-        for d in map(str, (Path(path), *Path(path).parents)):
+        for d in map(str, (Path(start), *Path(start).parents)):
             try:
                 st = os.stat(d)
             except OSError:
@@ -113,6 +124,24 @@ class _Cache:
                 while len(self._walks) > SIZE:
                     self._walks.popitem(last=False)
         return projects.project_at(root, top)
+
+
+def _nearest_folder(path: str) -> tuple[str, os.stat_result] | None:
+    """The nearest folder at or above `path` that is there, and its stat (None: `path`
+    is not absolute, or no folder above it can be read)."""
+    if not os.path.isabs(path):
+        return None
+    while True:
+        try:
+            st = os.stat(path)
+        except OSError:
+            st = None
+        if st is not None:
+            return (path, st) if stat.S_ISDIR(st.st_mode) else None
+        up = os.path.dirname(path)
+        if up == path:
+            return None
+        path = up
 
 
 def _links_in(folder: str) -> list[tuple[str, _Seen | None]]:
