@@ -26,6 +26,11 @@ def test_the_declared_columns_are_the_tables_columns(tmp_path: Path) -> None:
     conn = db.connect(tmp_path / "store.db", writer=True)
     migrations.migrate(conn)
     table = {r[1] for r in conn.execute("PRAGMA table_info(context_entries)")}
+    # The access bookkeeping's columns are context_access's (m024), keyed by rid
+    counts = {r[1] for r in conn.execute(f"PRAGMA table_info({rows.ACCESS_TABLE})")}
+    assert counts == {"rid", *rows.ACCESS}
+    assert not table & set(rows.ACCESS), "the counts are kept in one table"
+    table |= set(rows.ACCESS)
     assert set(rows.COLUMN_NAMES) == table, (
         f"declared but not in the table: {sorted(set(rows.COLUMN_NAMES) - table)}; "
         f"in the table but not on EntryRow: {sorted(table - set(rows.COLUMN_NAMES))}"
@@ -33,12 +38,13 @@ def test_the_declared_columns_are_the_tables_columns(tmp_path: Path) -> None:
 
 
 def test_every_stored_field_of_a_wire_entry_has_its_column() -> None:
-    stored, inserted = _stored_entry_fields(), set(rows.INSERT_COLUMNS)
+    stored, inserted = _stored_entry_fields(), set(rows.ENTRY_COLUMNS)
     assert inserted == stored, (
         f"wire.Entry fields without an EntryRow column: {sorted(stored - inserted)}; "
         f"EntryRow columns not on wire.Entry: {sorted(inserted - stored)}"
     )
-    assert "rid" in rows.COLUMN_NAMES and "rid" not in rows.INSERT_COLUMNS
+    assert "rid" in rows.COLUMN_NAMES and "rid" not in rows.ENTRY_COLUMNS
+    assert set(rows.INSERT_COLUMNS) == inserted - set(rows.ACCESS)
 
 
 def test_an_entry_with_every_column_set_reads_back_as_written(tmp_path: Path) -> None:
@@ -100,6 +106,8 @@ def test_an_entry_with_every_column_set_reads_back_as_written(tmp_path: Path) ->
         "is_deprecated": True,
         "quarantined": False,
         "status": "open",
+        "access_count": 9,  # the counts are another table's (m024): set there
+        "accessed_at": "2026-01-05T00:00:00Z",
     }
     with conn:
         entries.update_fields(conn, rid, changed)

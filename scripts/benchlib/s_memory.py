@@ -61,7 +61,9 @@ def _tables(db: Path) -> dict[str, int]:
             out["vectors"] += nbytes
         elif name.startswith("context_fts"):
             out["fts"] += nbytes
-        elif name.startswith(("context_entries", "idx_entries", "sqlite_autoindex_context")):
+        elif name.startswith(
+            ("context_entries", "context_access", "idx_entries", "sqlite_autoindex_context")
+        ):
             out["entries"] += nbytes
         else:
             out["other"] += nbytes

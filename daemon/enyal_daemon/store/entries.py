@@ -16,9 +16,20 @@ import apsw
 
 from enyal_protocol.wire import Entry
 
+from . import access
 from .db import in_lists
 from .filters import EntryFilter
-from .rows import COLUMNS, E_COLUMNS, INSERT_COLUMNS, EntryRow, entry_row, insert_values, stored
+from .rows import (
+    ACCESS,
+    COLUMNS,
+    ENTRIES,
+    INSERT_COLUMNS,
+    EntryRow,
+    access_values,
+    entry_row,
+    insert_values,
+    stored,
+)
 
 
 def content_hash(content: str) -> str:
@@ -39,7 +50,16 @@ def insert(conn: apsw.Connection, entry: Entry, vector: bytes, passages: Sequenc
     rid = conn.last_insert_rowid()
     conn.execute(_INSERT_VECTOR, (rid, vector))
     _insert_passages(conn, rid, passages)
+    _insert_access(conn, [(rid, entry)])
     return rid
+
+
+def _insert_access(conn: apsw.Connection, inserted: Iterable[tuple[int, Entry]]) -> None:
+    """The access rows of those inserted entries that come with counts (an import's)."""
+    values = ((rid, access_values(e)) for rid, e in inserted)
+    counted = [(rid, v) for rid, v in values if not access.unread(v)]
+    if counted:
+        access.put(conn, counted)
 
 
 def insert_many(
@@ -71,6 +91,7 @@ def insert_many(
     ]
     if parts:
         conn.executemany(_INSERT_PASSAGE, parts)
+    _insert_access(conn, zip(rids, (e for e, _, _ in items), strict=True))
     return rids
 
 
@@ -80,9 +101,7 @@ def _insert_passages(conn: apsw.Connection, rid: int, passages: Sequence[bytes])
 
 
 def get(conn: apsw.Connection, entry_id: str) -> EntryRow | None:
-    row = conn.execute(
-        f"SELECT {COLUMNS} FROM context_entries WHERE id = ?", (entry_id,)
-    ).fetchone()
+    row = conn.execute(f"SELECT {COLUMNS} FROM {ENTRIES} WHERE e.id = ?", (entry_id,)).fetchone()
     return entry_row(row) if row else None
 
 
@@ -94,7 +113,7 @@ def prefix_range(prefix: str) -> tuple[str, str]:
 def by_prefix(conn: apsw.Connection, prefix: str, limit: int) -> list[EntryRow]:
     """Up to `limit` entries whose id starts with `prefix` (a range scan of the id index)."""
     cur = conn.execute(
-        f"SELECT {COLUMNS} FROM context_entries WHERE id >= ? AND id < ? ORDER BY id LIMIT ?",
+        f"SELECT {COLUMNS} FROM {ENTRIES} WHERE e.id >= ? AND e.id < ? ORDER BY e.id LIMIT ?",
         (*prefix_range(prefix), limit),
     )
     return [entry_row(r) for r in cur]
@@ -103,7 +122,7 @@ def by_prefix(conn: apsw.Connection, prefix: str, limit: int) -> list[EntryRow]:
 def by_rids(conn: apsw.Connection, rids: Iterable[int]) -> dict[int, EntryRow]:
     out: dict[int, EntryRow] = {}
     for chunk, marks in in_lists(rids):
-        cur = conn.execute(f"SELECT {COLUMNS} FROM context_entries WHERE rid IN ({marks})", chunk)
+        cur = conn.execute(f"SELECT {COLUMNS} FROM {ENTRIES} WHERE e.rid IN ({marks})", chunk)
         for r in cur:
             row = entry_row(r)
             out[row.rid] = row
@@ -113,7 +132,7 @@ def by_rids(conn: apsw.Connection, rids: Iterable[int]) -> dict[int, EntryRow]:
 def by_ids(conn: apsw.Connection, ids: Sequence[str]) -> dict[str, EntryRow]:
     out: dict[str, EntryRow] = {}
     for chunk, marks in in_lists(ids):
-        cur = conn.execute(f"SELECT {COLUMNS} FROM context_entries WHERE id IN ({marks})", chunk)
+        cur = conn.execute(f"SELECT {COLUMNS} FROM {ENTRIES} WHERE e.id IN ({marks})", chunk)
         for r in cur:
             row = entry_row(r)
             out[row.id] = row
@@ -124,8 +143,8 @@ def find_by_hash(
     conn: apsw.Connection, digest: str, scope_level: str, scope_path: str | None
 ) -> EntryRow | None:
     row = conn.execute(
-        f"SELECT {COLUMNS} FROM context_entries WHERE content_hash = ? AND scope_level = ? "
-        "AND scope_path IS ? AND is_deprecated = 0 LIMIT 1",
+        f"SELECT {COLUMNS} FROM {ENTRIES} WHERE e.content_hash = ? AND e.scope_level = ? "
+        "AND e.scope_path IS ? AND e.is_deprecated = 0 LIMIT 1",
         (digest, scope_level, scope_path),
     ).fetchone()
     return entry_row(row) if row else None
@@ -133,7 +152,12 @@ def find_by_hash(
 
 def update_fields(conn: apsw.Connection, rid: int, fields: Mapping[str, Any]) -> None:
     """Set these columns of one entry, each value in its wire form (tags a list, a flag a
-    bool: rows.stored keeps them as SQLite does). New content brings its own hash."""
+    bool: rows.stored keeps them as SQLite does). New content brings its own hash; the
+    access bookkeeping's go to its own table."""
+    counts = {name: value for name, value in fields.items() if name in ACCESS}
+    if counts:
+        access.put_fields(conn, rid, counts)
+        fields = {name: value for name, value in fields.items() if name not in ACCESS}
     if not fields:
         return
     if "content" in fields:
@@ -191,14 +215,6 @@ def delete(conn: apsw.Connection, rid: int) -> None:
     conn.execute("DELETE FROM context_entries WHERE rid = ?", (rid,))
 
 
-def touch(conn: apsw.Connection, accessed: Sequence[tuple[str, int, str]]) -> None:
-    """(entry id, times accessed, last access time) for each entry."""
-    conn.executemany(
-        "UPDATE context_entries SET accessed_at = ?, access_count = access_count + ? WHERE id = ?",
-        [(when, n, entry_id) for entry_id, n, when in accessed],
-    )
-
-
 def iter_vectors(
     conn: apsw.Connection,
 ) -> Iterator[tuple[int, bytes, bool, str, str | None, str]]:
@@ -224,9 +240,9 @@ def iter_passages(
 
 
 def page(conn: apsw.Connection, after: int, limit: int, include_deprecated: bool) -> list[EntryRow]:
-    where = "" if include_deprecated else "AND is_deprecated = 0"
+    where = "" if include_deprecated else "AND e.is_deprecated = 0"
     cur = conn.execute(
-        f"SELECT {COLUMNS} FROM context_entries WHERE rid > ? {where} ORDER BY rid LIMIT ?",
+        f"SELECT {COLUMNS} FROM {ENTRIES} WHERE e.rid > ? {where} ORDER BY e.rid LIMIT ?",
         (after, limit),
     )
     return [entry_row(r) for r in cur]
@@ -323,7 +339,7 @@ def passing(conn: apsw.Connection, f: EntryFilter, rids: Sequence[int]) -> set[i
 def filtered(conn: apsw.Connection, f: EntryFilter) -> list[EntryRow]:
     return [
         entry_row(r)
-        for r in conn.execute(f"SELECT {E_COLUMNS} FROM context_entries e WHERE {f.sql()}", f.args)
+        for r in conn.execute(f"SELECT {COLUMNS} FROM {ENTRIES} WHERE {f.sql()}", f.args)
     ]
 
 
@@ -341,7 +357,7 @@ def quarantined_matching(conn: apsw.Connection, f: EntryFilter) -> int:
 SORT_KEYS = {
     "updated": "e.updated_at",
     "created": "e.created_at",
-    "accessed": "coalesce(e.accessed_at, '')",
+    "accessed": f"coalesce({ACCESS['accessed_at']}, '')",
     "importance": "e.importance",
 }
 
@@ -363,7 +379,7 @@ def listing(
         where += f" AND ({key}, e.rid) {op} (?, ?)"
         args += list(after)
     cur = conn.execute(
-        f"SELECT {key}, {E_COLUMNS} FROM context_entries e WHERE {where} "
+        f"SELECT {key}, {COLUMNS} FROM {ENTRIES} WHERE {where} "
         f"ORDER BY {key} {direction}, e.rid {direction} LIMIT ?",
         (*args, limit),
     )
@@ -420,8 +436,7 @@ def expired(conn: apsw.Connection, now: str) -> list[EntryRow]:
     return [
         entry_row(row)
         for row in conn.execute(
-            f"SELECT {COLUMNS} FROM context_entries "
-            "WHERE expires_at IS NOT NULL AND expires_at <= ?",
+            f"SELECT {COLUMNS} FROM {ENTRIES} WHERE e.expires_at IS NOT NULL AND e.expires_at <= ?",
             (now,),
         )
     ]

@@ -8,7 +8,7 @@ from typing import Literal
 import apsw
 
 from .graph import LIVE_CONFLICT, LIVE_SUPERSEDES
-from .rows import E_COLUMNS, EntryRow, entry_row
+from .rows import COLUMNS, ENTRIES, EntryRow, entry_row
 
 Kind = Literal["superseded", "conflicted", "stale", "orphan", "quarantined"]
 
@@ -47,7 +47,7 @@ def ids(conn: apsw.Connection, kind: Kind, stale_before: str) -> list[str]:
 
 def rows(conn: apsw.Connection, kind: Kind, stale_before: str, limit: int) -> list[EntryRow]:
     cur = conn.execute(
-        f"SELECT {E_COLUMNS} FROM context_entries e WHERE {_ACTIVE} AND {_WHERE[kind]} "
+        f"SELECT {COLUMNS} FROM {ENTRIES} WHERE {_ACTIVE} AND {_WHERE[kind]} "
         "ORDER BY e.updated_at LIMIT ?",
         (*_args(kind, stale_before), limit),
     )

@@ -747,6 +747,47 @@ def m023_deleted_ids(conn: apsw.Connection) -> None:
     )
 
 
+def m024_access(conn: apsw.Connection) -> None:
+    """The access bookkeeping (accessed_at, access_count) moves out of context_entries'
+    wide rows into a narrow table keyed by rid (store/access.py): a flush of a batch of
+    recalls' counts rewrote a page an entry beside the text (1,138 WAL pages after 150
+    recalls at 10k), ~100 rows share a page here. Entries never read get no row.
+
+    The old columns are dropped, not left unused, so the counts are said in one place
+    (a stale copy beside the text would be read by the next query written against the
+    table). ALTER TABLE ... DROP COLUMN (SQLite 3.35) is safe here: neither column is in
+    an index, a constraint, a trigger or a view, SQLite checks the schema it leaves and
+    fails the statement (and this migration's transaction) otherwise, and the rewrite of
+    each row it makes runs in this transaction with the copy, under secure_delete (m012).
+    It rewrites the table once, as a migration may. Run again on a store past it (as
+    tests replaying later migrations do) it finds the columns gone and does nothing."""
+    conn.execute(
+        """
+        CREATE TABLE IF NOT EXISTS context_access (
+            rid INTEGER PRIMARY KEY,
+            accessed_at TEXT,
+            access_count INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE TRIGGER IF NOT EXISTS context_access_delete AFTER DELETE ON context_entries
+        BEGIN
+            DELETE FROM context_access WHERE rid = old.rid;
+        END;
+        """
+    )
+    columns = {str(r[1]) for r in conn.execute("PRAGMA table_info(context_entries)")}
+    if "access_count" not in columns:
+        return
+    conn.execute(
+        """
+        INSERT INTO context_access (rid, accessed_at, access_count)
+            SELECT rid, accessed_at, access_count FROM context_entries
+            WHERE access_count <> 0 OR accessed_at IS NOT NULL;
+        ALTER TABLE context_entries DROP COLUMN accessed_at;
+        ALTER TABLE context_entries DROP COLUMN access_count;
+        """
+    )
+
+
 def _junk_root(root: str) -> bool:
     """A folder that is there and is not the root of a project in a git repository:
     what registering a root needs now (service/files/shared_files.py in_repository,
@@ -782,6 +823,7 @@ MIGRATIONS: list[Migration] = [
     m021_hub_space_counts,
     m022_hub_outbox_depth,
     m023_deleted_ids,
+    m024_access,
 ]
 
 

@@ -9,8 +9,14 @@ turns only the best into wire entries.
 The columns are declared once, as EntryRow's fields: each field's encoded name
 (msgspec's `name=` where the Python name differs) is its column, and the SELECT
 list, the INSERT and entry() are derived from them, so a new column is one new
-field here and on wire.Entry (tests/test_rows.py holds the two and the table to
+field here and on wire.Entry (tests/test_rows.py holds the two and the tables to
 the same set).
+
+Two of them, the access bookkeeping, live in a narrow table of their own,
+context_access (m024), keyed by rid and holding a row only for an entry read at least
+once: a flush of counts rewrites ~1 page a hundred entries there, where beside the text
+it rewrote a page an entry. ACCESS says which they are and how each reads for an entry
+without a row; every SELECT reads the entry `FROM {ENTRIES}`, the two tables joined.
 """
 
 from __future__ import annotations
@@ -90,16 +96,26 @@ class EntryRow(msgspec.Struct, frozen=True):
         return _to_entry(self)
 
 
+# The access bookkeeping's columns (context_access, m024), each with what it reads as for
+# an entry never read (no row: the LEFT JOIN's NULLs), the defaults the entries' own
+# columns had.
+ACCESS = {"accessed_at": "a.accessed_at", "access_count": "coalesce(a.access_count, 0)"}
+ACCESS_TABLE = "context_access"
+# An entry's row and its access row, aliased e and a: what every SELECT of EntryRow reads.
+ENTRIES = f"context_entries e LEFT JOIN {ACCESS_TABLE} a ON a.rid = e.rid"
+
 # (attribute, column) of each EntryRow field: the one list every statement is built from.
 _FIELDS = tuple((f.name, f.encode_name) for f in fields(EntryRow))
 # Entry's fields that are columns: all but rid (the store's own key).
 _ENTRY_FIELDS = tuple((attr, name) for attr, name in _FIELDS if name != "rid")
 COLUMN_NAMES = tuple(name for _, name in _FIELDS)
-COLUMNS = ", ".join(COLUMN_NAMES)
-# The same columns of the entries table aliased e, for queries that join it.
-E_COLUMNS = ", ".join("e." + c for c in COLUMN_NAMES)
-# The columns an insert writes: every one but rid, which SQLite assigns.
-INSERT_COLUMNS = tuple(name for _, name in _ENTRY_FIELDS)
+# The SELECT list of an EntryRow `FROM {ENTRIES}`.
+COLUMNS = ", ".join(ACCESS.get(c, "e." + c) for c in COLUMN_NAMES)
+# Entry's columns, in EntryRow's order: those of context_entries and ACCESS's.
+ENTRY_COLUMNS = tuple(name for _, name in _ENTRY_FIELDS)
+# The columns an insert into context_entries writes: every one but rid, which SQLite
+# assigns, and ACCESS's (an insert of an entry with counts writes its access row too).
+INSERT_COLUMNS = tuple(name for name in ENTRY_COLUMNS if name not in ACCESS)
 # The columns SQLite keeps in another form (JSON text, 0/1), which entry() decodes.
 _DECODED = {
     "tags": "row.tags()",
@@ -145,19 +161,20 @@ def _stored(name: str) -> str:
     return f"stored(entry.{name})" if isinstance(kind, encoded) else f"entry.{name}"
 
 
-def _values_builder() -> Callable[[Entry], tuple[Any, ...]]:
-    """Entry -> its values in INSERT_COLUMNS order, written out once at import (as
+def _values_builder(names: tuple[str, ...]) -> Callable[[Entry], tuple[Any, ...]]:
+    """Entry -> its values of the columns `names`, in order, written out once at import (as
     `_entry_builder`): a generator of getattr and isinstance a column cost a replica's
     initial sync ~0.013 ms a memory, twice (its digest, its insert)."""
-    values = ", ".join(_stored(name) for name in INSERT_COLUMNS)
+    values = ", ".join(_stored(name) for name in names)
     namespace: dict[str, Any] = {"stored": stored}
-    exec(f"def insert_values(entry):\n    return ({values},)\n", namespace)
-    built: Callable[[Entry], tuple[Any, ...]] = namespace["insert_values"]
+    exec(f"def values(entry):\n    return ({values},)\n", namespace)
+    built: Callable[[Entry], tuple[Any, ...]] = namespace["values"]
     return built
 
 
-insert_values = _values_builder()
+insert_values = _values_builder(INSERT_COLUMNS)
 insert_values.__doc__ = "The entry's values in INSERT_COLUMNS order, in the form SQLite keeps them."
+_row_values = _values_builder(ENTRY_COLUMNS)
 
 
 def entry_row(row: Any) -> EntryRow:
@@ -170,4 +187,8 @@ def entry_row(row: Any) -> EntryRow:
 def inserted_row(rid: int, entry: Entry) -> EntryRow:
     """The row an insert of `entry` stored under `rid`, as a SELECT would hand it back,
     without reading it back (a batch of inserts need not read each one again)."""
-    return EntryRow(rid, *insert_values(entry))
+    return EntryRow(rid, *_row_values(entry))
+
+
+access_values = _values_builder(tuple(ACCESS))
+access_values.__doc__ = "The entry's values of ACCESS's columns, in that order."

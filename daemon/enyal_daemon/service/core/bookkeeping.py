@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from ...store import analytics, entries
+from ...store import access, analytics
 from ...store.analytics import EventRow
 from ...store.writer import Tx
 from ..rules.clock import Clock, to_iso
@@ -31,7 +31,7 @@ from ..rules.clock import Clock, to_iso
 RETENTION_DAYS = 90
 MAX_EVENTS = 200_000
 PRUNE_EVERY_SECONDS = 600.0
-TOUCH_CHUNK = 64  # entries whose counts one transaction updates (a page write each)
+TOUCH_CHUNK = 64  # entries whose counts one transaction updates (store/access.py)
 EVENT_CHUNK = 256  # events one transaction inserts
 PRUNE_CHUNK = 2000  # events one transaction deletes
 
@@ -69,7 +69,7 @@ class Batch:
 
 
 def _touch(accessed: list[tuple[str, int, str]], tx: Tx) -> bool:
-    entries.touch(tx.conn, accessed)
+    access.touch(tx.conn, accessed)
     return False
 
 
