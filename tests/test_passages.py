@@ -19,10 +19,8 @@ from enyal_daemon.embedder.passages import (
     MAX_PASSAGES,
     PASSAGE_TOKENS,
     _pack,
-    counted,
     split,
     split_many,
-    whole_of,
 )
 from enyal_daemon.index.entry_index import EntryIndex
 from enyal_daemon.index.passages import CHANCE_PER_LOG_VECTOR, SLOTS
@@ -208,33 +206,6 @@ def test_imported_long_memories_get_passages(memory: Any) -> None:
     assert len(memory.index.passages) >= 2
 
 
-def test_a_long_texts_whole_vector_is_made_of_its_passages_by_every_write(
-    memory: Any, embedder: Any
-) -> None:
-    """Issue 30: the model is not run on a text with passages whole; its whole vector is
-    its passages' token-weighted mean, the same whether remembered or imported."""
-    (parts,) = counted([LONG], embedder.count_tokens)
-    assert parts.tokens == embedder.count_tokens(parts.texts)  # sentences' counts add up
-    made = whole_of(np.stack([embedder.embed(x) for x in parts.texts]), parts.tokens)
-    assert abs(float(np.linalg.norm(made)) - 1) < 1e-5
-    run = embedder.embed(LONG)
-    assert 0.8 < float(made @ run) < 0.99999  # near the text run whole, not the same
-    given: list[str] = []
-    real = memory.embedder.embed_many
-
-    def seen(texts: list[str]) -> Any:
-        given.extend(texts)
-        return real(texts)
-
-    memory.embedder.embed_many = seen
-    remembered = memories.remember(memory, p.RememberParams(content=LONG, scope="global"))
-    line = json.dumps({"content": LONG + " Imported too."})
-    transfer.import_lines(memory, p.ImportParams(lines=[line]))
-    assert LONG not in given and LONG + " Imported too." not in given
-    stored = memory.stored_embedding(memory.require(remembered.id).rid)
-    assert stored is not None and float(stored.whole @ made) > 0.99999
-
-
 def test_a_restarted_daemon_loads_passages_from_the_database(tmp_path: Path) -> None:
     from daemon_support import running
 
@@ -341,9 +312,7 @@ def test_a_batch_is_split_as_each_text_alone_with_one_tokenizer_call(embedder: A
 
     def alone(text: str) -> list[str]:  # every sentence counted, no shortcut
         sentences = [s for s in (x.strip() for x in _BREAK.split(text)) if s]
-        if len(sentences) < 2:
-            return []
-        return _pack(sentences, embedder.count_tokens(sentences)).texts
+        return _pack(sentences, embedder.count_tokens(sentences)) if len(sentences) > 1 else []
 
     assert split_many(texts, counting) == [alone(t) for t in texts]
     assert len(calls) == 1
