@@ -3,10 +3,10 @@
 One vector for a whole long text blurs it: all-MiniLM-L6-v2 mean-pools every token
 (and reads only the first 256), so the one sentence an agent asks about ("by the
 way, I caught 7 bass with Alex on 7/10", deep in a turn about tree stands) moves
-the text's vector little. Recall scores such a memory by the best of its whole
-vector and its passages' (docs/ARCHITECTURE.md, "Search", has the measurements:
-passages of 64 tokens, nDCG@10 +.01 on SciFact and on the conversations, the
-memory set unchanged, since its memories fit in one passage).
+the text's vector little. Recall scores such a memory by its best passage (at first by
+the best of its whole vector and its passages'; docs/ARCHITECTURE.md, "Search", has
+the measurements: passages of 64 tokens, nDCG@10 +.01 on SciFact and on the
+conversations, the memory set unchanged, since its memories fit in one passage).
 
 A text that fits in one passage has none: most memories are a sentence or two, and
 cost nothing extra. A text with passages is not run through the model whole: its whole
