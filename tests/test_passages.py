@@ -19,8 +19,10 @@ from enyal_daemon.embedder.passages import (
     MAX_PASSAGES,
     PASSAGE_TOKENS,
     _pack,
+    counted,
     split,
     split_many,
+    whole_of,
 )
 from enyal_daemon.index.entry_index import EntryIndex
 from enyal_daemon.index.passages import CHANCE_PER_LOG_VECTOR, SLOTS
@@ -163,6 +165,28 @@ def test_passage_counts_and_best_passages_follow_every_change() -> None:
     assert index.chance(asked).tolist() == [0.0] * len(asked)
 
 
+def test_an_entry_with_passages_is_as_near_as_its_best_passage_not_its_whole_vector() -> None:
+    """Its whole vector is made of its passages (whole_of): it finds the entry, but scoring
+    by it as one more vector lifted long texts above their best passage (issue 30)."""
+    rng = np.random.default_rng(11)
+    v = rng.standard_normal((5, 384)).astype(np.float32)
+    v /= np.linalg.norm(v, axis=1, keepdims=True)
+    parts, short = v[:3], v[3]
+    whole = whole_of(parts, [40, 40, 40])
+    index = EntryIndex(384)
+    index.add(1, whole, parts)
+    index.add(2, short, None)
+    best = float((parts @ whole).max()) - CHANCE_PER_LOG_VECTOR * np.log(4)
+    assert best < 0.8  # the query is the whole vector: a whole-text score would be 1 - chance
+    assert index.similarity(whole, [1, 2], passages=True)[1] == pytest.approx(best, abs=0.01)
+    found = dict(index.search(whole, 2, passages=True))
+    assert found[1] == pytest.approx(best, abs=0.01)
+    # Found by its whole vector with its passages outside the passages' top: the same.
+    assert dict(index.search(whole, 1, passages=True))[1] == pytest.approx(best, abs=0.01)
+    # An entry without passages keeps its whole vector's cosine.
+    assert index.similarity(short, [2], passages=True)[2] == pytest.approx(1.0, abs=0.01)
+
+
 def test_recall_finds_a_fact_said_in_passing(memory: Any, home: Path) -> None:
     long_id = memories.remember(memory, p.RememberParams(content=LONG, scope="global")).id
     for text in [
@@ -255,6 +279,33 @@ def test_imported_long_memories_get_passages(memory: Any) -> None:
     hits = recall_verb.recall(memory, p.RecallParams(query=QUESTION, limit=1)).results
     assert hits[0].id == "turn-1"
     assert len(memory.index.passages) >= 2
+
+
+def test_a_long_texts_whole_vector_is_made_of_its_passages_by_every_write(
+    memory: Any, embedder: Any
+) -> None:
+    """Issue 30: the model is not run on a text with passages whole; its whole vector is
+    its passages' token-weighted mean, the same whether remembered or imported."""
+    (parts,) = counted([LONG], embedder.count_tokens)
+    assert parts.tokens == embedder.count_tokens(parts.texts)  # sentences' counts add up
+    made = whole_of(np.stack([embedder.embed(x) for x in parts.texts]), parts.tokens)
+    assert abs(float(np.linalg.norm(made)) - 1) < 1e-5
+    run = embedder.embed(LONG)
+    assert 0.8 < float(made @ run) < 0.99999  # near the text run whole, not the same
+    given: list[str] = []
+    real = memory.embedder.embed_many
+
+    def seen(texts: list[str]) -> Any:
+        given.extend(texts)
+        return real(texts)
+
+    memory.embedder.embed_many = seen
+    remembered = memories.remember(memory, p.RememberParams(content=LONG, scope="global"))
+    line = json.dumps({"content": LONG + " Imported too."})
+    transfer.import_lines(memory, p.ImportParams(lines=[line]))
+    assert LONG not in given and LONG + " Imported too." not in given
+    stored = memory.stored_embedding(memory.require(remembered.id).rid)
+    assert stored is not None and float(stored.whole @ made) > 0.99999
 
 
 def test_a_restarted_daemon_loads_passages_from_the_database(tmp_path: Path) -> None:
@@ -363,7 +414,9 @@ def test_a_batch_is_split_as_each_text_alone_with_one_tokenizer_call(embedder: A
 
     def alone(text: str) -> list[str]:  # every sentence counted, no shortcut
         sentences = [s for s in (x.strip() for x in _BREAK.split(text)) if s]
-        return _pack(sentences, embedder.count_tokens(sentences)) if len(sentences) > 1 else []
+        if len(sentences) < 2:
+            return []
+        return _pack(sentences, embedder.count_tokens(sentences)).texts
 
     assert split_many(texts, counting) == [alone(t) for t in texts]
     assert len(calls) == 1

@@ -64,9 +64,9 @@ def batched(engine: Engine, sample: list[str]) -> float:
 
 
 def stored(engine: Engine, sample: list[str]) -> float:
-    """Memories per second embedded as the daemon stores them (the whole text, and a long
-    one's passages: embedder/passages.py), by THREADS threads in batches: the most an
-    import of these texts can store per second."""
+    """Memories per second embedded as the daemon stores them (a short text whole, a long
+    one as its passages, its whole vector made of theirs: embedder/passages.py), by
+    THREADS threads in batches: the most an import of these texts can store per second."""
     from enyal_daemon.embedder import passages
 
     unique, _ = passages.plan(sample, engine.embedder.count_tokens)

@@ -138,7 +138,7 @@ def run(ctx: Ctx, daemon: Daemon, n: int) -> None:
             sci,
             "/s",
             Target(">=", SCIFACT_TARGET) if at_target else None,
-            f"{per:,}/run, 256 tokens each and their passages{share}",
+            f"{per:,}/run, ~1,500 characters each, embedded as passages{share}",
         )
     )
     rep.add(
@@ -148,7 +148,7 @@ def run(ctx: Ctx, daemon: Daemon, n: int) -> None:
             s,
             sci_bound,
             "/s",
-            note=f"the first {min(len(texts), SCIFACT_BOUND_LINES)}, whole and passages, "
+            note=f"the first {min(len(texts), SCIFACT_BOUND_LINES)}, as stored (their passages), "
             "2 threads batching",
         )
     )

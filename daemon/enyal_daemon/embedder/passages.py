@@ -3,15 +3,22 @@
 One vector for a whole long text blurs it: all-MiniLM-L6-v2 mean-pools every token
 (and reads only the first 256), so the one sentence an agent asks about ("by the
 way, I caught 7 bass with Alex on 7/10", deep in a turn about tree stands) moves
-the text's vector little. Recall scores such a memory by the best of its whole
-vector and its passages' (docs/ARCHITECTURE.md, "Search", has the measurements:
-passages of 64 tokens, nDCG@10 +.01 on SciFact and on the conversations, the
-memory set unchanged, since its memories fit in one passage).
+the text's vector little. Recall scores such a memory by its best passage (at first by
+the best of its whole vector and its passages'; docs/ARCHITECTURE.md, "Search", has
+the measurements: passages of 64 tokens, nDCG@10 +.01 on SciFact and on the
+conversations, the memory set unchanged, since its memories fit in one passage).
 
 A text that fits in one passage has none: most memories are a sentence or two, and
-cost nothing extra. Past MAX_PASSAGES the rest of a text is left to the keyword
-search, which reads all of it; this bounds what one write can cost (64 KiB of text
-would otherwise be ~250 passages, seconds of inference).
+cost nothing extra. A text with passages is not run through the model whole: its whole
+vector is its passages' vectors averaged, each weighted by the tokens it pooled, and
+renormalised (`whole_of`). The model mean-pools tokens, so this is a pooling over the
+text's passages, read to MAX_PASSAGES of them rather than to the first 256 tokens, and
+the whole-text run was ~45% of the model's CPU on a 1,500-character abstract
+(docs/ARCHITECTURE.md, "Where an import's time goes": issue 30).
+
+Past MAX_PASSAGES the rest of a text is left to the keyword search, which reads all
+of it; this bounds what one write can cost (64 KiB of text would otherwise be ~250
+passages, seconds of inference).
 """
 
 from __future__ import annotations
@@ -22,6 +29,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
+
+from .onnx import MAX_TOKENS
 
 PASSAGE_TOKENS = 64
 MAX_PASSAGES = 64
@@ -61,6 +70,15 @@ class Embedding:
         return cls(vector, np.frombuffer(b"".join(parts), dtype=np.float32).reshape(len(parts), -1))
 
 
+@dataclass(frozen=True, slots=True)
+class Passages:
+    """A text's passages (empty when it makes a single passage) and how many of the
+    model's tokens each is ([CLS] and [SEP] not counted), in text order."""
+
+    texts: list[str]
+    tokens: list[int]
+
+
 def split(text: str, count_tokens: Callable[[list[str]], list[int]]) -> list[str]:
     """The text's passages: consecutive sentences packed up to PASSAGE_TOKENS each (a
     longer sentence is a passage of its own, cut by the model's window), at most
@@ -72,12 +90,17 @@ def split_many(texts: list[str], count_tokens: Callable[[list[str]], list[int]])
     """Each text's passages, as `split` makes them, with every sentence of the batch
     counted in one tokenizer call: per call it costs ~0.9 ms on a loaded machine, which
     was 30% of a replica's initial sync when paid once a memory."""
+    return [p.texts for p in counted(texts, count_tokens)]
+
+
+def counted(texts: list[str], count_tokens: Callable[[list[str]], list[int]]) -> list[Passages]:
+    """`split_many`, with each passage's tokens (what `whole_of` weighs it by)."""
     runs = [_sentences(text) for text in texts]
     # No token is shorter than a character (the query window relies on it too): a text
     # of no more characters than one passage holds tokens is one passage, not counted.
     todo = [i for i, s in enumerate(runs) if len(s) > 1 and sum(map(len, s)) > PASSAGE_TOKENS]
     counts = count_tokens([s for i in todo for s in runs[i]])
-    out: list[list[str]] = [[] for _ in texts]
+    out = [Passages([], []) for _ in texts]
     at = 0
     for i in todo:
         n = len(runs[i])
@@ -91,32 +114,48 @@ def _sentences(text: str) -> list[str]:
     return [s for s in sentences if s]
 
 
-def _pack(sentences: list[str], counts: list[int]) -> list[str]:
-    out: list[str] = []
+def _pack(sentences: list[str], counts: list[int]) -> Passages:
+    out = Passages([], [])
     run: list[str] = []
     size = 0
     for sentence, tokens in zip(sentences, counts, strict=True):
         if run and size + tokens > PASSAGE_TOKENS:
-            out.append(" ".join(run))
+            out.texts.append(" ".join(run))
+            out.tokens.append(size)
             run, size = [], 0
-            if len(out) == MAX_PASSAGES:
+            if len(out.texts) == MAX_PASSAGES:
                 return out
         run.append(sentence)
         size += tokens
     if run:
-        out.append(" ".join(run))
-    return out if len(out) > 1 else []
+        out.texts.append(" ".join(run))
+        out.tokens.append(size)
+    return out if len(out.texts) > 1 else Passages([], [])
+
+
+def whole_of(vectors: Vectors, tokens: list[int]) -> Vector:
+    """A text's whole vector from its passages' unit vectors: their mean weighted by the
+    tokens each pooled ([CLS] and [SEP] with its own, to the model's window), as a unit
+    vector. Measured against the text run whole (SciFact abstracts of <= 256 tokens, so
+    both read all of it): cosine .93 on average (.88 at the 5th percentile); the recall
+    figures with it are in docs/ARCHITECTURE.md."""
+    weights = np.minimum(np.asarray(tokens, dtype=np.float32) + 2, MAX_TOKENS)
+    mean = weights @ vectors
+    out: Vector = (mean / max(float(np.linalg.norm(mean)), 1e-12)).astype(np.float32)
+    return out
 
 
 def plan(
     texts: list[str], count_tokens: Callable[[list[str]], list[int]]
 ) -> tuple[list[str], Callable[[Vectors], list[Embedding]]]:
-    """What embedding these memories takes: the distinct texts to embed (each whole text,
-    then each passage), and how their vectors, in that order, make each text's Embedding.
-    A text the batch holds twice (a line repeated in an import, a passage that is another
-    line's whole text) is embedded once: its vectors would be the same."""
-    parts = split_many(texts, count_tokens)
-    wanted = texts + [p for ps in parts for p in ps]
+    """What embedding these memories takes: the distinct texts to embed (each text of
+    one passage whole, then each passage of the others), and how their vectors, in that
+    order, make each text's Embedding (a text with passages: its whole vector `whole_of`
+    them). A text the batch holds twice (a line repeated in an import, a passage that is
+    another line's whole text) is embedded once: its vectors would be the same."""
+    parts = counted(texts, count_tokens)
+    alone = [t for t, ps in zip(texts, parts, strict=True) if not ps.texts]
+    wanted = alone + [p for ps in parts for p in ps.texts]
     unique = list(dict.fromkeys(wanted))
 
     def embeddings(vecs: Vectors) -> list[Embedding]:
@@ -124,10 +163,15 @@ def plan(
             at = {t: i for i, t in enumerate(unique)}
             vecs = vecs[[at[t] for t in wanted]]
         out = []
-        at_part = len(texts)
-        for i, ps in enumerate(parts):
-            out.append(Embedding(vecs[i], vecs[at_part : at_part + len(ps)], tuple(ps)))
-            at_part += len(ps)
+        at_alone, at_part = 0, len(alone)
+        for ps in parts:
+            if not ps.texts:
+                out.append(Embedding.of(vecs[at_alone]))
+                at_alone += 1
+                continue
+            mine = vecs[at_part : at_part + len(ps.texts)]
+            out.append(Embedding(whole_of(mine, ps.tokens), mine, tuple(ps.texts)))
+            at_part += len(ps.texts)
         return out
 
     return unique, embeddings

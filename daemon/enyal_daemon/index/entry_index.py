@@ -2,8 +2,11 @@
 
 Writes and state changes go to both (a deprecated entry's passages leave searches
 with it); searches read the whole texts only, unless asked for passages too: an entry
-with passages is then as near as the best of its vectors, less what that best of
-several gains by chance (passages.by_chance).
+with passages is then as near as its best passage, less what that best of several
+gains by chance (passages.by_chance). Its whole vector, made of its passages'
+(embedder/passages.py, whole_of), still finds it, but is not a vector of its own to
+score by: counted, the average of its passages lifted long texts above their best
+passage (docs/ARCHITECTURE.md, "Where an import's time goes").
 Recall asks; finding near-duplicates, conflicts and links does not, because one
 sentence of a long memory resembling a short one does not make them the same.
 """
@@ -76,8 +79,8 @@ class EntryIndex:
         passages: bool = False,
     ) -> list[tuple[int, float]]:
         """The k nearest entries (rid, cosine), best first: VectorIndex.search's filters.
-        With `passages`, an entry's similarity is the best of its whole text's and its
-        passages', less what that best gains by chance (`_less_chance`)."""
+        With `passages`, an entry with passages is as near as its best passage, less what
+        that best gains by chance (`_less_chance`); its whole vector only finds it."""
         if only is not None and passages and not isinstance(only, np.ndarray):
             only = np.fromiter(only, dtype=np.int64)  # read twice
         found = self.whole.search(
@@ -85,27 +88,24 @@ class EntryIndex:
         )
         if not passages or len(self.passages) == 0:
             return found
-        best = dict(found)
         near = self.passages.search(
             query, k, only=only, groups=groups, kinds=kinds, active_only=active_only
         )
-        # An entry found by its passages only: the max needs its whole text's too.
-        whole = self.whole.similarity(query, [rid for rid, _ in near if rid not in best])
-        for rid, sim in near:
-            best[rid] = max(sim, best.get(rid, whole.get(rid, -2.0)))
+        best = dict(found) | dict(near)
+        best.update(self.passages.similarity(query, list(best)))
         return sorted(self._less_chance(best).items(), key=lambda item: -item[1])[:k]
 
     def similarity(
         self, query: Vector, rids: Iterable[int], passages: bool = False
     ) -> dict[int, float]:
         """Cosine of the query with each of these entries the index holds; with
-        `passages`, the best of its whole text's and its passages', less what that best
+        `passages`, an entry with passages has its best passage's, less what that best
         gains by chance (`_less_chance`)."""
         wanted = list(rids)
         sims = self.whole.similarity(query, wanted)
         if passages:
             for rid, sim in self.passages.similarity(query, wanted).items():
-                if rid in sims and sim > sims[rid]:
+                if rid in sims:
                     sims[rid] = sim
             sims = self._less_chance(sims)
         return sims

@@ -22,9 +22,10 @@ SLOTS = 64  # room for embedder/passages.py's MAX_PASSAGES under one rid
 # A search asks for this many passages per entry wanted: a long memory near the query
 # often has several passages near it, which count once.
 ROWS_PER_ENTRY = 3
-# An entry with passages is found by the best of its n + 1 vectors (its whole text's and
-# its passages'), and the best of n + 1 lies above one text's cosine by chance alone, the
-# more the more vectors: a long text scored by its best as such was given a draw a
+# An entry with passages was found by the best of its n + 1 vectors (its whole text's and
+# its passages'; now by its n passages', its whole vector being made of them, and the
+# discount kept as measured), and the best of n + 1 lies above one text's cosine by
+# chance alone, the more the more vectors: a long text scored by its best as such was given a draw a
 # passage, and long texts (a chat assistant's turns) crowded short exact ones out of the
 # top. Its similarity is lowered by this times ln(n + 1): on LongMemEval_S's dev stores
 # an unrelated long entry's best stands above its whole text's cosine by ~0.04 × ln(n + 1)
@@ -156,6 +157,7 @@ class PassageIndex:
 
 
 def by_chance(counts: Int64s) -> Floats:
-    """What the best of an entry's vectors (its whole text's and its `counts` passages')
-    gains over one text's cosine by chance: 0 for a text of one passage."""
+    """What the best of an entry's `counts` passages gains over one text's cosine by
+    chance (measured as the best of them and its whole text's): 0 for a text of one
+    passage."""
     return CHANCE_PER_LOG_VECTOR * np.log1p(counts.astype(np.float64))

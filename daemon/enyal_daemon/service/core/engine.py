@@ -423,12 +423,13 @@ class Engine:
     def embed_memory(self, text: str) -> Embedding:
         """A memory's text as stored: its vector, and its passages' if it is long. Its
         text goes ahead of the queries waiting to be embedded: a write's client waits on
-        it, and under steady recall it would wait behind every query queued (issue 30)."""
-        parts = passages.split(text, self.embedder.count_tokens)
-        whole = self._batcher.embed(text, first=True)
-        if not parts:
-            return Embedding.of(whole)
-        return Embedding(whole, self.embed_many(parts), tuple(parts))
+        it, and under steady recall it would wait behind every query queued (issue 30). A
+        long text's whole vector is made from its passages' (passages.whole_of)."""
+        (parts,) = passages.counted([text], self.embedder.count_tokens)
+        if not parts.texts:
+            return Embedding.of(self._batcher.embed(text, first=True))
+        vecs = self.embed_many(parts.texts)
+        return Embedding(passages.whole_of(vecs, parts.tokens), vecs, tuple(parts.texts))
 
     def stored_embedding(
         self, rid: int, conn: apsw.Connection | None = None, *, text: str | None = None
