@@ -248,6 +248,32 @@ def tokens(tok: Any, text: str) -> int:
     return len(tok.encode(text, add_special_tokens=False).ids)
 
 
+def an_entry(content: str, **fields: Any) -> Any:
+    """A p.Entry as an export line or an older release holds it: every field a test does
+    not name at its usual value (a global fact, confidence 1, never read, no tags)."""
+    from enyal_daemon.store import entries
+    from enyal_protocol import wire as p
+
+    defaults: dict[str, Any] = {
+        "id": "entry",
+        "content_type": "fact",
+        "scope_level": "global",
+        "scope_path": None,
+        "confidence": 1.0,
+        "created_at": "2026-01-01T00:00:00Z",
+        "updated_at": "2026-01-01T00:00:00Z",
+        "accessed_at": None,
+        "access_count": 0,
+        "source_type": None,
+        "source_ref": None,
+        "tags": [],
+        "metadata": {},
+        "is_deprecated": False,
+        "content_hash": entries.content_hash(content),
+    }
+    return p.Entry(content=content, **(defaults | fields))
+
+
 def raw_db(db: Path) -> apsw.Connection:
     """A plain connection to a store file, sqlite-vec loaded, foreign keys on: for tests
     that read tables directly or build a store as an older Enyal left it."""

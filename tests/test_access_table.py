@@ -12,7 +12,7 @@ from typing import Any
 
 import msgspec
 
-from conftest import raw_db
+from conftest import an_entry, raw_db
 from enyal_daemon.store import access, cjk, db, entries, migrations, rows
 from enyal_protocol import wire as p
 
@@ -83,24 +83,8 @@ def _vector() -> bytes:
 def _entry(i: int) -> p.Entry:
     # Long enough that an entry's row fills most of a page, as a note or a passage does
     text = f"Memory {i}: " + " ".join(f"word{i}_{j}" for j in range(300))
-    return p.Entry(
-        id=f"01JACCESS{i:017d}",
-        content=text,
-        content_type="fact",
-        scope_level="global",
-        scope_path=None,
-        confidence=1.0,
-        created_at=_AT,
-        updated_at=_AT,
-        accessed_at=None,
-        access_count=0,
-        source_type=None,
-        source_ref=None,
-        tags=[],
-        metadata={},
-        is_deprecated=False,
-        content_hash=entries.content_hash(text),
-    )
+    entry: p.Entry = an_entry(text, id=f"01JACCESS{i:017d}", created_at=_AT, updated_at=_AT)
+    return entry
 
 
 def _wal_frames(conn: Any, path: Path) -> int:

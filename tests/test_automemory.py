@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from conftest import DaemonProc, run_cli, start_daemon, wait_for
+from conftest import DaemonProc, an_entry, run_cli, start_daemon, wait_for
 from daemon_support import isolated_env
 from enyal_client.commands import claude_memory
 from enyal_protocol.automemory import memory_dir, project_of
@@ -307,23 +307,12 @@ def test_a_topic_file_fills_the_limits_and_stops_there() -> None:
 
     def entries(n: int, chars: int) -> list[p.Entry]:
         return [
-            p.Entry(
+            an_entry(
+                f"{i} " + "x" * chars,
                 id=uuid.uuid4().hex,
-                content=f"{i} " + "x" * chars,
                 content_type="convention",
                 scope_level="project",
                 scope_path="/r",
-                confidence=1.0,
-                created_at="2026-01-01",
-                updated_at="2026-01-01",
-                accessed_at=None,
-                access_count=0,
-                source_type=None,
-                source_ref=None,
-                tags=[],
-                metadata={},
-                is_deprecated=False,
-                content_hash="",
             )
             for i in range(n)
         ]

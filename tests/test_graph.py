@@ -10,7 +10,7 @@ from typing import Any
 import apsw
 import pytest
 
-from conftest import old_store
+from conftest import an_entry, old_store
 from enyal_daemon.errors import Conflict, InvalidValue, NotFound
 from enyal_daemon.service.memory import graph, memories, validity
 from enyal_daemon.service.memory import recall as recall_verb
@@ -418,28 +418,16 @@ def test_analytics_records_recall_update_link_impact(memory: Any) -> None:
 
 def test_migration_from_previous_schema_keeps_data(home: Path, embedder: Any) -> None:
     from enyal_daemon.service.core.engine import Engine
-    from enyal_daemon.store import entries
 
     db = home / "enyal.db"
     conn = old_store(db, 2)  # the schema before the graph
     vec = embedder.embed("an entry from before the graph existed")
-    entry = p.Entry(
+    entry = an_entry(
+        "an entry from before the graph existed",
         id="legacy",
-        content="an entry from before the graph existed",
-        content_type="fact",
-        scope_level="global",
-        scope_path=None,
-        confidence=1.0,
-        created_at="2026-01-01T00:00:00Z",
-        updated_at="2026-01-01T00:00:00Z",
-        accessed_at=None,
         access_count=3,
-        source_type=None,
-        source_ref=None,
         tags=["old"],
         metadata={"k": 1},
-        is_deprecated=False,
-        content_hash=entries.content_hash("an entry from before the graph existed"),
     )
     with conn:  # the columns of that schema, as the release that wrote it did
         conn.execute(
