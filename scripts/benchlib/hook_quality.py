@@ -99,16 +99,13 @@ class Scorer:
     """One Engine on a temp home with the memory set imported; score() answers events."""
 
     def __init__(self, embedder: Any, home: Path, lines: list[str] | None = None) -> None:
+        from benchlib import in_process
         from enyal_daemon.server.dispatch import Dispatcher
         from enyal_daemon.server.hook_http import InProcess
-        from enyal_daemon.service import verbs
         from enyal_daemon.service.core.engine import Engine
-        from enyal_protocol import wire as p
 
         self.engine = Engine(home / "enyal.db", embedder)
-        handlers: dict[str, Any] = verbs.bind(self.engine)
-        for name in p.METHODS:
-            handlers.setdefault(name, lambda params: None)
+        handlers = in_process.handlers(self.engine)
         self.pool = ThreadPoolExecutor(2, thread_name_prefix="enyal-req")
         self.caller = InProcess(Dispatcher(handlers, self.pool, self.engine.db_path))
         lines = memory_lines() if lines is None else lines

@@ -67,11 +67,10 @@ def main() -> None:
         c = make_corpus(bench, 10_000, args.cache, print)
         store, _ = cached_store(bench, c, 10_000, args.cache, print)
 
+    from benchlib import in_process
     from enyal_daemon.server.dispatch import Dispatcher
-    from enyal_daemon.service import verbs
     from enyal_daemon.service.core.engine import Engine
     from enyal_daemon.store import writer
-    from enyal_protocol import wire as p
 
     sizes: list[int] = []  # the WAL's frames after each commit
     after_commit = writer.Writer._after_commit
@@ -86,15 +85,8 @@ def main() -> None:
     t0 = time.perf_counter()
     engine = Engine(home / "enyal.db", bench.embedder)
     opened = time.perf_counter() - t0
-    handlers: dict[str, Any] = verbs.bind(engine)
-    for name in p.METHODS:
-        handlers.setdefault(name, lambda params: None)
-    frames = [
-        msgspec.json.encode(
-            {"jsonrpc": "2.0", "id": i, "method": "recall", "params": {"query": q, **cwd}}
-        )
-        for i, q in enumerate(queries)
-    ]
+    handlers = in_process.handlers(engine)
+    frames = in_process.recall_frames(queries, cwd)
 
     shown: set[str] = set()  # the hits of the measured recalls: the entries counted
 

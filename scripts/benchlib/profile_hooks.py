@@ -45,11 +45,10 @@ def main() -> None:
     store = quick_store(10_000, args.cache, print)
     bench = BenchEngine.load()
 
+    from benchlib import in_process
     from enyal_daemon.server.dispatch import Dispatcher
     from enyal_daemon.server.hook_http import InProcess
-    from enyal_daemon.service import verbs
     from enyal_daemon.service.core.engine import Engine
-    from enyal_protocol import wire as p
     from enyal_protocol.hooks.answer import answer
 
     home = Path(tempfile.mkdtemp(prefix="enyal-profhooks-"))
@@ -57,9 +56,7 @@ def main() -> None:
     os.environ["ENYAL_HOME"] = str(home)  # config.current() reads the home's config.toml
     engine = Engine(home / "enyal.db", bench.embedder)
     engine.embed("warm up")
-    handlers: dict[str, Any] = verbs.bind(engine)
-    for name in p.METHODS:
-        handlers.setdefault(name, lambda params: None)
+    handlers = in_process.handlers(engine)
     only = set(filter(None, args.only.split(",")))
 
     class Timed:

@@ -153,10 +153,9 @@ def main() -> None:
         c = make_corpus(bench, min(args.n, 10_000), args.cache, log)
         store, _ = cached_store(bench, c, args.n, args.cache, log)
 
+    from benchlib import in_process
     from enyal_daemon.server.dispatch import Dispatcher
-    from enyal_daemon.service import verbs
     from enyal_daemon.service.core.engine import Engine
-    from enyal_protocol import wire as p
 
     home = Path(tempfile.mkdtemp(prefix="enyal-profile-"))
     install(store, home)
@@ -170,21 +169,9 @@ def main() -> None:
     clock = SYSTEM if args.frozen_at is None else SetClock(parse_iso(args.frozen_at))
     engine = Engine(home / "enyal.db", bench.embedder, clock=clock)
     engine.embed("warm up")
-    handlers: dict[str, Any] = verbs.bind(engine)
-    for name in p.METHODS:
-        handlers.setdefault(name, lambda params: None)
+    handlers = in_process.handlers(engine)
     pinned = {} if args.asked_at is None else {"asked_at": args.asked_at}
-    frames = [
-        msgspec.json.encode(
-            {
-                "jsonrpc": "2.0",
-                "id": i,
-                "method": "recall",
-                "params": {"query": q, **cwd, **pinned},
-            }
-        )
-        for i, q in enumerate(queries)
-    ]
+    frames = in_process.recall_frames(queries, {**cwd, **pinned})
     workers = (os.cpu_count() or 2) + 2  # as server/daemon.py sizes its request pool
 
     answers: list[bytes] = []
