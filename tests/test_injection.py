@@ -349,19 +349,34 @@ def test_word_features_by_sentence_are_the_whole_texts_and_each_sentences() -> N
         assert [sorted(h.tolist()) for h in each] == want
 
 
+TINY = 256  # buckets of a hand-made word model
+
+
+def _tiny_weights(word: str, weight: float) -> dict[str, Any]:
+    """A weights file's fields: a vector model of zeros, a word model of TINY buckets
+    that weighs only `word`, mixed half and half."""
+    import numpy as np
+
+    from enyal_daemon.hygiene import cues, ngrams
+
+    words = np.zeros(TINY, dtype=np.float32)
+    words[ngrams.indices(word, TINY)] = weight
+    base: dict[str, Any] = {"bias": 0.0, "threshold": 0.5}
+    return base | {
+        "weights": [0.0] * (4 + len(cues.NAMES)),
+        "mix": 0.5,
+        "words_bias": -1.0,
+        "words": words.tolist(),
+    }
+
+
 def test_weights_reading_sentences_take_the_best_sentence(tmp_path: Path) -> None:
     """Weights trained to read sentences ('sentences': true) score the word model by the
     highest of the whole text's and each sentence's log-odds, so one sentence among many
     counts in full; weights without the key read the whole text, as before."""
-    import numpy as np
+    from enyal_daemon.hygiene import classifier
 
-    from enyal_daemon.hygiene import classifier, cues, ngrams
-
-    size = 256
-    words = np.zeros(size, dtype=np.float32)
-    words[ngrams.indices("exfiltrate", size)] = 4.0
-    base = {"bias": 0.0, "threshold": 0.5, "weights": [0.0] * (4 + len(cues.NAMES))}
-    base |= {"mix": 0.5, "words_bias": -1.0, "words": words.tolist()}
+    base = _tiny_weights("exfiltrate", 4.0)
     whole_path, by_sentence = tmp_path / "whole.json", tmp_path / "sentences.json"
     whole_path.write_text(json.dumps(base))
     by_sentence.write_text(json.dumps(base | {"sentences": True}))
@@ -488,15 +503,11 @@ def test_weights_with_a_character_model_mix_its_log_odds(tmp_path: Path) -> None
     model, the words the rest of the vectors' share)."""
     import numpy as np
 
-    from enyal_daemon.hygiene import chargrams, classifier, cues, ngrams
+    from enyal_daemon.hygiene import chargrams, classifier, cues
 
-    size = 256
-    words = np.zeros(size, dtype=np.float32)
-    words[ngrams.indices("upload", size)] = 2.0
-    chars = np.zeros(size, dtype=np.float32)
-    chars[chargrams.indices("ssh", size)] = 3.0
-    base = {"bias": 0.0, "threshold": 0.5, "weights": [0.0] * (4 + len(cues.NAMES))}
-    base |= {"mix": 0.5, "words_bias": -1.0, "words": words.tolist()}
+    base = _tiny_weights("upload", 2.0)
+    chars = np.zeros(TINY, dtype=np.float32)
+    chars[chargrams.indices("ssh", TINY)] = 3.0
     without, with_chars = tmp_path / "without.json", tmp_path / "chars.json"
     without.write_text(json.dumps(base))
     extra = {"chars": chars.tolist(), "chars_bias": -0.5, "chars_mix": 0.2}
