@@ -94,17 +94,23 @@ def test_m025_keeps_every_event_of_a_store_made_at_m024(tmp_path: Path) -> None:
         conn.execute("DELETE FROM context_entries WHERE id = 'a'")
         conn.execute("DELETE FROM context_entries WHERE id = 'd'")
     assert _shown(conn) == [e for e in events if e[1] not in ("a", "d")]
-    rows = list(conn.execute("SELECT id, hits FROM context_recalls"))
-    assert rows == [(1, '[null,"b","c"]'), (6, '["c"]'), (7, '["b"]')]
-    # The next event takes the id after the last left, whichever table holds it (q4's 9
-    # went with d: as an INTEGER PRIMARY KEY's max + 1 did)
+    # A row left without a hit keeps no query (its ids stay taken until it is pruned)
+    rows = list(conn.execute("SELECT id, query, hits FROM context_recalls"))
+    assert rows == [
+        (1, "q1", '[null,"b","c"]'),
+        (5, None, "[null]"),
+        (6, "q2", '["c"]'),
+        (7, "q3", '["b"]'),
+        (9, None, "[null]"),
+    ]
+    # The next event takes the id after the last, whichever table holds it
     with conn:
         analytics.insert(conn, [analytics.RecallRow("2026-02-06T00:00:00Z", "q5", ["b", "c"])])
         analytics.insert(conn, [("b", "link", "2026-02-07T00:00:00Z", None, None)])
     assert _shown(conn)[:3] == [
-        (11, "b", "link", "2026-02-07T00:00:00Z", None, None),
-        (10, "c", "recall", "2026-02-06T00:00:00Z", "q5", 2),
-        (9, "b", "recall", "2026-02-06T00:00:00Z", "q5", 1),
+        (12, "b", "link", "2026-02-07T00:00:00Z", None, None),
+        (11, "c", "recall", "2026-02-06T00:00:00Z", "q5", 2),
+        (10, "b", "recall", "2026-02-06T00:00:00Z", "q5", 1),
     ]
     conn.close()
 

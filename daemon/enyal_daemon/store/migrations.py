@@ -797,10 +797,12 @@ def m025_recall_events(conn: apsw.Connection) -> None:
     The old rows are kept, as rows of a recall: the events of one recall are those of one
     time and query whose ids and ranks follow each other, and each keeps its id and rank
     (a hit not written, its entry deleted before the flush, starts another row, whose
-    first_rank says where). An entry deleted takes its hits with it (a null in its place,
-    the row when none is left), as context_analytics' ON DELETE CASCADE does, by trigger:
-    no index by entry is kept (it was the flush's random writes), so a delete reads the
-    rows holding the id's text. Run again on a store past it, it finds nothing to move."""
+    first_rank says where). An entry deleted takes its hits with it, as context_analytics'
+    ON DELETE CASCADE does, by trigger: a null in its place, and the query too when no hit
+    is left (the row's ids stay taken until it is pruned). No index by entry is kept (it
+    was the flush's random writes), so the trigger reads every row for the id's text, and
+    only for an entry that has an access row: one never shown has no row, nor any recall
+    event. Run again on a store past it, it finds nothing to move."""
     conn.execute(
         """
         CREATE TABLE IF NOT EXISTS context_recalls (
@@ -811,16 +813,24 @@ def m025_recall_events(conn: apsw.Connection) -> None:
             first_rank INTEGER NOT NULL DEFAULT 1
         );
         CREATE INDEX IF NOT EXISTS idx_recalls_time ON context_recalls(event_at);
-        CREATE TRIGGER IF NOT EXISTS context_recalls_delete AFTER DELETE ON context_entries
+        CREATE TRIGGER IF NOT EXISTS context_recalls_delete BEFORE DELETE ON context_entries
+        WHEN EXISTS (SELECT 1 FROM context_access WHERE rid = old.rid)
         BEGIN
-            DELETE FROM context_recalls WHERE instr(hits, json_quote(old.id)) > 0
-                AND NOT EXISTS (SELECT 1 FROM json_each(hits)
-                                WHERE value IS NOT NULL AND value <> old.id);
-            UPDATE context_recalls SET hits = json_replace(hits, '$[' ||
-                    (SELECT key FROM json_each(hits) WHERE value = old.id) || ']', NULL)
-                WHERE instr(hits, json_quote(old.id)) > 0;
+            UPDATE context_recalls SET
+                hits = json_replace(hits,
+                    '$[' || (SELECT key FROM json_each(hits) WHERE value = old.id) || ']', NULL),
+                query = CASE WHEN EXISTS (SELECT 1 FROM json_each(hits)
+                    WHERE value IS NOT NULL AND value <> old.id) THEN query END
+            WHERE instr(hits, json_quote(old.id)) > 0;
         END;
         """
+    )
+    # What lets a delete skip the scan: an entry shown by a recall has an access row (the
+    # flush writes a recall's counts before its events). One whose counts were set back
+    # by hand may have none: it gets one that reads as none (rows.ACCESS).
+    conn.execute(
+        "INSERT OR IGNORE INTO context_access (rid) SELECT rid FROM context_entries WHERE id IN "
+        "(SELECT entry_id FROM context_analytics WHERE event_type = 'recall')"
     )
     rows: list[tuple[int, str, str | None, list[str], int]] = []  # id, when, query, ids, rank
     last: tuple[int, str, str | None, int] | None = None  # the previous event's
