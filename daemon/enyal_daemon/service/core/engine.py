@@ -154,11 +154,10 @@ class Engine:
         # The brief's listings that read neither use nor (within their slack) the time:
         # kept while no memory changed (brief.py _stale, _changed).
         self.brief_listed: Remembered[Any] = Remembered(lambda: self.store_version.value, 64)
-        # Which validity edge types the store holds (edge_kinds), while no memory or edge
-        # changed: most stores have none, and a recall then skips validity's two statements.
-        self._edge_kinds: Remembered[frozenset[str]] = Remembered(
-            lambda: self.store_version.value, 1
-        )
+        # What the store holds at all (validity's edge types, cited files: `holds`), while
+        # no memory, edge or source changed: most stores hold neither, and a recall then
+        # skips the statements that look them up for its hits.
+        self._holds: Remembered[Any] = Remembered(lambda: self.store_version.value, 4)
         self.writer = Writer(
             conn,
             None if self.read_only else db.connect(db_path, writer=False),
@@ -211,13 +210,15 @@ class Engine:
                 self._readers.append(conn)
         return conn
 
-    def edge_kinds(self, conn: apsw.Connection) -> frozenset[str]:
-        """graph.validity_kinds, kept while the store's version stays put (an edge written
-        moves it); a store this daemon cannot write may be written by another process, so
-        there it is read every time."""
+    def holds(self, conn: apsw.Connection, read: Callable[[apsw.Connection], T]) -> T:
+        """`read(conn)`, a question about what the store holds at all, kept while the
+        store's version stays put (any write of a memory, an edge or a source moves it); a
+        store this daemon cannot write may be written by another process, so there it is
+        read every time."""
         if self.read_only:
-            return graph.validity_kinds(conn)
-        return self._edge_kinds.get(None, lambda: graph.validity_kinds(conn))
+            return read(conn)
+        value: T = self._holds.get(read, lambda: read(conn))
+        return value
 
     def writable_again(self) -> bool:
         """Storage that was read-only when the database was opened (a read-only mount, a

@@ -42,7 +42,7 @@ def annotate(
     """Validity fields on every hit; superseded ones dropped if asked; ranked by adjusted_score."""
     conn = engine.reader()
     ids = [h.id for h in hits]
-    kinds = engine.edge_kinds(conn)
+    kinds = engine.holds(conn, graph.validity_kinds)
     superseders = graph.superseded_by(conn, ids, as_of) if "supersedes" in kinds else {}
     conflicts = (
         graph.conflicted(conn, ids) if v.flag_conflicts and "conflicts_with" in kinds else set()

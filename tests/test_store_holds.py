@@ -1,10 +1,12 @@
-"""A recall's validity (supersession, conflicts) is looked up only in a store that holds
-such an edge (issue 30): most hold none, and two statements a recall were then spent
-finding nothing. The store's kinds of edges are kept while no write moves its version,
-so an edge linked after a recall is seen by the next one."""
+"""A recall looks its hits' validity (supersession, conflicts) and cited files up only in
+a store that holds such an edge or any cited file (issue 30): most hold neither, and a
+recall spent three statements finding nothing. What the store holds is kept while no
+write moves its version, so an edge linked or a file cited after a recall counts in the
+next one."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from enyal_daemon.service.memory import graph, memories
@@ -26,7 +28,7 @@ def link(memory: Any, source: str, target: str, edge_type: str) -> None:
     graph.link(memory, params)
 
 
-def test_a_store_without_validity_edges_reads_no_edge_for_a_recall(memory: Any) -> None:
+def test_a_store_without_such_edges_or_files_reads_neither_for_a_recall(memory: Any) -> None:
     old = add(memory, "We deploy the API with ArgoCD.")
     new = add(memory, "We deploy the API with Flux.")
     link(memory, new, old, "relates_to")  # an edge, but none validity reads
@@ -35,7 +37,7 @@ def test_a_store_without_validity_edges_reads_no_edge_for_a_recall(memory: Any) 
     memory.reader().exec_trace = lambda _cur, sql, _args: statements.append(sql) or True
     hits = shown(memory, "how do we deploy the API?")
     assert {old, new} <= hits.keys()
-    assert not any("context_edges" in s for s in statements), statements
+    assert not any("context_edges" in s or "context_sources" in s for s in statements)
     assert not any(h.is_superseded or h.has_conflicts for h in hits.values())
 
 
@@ -51,3 +53,21 @@ def test_an_edge_linked_after_a_recall_counts_in_the_next(memory: Any) -> None:
     hits = shown(memory, "how do we deploy the API?")
     assert hits[new].is_superseded and hits[new].superseded_by == third
     assert not hits[old].is_superseded
+
+
+def test_a_file_cited_after_a_recall_counts_in_the_next(memory: Any, tmp_path: Path) -> None:
+    root = tmp_path / "app"
+    (root / ".git").mkdir(parents=True)
+    cited = root / "deploy.md"
+    cited.write_text("ArgoCD\n")
+    add(memory, "We deploy the API with ArgoCD.")
+    assert shown(memory, "how do we deploy the API?")
+    params = p.RememberParams(
+        content="Deploys of the API are described in deploy.md.",
+        scope="global",
+        source_type="file",
+        source_ref=str(cited),
+    )
+    entry = memories.remember(memory, params).id
+    cited.write_text("Flux\n")
+    assert shown(memory, "how do we deploy the API?")[entry].source_changed
