@@ -70,10 +70,14 @@ def test_m025_keeps_every_event_of_a_store_made_at_m024(tmp_path: Path) -> None:
     by_type, by_entry = dict(conn.execute(OLD_BY_TYPE)), dict(conn.execute(OLD_BY_ENTRY))
     logged = conn.execute("SELECT count(*) FROM context_analytics WHERE query IS NOT NULL")
     with_query = logged.fetchone()[0]
+    of_c = dict(conn.execute(f"{OLD_BY_TYPE.replace('GROUP', 'WHERE entry_id = ? GROUP')}", ("c",)))
 
     assert migrations.migrate(conn) == len(migrations.MIGRATIONS)
     assert _shown(conn) == events
     assert analytics.counts(conn, SINCE, None, None) == (by_type, by_entry)
+    assert analytics.counts(conn, SINCE, "c", None) == (of_c, {"c": sum(of_c.values())})
+    assert analytics.counts(conn, SINCE, None, "recall")[0] == {"recall": by_type["recall"]}
+    assert sum(analytics.counts(conn, SINCE, None, "recall")[1].values()) == by_type["recall"]
     assert _shown(conn, "c") == [e for e in events if e[1] == "c"]
     assert _shown(conn, "b", "recall") == [e for e in events if e[1:3] == ("b", "recall")]
     assert sum(n for _, _, n in analytics.queries(conn)) == with_query

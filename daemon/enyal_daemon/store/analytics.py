@@ -14,6 +14,7 @@ unpack the recall rows.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -81,6 +82,9 @@ def _ids(item: Logged) -> Sequence[str]:
 
 def _json(hits: list[str | None]) -> str:
     return msgspec.json.encode(hits).decode()
+
+
+_decode = msgspec.json.Decoder(list[str | None]).decode
 
 
 def _live(conn: apsw.Connection, ids: set[str]) -> set[str]:
@@ -181,16 +185,28 @@ def events(
 def counts(
     conn: apsw.Connection, since: str, entry_id: str | None, event_type: str | None
 ) -> tuple[dict[str, int], dict[str, int]]:
-    """(events per type, events per entry for the 100 busiest entries)."""
-    window, args = _window(since, entry_id, event_type)
-    by_type = dict(conn.execute(f"SELECT event_type, count(*) FROM ({window}) GROUP BY 1", args))
-    by_entry = dict(
-        conn.execute(
-            f"SELECT entry_id, count(*) FROM ({window}) GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 100",
-            args,
-        )
-    )
-    return by_type, by_entry
+    """(events per type, events per entry for the 100 busiest entries; the busiest first,
+    ties by id, as `ORDER BY count DESC, id` gave them). The recall rows' hits are counted
+    here as they are decoded: SQLite's GROUP BY over them unpacked sorted every hit of the
+    window (a full log, 200k events: ~0.5 s, against ~0.1 s here)."""
+    by_type: Counter[str] = Counter()
+    by_entry: Counter[str] = Counter()
+    clause, args = _where(since, entry_id, event_type, "context_analytics")
+    for entry, kind, n in conn.execute(
+        f"SELECT entry_id, event_type, count(*) FROM context_analytics WHERE {clause} "
+        "GROUP BY 1, 2",
+        args,
+    ):
+        by_type[kind] += n
+        by_entry[entry] += n
+    if event_type in (None, "recall"):
+        clause, args = _where(since, entry_id, event_type, "context_recalls")
+        for (hits,) in conn.execute(f"SELECT hits FROM context_recalls WHERE {clause}", args):
+            shown = [i for i in _decode(hits) if i is not None and entry_id in (None, i)]
+            by_type["recall"] += len(shown)
+            by_entry.update(shown)
+    busiest = sorted(by_entry.items(), key=lambda item: (-item[1], item[0]))[:100]
+    return {k: n for k, n in sorted(by_type.items()) if n}, dict(busiest)
 
 
 def queries(conn: apsw.Connection) -> Iterator[tuple[int, str, int]]:
