@@ -138,8 +138,11 @@ def _where(
     since: str, entry_id: str | None, event_type: str | None, table: str
 ) -> tuple[str, list[str]]:
     """The clause picking the window's rows of `table` (context_analytics: its events;
-    context_recalls: the recalls holding the entry, if one is asked)."""
+    context_recalls: the recalls holding a hit, the entry's if one is asked: a row whose
+    entries were all deleted holds nulls only, no JSON string)."""
     where, args = ["event_at >= ?"], [since]
+    if table == "context_recalls":
+        where.append("instr(hits, '\"') > 0")
     if entry_id is not None:
         where.append(
             "entry_id = ?" if table == "context_analytics" else "instr(hits, json_quote(?)) > 0"

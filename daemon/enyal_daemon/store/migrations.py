@@ -821,7 +821,8 @@ def m025_recall_events(conn: apsw.Connection) -> None:
                     '$[' || (SELECT key FROM json_each(hits) WHERE value = old.id) || ']', NULL),
                 query = CASE WHEN EXISTS (SELECT 1 FROM json_each(hits)
                     WHERE value IS NOT NULL AND value <> old.id) THEN query END
-            WHERE instr(hits, json_quote(old.id)) > 0;
+            WHERE instr(hits, json_quote(old.id)) > 0
+                AND EXISTS (SELECT 1 FROM json_each(hits) WHERE value = old.id);
         END;
         """
     )
