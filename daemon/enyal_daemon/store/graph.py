@@ -238,6 +238,16 @@ def touching(
     return sorted(out.values(), key=lambda e: (e.created_at, e.id))
 
 
+def validity_kinds(conn: apsw.Connection) -> frozenset[str]:
+    """Which of the edge types a recall's validity reads (supersedes, conflicts_with) the
+    store holds at all: a store without one has no hit to look it up for."""
+    cur = conn.execute(
+        "SELECT DISTINCT edge_type FROM context_edges "
+        "WHERE edge_type IN ('supersedes', 'conflicts_with')"
+    )
+    return frozenset(str(r[0]) for r in cur)
+
+
 def superseded_by(
     conn: apsw.Connection, ids: Sequence[str], as_of: str | None = None
 ) -> dict[str, str]:

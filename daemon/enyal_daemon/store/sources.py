@@ -64,6 +64,12 @@ def refresh(conn: apsw.Connection, rids: Iterable[int], fp: Fingerprint) -> None
     )
 
 
+def any_held(conn: apsw.Connection) -> bool:
+    """Whether any entry cites a file (or mirrors an indexed one)."""
+    row = conn.execute("SELECT EXISTS (SELECT 1 FROM context_sources)").fetchone()
+    return bool(row and row[0])
+
+
 def for_ids(conn: apsw.Connection, ids: Sequence[str]) -> dict[str, SourceRow]:
     """entry id -> its source, for those of `ids` that cite a file."""
     out: dict[str, SourceRow] = {}

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from ...store import access, analytics
-from ...store.analytics import EventRow
+from ...store.analytics import EventRow, Logged, RecallRow
 from ...store.writer import Tx
 from ..rules.clock import Clock, to_iso
 
@@ -36,7 +36,7 @@ PRUNE_EVERY_SECONDS = 600.0
 # commit rewrites the access pages it touched, so fewer commits write fewer pages (a flush
 # after 150 recalls at 10k: 215 -> 57).
 TOUCH_CHUNK = 256
-EVENT_CHUNK = 256  # events one transaction inserts
+EVENT_CHUNK = 256  # rows one transaction inserts: an event, or a recall's (its hits)
 PRUNE_CHUNK = 2000  # events one transaction deletes
 
 
@@ -52,7 +52,7 @@ class Asked:
 @dataclass
 class Batch:
     accessed: dict[str, tuple[int, str]] = field(default_factory=dict)  # id -> (times, last)
-    events: list[EventRow] = field(default_factory=list)
+    events: list[Logged] = field(default_factory=list)
     prune_before: str | None = None  # events older than this go
 
     @property
@@ -77,7 +77,7 @@ def _touch(accessed: list[tuple[str, int, str]], tx: Tx) -> bool:
     return False
 
 
-def _insert(events: list[EventRow], tx: Tx) -> bool:
+def _insert(events: list[Logged], tx: Tx) -> bool:
     analytics.insert(tx.conn, events)
     return False
 
@@ -117,9 +117,10 @@ class Bookkeeping:
             self._pending.events.extend(rows)
 
     def recalled(self, ids: list[str], query: str) -> None:
-        """A recall's hits, shown for `query`: an event each, ranked 1.., the query redacted
-        when they are written (drain), not on the request's thread: a hook's prompt can
-        run to thousands of characters, which the secret rules scan (issue 30)."""
+        """A recall's hits, shown for `query`: an event each, ranked 1.., written as one
+        row (store/analytics.py), the query redacted when they are written (drain), not
+        on the request's thread: a hook's prompt can run to thousands of characters,
+        which the secret rules scan (issue 30)."""
         asked = Asked(ids, self.clock.now_iso(), query)
         with self._lock:
             self._asked.append((len(self._pending.events), asked))
@@ -137,17 +138,15 @@ class Bookkeeping:
             batch.prune_before = to_iso(self.clock.now() - timedelta(days=RETENTION_DAYS))
         return batch
 
-    def _with_recalls(
-        self, events: list[EventRow], asked: list[tuple[int, Asked]]
-    ) -> list[EventRow]:
+    def _with_recalls(self, events: list[Logged], asked: list[tuple[int, Asked]]) -> list[Logged]:
         """The events with each recall's in the place it was recorded."""
-        out: list[EventRow] = []
+        out: list[Logged] = []
         done = 0
         for at, a in asked:
             out.extend(events[done:at])
             done = at
             logged = self._redact(a.query)
-            out.extend((i, "recall", a.when, logged, rank) for rank, i in enumerate(a.ids, 1))
+            out.append(RecallRow(a.when, logged, a.ids))
             # The secret rules' scan holds the interpreter's lock throughout (~0.24 us a
             # character: 2 s of SciFact's claims is ~3 ms, a hook's prompts more), and a
             # request thread back from C waited for all of it, up to a switch interval:

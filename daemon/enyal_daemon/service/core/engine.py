@@ -154,6 +154,10 @@ class Engine:
         # The brief's listings that read neither use nor (within their slack) the time:
         # kept while no memory changed (brief.py _stale, _changed).
         self.brief_listed: Remembered[Any] = Remembered(lambda: self.store_version.value, 64)
+        # What the store holds at all (validity's edge types, cited files: `holds`), while
+        # no memory, edge or source changed: most stores hold neither, and a recall then
+        # skips the statements that look them up for its hits.
+        self._holds: Remembered[Any] = Remembered(lambda: self.store_version.value, 4)
         self.writer = Writer(
             conn,
             None if self.read_only else db.connect(db_path, writer=False),
@@ -205,6 +209,16 @@ class Engine:
             with self._readers_lock:
                 self._readers.append(conn)
         return conn
+
+    def holds(self, conn: apsw.Connection, read: Callable[[apsw.Connection], T]) -> T:
+        """`read(conn)`, a question about what the store holds at all, kept while the
+        store's version stays put (any write of a memory, an edge or a source moves it); a
+        store this daemon cannot write may be written by another process, so there it is
+        read every time."""
+        if self.read_only:
+            return read(conn)
+        value: T = self._holds.get(read, lambda: read(conn))
+        return value
 
     def writable_again(self) -> bool:
         """Storage that was read-only when the database was opened (a read-only mount, a

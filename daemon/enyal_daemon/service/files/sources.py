@@ -189,9 +189,10 @@ def annotate(engine: Engine, items: Sequence[p.Entry]) -> None:
     """Mark, in place, the entries whose cited file changed or is gone, and the mirrors of
     indexed files (read_only, indexed_from). Fields stay unset (left out of the reply)
     otherwise."""
-    if not items:
+    conn = engine.reader()
+    if not items or not engine.holds(conn, store.any_held):
         return
-    rows = store.for_ids(engine.reader(), [e.id for e in items])
+    rows = store.for_ids(conn, [e.id for e in items])
     if not rows:
         return
     checker = Checker()

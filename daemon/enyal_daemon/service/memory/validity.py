@@ -42,8 +42,11 @@ def annotate(
     """Validity fields on every hit; superseded ones dropped if asked; ranked by adjusted_score."""
     conn = engine.reader()
     ids = [h.id for h in hits]
-    superseders = graph.superseded_by(conn, ids, as_of)
-    conflicts = graph.conflicted(conn, ids) if v.flag_conflicts else set()
+    kinds = engine.holds(conn, graph.validity_kinds)
+    superseders = graph.superseded_by(conn, ids, as_of) if "supersedes" in kinds else {}
+    conflicts = (
+        graph.conflicted(conn, ids) if v.flag_conflicts and "conflicts_with" in kinds else set()
+    )
     kept: list[Ranked] = []
     keys: dict[str, float] = {}
     for h in hits:

@@ -63,8 +63,8 @@ def scan(engine: Engine, params: p.ScanParams) -> p.ScanResult:
             if "history" not in f.fields:
                 f.fields.append("history")
     queries = [
-        (event_id, r.text)
-        for event_id, q in analytics.queries(conn)
+        (row_id, r.text, events)
+        for row_id, q, events in analytics.queries(conn)
         if (r := rules.redact(q)).found
     ]
     fixed = _fix(engine, found, queries) if params.fix else 0
@@ -77,7 +77,7 @@ def scan(engine: Engine, params: p.ScanParams) -> p.ScanResult:
         affected=len(found),
         fixed=fixed,
         kinds=merge_found(*(h.kinds for h in hits)),
-        queries=len(queries),
+        queries=sum(events for _, _, events in queries),  # as many as the events logged
         entries=hits[: params.limit],
     )
 
@@ -109,7 +109,7 @@ def _entry_kinds(f: _Finding) -> dict[str, int]:
     return max((old.found for _, old in f.history), key=lambda k: sum(k.values()))
 
 
-def _fix(engine: Engine, found: dict[str, _Finding], queries: list[tuple[int, str]]) -> int:
+def _fix(engine: Engine, found: dict[str, _Finding], queries: list[tuple[int, str, int]]) -> int:
     rewritten = [f for f in found.values() if f.row is not None]
     texts = [f.clean.content if f.clean and f.clean.content else "" for f in rewritten]
     vector_of = dict(zip(map(id, rewritten), engine.embed_memories(texts), strict=True))
@@ -164,9 +164,9 @@ def _fix_chunk(
     return fixed
 
 
-def _finish(engine: Engine, queries: list[tuple[int, str]], tx: Tx) -> None:
-    for event_id, query in queries:
-        analytics.set_query(tx.conn, event_id, query)
+def _finish(engine: Engine, queries: list[tuple[int, str, int]], tx: Tx) -> None:
+    for row_id, query, _ in queries:
+        analytics.set_query(tx.conn, row_id, query)
     entries.compact_text_index(tx.conn)
     conn = tx.conn
 
