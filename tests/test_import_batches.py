@@ -120,6 +120,37 @@ def test_a_text_is_embedded_once_and_lines_held_already_not_at_all(memory: Any) 
     assert counting.texts == []  # nothing the store held was embedded again
 
 
+def test_the_next_chunk_is_embedding_before_this_one_is_waited_for(memory: Any) -> None:
+    # Each chunk is split between the two embedding threads; were the next chunk handed
+    # over only once this one is done, the thread done first with its half would wait for
+    # the other's and for the next chunk's counting (docs/ARCHITECTURE.md).
+    events: list[tuple[str, int]] = []
+    real = memory.embed_memories_soon
+
+    def soon(texts: list[str]) -> Any:
+        k = sum(e == "handed" for e, _ in events)
+        events.append(("handed", k))
+        wait = real(texts)
+
+        def waited() -> Any:
+            events.append(("waited", k))
+            return wait()
+
+        return waited
+
+    memory.embed_memories_soon = soon
+    contents = [f"{c} (copy {i})" for i in range(3) for c in CONTENTS]
+    result = transfer.import_lines(memory, p.ImportParams(lines=_lines(contents)))
+    assert result.stored == len(set(contents))
+    chunks = -(-len(contents) // transfer.CHUNK)
+    assert chunks >= 3
+    assert sorted(events) == sorted(
+        [("handed", k) for k in range(chunks)] + [("waited", k) for k in range(chunks)]
+    )
+    for k in range(chunks - 1):
+        assert events.index(("handed", k + 1)) < events.index(("waited", k)), events
+
+
 def test_a_line_held_when_checked_but_gone_when_written_is_embedded_then(
     memory: Any, home: Any, embedder: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -271,11 +271,14 @@ def _store_all(
         seen.update(texts[-1])
     made: dict[str, Embedding] = {}
     writes: list[Callable[[], Sequence[p.ImportLine | Item]]] = []
-    coming = engine.embed_memories_soon(texts[0]) if chunks else None
+    # The next chunk is handed to the embedding pool before this one is waited for: a
+    # core done with its half of a chunk goes on to the next, not idle until the other
+    # half is done and the next chunk counted.
+    coming = [engine.embed_memories_soon(texts[0])] if chunks else []
     for k, chunk in enumerate(chunks):
-        assert coming is not None
-        made.update(zip(texts[k], coming(), strict=True))
-        coming = engine.embed_memories_soon(texts[k + 1]) if k + 1 < len(chunks) else None
+        if k + 1 < len(chunks):
+            coming.append(engine.embed_memories_soon(texts[k + 1]))
+        made.update(zip(texts[k], coming.pop(0)(), strict=True))
         ready = [(item, made.get(item[1].content)) for item in chunk]
         judged = [(item, vec, _flags(item, vec)) for item, vec in ready]
         writes.append(engine.write_soon(functools.partial(_write_entries, engine, judged)))
