@@ -123,12 +123,15 @@ def test_a_text_is_embedded_once_and_lines_held_already_not_at_all(memory: Any) 
 def test_the_next_chunk_is_embedding_before_this_one_is_waited_for(memory: Any) -> None:
     # Each chunk is split between the two embedding threads; were the next chunk handed
     # over only once this one is done, the thread done first with its half would wait for
-    # the other's and for the next chunk's counting (docs/ARCHITECTURE.md).
+    # the other's and for the next chunk's counting (docs/ARCHITECTURE.md). And the last
+    # chunk, judged and written once every embedding is done, is a small one.
     events: list[tuple[str, int]] = []
+    sizes: list[int] = []
     real = memory.embed_memories_soon
 
     def soon(texts: list[str]) -> Any:
-        k = sum(e == "handed" for e, _ in events)
+        k = len(sizes)
+        sizes.append(len(texts))
         events.append(("handed", k))
         wait = real(texts)
 
@@ -142,13 +145,13 @@ def test_the_next_chunk_is_embedding_before_this_one_is_waited_for(memory: Any) 
     contents = [f"{c} (copy {i})" for i in range(3) for c in CONTENTS]
     result = transfer.import_lines(memory, p.ImportParams(lines=_lines(contents)))
     assert result.stored == len(set(contents))
-    chunks = -(-len(contents) // transfer.CHUNK)
+    chunks = len(sizes)
     assert chunks >= 3
-    assert sorted(events) == sorted(
-        [("handed", k) for k in range(chunks)] + [("waited", k) for k in range(chunks)]
-    )
+    assert sorted(events) == sorted([(e, k) for k in range(chunks) for e in ("handed", "waited")])
     for k in range(chunks - 1):
         assert events.index(("handed", k + 1)) < events.index(("waited", k)), events
+    assert max(sizes) <= transfer.CHUNK
+    assert 0 < sizes[-1] <= transfer.LAST_CHUNK < min(sizes[:-1]), sizes
 
 
 def test_a_line_held_when_checked_but_gone_when_written_is_embedded_then(

@@ -211,6 +211,9 @@ def _edge(line: str, redactor: Redactor | None) -> p.Edge:
 # the cores do not wait for the Python work between embeddings (docs/ARCHITECTURE.md,
 # "Where an import's time goes").
 CHUNK = 50
+# The lines of a request's last chunk, at most: it is judged and written after every
+# embedding of the request is done, while the cores wait for the next request.
+LAST_CHUNK = 10
 
 Item = tuple[int, p.Entry, list[p.Version] | None, dict[str, int], bool]
 IndexRow = tuple[int, Embedding, tuple[str, str | None], str, bool]  # index_new_after_commit's
@@ -260,7 +263,7 @@ def _store_all(
     line the store held before the import is not embedded (`_held`); should it be gone
     by the time its chunk is written, it is embedded and written after the others."""
     reader = engine.reader()
-    chunks = [items[at : at + CHUNK] for at in range(0, len(items), CHUNK)]
+    chunks = _chunks(items)
     # Each chunk's texts to embed: those of lines the store does not hold, each text once
     # in the whole request (a repeated line is embedded with its first).
     texts: list[list[str]] = []
@@ -298,6 +301,16 @@ def _store_all(
         redo = engine.write(functools.partial(_write_entries, engine, again))
         out.extend(done for done in redo if isinstance(done, p.ImportLine))
     return out
+
+
+def _chunks(items: list[Item]) -> list[list[Item]]:
+    """`items` in chunks of at most CHUNK, alike in size, the last of at most LAST_CHUNK."""
+    if len(items) <= 2 * LAST_CHUNK:
+        return [items] if items else []
+    body, last = items[:-LAST_CHUNK], items[-LAST_CHUNK:]
+    count = -(-len(body) // CHUNK)
+    size = -(-len(body) // count)
+    return [body[at : at + size] for at in range(0, len(body), size)] + [last]
 
 
 def _held(conn: apsw.Connection, entry: p.Entry) -> bool:
