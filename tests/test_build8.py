@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from conftest import DaemonProc, run_cli
-from enyal_daemon.embedder import build8, cpu
+from enyal_daemon.embedder import build8, cpu, onnx
 from enyal_daemon.embedder.model_files import ModelFiles, locate
 from enyal_daemon.embedder.onnx import Embedder
 
@@ -61,6 +61,22 @@ def test_build_agrees_with_the_source_model(source: ModelFiles, embedder: Any) -
     # Not the source file run again: the build is a different graph.
     assert not np.array_equal(ref, got)
     assert embedder.files.model_id == source.model_id  # stored vectors stay valid
+
+
+def test_the_model_runs_without_the_fusions_that_cost_it_more(
+    embedder: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # onnxruntime would fuse each residual Add and the LayerNormalization after it into a
+    # SkipLayerNormalization, whose kernel costs more CPU than the two (onnx.UNFUSED). Which
+    # graph ran shows in the vectors: the same texts, the same runs, bit for bit.
+    texts = _texts()[:64]
+    made = embedder.embed_many(texts)
+    assert np.array_equal(made, Embedder(embedder.files).embed_many(texts))
+    monkeypatch.setattr(onnx, "UNFUSED", ())
+    fused = Embedder(embedder.files).embed_many(texts)
+    assert not np.array_equal(made, fused)  # the fusion is made unless it is named
+    # Either is the same model: as near each other as the build is to the source.
+    assert float(np.min(np.sum(made * fused, axis=1))) > 0.999
 
 
 def test_a_fresh_cache_is_built_once_then_reused(

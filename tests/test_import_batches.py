@@ -120,6 +120,52 @@ def test_a_text_is_embedded_once_and_lines_held_already_not_at_all(memory: Any) 
     assert counting.texts == []  # nothing the store held was embedded again
 
 
+def test_the_next_chunk_is_embedding_before_this_one_is_waited_for(
+    memory: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each chunk is split between the two embedding threads; were the next chunk handed
+    # over only once this one is done, the thread done first with its half would wait for
+    # the other's and for the next chunk's counting (docs/ARCHITECTURE.md). The first is
+    # handed over before the rest of the request is read, and the last chunk, judged and
+    # written once every embedding is done, is a small one.
+    events: list[tuple[str, int]] = []
+    sizes: list[int] = []
+    real = memory.embed_memories_soon
+    read = transfer._entry
+
+    def entry(line: str, *args: Any) -> Any:
+        events.append(("read", len([e for e, _ in events if e == "read"])))
+        return read(line, *args)
+
+    monkeypatch.setattr(transfer, "_entry", entry)
+
+    def soon(texts: list[str]) -> Any:
+        k = len(sizes)
+        sizes.append(len(texts))
+        events.append(("handed", k))
+        wait = real(texts)
+
+        def waited() -> Any:
+            events.append(("waited", k))
+            return wait()
+
+        return waited
+
+    memory.embed_memories_soon = soon
+    contents = [f"{c} (copy {i})" for i in range(3) for c in CONTENTS]
+    result = transfer.import_lines(memory, p.ImportParams(lines=_lines(contents)))
+    assert result.stored == len(set(contents))
+    assert events.index(("handed", 0)) < events.index(("read", len(contents) - 1))
+    events = [e for e in events if e[0] != "read"]
+    chunks = len(sizes)
+    assert chunks >= 3
+    assert sorted(events) == sorted([(e, k) for k in range(chunks) for e in ("handed", "waited")])
+    for k in range(chunks - 1):
+        assert events.index(("handed", k + 1)) < events.index(("waited", k)), events
+    assert max(sizes) <= transfer.CHUNK
+    assert 0 < sizes[-1] <= transfer.LAST_CHUNK < min(sizes[:-1]), sizes
+
+
 def test_a_line_held_when_checked_but_gone_when_written_is_embedded_then(
     memory: Any, home: Any, embedder: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -22,7 +22,7 @@ import numpy as np
 
 from enyal_daemon.embedder import build8
 from enyal_daemon.embedder.model_files import DIM, locate
-from enyal_daemon.embedder.onnx import SHORT_TOKENS, Embedder, Vectors
+from enyal_daemon.embedder.onnx import SHORT_TOKENS, UNFUSED, Embedder, Vectors
 
 
 def _key(text: str) -> bytes:
@@ -36,11 +36,15 @@ class CachedEmbedder(Embedder):
         files = build8.with_build(locate(Path("/nonexistent")), model_cache_dir)
         super().__init__(files)
         # The model and what runs it: the 8-bit build's vectors are not the source model's,
-        # and texts past SHORT_TOKENS run on the fp32 build (embedder/onnx.py).
+        # and texts past SHORT_TOKENS may run on the fp32 build (embedder/onnx.py).
         runs = files.runtime.name if files.runtime is not None else "source"
         if files.long_runtime != files.runtime:
             long = files.long_runtime.name if files.long_runtime is not None else "source"
             runs += f" {long} past {SHORT_TOKENS}"
+        # How onnxruntime runs them: a fusion left out changes the 8-bit build's vectors
+        # (onnx.UNFUSED; none named: the vectors cached before it).
+        if UNFUSED:
+            runs += f" unfused {','.join(UNFUSED)}"
         tag = hashlib.sha256(f"{files.model_sha256} {runs}".encode()).hexdigest()[:16]
         path = cache_dir / f"vectors-{tag}.db"
         path.parent.mkdir(parents=True, exist_ok=True)

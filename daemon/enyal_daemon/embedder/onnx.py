@@ -68,6 +68,17 @@ SHORT_TOKENS = 12
 # the wait for its threads to get a core was most of a recall's budget packing (a hook's
 # 8 hits: 2.4 ms of wall for 0.16 of the thread's CPU; counted here 0.26 ms of CPU).
 SERIAL_COUNT = 16
+# Graph fusions onnxruntime would make that cost more CPU than the nodes they replace.
+# Its fused SkipLayerNormalization (the residual Add and the LayerNormalization after it,
+# 12 a run) took 16% of a passage run's kernel time on the 8-bit build, where the Add and
+# the LayerNormalization it replaces take ~4%. Thread CPU a text without it, min of 5
+# alternated rounds (docs/ARCHITECTURE.md, "Where an import's time goes"): a SciFact
+# abstract's passages 40.6 -> 34.7 ms, 8 x 64 tokens 7.16 -> 6.08, a 23-token memory
+# 3.04 -> 2.65, an 11-token query 1.53 -> 1.44; on the fp32 build 5-11% less at every
+# width. The two compute the same to float rounding, but the 8-bit build rounds each
+# MatMul's input to 8 bits, which turns that into vectors a cosine of >= 0.9997 apart
+# (each as near the source model's as the other): a store keeps the vectors it has.
+UNFUSED = ("SkipLayerNormFusion",)
 
 Vectors = npt.NDArray[np.float32]
 
@@ -187,7 +198,12 @@ def _session(path: Path, shared: dict[str, ort.OrtValue]) -> ort.InferenceSessio
     opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     for name, value in shared.items():
         opts.add_initializer(name, value)
-    return ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
+    return ort.InferenceSession(
+        str(path),
+        sess_options=opts,
+        providers=["CPUExecutionProvider"],
+        disabled_optimizers=list(UNFUSED),
+    )
 
 
 def _batches(order: list[int], lengths: list[int]) -> list[list[int]]:

@@ -16,10 +16,11 @@ alone. Imported edges and histories are taken as they were written: the checks o
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 import uuid
-from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, Literal, TypeVar
 
 import apsw
 import msgspec
@@ -211,32 +212,44 @@ def _edge(line: str, redactor: Redactor | None) -> p.Edge:
 # the cores do not wait for the Python work between embeddings (docs/ARCHITECTURE.md,
 # "Where an import's time goes").
 CHUNK = 50
+# The lines of a request's last chunk, at most: it is judged and written after every
+# embedding of the request is done, while the cores wait for the next request.
+LAST_CHUNK = 10
 
+T = TypeVar("T")
 Item = tuple[int, p.Entry, list[p.Version] | None, dict[str, int], bool]
 IndexRow = tuple[int, Embedding, tuple[str, str | None], str, bool]  # index_new_after_commit's
 
 
 def import_lines(engine: Engine, params: p.ImportParams) -> p.ImportResult:
     results: list[p.ImportLine] = []
-    to_embed: list[Item] = []
     edges: list[tuple[int, p.Edge]] = []
-    for offset, line in enumerate(params.lines):
-        number = params.first_line + offset
-        if not line.strip():
-            continue  # blank lines are not entries
-        kind = _kind(line)
-        try:
-            if kind == "header":
-                _header(line)
-                results.append(p.ImportLine(line=number, status="read", kind="header"))
-            elif kind == "edge":
-                edges.append((number, _edge(line, engine.redactor)))
-            else:
-                to_embed.append((number, *_entry(line, engine.redactor, engine.clock)))
-        except EnyalError as exc:
-            results.append(p.ImportLine(line=number, status="failed", error=exc.message, kind=kind))
-    if to_embed or edges:
-        results.extend(_store_all(engine, to_embed, edges))
+
+    def parsed(lines: list[tuple[int, str]]) -> list[Item]:
+        """A chunk's entries; its headers, failures and edges said to `results`, `edges`."""
+        items: list[Item] = []
+        for number, line in lines:
+            kind = _kind(line)
+            try:
+                if kind == "header":
+                    _header(line)
+                    results.append(p.ImportLine(line=number, status="read", kind="header"))
+                elif kind == "edge":
+                    edges.append((number, _edge(line, engine.redactor)))
+                else:
+                    items.append((number, *_entry(line, engine.redactor, engine.clock)))
+            except EnyalError as exc:
+                error = p.ImportLine(line=number, status="failed", error=exc.message, kind=kind)
+                results.append(error)
+        return items
+
+    # Blank lines are not entries. Each chunk is read (parsed, its secrets redacted) just
+    # before its embedding is asked for, so the cores start on the first chunk while the
+    # rest are read.
+    numbered = [(params.first_line + k, x) for k, x in enumerate(params.lines) if x.strip()]
+    stored = _store_all(engine, (parsed(chunk) for chunk in _chunks(numbered)), edges)
+    if stored:
+        results.extend(stored)
         # A batch of long texts leaves tens of MB of freed heap behind, and the writer's
         # page cache filled (16 MB): both given back to the OS (issue 30).
         engine.release_write_cache()
@@ -253,29 +266,37 @@ def import_lines(engine: Engine, params: p.ImportParams) -> p.ImportResult:
 
 
 def _store_all(
-    engine: Engine, items: list[Item], edges: list[tuple[int, p.Edge]]
+    engine: Engine, chunks: Iterator[list[Item]], edges: list[tuple[int, p.Edge]]
 ) -> list[p.ImportLine]:
     """The entries written a chunk at a time (each chunk's embedding made while the chunk
-    before is judged and written), then the edges, after the entries they may join. A
-    line the store held before the import is not embedded (`_held`); should it be gone
-    by the time its chunk is written, it is embedded and written after the others."""
+    before is judged and written), then the edges (all read once `chunks` is), after the
+    entries they may join. A line the store held when its chunk was read is not embedded
+    (`_held`); should it be gone by the time its chunk is written, it is embedded and
+    written after the others."""
     reader = engine.reader()
-    chunks = [items[at : at + CHUNK] for at in range(0, len(items), CHUNK)]
-    # Each chunk's texts to embed: those of lines the store does not hold, each text once
-    # in the whole request (a repeated line is embedded with its first).
-    texts: list[list[str]] = []
     seen: set[str] = set()
-    for chunk in chunks:
+
+    def handed(chunk: list[Item]) -> tuple[list[Item], list[str], Callable[[], list[Embedding]]]:
+        """The chunk, its texts to embed and the wait for their vectors: those of lines the
+        store does not hold, each text once in the whole request (a repeated line is
+        embedded with its first)."""
         new = [e.content for _, e, _, _, _ in chunk if not _held(reader, e)]
-        texts.append([t for t in dict.fromkeys(new) if t not in seen])
-        seen.update(texts[-1])
+        texts = [t for t in dict.fromkeys(new) if t not in seen]
+        seen.update(texts)
+        return chunk, texts, engine.embed_memories_soon(texts)
+
     made: dict[str, Embedding] = {}
     writes: list[Callable[[], Sequence[p.ImportLine | Item]]] = []
-    coming = engine.embed_memories_soon(texts[0]) if chunks else None
-    for k, chunk in enumerate(chunks):
-        assert coming is not None
-        made.update(zip(texts[k], coming(), strict=True))
-        coming = engine.embed_memories_soon(texts[k + 1]) if k + 1 < len(chunks) else None
+    # The next chunk is handed to the embedding pool before this one is waited for: a
+    # core done with its half of a chunk goes on to the next, not idle until the other
+    # half is done and the next chunk read and counted.
+    coming = [handed(chunk) for chunk in itertools.islice(chunks, 1)]
+    while coming:
+        coming += [handed(chunk) for chunk in itertools.islice(chunks, 1)]
+        chunk, texts, wait = coming.pop(0)
+        made.update(zip(texts, wait(), strict=True))
+        if not chunk:
+            continue
         ready = [(item, made.get(item[1].content)) for item in chunk]
         judged = [(item, vec, _flags(item, vec)) for item, vec in ready]
         writes.append(engine.write_soon(functools.partial(_write_entries, engine, judged)))
@@ -283,8 +304,8 @@ def _store_all(
         writes.append(engine.write_soon(functools.partial(_write_edges, engine, edges)))
     out: list[p.ImportLine] = []
     gone: list[Item] = []
-    for wait in writes:
-        for done in wait():
+    for wait_written in writes:
+        for done in wait_written():
             if isinstance(done, p.ImportLine):
                 out.append(done)
             else:
@@ -295,6 +316,16 @@ def _store_all(
         redo = engine.write(functools.partial(_write_entries, engine, again))
         out.extend(done for done in redo if isinstance(done, p.ImportLine))
     return out
+
+
+def _chunks(lines: list[T]) -> list[list[T]]:
+    """`lines` in chunks of at most CHUNK, alike in size, the last of at most LAST_CHUNK."""
+    if len(lines) <= 2 * LAST_CHUNK:
+        return [lines] if lines else []
+    body, last = lines[:-LAST_CHUNK], lines[-LAST_CHUNK:]
+    count = -(-len(body) // CHUNK)
+    size = -(-len(body) // count)
+    return [body[at : at + size] for at in range(0, len(body), size)] + [last]
 
 
 def _held(conn: apsw.Connection, entry: p.Entry) -> bool:
