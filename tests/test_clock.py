@@ -120,7 +120,7 @@ def test_memories_decay_and_go_stale_as_the_clock_moves(
     old = hit()
     assert old.effective_confidence < fresh.effective_confidence
     # Recency compares memories: nothing written since, this is still the newest one...
-    assert old.recency == fresh.recency == 1.0
+    assert old.recency == pytest.approx(1.0) and fresh.recency == pytest.approx(1.0)
     assert call("health", p.HealthParams(stale_days=90)).issues.stale_entries == [made.id]
     # ...and once the store is written again, its year counts as before.
     call("remember", p.RememberParams(content="Lunch is ordered on Fridays.", scope="global"))

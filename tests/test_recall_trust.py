@@ -9,6 +9,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from conftest import run_cli
 from daemon_support import RunningDaemon, isolated_env
 from test_hooks import env_of, hook
@@ -70,7 +72,7 @@ def test_an_idle_store_still_ranks_its_newer_memory_first(d: RunningDaemon) -> N
     then = hits(asked_at=(newer_at + timedelta(days=1)).strftime("%Y-%m-%dT%H:%M:%SZ"))
     assert then["older"]["semantic"] > then["newer"]["semantic"]
     now = hits()
-    assert now["newer"]["recency"] == 1.0 and now["older"]["recency"] < 0.001
+    assert now["newer"]["recency"] == pytest.approx(1.0) and now["older"]["recency"] < 0.001
     assert all(h["effective_confidence"] < 0.01 for h in now.values())
 
 
