@@ -51,16 +51,26 @@ def test_a_date_alone_asks_at_the_end_of_that_day(memory: Any) -> None:
     assert "vet" in {h.id for h in recall(memory, asked_at="2023-03-25")}
 
 
-def test_recency_counts_from_the_asking_time(memory: Any) -> None:
+def test_recency_and_trust_count_from_the_asking_time(memory: Any) -> None:
+    """Trust decays by the asking time; recency counts to the store's last write by then
+    (what was said later does not move it), so it ranks the same whenever it is asked."""
     said(memory)
+
+    def days(later: str, key: str) -> float:
+        age = datetime.fromisoformat(later) - datetime.fromisoformat(SAID[key][0])
+        return age.total_seconds() / 86400
+
     asked = "2023-03-31T18:00:00Z"
     hits = {h.id: h for h in recall(memory, asked_at=asked)}
     for key in ("adopt", "vet"):
-        age = datetime.fromisoformat(asked) - datetime.fromisoformat(SAID[key][0])
-        days = age.total_seconds() / 86400
-        assert hits[key].recency == pytest.approx(0.5 ** (days / 30), rel=1e-6)
-    # Asked today, both are years old and their recency is all but gone.
-    assert all(h.recency < 0.01 for h in recall(memory) if h.id in ("adopt", "vet"))
+        assert hits[key].effective_confidence == pytest.approx(0.5 ** (days(asked, key) / 90))
+        # The last write by then is "vet" (March 25th), not "second" (June).
+        assert hits[key].recency == pytest.approx(0.5 ** (days(SAID["vet"][0], key) / 30))
+    # Asked today, both are years old: their trust is all but gone, their recency is as
+    # of the store's last write ("second").
+    for h in recall(memory):
+        assert h.effective_confidence < 0.01
+        assert h.recency == pytest.approx(0.5 ** (days(SAID["second"][0], h.id) / 30))
 
 
 def test_a_replay_is_not_counted_as_use(memory: Any) -> None:

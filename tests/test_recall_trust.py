@@ -9,6 +9,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from conftest import run_cli
 from daemon_support import RunningDaemon, isolated_env
 from test_hooks import env_of, hook
@@ -42,6 +44,36 @@ def test_a_six_month_old_relevant_fact_is_still_found(d: RunningDaemon, tmp_path
         assert hits["results"][0]["id"] == kestrel, flags
         # Its age still ranks it: its confidence is decayed, not zeroed.
         assert 0 < hits["results"][0]["effective_confidence"] < 0.3
+
+
+def test_an_idle_store_still_ranks_its_newer_memory_first(d: RunningDaemon) -> None:
+    """Two answers a year apart, the store left unwritten for two years since: asked now,
+    the newer still ranks first, as it did when it was said. The older says it in words
+    closer to the question; what put the newer first then was its recency, and recency
+    compares memories with each other (it counts to the store's last write), while trust
+    still decays by the asking time."""
+    newer_at = datetime.now(UTC) - timedelta(days=2 * 365)
+    said = {
+        "older": (newer_at - timedelta(days=365), "We deploy the backend with Fabric scripts"),
+        "newer": (newer_at, "We deploy the backend with Ansible playbooks"),
+    }
+    lines = [
+        json.dumps({"id": key, "content": text, "created_at": at.strftime("%Y-%m-%dT%H:%M:%SZ")})
+        for key, (at, text) in said.items()
+    ]
+    assert d.call("import", {"lines": lines})["stored"] == 2
+    query = {"query": "how do we deploy the backend"}
+
+    def hits(**asked: str) -> dict[str, Any]:
+        found = d.call("recall", {**query, **asked})["results"]
+        assert [h["id"] for h in found][:1] == ["newer"], found
+        return {h["id"]: h for h in found}
+
+    then = hits(asked_at=(newer_at + timedelta(days=1)).strftime("%Y-%m-%dT%H:%M:%SZ"))
+    assert then["older"]["semantic"] > then["newer"]["semantic"]
+    now = hits()
+    assert now["newer"]["recency"] == pytest.approx(1.0) and now["older"]["recency"] < 0.001
+    assert all(h["effective_confidence"] < 0.01 for h in now.values())
 
 
 def test_the_list_ends_where_relevance_ends(d: RunningDaemon, tmp_path: Path) -> None:

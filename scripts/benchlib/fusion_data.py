@@ -69,10 +69,10 @@ def _rows(
     params = p.RecallParams(
         query=text, limit=limit, min_confidence=0.0, min_relative=0.0, asked_at=asked_at
     )
-    found, now = recall.ranking_inputs(engine, params)
+    found, now, written = recall.ranking_inputs(engine, params)
     if not found:
         return [], None
-    x = ranking.parts(found, now, lambda level, path: 1.0, engine.decay_rates)
+    x = ranking.parts(found, now, lambda level, path: 1.0, engine.decay_rates, written)
     return [c.row.id for c in found], x
 
 

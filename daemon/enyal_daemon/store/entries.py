@@ -399,6 +399,20 @@ def totals(conn: apsw.Connection) -> tuple[int, int, str | None, str | None]:
     return int(row[0]), int(row[1]), row[2], row[3]
 
 
+def last_write(conn: apsw.Connection, at: str | None) -> str | None:
+    """When a memory was last written, updated, confirmed or forgotten, at or before `at`
+    (None: ever); None for a store never written. An entry's own time says when it was
+    written or updated; a confirmation (or a forgetting) is a version. Both columns are
+    indexed (idx_entries_updated, idx_versions_time): two index seeks."""
+    stamps = []
+    for table, column in (("context_entries", "updated_at"), ("context_versions", "changed_at")):
+        bound, args = ("", ()) if at is None else (f" WHERE {column} <= ?", (at,))
+        row = conn.execute(f"SELECT max({column}) FROM {table}{bound}", args).fetchone()
+        if row is not None and row[0] is not None:
+            stamps.append(str(row[0]))
+    return max(stamps, default=None)
+
+
 def active_counts_by(conn: apsw.Connection, column: str) -> dict[str, int]:
     """Active entries per value of content_type or scope_level."""
     if column not in ("content_type", "scope_level"):

@@ -144,6 +144,9 @@ class Engine:
         # The rids holding a filter's tags and metadata pairs (recall.py _holding), while no
         # memory changed: agents filter by the same few tags again and again.
         self.held_rids: Remembered[Int64s] = Remembered(lambda: self.store_version.value, 16)
+        # The store's last write by an asking time (recall.py _last_write), while no memory
+        # changed: what recency counts to, asked again by every recall.
+        self.last_writes: Remembered[str | None] = Remembered(lambda: self.store_version.value, 16)
         # Kept while no text can have changed (the store's version). A store this daemon
         # cannot write may be written by another process: its counts keep the TTL.
         self.doc_counts = keywords.DocCounts(

@@ -227,20 +227,36 @@ def _search(
     candidates = _gather(engine, query, max(limit * 5, 50), f, qvec)
     now = at or engine.clock.now()
     keep = limit * HIT_MARGIN
-    ranked = rank(candidates, now, floors, weight, keep, engine.decay_rates, query)
+    written = _last_write(engine, at)
+    ranked = rank(candidates, now, floors, weight, keep, engine.decay_rates, query, written=written)
     ranked = validity.annotate(engine, ranked, v, as_of=None if at is None else to_iso(at))
     hits = ranking.hits(ranked[:limit])
     sources.annotate(engine, hits)
     return hits
 
 
-def ranking_inputs(engine: Engine, params: p.RecallParams) -> tuple[list[Candidate], datetime]:
-    """The candidates recall ranks for `params` (current recall, not as-of) and the moment
-    it ranks them at: what scripts/train_fusion reads features of (ranking.features)."""
+def ranking_inputs(
+    engine: Engine, params: p.RecallParams
+) -> tuple[list[Candidate], datetime, datetime | None]:
+    """The candidates recall ranks for `params` (current recall, not as-of), the moment it
+    ranks them at and the store's last write by then (`_last_write`): what
+    scripts/train_fusion reads features of (ranking.parts, ranking.features)."""
     _check_query(params.query)
     at = None if params.asked_at is None else _asked_at(params.asked_at)
     found = _gather(engine, params.query, max(params.limit * 5, 50), _filter(engine, params, at))
-    return found, at or engine.clock.now()
+    return found, at or engine.clock.now(), _last_write(engine, at)
+
+
+def _last_write(engine: Engine, at: datetime | None) -> datetime | None:
+    """When the store was last written by `at` (None: by now): recency counts to it
+    (scoring.recency). Remembered while nothing is written; a store this daemon cannot
+    write may be written by another process, so it is read each time (two index seeks)."""
+
+    def read() -> str | None:
+        return entries.last_write(engine.reader(), None if at is None else to_iso(at))
+
+    stamp = read() if engine.read_only else engine.last_writes.get(at, read)
+    return None if stamp is None else parse_iso(stamp)
 
 
 def _gather(
@@ -462,6 +478,7 @@ def _recall_as_of(
         keep,
         engine.decay_rates,
         params.query,
+        written=_last_write(engine, parse_iso(when)),
     )
     hits = ranking.hits(validity.annotate(engine, ranked, v, as_of=when)[: params.limit])
     sources.annotate(engine, hits)

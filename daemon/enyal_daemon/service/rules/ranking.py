@@ -129,8 +129,10 @@ def parts(
     now: datetime,
     weight: Weight,
     rates: Mapping[str, float] = scoring.DECAY_RATES,
+    written: datetime | None = None,
 ) -> Parts:
-    """The score parts of every candidate at `now`, as arrays."""
+    """The score parts of every candidate at `now`, as arrays. `written`: the store's last
+    write by `now` (store/entries.py last_write; None: now), which recency counts to."""
     # Each column read in one pass and made an array at once: an element set at a time
     # into numpy arrays cost ~3x as much (issue 30). As of a past moment, a candidate is
     # scored by its version of then: its time, confidence and type, and no use since.
@@ -148,7 +150,8 @@ def parts(
     kw = _floats([c.keyword for c in candidates])
     age = _days_since(stamps, now)
     fresh, eff = scoring.trust_now(confidence, rate, age, uses)
-    return Parts(sem, kw, scoring.recency(age), eff, w, fresh, importance, age)
+    idle = 0.0 if written is None else max((now - written).total_seconds() / 86_400, 0.0)
+    return Parts(sem, kw, scoring.recency(age, idle), eff, w, fresh, importance, age)
 
 
 def hand_set(x: Parts) -> Floats:
@@ -222,14 +225,16 @@ def rank(
     rates: Mapping[str, float] = scoring.DECAY_RATES,
     query: str = "",
     model: fusion.Model | None = None,
+    written: datetime | None = None,
 ) -> list[Ranked]:
     """The `keep` best candidates above the floors, best first. `rates`: decay per type
     (the engine's, which config.toml's [decay] may have changed). `model`: the learned
     ranker to order by (None: the shipped one, if its file makes it the default);
-    `query` is read for the relative dates it names (timewords.py), one of its features."""
+    `query` is read for the relative dates it names (timewords.py), one of its features.
+    `written`: the store's last write by `now`, which recency counts to (`parts`)."""
     if not candidates:
         return []
-    x = parts(candidates, now, weight, rates)
+    x = parts(candidates, now, weight, rates, written)
     sem, kw, eff = x.semantic, x.keyword, x.effective_confidence
     score = hand_set(x)
     if model is None:

@@ -4,7 +4,8 @@
             * scope_weight * (1 + 0.1 * (importance - 3)) / 1.2
 
 semantic is the cosine similarity (clipped at 0), keyword the BM25 score mapped
-into [0, 1), recency halves every 30 days since the last update or confirmation.
+into [0, 1), recency halves every 30 days between the last update or confirmation and
+the store's last write by the asking time (its clock stops while nobody writes it).
 Importance (1-5, default 3) moves a score by 10% a step: ±20% at the ends, enough
 to order near-ties, too little to lift an unrelated memory over a relevant one. Every
 score is then divided by the factor of the top importance (1.2), so that a score is a
@@ -92,8 +93,15 @@ def freshness(
     return float(trust_now(1.0, rates.get(content_type, 1.0), age_days, 0)[0])
 
 
-def recency(age_days: npt.ArrayLike) -> Floats:
-    return np.power(0.5, np.asarray(age_days, dtype=np.float64) / RECENCY_HALF_LIFE_DAYS)
+def recency(age_days: npt.ArrayLike, idle_days: float = 0.0) -> Floats:
+    """Newer than the others: halves every RECENCY_HALF_LIFE_DAYS of `age_days`, counted to
+    the store's last write rather than to the asking time, `idle_days` before it (ranking.py
+    `parts`). Recency compares memories with each other, so a store left unwritten for
+    years still ranks last week's memory of then above last year's, as it did when it was
+    written; asked of a store in use (written today) it is unchanged. Trust still decays by
+    the asking time: an idle store's facts are no truer for having been left alone."""
+    age = np.maximum(np.asarray(age_days, dtype=np.float64) - idle_days, 0.0)
+    return np.power(0.5, age / RECENCY_HALF_LIFE_DAYS)
 
 
 def importance_factor(importance: Floats | int) -> Floats | float:
