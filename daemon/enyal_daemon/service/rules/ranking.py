@@ -146,7 +146,7 @@ def parts(
     uses = _floats([r.access_count if t is None else 0 for r, t in pairs])
     importance = _floats([r.importance for r in rows])
     w = _floats([weight(r.scope_level, r.scope_path) for r in rows])
-    sem = np.maximum(_floats([c.semantic for c in candidates]), 0.0)
+    sem = np.clip(_floats([c.semantic for c in candidates]), 0.0, 1.0)  # scoring.combine's
     kw = _floats([c.keyword for c in candidates])
     age = _days_since(stamps, now)
     fresh, eff = scoring.trust_now(confidence, rate, age, uses)

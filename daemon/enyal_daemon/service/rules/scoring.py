@@ -3,7 +3,8 @@
     score = (0.6 * semantic + 0.3 * keyword + 0.1 * recency) * (0.5 + 0.5 * effective_confidence)
             * scope_weight * (1 + 0.1 * (importance - 3)) / 1.2
 
-semantic is the cosine similarity (clipped at 0), keyword the BM25 score mapped
+semantic is the cosine similarity (clipped to [0, 1]: a text's cosine with itself can
+come out a hair over 1 in float arithmetic), keyword the BM25 score mapped
 into [0, 1), recency halves every 30 days between the last update or confirmation and
 the store's last write by the asking time (its clock stops while nobody writes it).
 Importance (1-5, default 3) moves a score by 10% a step: ±20% at the ends, enough
@@ -121,7 +122,7 @@ def combine(
     """A hit's score from its parts, elementwise: the formula above, and its only copy.
     Ranking scores whole arrays with it; a test re-scores a returned hit from the parts the
     hit reports (importance included: there is no default, so no caller can leave it out)."""
-    sem = np.maximum(0.0, np.asarray(semantic, dtype=np.float64))
+    sem = np.clip(np.asarray(semantic, dtype=np.float64), 0.0, 1.0)
     base = W_SEMANTIC * sem + W_KEYWORD * np.asarray(keyword, dtype=np.float64)
     base = base + W_RECENCY * np.asarray(recent, dtype=np.float64)
     trust = TRUST_FLOOR + (1.0 - TRUST_FLOOR) * np.asarray(eff_conf, dtype=np.float64)
