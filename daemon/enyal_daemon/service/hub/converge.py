@@ -26,6 +26,7 @@ from enyal_protocol import wire as p
 from enyal_protocol.kinds import HUB_AUTHOR, HUB_DEVICE
 
 from ...embedder import passages
+from ...embedder.onnx import SERIAL_COUNT
 from ...embedder.passages import Embedding, Vector
 from ...errors import EnyalError
 from ...hub.change import Change, Pulled, Rejected
@@ -53,8 +54,11 @@ SLICE = 64
 # of CPU that a recall otherwise shared, in pieces of ~3 ms. (FTS5 makes an index segment
 # a statement: four a slice, where a live slice makes one.)
 PART = 16
-# Sentences per tokenizer call in a slice's split into passages (`_paced`).
-SENTENCES = 32
+# Sentences per tokenizer call in a slice's split into passages (`_paced`): no more than
+# the tokenizer counts on the calling thread (a larger call goes to its own thread pool,
+# whose threads run at the daemon's priority and spin while they wait for work: the
+# catch-up's counting, done on its niced thread, took the cores from a recall there).
+SENTENCES = SERIAL_COUNT
 
 
 @dataclass
