@@ -36,10 +36,11 @@ MOST = 0.1  # seconds of stepping aside per slice at most (a recall takes ~15-60
 # How often a step aside with an `unless` looks at it (nothing notifies its change)
 LOOK = 0.002
 
-# While requests come, a catch-up's thread works at most DUTY of the time: after a piece
-# that took c seconds of its CPU it rests c * (1 - DUTY) / DUTY (0.6: two thirds of c),
-# within the same MOST a slice. "Requests come": one in flight, or one answered less than
-# RECENT seconds ago (an agent's recalls come seconds apart at most while it works).
+# While requests come, a paced catch-up's thread works at most DUTY of the time: after a
+# piece that took c seconds of its CPU it rests c * (1 - DUTY) / DUTY (0.6: two thirds of
+# c), within the same MOST a slice, and only as long as its batch stays within its time
+# (`budget`'s `within`). "Requests come": one in flight, or one answered less than RECENT
+# seconds ago (an agent's recalls come seconds apart at most while it works).
 DUTY = 0.6
 RECENT = 0.5
 
@@ -135,14 +136,16 @@ class Pause(Protocol):
     def __call__(self, unless: Callable[[], bool] | None = None) -> None: ...
 
 
-def budget(per: int) -> Pause:
+def budget(per: int, within: float = 0.0) -> Pause:
     """A step aside to call before each piece of work (none while its `unless()` holds:
     a write waits behind it): while requests come, a rest for the piece just done on this
-    thread (`DUTY`), then a wait while one is served. The calls of each run of `per`
-    together wait MOST seconds at most, from whichever threads they come (a catch-up's
-    checks and its writer's job share one)."""
+    thread (`DUTY`) as long as the work is less than `within` seconds old (none: 0), then a
+    wait while one is served. The calls of each run of `per` together wait MOST seconds at
+    most, from whichever threads they come (a catch-up's checks and its writer's job share
+    one)."""
     left = [MOST]
     calls = [0]
+    until = time.monotonic() + within
 
     def pause(unless: Callable[[], bool] | None = None) -> None:
         calls[0] += 1
@@ -155,9 +158,11 @@ def budget(per: int) -> Pause:
             and (unless is None or not unless())
         ):
             if began is not None:  # CPU, not wall: a piece that waited for a core ran less
-                rest = min(left[0], (time.thread_time() - began) * (1 - DUTY) / DUTY)
-                time.sleep(rest)
-                left[0] -= rest
+                rest = (time.thread_time() - began) * (1 - DUTY) / DUTY
+                rest = min(left[0], rest, until - time.monotonic())
+                if rest > 0:
+                    time.sleep(rest)
+                    left[0] -= rest
             if _serving and left[0] > 0:
                 left[0] -= step_aside(left[0], unless)
         _piece.began = time.thread_time()

@@ -54,6 +54,11 @@ SLICE = 64
 # of CPU that a recall otherwise shared, in pieces of ~3 ms. (FTS5 makes an index segment
 # a statement: four a slice, where a live slice makes one.)
 PART = 16
+# A catch-up applied while requests come rests between its pieces (service/core/traffic.py,
+# DUTY) only while its batch still runs at PACED_RATE memories/s or faster: what it gives
+# the requests is its speed above that (issue 28's goal for an initial sync is 1,000/s,
+# pulls and rounds besides), and on a machine too busy for it, nothing more.
+PACED_RATE = 1_200
 # Sentences per tokenizer call in a slice's split into passages (`_paced`): no more than
 # the tokenizer counts on the calling thread (a larger call goes to its own thread pool,
 # whose threads run at the daemon's priority and spin while they wait for work: the
@@ -246,7 +251,8 @@ def apply_pulled(
     if len(pulled) <= SLICE:
         return _apply_slices(engine, capture, pulled, key, traffic.never)
     with traffic.quick_switches():  # a request arriving gets the interpreter's lock sooner
-        return _apply_slices(engine, capture, pulled, key, traffic.budget(SLICE))
+        pause = traffic.budget(SLICE, within=len(pulled) / PACED_RATE)
+        return _apply_slices(engine, capture, pulled, key, pause)
 
 
 def _apply_slices(
