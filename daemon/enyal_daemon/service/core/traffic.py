@@ -38,8 +38,8 @@ LOOK = 0.002
 
 # While requests come, a paced catch-up's thread works at most DUTY of the time: after a
 # piece that took c seconds of its CPU it rests c * (1 - DUTY) / DUTY (0.6: two thirds of
-# c), within the same MOST a slice, and only as long as its batch stays within its time
-# (`budget`'s `within`). "Requests come": one in flight, or one answered less than RECENT
+# c), within the same MOST a slice, and only while its work is ahead of its schedule
+# (`budget`'s `until`). "Requests come": one in flight, or one answered less than RECENT
 # seconds ago (an agent's recalls come seconds apart at most while it works).
 DUTY = 0.6
 RECENT = 0.5
@@ -136,16 +136,15 @@ class Pause(Protocol):
     def __call__(self, unless: Callable[[], bool] | None = None) -> None: ...
 
 
-def budget(per: int, within: float = 0.0) -> Pause:
+def budget(per: int, until: Callable[[], float] | None = None) -> Pause:
     """A step aside to call before each piece of work (none while its `unless()` holds:
     a write waits behind it): while requests come, a rest for the piece just done on this
-    thread (`DUTY`) as long as the work is less than `within` seconds old (none: 0), then a
-    wait while one is served. The calls of each run of `per` together wait MOST seconds at
-    most, from whichever threads they come (a catch-up's checks and its writer's job share
-    one)."""
+    thread (`DUTY`) that ends by `until()` (a time.monotonic(): the work's schedule; with
+    none, no rest), then a wait while one is served. The calls of each run of `per`
+    together wait MOST seconds at most, from whichever threads they come (a catch-up's
+    checks and its writer's job share one)."""
     left = [MOST]
     calls = [0]
-    until = time.monotonic() + within
 
     def pause(unless: Callable[[], bool] | None = None) -> None:
         calls[0] += 1
@@ -157,9 +156,9 @@ def budget(per: int, within: float = 0.0) -> Pause:
             and (_serving or time.monotonic() - _answered < RECENT)
             and (unless is None or not unless())
         ):
-            if began is not None:  # CPU, not wall: a piece that waited for a core ran less
+            if began is not None and until is not None:  # CPU, not wall: see DUTY
                 rest = (time.thread_time() - began) * (1 - DUTY) / DUTY
-                rest = min(left[0], rest, until - time.monotonic())
+                rest = min(left[0], rest, until() - time.monotonic())
                 if rest > 0:
                     time.sleep(rest)
                     left[0] -= rest

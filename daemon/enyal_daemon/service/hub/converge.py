@@ -13,6 +13,7 @@ slice at a time.
 from __future__ import annotations
 
 import functools
+import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -55,9 +56,10 @@ SLICE = 64
 # a statement: four a slice, where a live slice makes one.)
 PART = 16
 # A catch-up applied while requests come rests between its pieces (service/core/traffic.py,
-# DUTY) only while its batch still runs at PACED_RATE memories/s or faster: what it gives
-# the requests is its speed above that (issue 28's goal for an initial sync is 1,000/s,
-# pulls and rounds besides), and on a machine too busy for it, nothing more.
+# DUTY) only while it is ahead of PACED_RATE memories/s (the rows its jobs wrote, and a
+# slice more, since its batch began): what it gives the requests is its speed above that
+# (issue 28's goal for an initial sync is 1,000/s, pulls and rounds besides), and on a
+# machine too busy for it, nothing.
 PACED_RATE = 1_200
 # Sentences per tokenizer call in a slice's split into passages (`_paced`): no more than
 # the tokenizer counts on the calling thread (a larger call goes to its own thread pool,
@@ -250,9 +252,14 @@ def apply_pulled(
     text's checks and one slice's writing; a slice or less (live changes) goes at once."""
     if len(pulled) <= SLICE:
         return _apply_slices(engine, capture, pulled, key, traffic.never)
+    began, written = time.monotonic(), [0]
+
+    def schedule() -> float:
+        return began + (written[0] + SLICE) / PACED_RATE
+
     with traffic.quick_switches():  # a request arriving gets the interpreter's lock sooner
-        pause = traffic.budget(SLICE, within=len(pulled) / PACED_RATE)
-        return _apply_slices(engine, capture, pulled, key, pause)
+        pause = traffic.budget(SLICE, schedule)
+        return _apply_slices(engine, capture, pulled, key, pause, written)
 
 
 def _apply_slices(
@@ -261,10 +268,13 @@ def _apply_slices(
     pulled: Sequence[Pulled | Rejected],
     key: str,
     pause: traffic.Pause,
+    written: list[int] | None = None,
 ) -> list[str]:
+    """`written[0]` counts the rows of the jobs committed (a catch-up's schedule)."""
     problems: list[str] = []
     writing: Callable[[], list[str]] | None = None
     ready: list[Ready] = []
+    queued = 0  # rows of the job under way
     for at in range(0, len(pulled), SLICE):
         ready += prepare(engine, pulled[at : at + SLICE], pause)
         texts = sum(r.put is not None for r in ready)
@@ -274,13 +284,15 @@ def _apply_slices(
         # transaction, a job of up to a batch that no request could step in front of.
         if writing is not None:
             problems += writing()
+            if written is not None:
+                written[0] += queued
         if texts:
             pause()  # not for a job of refused rows alone: a backlog of those would crawl
         job = _applying(engine, capture, ready, ready[-1].seq, key, pause)
         # A catch-up's job is committed at low CPU priority (store/writer.py): the part and
         # the commit under way when a recall arrives give its threads the cores.
         writing = engine.write_soon(job, background=pause is not traffic.never)
-        ready = []
+        queued, ready = len(ready), []
     return problems + (writing() if writing is not None else [])
 
 
