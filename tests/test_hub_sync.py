@@ -375,6 +375,28 @@ def test_a_catch_up_counts_its_sentences_on_its_own_thread_never_on_the_tokenize
         assert list(r.emb.parts) == passages.split_many([text], e.embedder.count_tokens)[0]
 
 
+def test_a_catch_up_s_schedule_counts_what_it_wrote_across_batches_and_begins_again_later(
+    engines: list[Engine], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A catch-up rests only while ahead of PACED_RATE since its first batch began
+    (converge._Schedule): each batch's rows count once written, the next batch goes on
+    from them, and one that comes more than FRESH seconds later begins anew."""
+    e = engines[0]
+    capture = replica_of(e).capture
+    monkeypatch.setattr(converge, "_schedule", converge._Schedule())
+    schedule = converge._schedule
+    batch = numbered([put(e, str(uuid.uuid4()), i + 1, f"Note {i} of a sync.") for i in range(80)])
+    converge.apply_pulled(e, capture, batch[:70], key="catchup:big")
+    began = schedule.began
+    assert schedule.written == [70]
+    converge.apply_pulled(e, capture, batch[70:] + batch[:60], key="catchup:big")
+    assert schedule.began == began and schedule.written == [140]  # (the known rows too)
+    assert schedule.due() == began + (140 + converge.SLICE) / converge.PACED_RATE
+    schedule.ended -= converge.FRESH + 0.01
+    converge.apply_pulled(e, capture, batch[:70], key="catchup:big")
+    assert schedule.began > began and schedule.written == [70]
+
+
 def test_a_catch_up_runs_under_quick_switches_a_live_change_not_and_the_interval_comes_back(
     engines: list[Engine], monkeypatch: pytest.MonkeyPatch
 ) -> None:

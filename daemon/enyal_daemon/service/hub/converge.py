@@ -56,11 +56,13 @@ SLICE = 64
 # a statement: four a slice, where a live slice makes one.)
 PART = 16
 # A catch-up applied while requests come rests between its pieces (service/core/traffic.py,
-# DUTY) only while it is ahead of PACED_RATE memories/s (the rows its jobs wrote, and a
-# slice more, since its batch began): what it gives the requests is its speed above that
-# (issue 28's goal for an initial sync is 1,000/s, pulls and rounds besides), and on a
-# machine too busy for it, nothing.
+# DUTY) only while it is ahead of PACED_RATE memories/s (`_Schedule`): what it gives the
+# requests is its speed above that (issue 28's goal for an initial sync is 1,000/s), and
+# on a machine too busy for it, nothing.
 PACED_RATE = 1_200
+# A catch-up batch that begins more than this many seconds after the last one ended
+# begins a schedule of its own (another catch-up, or the same one after a wait).
+FRESH = 1.0
 # Sentences per tokenizer call in a slice's split into passages (`_paced`): no more than
 # the tokenizer counts on the calling thread (a larger call goes to its own thread pool,
 # whose threads run at the daemon's priority and spin while they wait for work: the
@@ -252,14 +254,36 @@ def apply_pulled(
     text's checks and one slice's writing; a slice or less (live changes) goes at once."""
     if len(pulled) <= SLICE:
         return _apply_slices(engine, capture, pulled, key, traffic.never)
-    began, written = time.monotonic(), [0]
-
-    def schedule() -> float:
-        return began + (written[0] + SLICE) / PACED_RATE
-
+    _schedule.begin()
     with traffic.quick_switches():  # a request arriving gets the interpreter's lock sooner
-        pause = traffic.budget(SLICE, schedule)
-        return _apply_slices(engine, capture, pulled, key, pause, written)
+        pause = traffic.budget(SLICE, _schedule.due)
+        try:
+            return _apply_slices(engine, capture, pulled, key, pause, _schedule.written)
+        finally:
+            _schedule.ended = time.monotonic()
+
+
+class _Schedule:
+    """A catch-up's time, across its batches: from its first batch's start, the rows its
+    jobs wrote (and a slice more) at PACED_RATE. Its whole wall counts, the pulls and the
+    worker's rounds between batches with it: the sync's rate is what must stay above it
+    (one batch's own, paced to 1,200/s, left a sync of ~900/s). Only the worker's niced
+    thread applies catch-ups, one batch at a time."""
+
+    def __init__(self) -> None:
+        self.began = self.ended = -FRESH
+        self.written = [0]
+
+    def begin(self) -> None:
+        now = time.monotonic()
+        if now - self.ended > FRESH:
+            self.began, self.written[0] = now, 0
+
+    def due(self) -> float:
+        return self.began + (self.written[0] + SLICE) / PACED_RATE
+
+
+_schedule = _Schedule()
 
 
 def _apply_slices(
@@ -270,7 +294,7 @@ def _apply_slices(
     pause: traffic.Pause,
     written: list[int] | None = None,
 ) -> list[str]:
-    """`written[0]` counts the rows of the jobs committed (a catch-up's schedule)."""
+    """`written[0]` counts the rows of the jobs committed (a catch-up's `_Schedule`)."""
     problems: list[str] = []
     writing: Callable[[], list[str]] | None = None
     ready: list[Ready] = []
@@ -293,7 +317,11 @@ def _apply_slices(
         # the commit under way when a recall arrives give its threads the cores.
         writing = engine.write_soon(job, background=pause is not traffic.never)
         queued, ready = len(ready), []
-    return problems + (writing() if writing is not None else [])
+    if writing is not None:
+        problems += writing()
+        if written is not None:
+            written[0] += queued
+    return problems
 
 
 def apply(
