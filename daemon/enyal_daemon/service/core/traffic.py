@@ -11,10 +11,12 @@ switches threads sooner (`quick_switches`), so a request arriving is read sooner
 piece under way when a request arrives is not interrupted: it runs at low CPU priority
 (enyal_daemon/niced.py), and gives the request's threads the cores. And while requests
 come (one in flight, or the last answered less than RECENT seconds ago), the sync rests
-after each piece in proportion to the CPU it took (DUTY), so that fewer pieces are under
-way when the next request arrives: on two cores, the recall's p99 during a sync came from
-the one it found there (the core, and the interpreter's lock a niced thread held while
-the machine's other work kept it off a core; docs/ARCHITECTURE.md, "Initial sync").
+after each piece in proportion to the CPU it took (DUTY), while it is ahead of its
+schedule (a catch-up's: service/hub/converge.py, PACED_RATE), so that fewer pieces are
+under way when the next request arrives: on two cores, the recall's p99 during a sync
+came from the one it found there (the core, and the interpreter's lock a niced thread
+held while the machine's other work kept it off a core; docs/ARCHITECTURE.md, "Initial
+sync").
 
 Acknowledged writes are counted too, from the embedding of what a request will write to
 its commit (`announce` .. `settle`, on the request's thread): the bookkeeping flush
