@@ -21,6 +21,7 @@ import msgspec
 import numpy as np
 import pytest
 
+from enyal_daemon.embedder import passages
 from enyal_daemon.hub.change import Change, Pulled, Rejected
 from enyal_daemon.service.core import traffic
 from enyal_daemon.service.core.engine import Engine
@@ -328,6 +329,72 @@ def test_a_catch_up_counts_its_sentences_in_pieces_and_none_while_a_request_is_s
     assert not t.is_alive()
     assert len(calls) > 1 and all(n <= 3 and busy == 0 for n, busy in calls), calls
     assert todo[0].emb.parts == whole
+
+
+def test_a_catch_up_counts_its_sentences_on_its_own_thread_never_on_the_tokenizer_s_pool(
+    engines: list[Engine], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The tokenizer's batch call runs on a thread pool of its own, whose threads run at the
+    daemon's priority (not the catch-up's niced one) and spin while they wait: a slice's
+    sentences, 40 here, are counted on the calling thread, a call at most as long as the
+    tokenizer counts there; the passages are the same. (The model's own tokenizing of the
+    passages it embeds is another call, not watched here.)"""
+    e = engines[0]
+    texts = [f"{LONG} ({i})" for i in range(4)]  # 10 sentences each (its number is one)
+    pulled = numbered([put(e, str(uuid.uuid4()), i + 1, t) for i, t in enumerate(texts)])
+    real, count = e.embedder._tokenizer, e.embedder.count_tokens
+    counting = threading.local()
+    counted: list[int] = []
+    pooled: list[int] = []
+
+    class Watched:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(real, name)
+
+        def encode_batch(self, texts: list[str], **kw: Any) -> Any:
+            if getattr(counting, "on", False):
+                pooled.append(len(texts))
+            return real.encode_batch(texts, **kw)
+
+    def watched_count(texts: list[str]) -> list[int]:
+        counting.on = True
+        counted.append(len(texts))
+        try:
+            return count(texts)
+        finally:
+            counting.on = False
+
+    monkeypatch.setattr(e.embedder, "_tokenizer", Watched())
+    monkeypatch.setattr(e.embedder, "count_tokens", watched_count)
+    todo = converge.prepare(e, pulled, traffic.budget(converge.SLICE))
+    assert sum(counted) == 40 and pooled == []
+    monkeypatch.setattr(e.embedder, "_tokenizer", real)
+    monkeypatch.setattr(e.embedder, "count_tokens", count)
+    for r, text in zip(todo, texts, strict=True):
+        assert r.emb is not None and len(r.emb.parts) > 1
+        assert list(r.emb.parts) == passages.split_many([text], e.embedder.count_tokens)[0]
+
+
+def test_a_catch_up_s_schedule_counts_what_it_wrote_across_batches_and_begins_again_later(
+    engines: list[Engine], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A catch-up rests only while ahead of PACED_RATE since its first batch began
+    (converge._Schedule): each batch's rows count once written, the next batch goes on
+    from them, and one that comes more than FRESH seconds later begins anew."""
+    e = engines[0]
+    capture = replica_of(e).capture
+    monkeypatch.setattr(converge, "_schedule", converge._Schedule())
+    schedule = converge._schedule
+    batch = numbered([put(e, str(uuid.uuid4()), i + 1, f"Note {i} of a sync.") for i in range(80)])
+    converge.apply_pulled(e, capture, batch[:70], key="catchup:big")
+    began = schedule.began
+    assert schedule.written == [70]
+    converge.apply_pulled(e, capture, batch[70:] + batch[:60], key="catchup:big")
+    assert schedule.began == began and schedule.written == [140]  # (the known rows too)
+    assert schedule.due() == began + (140 + converge.SLICE) / converge.PACED_RATE
+    schedule.ended -= converge.FRESH + 0.01
+    converge.apply_pulled(e, capture, batch[:70], key="catchup:big")
+    assert schedule.began > began and schedule.written == [70]
 
 
 def test_a_catch_up_runs_under_quick_switches_a_live_change_not_and_the_interval_comes_back(

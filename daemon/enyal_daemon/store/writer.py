@@ -42,7 +42,7 @@ from typing import Any, TypeVar
 import apsw
 
 from ..errors import ShuttingDown
-from ..niced import Niced
+from ..niced import NICE, Niced, renice_this_thread
 from . import db
 
 log = logging.getLogger(__name__)
@@ -205,6 +205,7 @@ class Writer:
 
     def _checkpoint_forever(self) -> None:
         assert self._checkpointer is not None
+        renice_this_thread(NICE)
         while True:
             self._checkpoint_due.wait()
             if self._checkpoint_stop.is_set():

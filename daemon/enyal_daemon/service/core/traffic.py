@@ -9,7 +9,14 @@ one is in flight, up to MOST seconds for each run of changes, so a stream of req
 (or a long one: an import) slows it and never stops it. While it runs, the interpreter
 switches threads sooner (`quick_switches`), so a request arriving is read sooner. The
 piece under way when a request arrives is not interrupted: it runs at low CPU priority
-(enyal_daemon/niced.py), and gives the request's threads the cores.
+(enyal_daemon/niced.py), and gives the request's threads the cores. And while requests
+come (one in flight, or the last answered less than RECENT seconds ago), the sync rests
+after each piece in proportion to the CPU it took (DUTY), while it is ahead of its
+schedule (a catch-up's: service/hub/converge.py, PACED_RATE), so that fewer pieces are
+under way when the next request arrives: on two cores, the recall's p99 during a sync
+came from the one it found there (the core, and the interpreter's lock a niced thread
+held while the machine's other work kept it off a core; docs/ARCHITECTURE.md, "Initial
+sync").
 
 Acknowledged writes are counted too, from the embedding of what a request will write to
 its commit (`announce` .. `settle`, on the request's thread): the bookkeeping flush
@@ -31,12 +38,22 @@ MOST = 0.1  # seconds of stepping aside per slice at most (a recall takes ~15-60
 # How often a step aside with an `unless` looks at it (nothing notifies its change)
 LOOK = 0.002
 
+# While requests come, a paced catch-up's thread works at most DUTY of the time: after a
+# piece that took c seconds of its CPU it rests c * (1 - DUTY) / DUTY (0.6: two thirds of
+# c), within the same MOST a slice, and only while its work is ahead of its schedule
+# (`budget`'s `until`). "Requests come": one in flight, or one answered less than RECENT
+# seconds ago (an agent's recalls come seconds apart at most while it works).
+DUTY = 0.6
+RECENT = 0.5
+
 # The interpreter's switch interval while a catch-up runs (`quick_switches`; Python's is
 # 5 ms).
 SWITCH = 0.0005
 
 _quiet = threading.Condition()
 _serving = 0
+_answered = -1e9  # time.monotonic() when the last request in flight was answered
+_piece = threading.local()  # a pacing thread's CPU clock as its piece began (`budget`)
 _writes = threading.Condition()
 _coming = 0  # acknowledged writes announced and not yet settled
 _announced = threading.local()  # whether this thread's request announced one
@@ -47,7 +64,7 @@ _quick: list[float] = []  # the interval to put back, once per holder
 @contextmanager
 def serving() -> Iterator[None]:
     """Around one request: counted from its arrival to its answer."""
-    global _serving
+    global _serving, _answered
     with _quiet:
         _serving += 1
     try:
@@ -56,6 +73,7 @@ def serving() -> Iterator[None]:
         with _quiet:
             _serving -= 1
             if _serving == 0:
+                _answered = time.monotonic()
                 _quiet.notify_all()
 
 
@@ -120,10 +138,13 @@ class Pause(Protocol):
     def __call__(self, unless: Callable[[], bool] | None = None) -> None: ...
 
 
-def budget(per: int) -> Pause:
-    """A step aside to call before each piece of work (none while its `unless()` holds):
-    the calls of each run of `per` together wait MOST seconds at most, from whichever
-    threads they come (a catch-up's checks and its writer's job share one)."""
+def budget(per: int, until: Callable[[], float] | None = None) -> Pause:
+    """A step aside to call before each piece of work (none while its `unless()` holds:
+    a write waits behind it): while requests come, a rest for the piece just done on this
+    thread (`DUTY`) that ends by `until()` (a time.monotonic(): the work's schedule; with
+    none, no rest), then a wait while one is served. The calls of each run of `per`
+    together wait MOST seconds at most, from whichever threads they come (a catch-up's
+    checks and its writer's job share one)."""
     left = [MOST]
     calls = [0]
 
@@ -131,8 +152,21 @@ def budget(per: int) -> Pause:
         calls[0] += 1
         if calls[0] % per == 0:
             left[0] = MOST
-        if _serving and left[0] > 0:
-            left[0] -= step_aside(left[0], unless)
+        began = getattr(_piece, "began", None)
+        if (
+            left[0] > 0
+            and (_serving or time.monotonic() - _answered < RECENT)
+            and (unless is None or not unless())
+        ):
+            if began is not None and until is not None:  # CPU, not wall: see DUTY
+                rest = (time.thread_time() - began) * (1 - DUTY) / DUTY
+                rest = min(left[0], rest, until() - time.monotonic())
+                if rest > 0:
+                    time.sleep(rest)
+                    left[0] -= rest
+            if _serving and left[0] > 0:
+                left[0] -= step_aside(left[0], unless)
+        _piece.began = time.thread_time()
 
     return pause
 
