@@ -107,7 +107,11 @@ class Embedder:
         self._input_names = {i.name for i in self._short.get_inputs()}
 
     def warm_up(self) -> None:
-        """One run on each session: the first builds onnxruntime's kernels."""
+        """One run on each session: the first builds onnxruntime's kernels. And the
+        tokenizer's thread pool started by this thread: it is started by its first batch,
+        at the CPU priority of the thread asking, and a hub catch-up's niced thread
+        (niced.py) asking first would leave it niced for the process's life."""
+        self._tokenizer.encode_batch(["warm", "up"])
         ids = np.ones((1, SHORT_TOKENS + 1), dtype=np.int64)
         self._run(ids[:, :SHORT_TOKENS], ids[:, :SHORT_TOKENS])
         self._run(ids, ids)

@@ -127,6 +127,7 @@ class Engine:
         self._readers_lock = threading.Lock()
         self._embed_slots = threading.BoundedSemaphore(EMBED_CONCURRENCY)
         self._embed_pool = ThreadPoolExecutor(EMBED_CONCURRENCY, thread_name_prefix="enyal-embed")
+        _start_threads(self._embed_pool, EMBED_CONCURRENCY)
         self._batcher = Batcher(embedder, self._embed_slots, EMBED_CONCURRENCY)
         self.token_counts = TokenCounts(embedder.count_tokens)  # budgets' (embedder/memo.py)
         self._query_vectors = QueryVectors()
@@ -538,3 +539,14 @@ def _uncounted(job: Callable[[Tx], T], tx: Tx) -> T:
     (Version.value stays; Version.used moves)."""
     tx.counted = False
     return job(tx)
+
+
+def _start_threads(pool: ThreadPoolExecutor, n: int) -> None:
+    """Every one of `pool`'s `n` threads started now, by this thread. A pool starts a
+    thread on a submit that finds none idle, and a thread is born at its creator's CPU
+    priority: a hub catch-up's niced thread (niced.py) submitting first would leave the
+    pool's threads, and every import's embedding after, niced for the daemon's life."""
+    gate = threading.Barrier(n)
+    for wait in [pool.submit(gate.wait) for _ in range(n)]:
+        wait.result()
+
