@@ -3,6 +3,7 @@ and bookkeeping written in small chunks."""
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 import threading
@@ -13,6 +14,7 @@ import pytest
 
 from enyal_daemon.niced import NICE
 from enyal_daemon.service.core import bookkeeping as bookkeeping_module
+from enyal_daemon.service.hub.replica import replica_of
 from enyal_daemon.service.memory import memories
 from enyal_daemon.store import analytics, db
 from enyal_daemon.store.writer import Tx, Writer
@@ -176,3 +178,24 @@ def test_pruning_drops_old_and_surplus_events_a_chunk_at_a_time(memory: Any) -> 
     assert dropped == [3, 3, 3, 1, 0]  # 5 too old, then 5 more beyond the newest 10
     left = [r[0] for r in memory.reader().execute("SELECT event_at FROM context_analytics")]
     assert sorted(left) == [r[2] for r in rows[10:]]
+
+
+def test_a_write_leaves_no_cycle_for_the_collector(memory: Any) -> None:
+    # The hub capture (always on) keeps what a job touched in a hook on the job's Tx that
+    # holds the Tx: a cycle, and since heap.freeze a full collection is rare, so an
+    # import's chunks waited in such cycles, vectors and all (issue 30). Reference counts
+    # alone free a job's Tx now: the collector finds none unreachable.
+    replica_of(memory)
+    gc.collect()
+    gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)  # what a collection finds unreachable, kept to look at
+    try:
+        memories.remember(memory, p.RememberParams(content="an entry", scope="global"))
+        memory.write(lambda tx: None)  # the remember's batch is done with by then
+        gc.collect()
+        cycles = [o for o in gc.garbage if isinstance(o, Tx)]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        gc.enable()
+    assert cycles == []

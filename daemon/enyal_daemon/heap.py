@@ -2,12 +2,18 @@
 
 glibc gives each thread that allocates its own malloc arena (up to 8 per core) and
 rarely returns freed memory to the OS: an import of long texts leaves the daemon
-hundreds of MB larger than it needs. Two arenas cost no measurable speed, and a
-trim after a large batch returns what it freed (scripts/bench: the RSS rows). The
-daemon also trims once the index is loaded (~50 MB of freed heap at 100k) and after
-each bookkeeping flush of a daemon that served requests (what they freed: ~25 MB
-after 1,500 recalls at 100k); a trim costs 0.1-4 ms. And once start-up is done, what
-it built is frozen out of the cyclic GC's walks (`freeze`).
+hundreds of MB larger than it needs. So every thread shares the main arena
+(`limit_arenas`), and a trim after a large batch returns what it freed (scripts/bench:
+the RSS rows). malloc_trim returns the free top of the main arena's heap, but not of
+another arena's, whose top glibc keeps on free up to twice its dynamic mmap threshold
+(raised by each large buffer freed, up to 32 MB): with two arenas the embedding threads'
+held 34 MB resident, 11 of it in use, after importing SciFact abstracts at 100k
+(docs/ARCHITECTURE.md, "Where the daemon's memory goes"). One arena costs no measurable
+speed (the threads seldom wait for its lock: onnxruntime allocates a run's tensors,
+then computes). The daemon also trims once the index is loaded (~50 MB of freed heap
+at 100k) and after each bookkeeping flush of a daemon that served requests (what they
+freed: ~25 MB after 1,500 recalls at 100k); a trim costs 0.1-4 ms. And once start-up
+is done, what it built is frozen out of the cyclic GC's walks (`freeze`).
 
 A trim also drops from the process the pages of the read-only file maps handed to
 `drop_pages_on_trim` (the model's token-embedding table, embedder/shared_weights.py):
@@ -39,8 +45,9 @@ def _libc() -> ctypes.CDLL | None:
         return None
 
 
-def limit_arenas(n: int = 2) -> None:
-    """Before any thread starts."""
+def limit_arenas(n: int = 1) -> None:
+    """Before any thread starts: at most `n` malloc arenas (the main one alone by default,
+    so that a trim reaches every thread's freed heap)."""
     libc = _libc()
     with contextlib.suppress(AttributeError):  # not glibc (musl): nothing to tune
         if libc is not None:

@@ -272,6 +272,11 @@ class Writer:
                     outcomes.append((job, tx, result, None))
                 except Exception as exc:
                     outcomes.append((job, tx, None, exc))
+                finally:
+                    # A hook may hold its Tx (the hub capture's pending ids do), a cycle
+                    # that only a full collection frees, rare since heap.freeze: an
+                    # import's chunks stayed, vectors and all (issue 30).
+                    tx.before_commit.clear()
             self.conn.execute("COMMIT")
         except Exception as exc:
             if isinstance(exc, apsw.BusyError):  # not a fault of ours: said to the caller
