@@ -549,4 +549,3 @@ def _start_threads(pool: ThreadPoolExecutor, n: int) -> None:
     gate = threading.Barrier(n)
     for wait in [pool.submit(gate.wait) for _ in range(n)]:
         wait.result()
-
