@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from enyal_daemon.niced import NICE
+from enyal_daemon.niced import NICE, Niced
 from enyal_daemon.service.core import bookkeeping as bookkeeping_module
 from enyal_daemon.service.hub.replica import replica_of
 from enyal_daemon.service.memory import memories
@@ -199,3 +199,93 @@ def test_a_write_leaves_no_cycle_for_the_collector(memory: Any) -> None:
         gc.garbage.clear()
         gc.enable()
     assert cycles == []
+
+
+def _logged(tx: Tx) -> str:
+    """The job's thread, logged and returned."""
+    name = threading.current_thread().name
+    tx.conn.execute("INSERT INTO log VALUES (?, 0)", (name,))
+    return name
+
+
+def _jobs(writer: Any) -> list[str]:
+    return [r[0] for r in writer.conn.execute("SELECT job FROM log ORDER BY rowid")]
+
+
+def _held(writer: Any) -> tuple[threading.Thread, threading.Event, list[str]]:
+    """A durable write holding the writer's turn on a caller's thread ("caller") until the
+    event returned is set; what the callers' writes return goes to the list."""
+    started, release = threading.Event(), threading.Event()
+    out: list[str] = []
+
+    def first(tx: Tx) -> str:
+        tx.conn.execute("INSERT INTO log VALUES ('first', 0)")
+        started.set()
+        release.wait(10)
+        return threading.current_thread().name
+
+    caller = threading.Thread(target=lambda: out.append(writer.run(first)), name="caller")
+    caller.start()
+    assert started.wait(10)
+    return caller, release, out
+
+
+def test_a_write_finding_the_writer_idle_runs_on_its_callers_thread(writer: Any) -> None:
+    """No hand to the writer's thread and back (issue 30): two wake-ups a remember."""
+    assert writer.run(_logged) == threading.current_thread().name
+    assert writer.run(_logged, durable=False) == "enyal-writer"  # bookkeeping never
+    assert _jobs(writer) == [threading.current_thread().name, "enyal-writer"]
+
+
+def test_a_write_in_place_is_durable_as_on_the_writers_thread(writer: Any) -> None:
+    seen: list[int] = []
+    writer.run(lambda tx: seen.append(tx.conn.execute("PRAGMA synchronous").fetchone()[0]))
+    assert seen == [2]  # FULL: its commit fsyncs the WAL before it is acknowledged
+
+
+def test_writes_arriving_while_one_runs_in_place_wait_and_commit_together(
+    writer: Any,
+) -> None:
+    caller, release, out = _held(writer)
+    version = writer.version.value
+    seconds = [threading.Thread(target=lambda: out.append(writer.run(_logged))) for _ in "ab"]
+    for t in seconds:
+        t.start()
+        t.join(0.2)
+        assert t.is_alive()  # the first holds the turn: queued behind it
+    assert writer.queued()  # for a catch-up's stepping aside (service/hub/converge.py)
+    release.set()
+    for t in (caller, *seconds):
+        t.join(10)
+    assert out == ["caller", "enyal-writer", "enyal-writer"]
+    assert _jobs(writer) == ["first", "enyal-writer", "enyal-writer"]
+    assert writer.version.value == version + 2  # the two behind it in one transaction
+    assert not writer.queued()
+
+
+def test_a_write_from_a_niced_thread_goes_to_the_writers_thread(writer: Any) -> None:
+    """The turn held at low priority would keep the writes behind it waiting for a core."""
+    low = Niced("low")
+    try:
+        assert low.run(lambda: writer.run(_logged)) == "enyal-writer"
+    finally:
+        low.close()
+
+
+def test_close_waits_for_a_write_running_on_a_callers_thread(home: Path) -> None:
+    path = home / "w.db"
+    conn = db.connect(path, writer=True)
+    conn.execute("CREATE TABLE log (job TEXT, txn INTEGER)")
+    w = Writer(conn, db.connect(path, writer=False))
+    caller, release, _ = _held(w)
+    closing = threading.Thread(target=w.close)
+    closing.start()
+    closing.join(0.2)
+    assert closing.is_alive()  # the connection is not closed under the running job
+    release.set()
+    caller.join(10)
+    closing.join(10)
+    assert not closing.is_alive()
+    reopened = db.connect(path, writer=False)
+    assert reopened.execute("SELECT job FROM log").fetchall() == [("first",)]
+    reopened.close()

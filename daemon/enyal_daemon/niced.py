@@ -36,6 +36,7 @@ T = TypeVar("T")
 NICE = 10
 
 _STOP = object()
+_this = threading.local()  # `niced`: set on a Niced thread
 
 
 def renice_this_thread(by: int) -> bool:
@@ -48,6 +49,11 @@ def renice_this_thread(by: int) -> bool:
         os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + by))
         return True
     return False
+
+
+def here() -> bool:
+    """Whether the calling thread is a Niced one (what it holds, others wait for slowly)."""
+    return getattr(_this, "niced", False)
 
 
 class Niced:
@@ -84,6 +90,7 @@ class Niced:
 
     def _serve(self) -> None:
         renice_this_thread(self.nice)
+        _this.niced = True
         while (item := self._queue.get()) is not _STOP:
             assert isinstance(item, tuple)
             fn, future = item

@@ -175,8 +175,10 @@ def _recording_daemon(out: str) -> int:
     dispatch.Dispatcher.handle = timed_handle  # type: ignore[method-assign]
 
     # A remember's way through (--remember): its text's embedding, its wait for the writer
-    # (from submit to its batch's start, with whether that batch was durable) and the
-    # whole write (queue, job, commit, fsync) on the request thread.
+    # (from submit to its batch's start, with whether that batch was durable; a write that
+    # found the writer idle and ran on its caller's thread, never queued, as
+    # "wqueued-in-place", its wait 0) and the whole write (queue, job, commit, fsync) on
+    # the request thread.
     timed(engine_mod.Engine, "embed_memory", "part:embed")
     timed(engine_mod.Engine, "write", "part:write")
     enqueued: dict[int, float] = {}
@@ -197,6 +199,8 @@ def _recording_daemon(out: str) -> int:
             t0 = enqueued.pop(id(job.future), None)
             if t0 is not None:
                 add(("wqueued" if job.durable else "wqueued-bk", t0, now, len(batch)))
+            elif job.durable:
+                add(("wqueued-in-place", now, now, len(batch)))
         return commit_batch(self, batch)
 
     writer_mod.Writer._commit_batch = waited_commit_batch  # type: ignore[method-assign]

@@ -1,7 +1,7 @@
 """One connection's outgoing side: the single writer of its stream, and its subscriptions.
 
 Responses (from requests answered concurrently) and `changed` notifications (from
-the writer thread, through service/core/changes.py) all leave through `send`, one frame
+the writer's turn, through service/core/changes.py) all leave through `send`, one frame
 or batch at a time under a lock, so frames never interleave and one `drain` waits at
 a time. A subscription's changes reach the stream through `pump`, a task of the
 connection that waits until a queue has something, then writes it: a client that
@@ -95,7 +95,7 @@ class Session:
     # --- delivery ------------------------------------------------------------------------
 
     def _wake_soon(self) -> None:
-        """Called on the writer thread; never blocks."""
+        """Called on the writer's turn (store/writer.py); never blocks."""
         with contextlib.suppress(RuntimeError):  # the loop is closed: the daemon is gone
             self._loop.call_soon_threadsafe(self._wake.set)
 

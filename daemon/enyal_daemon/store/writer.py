@@ -1,11 +1,19 @@
-"""The single writer: one connection, one thread, writes in order, group commit.
+"""The single writer: one connection, one transaction at a time, in order, group commit.
 
-Every write in the daemon is a job submitted here. The thread takes the first
+Every write in the daemon is a job submitted here. Its thread takes the first
 waiting job and whatever else is queued behind it (up to MAX_BATCH), runs each in
 its own savepoint inside one transaction, commits once (one fsync), and only then
 resolves the jobs' futures: a write is acknowledged after it is durable, and a
 burst of writes shares the cost of making it so. A failing job rolls back to its
 savepoint and fails alone.
+
+An acknowledged write that finds the writer idle (nothing queued, nothing under way) runs
+on its caller's thread instead, under the same turn (`_turn`): the hand to the writer's
+thread and the hand back are each a thread woken that must then get a core and the
+interpreter's lock (issue 30: docs/ARCHITECTURE.md, "Round fifteen"). A write arriving
+meanwhile queues, and the writer's thread runs it once the turn is free: one connection,
+one transaction at a time, in the order the jobs came. Not from a niced thread (niced.py):
+the turn held at its low priority would keep the writes behind it waiting for a core.
 
 Jobs that are not durable (bookkeeping: access counts, usage events) never share a
 transaction with durable ones: of the jobs taken together, the durable ones commit
@@ -41,6 +49,7 @@ from typing import Any, TypeVar
 
 import apsw
 
+from .. import niced
 from ..errors import ShuttingDown
 from ..niced import NICE, Niced, renice_this_thread
 from . import db
@@ -89,8 +98,8 @@ class Version:
             (`used = False`): a brief's own time."""
 
     def __init__(self) -> None:
-        # Moved by the writer only (its thread, or the niced one while it waits for it);
-        # read anywhere (an int: atomic).
+        # Moved by the writer's turn only (its thread, the niced one while it waits for
+        # it, or a write's caller's); read anywhere (an int: atomic).
         self.value = 0
         self.used = 0
 
@@ -113,8 +122,16 @@ class Writer:
         self.conn = conn
         self.version = version or Version()
         self._queue: queue.SimpleQueue[_Job | object] = queue.SimpleQueue()
+        # Guards _closed and _pending: the jobs accepted and not yet done, queued, taken
+        # by the writer's thread or under way on a caller's (`run` runs one there only
+        # when there are none).
+        self._state = threading.Condition()
         self._closed = False
-        self._close_lock = threading.Lock()
+        self._pending = 0
+        # Held while jobs run on `conn` (on the writer's thread, the niced one or a
+        # caller's), with how many: one transaction at a time.
+        self._turn = threading.Lock()
+        self._running = 0
         # When the last acknowledged write arrived (monotonic): the daemon's own upkeep
         # waits for a quiet moment. Bookkeeping, never acknowledged, does not count.
         self.last_write = 0.0
@@ -137,26 +154,69 @@ class Writer:
         self._thread.start()
 
     def queued(self) -> bool:
-        """Whether a job waits behind the one under way (a job that steps aside for
-        requests must not while one of theirs waits for it: service/hub/converge.py)."""
-        return not self._queue.empty()
+        """Whether a job waits behind the ones under way (a job that steps aside for
+        requests must not while one of theirs waits for it: service/hub/converge.py).
+        Counted, not read off the queue: the writer's thread may hold a job it took off
+        the queue while it waits for the turn."""
+        return self._pending > self._running
 
     def submit(
         self, fn: Callable[[Tx], T], durable: bool = True, background: bool = False
     ) -> Future[T]:
         """Queue `fn`; its future. `background`: committed alone, at low CPU priority."""
         fut: Future[T] = Future()
-        with self._close_lock:
+        with self._state:
             if self._closed:
                 raise ShuttingDown("the daemon is shutting down; retry")
+            self._pending += 1
             self._queue.put(_Job(fn, fut, durable, background))
         return fut
 
     def run(self, fn: Callable[[Tx], T], durable: bool = True) -> T:
         """Submit and wait: returns once the job's transaction has committed. A job that is
         not `durable` (bookkeeping nobody was promised) does not wait for the disk, and
-        may commit after durable jobs submitted after it."""
-        return self.submit(fn, durable).result()
+        may commit after durable jobs submitted after it. A durable job that finds the
+        writer idle runs on this thread (the module's docstring)."""
+        if not durable or niced.here() or not self._claim():
+            return self.submit(fn, durable).result()
+        fut: Future[T] = Future()
+        try:
+            with self._turn:
+                self._commit([_Job(fn, fut)])
+        finally:
+            self._done(1)
+        return fut.result()
+
+    def _claim(self) -> bool:
+        """The writer's next turn taken for a job on the caller's thread, if no job is
+        pending and the writer is open."""
+        with self._state:
+            if self._closed or self._pending:
+                return False
+            self._pending = 1
+            return True
+
+    def _done(self, jobs: int) -> None:
+        with self._state:
+            self._pending -= jobs
+            if not self._pending:
+                self._state.notify_all()
+
+    def _commit(self, batch: list[_Job]) -> None:
+        """These jobs, under the turn: the durable ones in one transaction, then the others
+        in one of their own; a background job (alone) on the niced thread."""
+        self._running = len(batch)
+        try:
+            if batch[0].background:
+                self._low.run(functools.partial(self._commit_batch, batch))
+                return
+            durable = [job for job in batch if job.durable]
+            if durable:
+                self._commit_batch(durable)
+            if len(durable) < len(batch):
+                self._commit_batch([job for job in batch if not job.durable])
+        finally:
+            self._running = 0
 
     def release_cache(self) -> None:
         """Free the pages the writer's connection caches (up to its cache_size, 16 MB), once
@@ -173,12 +233,14 @@ class Writer:
 
     def close(self) -> None:
         """Finish every job already accepted, then checkpoint the WAL and close."""
-        with self._close_lock:
+        with self._state:
             if self._closed:
                 return
             self._closed = True
             self._queue.put(_STOP)
         self._thread.join()
+        with self._state:  # a job under way on a caller's thread finishes too
+            self._state.wait_for(lambda: not self._pending)
         self._low.close()
         if self._checkpoint_thread is not None and self._checkpointer is not None:
             self._checkpoint_stop.set()
@@ -193,8 +255,8 @@ class Writer:
 
     def empty_wal(self) -> bool:
         """Checkpoint the WAL into the database file and truncate it, waiting (busy timeout)
-        for readers of older snapshots; False if one still held it. On the writer's
-        thread (an after-commit hook): no write can add to the WAL meanwhile."""
+        for readers of older snapshots; False if one still held it. Under the
+        writer's turn (an after-commit hook): no write can add to the WAL meanwhile."""
         with self._checkpoint_lock:
             return db.checkpoint(self.conn)
 
@@ -229,28 +291,27 @@ class Writer:
             if first is _STOP:
                 return
             assert isinstance(first, _Job)
-            if first.background:
-                self._low.run(functools.partial(self._commit_batch, [first]))
-                continue
             batch: list[_Job] = [first]
-            while len(batch) < MAX_BATCH:
+            # The batch gathered once the turn is this thread's: with what queued while a
+            # caller's job held it.
+            with self._turn:
+                while not first.background and len(batch) < MAX_BATCH:
+                    try:
+                        nxt = self._queue.get_nowait()
+                    except queue.Empty:
+                        break
+                    if nxt is _STOP:
+                        stopping = True
+                        break
+                    assert isinstance(nxt, _Job)
+                    if nxt.background:
+                        held = nxt
+                        break
+                    batch.append(nxt)
                 try:
-                    nxt = self._queue.get_nowait()
-                except queue.Empty:
-                    break
-                if nxt is _STOP:
-                    stopping = True
-                    break
-                assert isinstance(nxt, _Job)
-                if nxt.background:
-                    held = nxt
-                    break
-                batch.append(nxt)
-            durable = [job for job in batch if job.durable]
-            if durable:
-                self._commit_batch(durable)
-            if len(durable) < len(batch):
-                self._commit_batch([job for job in batch if not job.durable])
+                    self._commit(batch)
+                finally:
+                    self._done(len(batch))
 
     def _commit_batch(self, batch: list[_Job]) -> None:
         """One transaction for these jobs, all durable or none."""

@@ -3,9 +3,10 @@
 A write verb notes what it changed on its transaction (`Publisher.note`); the note
 becomes an after-commit hook, so a change is published only once it is durable,
 and a rolled-back job (or a dry run) publishes nothing. Publishing runs on the
-writer thread and must never wait: each subscription has a bounded queue, and a
-subscription whose queue is full drops what it holds and everything after it until
-its connection has told the client to read the state again (`resync`). The server
+writer's turn (its thread, or a write's caller's: store/writer.py) and must never
+wait: each subscription has a bounded queue, and a subscription whose queue is full
+drops what it holds and everything after it until its connection has told the client
+to read the state again (`resync`). The server
 (server/session.py) drains the queues onto its connections; nothing here knows
 about sockets.
 """
@@ -92,8 +93,8 @@ def _inside(path: str | None, folder: str) -> bool:
 
 
 class Subscription:
-    """One subscriber's bounded queue. `offer` runs on the writer thread, `take` on the
-    server's loop; `wake` is called (from the writer thread) when there is something to
+    """One subscriber's bounded queue. `offer` runs on the writer's turn, `take` on the
+    server's loop; `wake` is called (from the writer's turn) when there is something to
     take, and must not block."""
 
     def __init__(self, sub_id: str, f: Filter, wake: Callable[[], None], size: int) -> None:

@@ -171,7 +171,7 @@ def _finish(engine: Engine, queries: list[tuple[int, str, int]], tx: Tx) -> None
     conn = tx.conn
 
     def purge() -> None:
-        """After the commit, outside any transaction, on the writer thread: rebuild the
+        """After the commit, outside any transaction, on the writer's turn: rebuild the
         file, then empty the WAL, which still holds the old pages."""
         db.vacuum(conn)
         if not engine.writer.empty_wal():
