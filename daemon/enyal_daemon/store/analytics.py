@@ -23,7 +23,7 @@ import msgspec
 
 from enyal_protocol.wire import Event
 
-from .db import in_lists
+from .db import present
 
 # (entry id, event type, when, query, rank in the results)
 EventRow = tuple[str, str, str, str | None, int | None]
@@ -53,7 +53,7 @@ _EVENTS = "SELECT id, entry_id, event_type, event_at, query, result_rank FROM co
 def insert(conn: apsw.Connection, logged: Sequence[Logged]) -> None:
     """Each event in order, its id the next of the shared sequence. An entry deleted
     since the event was recorded takes its events with it."""
-    live = _live(conn, {i for item in logged for i in _ids(item)})
+    live = present(conn, "context_entries", "id", {i for item in logged for i in _ids(item)})
     next_id = _next_id(conn)
     events: list[tuple[int, str, str, str, str | None, int | None]] = []
     recalls: list[tuple[int, str, str | None, str]] = []
@@ -85,14 +85,6 @@ def _json(hits: list[str | None]) -> str:
 
 
 _decode = msgspec.json.Decoder(list[str | None]).decode
-
-
-def _live(conn: apsw.Connection, ids: set[str]) -> set[str]:
-    found: set[str] = set()
-    for chunk, marks in in_lists(ids):
-        cur = conn.execute(f"SELECT id FROM context_entries WHERE id IN ({marks})", chunk)
-        found.update(str(r[0]) for r in cur)
-    return found
 
 
 def _next_id(conn: apsw.Connection) -> int:

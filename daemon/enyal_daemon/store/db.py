@@ -128,3 +128,12 @@ def in_lists(values: Iterable[T]) -> Iterator[tuple[list[T], str]]:
     for start in range(0, len(items), IN_LIST):
         chunk = items[start : start + IN_LIST]
         yield chunk, ",".join("?" * len(chunk))
+
+
+def present(conn: apsw.Connection, table: str, column: str, values: Iterable[str]) -> set[str]:
+    """Which of `values` stand in `table`'s `column` (an indexed key: one seek a value)."""
+    found: set[str] = set()
+    for chunk, marks in in_lists(values):
+        cur = conn.execute(f"SELECT {column} FROM {table} WHERE {column} IN ({marks})", chunk)
+        found.update(str(r[0]) for r in cur)
+    return found

@@ -12,7 +12,7 @@ from typing import Any
 import apsw
 import msgspec
 
-from .db import in_lists
+from .db import in_lists, present
 
 Version = tuple[int, str]  # (clock, device): the order of versions, never a wall clock
 
@@ -393,11 +393,7 @@ def applied(conn: apsw.Connection, change_id: str) -> bool:
 
 
 def applied_of(conn: apsw.Connection, ids: Sequence[str]) -> set[str]:
-    out: set[str] = set()
-    for chunk, marks in in_lists(ids):
-        cur = conn.execute(f"SELECT change_id FROM hub_applied WHERE change_id IN ({marks})", chunk)
-        out.update(str(r[0]) for r in cur)
-    return out
+    return present(conn, "hub_applied", "change_id", ids)
 
 
 _MARK_APPLIED = (
