@@ -71,3 +71,22 @@ def test_a_file_cited_after_a_recall_counts_in_the_next(memory: Any, tmp_path: P
     entry = memories.remember(memory, params).id
     cited.write_text("Flux\n")
     assert shown(memory, "how do we deploy the API?")[entry].source_changed
+
+
+def test_nothing_is_kept_for_a_store_another_process_may_write(memory: Any) -> None:
+    """The engine's remembered reads (what the store holds, its last write, a filter's
+    rids, the brief's listings) are kept while no write moves the store's version; a store
+    this daemon cannot write may be written by another process, so there they are read
+    every time (Engine._unwritten; the brief's listings were kept there too)."""
+    reads: list[int] = []
+
+    def read() -> int:
+        reads.append(1)
+        return len(reads)
+
+    for cache in (memory.brief_listed, memory.held_rids, memory.last_writes):
+        reads.clear()
+        memory.read_only = True
+        assert [cache.get("k", read), cache.get("k", read)] == [1, 2]
+        memory.read_only = False
+        assert [cache.get("k", read), cache.get("k", read)] == [3, 3]

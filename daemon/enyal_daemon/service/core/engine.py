@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
 import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -141,13 +142,14 @@ class Engine:
         if self.read_only:
             log.warning("%s cannot be written: serving reads only", db_path)
         self.store_version = Version()  # what remembered search results are checked by
+        self._reads = itertools.count(1)  # `_unwritten` on a store this daemon cannot write
         self.keyword_results = keywords.Remembered(self.store_version)
         # The rids holding a filter's tags and metadata pairs (recall.py _holding), while no
         # memory changed: agents filter by the same few tags again and again.
-        self.held_rids: Remembered[Int64s] = Remembered(lambda: self.store_version.value, 16)
+        self.held_rids: Remembered[Int64s] = Remembered(self._unwritten, 16)
         # The store's last write by an asking time (recall.py _last_write), while no memory
         # changed: what recency counts to, asked again by every recall.
-        self.last_writes: Remembered[str | None] = Remembered(lambda: self.store_version.value, 16)
+        self.last_writes: Remembered[str | None] = Remembered(self._unwritten, 16)
         # Kept while no text can have changed (the store's version). A store this daemon
         # cannot write may be written by another process: its counts keep the TTL.
         self.doc_counts = keywords.DocCounts(
@@ -157,11 +159,11 @@ class Engine:
         self.brief_rows: Remembered[Any] = Remembered(lambda: self.store_version.used, 64)
         # The brief's listings that read neither use nor (within their slack) the time:
         # kept while no memory changed (brief.py _stale, _changed).
-        self.brief_listed: Remembered[Any] = Remembered(lambda: self.store_version.value, 64)
+        self.brief_listed: Remembered[Any] = Remembered(self._unwritten, 64)
         # What the store holds at all (validity's edge types, cited files: `holds`), while
         # no memory, edge or source changed: most stores hold neither, and a recall then
         # skips the statements that look them up for its hits.
-        self._holds: Remembered[Any] = Remembered(lambda: self.store_version.value, 4)
+        self._holds: Remembered[Any] = Remembered(self._unwritten, 4)
         self.writer = Writer(
             conn,
             None if self.read_only else db.connect(db_path, writer=False),
@@ -214,13 +216,15 @@ class Engine:
                 self._readers.append(conn)
         return conn
 
+    def _unwritten(self) -> int:
+        """What the engine's remembered reads are kept by: the store's version, which any
+        write of a memory, an edge or a source moves. A store this daemon cannot write may
+        be written by another process, so there a new count each time: nothing is kept."""
+        return -next(self._reads) if self.read_only else self.store_version.value
+
     def holds(self, conn: apsw.Connection, read: Callable[[apsw.Connection], T]) -> T:
-        """`read(conn)`, a question about what the store holds at all, kept while the
-        store's version stays put (any write of a memory, an edge or a source moves it); a
-        store this daemon cannot write may be written by another process, so there it is
-        read every time."""
-        if self.read_only:
-            return read(conn)
+        """`read(conn)`, a question about what the store holds at all, kept while no
+        write changes it (`_unwritten`)."""
         value: T = self._holds.get(read, lambda: read(conn))
         return value
 

@@ -249,13 +249,13 @@ def ranking_inputs(
 
 def _last_write(engine: Engine, at: datetime | None) -> datetime | None:
     """When the store was last written by `at` (None: by now): recency counts to it
-    (scoring.recency). Remembered while nothing is written; a store this daemon cannot
-    write may be written by another process, so it is read each time (two index seeks)."""
+    (scoring.recency). Remembered while nothing is written (Engine._unwritten); two
+    index seeks when it is not."""
 
     def read() -> str | None:
         return entries.last_write(engine.reader(), None if at is None else to_iso(at))
 
-    stamp = read() if engine.read_only else engine.last_writes.get(at, read)
+    stamp = engine.last_writes.get(at, read)
     return None if stamp is None else parse_iso(stamp)
 
 
@@ -374,7 +374,7 @@ def _holding(engine: Engine, conn: apsw.Connection, f: EntryFilter) -> Int64s | 
     of them), None if it names none. Remembered while no memory changes (the store's
     version: a write, a tag change, a forgetting, a sync all move it): listing a tag's
     10,000 rids at 100k takes 1.2 ms, asked again nothing. Not kept for a store this
-    daemon cannot write: another process may (as keywords.DocCounts)."""
+    daemon cannot write: another process may (Engine._unwritten)."""
     if not f.sets:
         return None
 
@@ -383,7 +383,7 @@ def _holding(engine: Engine, conn: apsw.Connection, f: EntryFilter) -> Int64s | 
         rids.flags.writeable = False  # shared by the recalls that find it remembered
         return rids
 
-    return listed() if engine.read_only else engine.held_rids.get(tuple(f.sets), listed)
+    return engine.held_rids.get(tuple(f.sets), listed)
 
 
 def _index_mask(engine: Engine, f: EntryFilter) -> tuple[list[int] | None, list[int] | None] | None:
