@@ -158,7 +158,7 @@ def test_a_remembered_search_splits_its_query_once(
 
     monkeypatch.setattr(keywords, "terms", counted)
     conn, counts = memory.reader(), keywords.DocCounts()
-    memo = keywords.Remembered(memory.store_version)
+    memo = keywords.Remembered(lambda: memory.store_version.value)
     missed = memo.search(conn, counts, "zeppelin retries", 10)
     assert len(calls) == 1, "a miss"
     assert memo.search(conn, counts, "zeppelin retries", 10) == missed

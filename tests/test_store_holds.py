@@ -9,6 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from enyal_daemon.index import keywords
 from enyal_daemon.service.memory import graph, memories
 from enyal_daemon.service.memory import recall as recall_verb
 from enyal_protocol import wire as p
@@ -75,9 +78,10 @@ def test_a_file_cited_after_a_recall_counts_in_the_next(memory: Any, tmp_path: P
 
 def test_nothing_is_kept_for_a_store_another_process_may_write(memory: Any) -> None:
     """The engine's remembered reads (what the store holds, its last write, a filter's
-    rids, the brief's listings) are kept while no write moves the store's version; a store
-    this daemon cannot write may be written by another process, so there they are read
-    every time (Engine._unwritten; the brief's listings were kept there too)."""
+    rids, the brief's listings, keyword results) are kept while no write moves the store's
+    version; a store this daemon cannot write may be written by another process, so there
+    they are read every time (Engine._unwritten; the brief's listings and the keyword
+    results were kept there too)."""
     reads: list[int] = []
 
     def read() -> int:
@@ -90,3 +94,18 @@ def test_nothing_is_kept_for_a_store_another_process_may_write(memory: Any) -> N
         assert [cache.get("k", read), cache.get("k", read)] == [1, 2]
         memory.read_only = False
         assert [cache.get("k", read), cache.get("k", read)] == [3, 3]
+    searched: list[int] = []  # one a search run, not answered from what was kept
+
+    def search() -> list[tuple[int, float]]:
+        return memory.keyword_results.search(memory.reader(), memory.doc_counts, "zeppelin", 5)
+
+    with pytest.MonkeyPatch.context() as patch:
+        real = keywords.search_words
+        patch.setattr(keywords, "search_words", lambda *a: searched.append(0) or real(*a))
+        memory.read_only = True
+        search(), search()
+        assert len(searched) == 2, "searched each time"
+        memory.read_only = False
+        searched.clear()
+        search(), search()
+        assert len(searched) == 1, "kept"

@@ -31,7 +31,6 @@ import apsw
 
 from ..store import cjk, remembered
 from ..store.filters import EntryFilter
-from ..store.writer import Version
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_TERMS = 32
@@ -170,13 +169,14 @@ class Remembered:
     vector was remembered too (embedder/memo.py) this search was most of such a recall
     (14 of 24 ms for a failed command's, issue 29). A write that changes anything a
     search reads moves the version, which drops them all; access counts do not (the
-    results do not read them)."""
+    results do not read them). `count` is that version as its owner reads it (the engine's
+    `_unwritten`: a new count each time on a store another process may write)."""
 
     SIZE = 256
 
-    def __init__(self, version: Version) -> None:
+    def __init__(self, count: Callable[[], int]) -> None:
         self._known: remembered.Remembered[tuple[tuple[int, float], ...]]
-        self._known = remembered.Remembered(lambda: version.value, self.SIZE)
+        self._known = remembered.Remembered(count, self.SIZE)
 
     def search(
         self,

@@ -143,7 +143,7 @@ class Engine:
             log.warning("%s cannot be written: serving reads only", db_path)
         self.store_version = Version()  # what remembered search results are checked by
         self._reads = itertools.count(1)  # `_unwritten` on a store this daemon cannot write
-        self.keyword_results = keywords.Remembered(self.store_version)
+        self.keyword_results = keywords.Remembered(self._unwritten)
         # The rids holding a filter's tags and metadata pairs (recall.py _holding), while no
         # memory changed: agents filter by the same few tags again and again.
         self.held_rids: Remembered[Int64s] = Remembered(self._unwritten, 16)
