@@ -30,7 +30,7 @@ from typing import Any
 import apsw
 
 from ..store import cjk, remembered
-from ..store.filters import EntryFilter
+from ..store.filters import VIEW_INDEX, EntryFilter
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_TERMS = 32
@@ -233,9 +233,12 @@ def _bm25(
         one = f"SELECT rowid AS rid, bm25({table}) AS s FROM {table} WHERE {table} MATCH ?"
         args: list[Any] = list(matches)
     else:
+        # Through the narrow index when it holds every column the filter reads: SQLite
+        # would take the rowid's row (the whole entry), three to six times the pages.
+        entries = f"context_entries e INDEXED BY {VIEW_INDEX}" if f.covered else "context_entries e"
         one = (
             f"SELECT f.rowid AS rid, bm25({table}) AS s FROM {table} f "
-            f"JOIN context_entries e ON e.rid = f.rowid WHERE {table} MATCH ? AND {f.sql()}"
+            f"JOIN {entries} ON e.rid = f.rowid WHERE {table} MATCH ? AND {f.sql()}"
         )
         if len(matches) == 1 and (not f.sets or f.only_sets):
             cur = conn.execute(f"{one} ORDER BY rank LIMIT ?", (matches[0], *f.args, k))

@@ -13,8 +13,18 @@ else narrows (store/entries.py's filtered_rids).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
+
+# The entry columns idx_entries_view holds (m026): a filter that reads no other column is
+# checked from that index alone, a sixth of the pages of the rows (index/keywords.py).
+VIEW_INDEX = "idx_entries_view"
+VIEW_COLUMNS = frozenset(
+    {"rid", "scope_path", "scope_level", "content_type", "is_deprecated", "quarantined"}
+)
+_COLUMN = re.compile(r"\be\.(\w+)")
 
 
 @dataclass(frozen=True)
@@ -152,6 +162,12 @@ class EntryFilter:
         """Whether tags and metadata are all it narrows by (then the rids their sets share
         are exactly the entries it allows, deprecation aside)."""
         return bool(self.sets) and len(self.sets) == len(self.clauses)
+
+    @cached_property
+    def covered(self) -> bool:
+        """Whether every entry column the filter reads is in VIEW_INDEX (tags and metadata
+        are read from their own tables, by rid)."""
+        return set(_COLUMN.findall(self.sql())) <= VIEW_COLUMNS
 
     def narrowing_sql(self) -> str:
         """The clauses without the deprecation one (the vector index knows deprecation)."""
