@@ -26,6 +26,7 @@ import pstats
 import shutil
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -154,7 +155,6 @@ def main() -> None:
 
     from benchlib import in_process
     from enyal_daemon.server.dispatch import Dispatcher
-    from enyal_daemon.server.lifo_pool import LifoPool
     from enyal_daemon.service.core.engine import Engine
 
     home = Path(tempfile.mkdtemp(prefix="enyal-profile-"))
@@ -172,7 +172,7 @@ def main() -> None:
     handlers = in_process.handlers(engine)
     pinned = {} if args.asked_at is None else {"asked_at": args.asked_at}
     frames = in_process.recall_frames(queries, {**cwd, **pinned})
-    workers = (os.cpu_count() or 2) + 2  # server/daemon.py's request pool, sized as there
+    workers = (os.cpu_count() or 2) + 2  # as server/daemon.py sizes its request pool
 
     answers: list[bytes] = []
 
@@ -182,7 +182,7 @@ def main() -> None:
             assert out is not None and b'"error"' not in out[:40], out[:200]
             answers.append(out)
 
-    with LifoPool(workers, thread_name_prefix="enyal-req") as pool:
+    with ThreadPoolExecutor(workers, thread_name_prefix="enyal-req") as pool:
         dispatcher = Dispatcher(handlers, pool, engine.db_path)
         main_prof = cProfile.Profile(time.thread_time)
         if profile:  # the warm-up too, as the threads' profiles hold it

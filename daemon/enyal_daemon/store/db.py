@@ -28,7 +28,6 @@ T = TypeVar("T")
 # never wait: one writer). Then the write is refused as Busy (store/failures.py), so a
 # client hears "try again" in seconds rather than waiting on a lock nobody releases.
 BUSY_TIMEOUT_MS = 5_000
-READER_CACHE_KB = 8_000  # each reader's page cache (connect)
 
 
 def writable(path: Path) -> bool:
@@ -60,13 +59,10 @@ def connect(path: Path, *, writer: bool) -> apsw.Connection:
     _load_vec(conn)
     cjk.register(conn)
     conn.execute("PRAGMA foreign_keys=ON")
-    # Pages cached per connection (the writer's, and one reader per request thread). A
-    # recall's keyword search reads the entry row of every match it ranks (up to
-    # keywords.MAX_RANKED) to check the view: ~5 MB of pages at 10k, so a 2 MB cache read
-    # ~300 pages a recall back from the OS (pread, then parsed again), 0 at 6 MB; at 100k
-    # 536 -> 219 at 8 MB. The request pool keeps a lone client on one thread (its reader
-    # warm, the others' caches small); under load every reader may fill its own.
-    conn.execute(f"PRAGMA cache_size={-16000 if writer else -READER_CACHE_KB}")
+    # Pages cached per connection; there is one reader per request thread, so the total is
+    # what the daemon's memory pays. Reads are served from the OS page cache anyway: 2 MB
+    # for readers changed no latency and saved ~25 MB at 100k (scripts/bench).
+    conn.execute(f"PRAGMA cache_size={-16000 if writer else -2000}")
     if writer:
         # Deleted rows and freed pages are overwritten with zeros, not left in free space:
         # a hard delete, an expiry or a redaction leaves no byte of the old text (with
