@@ -70,6 +70,16 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def read_calls(pid: int) -> int:
+    """How many read system calls a process has made so far (/proc's syscr: SQLite's
+    pread of a page its cache did not hold is one); -1 when it is gone."""
+    try:
+        with open(f"/proc/{pid}/io") as f:
+            return next(int(line.split()[1]) for line in f if line.startswith("syscr:"))
+    except (OSError, StopIteration):
+        return -1
+
+
 @dataclass
 class Daemon:
     proc: subprocess.Popen[bytes]
@@ -108,6 +118,9 @@ class Daemon:
 
     def cpu(self) -> float:
         return cpu_seconds(self.proc.pid)
+
+    def read_calls(self) -> int:
+        return read_calls(self.proc.pid)
 
     def connect(self) -> transport.Connection:
         return transport.connect(self.paths, autostart=False)

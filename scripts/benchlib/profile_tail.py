@@ -10,7 +10,8 @@ worker, each keyword search, and each recall's handler (wall and its thread's CP
 its whole dispatch (decode -> pool -> verb -> encode), all on CLOCK_MONOTONIC. One
 client then sends the bench's recall section's load (one connection, distinct
 questions, one at a time, as s_recall.py) and times each recall from outside. The
-report: the latency percentiles from outside and inside, the daemon's CPU per recall,
+report: the latency percentiles from outside and inside, the daemon's CPU per recall
+(and its read system calls: SQLite's pages read back from the OS),
 its RSS, what ran during the slowest recalls beside how often the same ran during any
 recall, and the time each kind of event took in all.
 
@@ -487,12 +488,12 @@ def main() -> None:
                 time.sleep(0.005)  # the recalls are under way before the clock starts
         rss0 = daemon.rss()
         load0 = os.getloadavg()
-        cpu0 = daemon.cpu()
+        cpu0, reads0 = daemon.cpu(), daemon.read_calls()
         for q in qs[args.warmup :]:
             t0 = time.perf_counter()
             conn.call_raw(method, {key: q, **where})
             lat.append((t0, time.perf_counter()))
-        cpu = daemon.cpu() - cpu0
+        cpu, reads = daemon.cpu() - cpu0, daemon.read_calls() - reads0
         load1 = os.getloadavg()
         rss1 = daemon.rss()
         if args.remember:
@@ -504,7 +505,8 @@ def main() -> None:
     events = [tuple(e) for e in json.loads(events_file.read_text())]
     shutil.rmtree(home, ignore_errors=True)
     print(
-        f"daemon CPU {cpu / args.calls * 1e3:.2f} ms per {method} (utime+stime); "
+        f"daemon CPU {cpu / args.calls * 1e3:.2f} ms per {method} (utime+stime), "
+        f"{reads / args.calls:.1f} read system calls; "
         f"RSS {rss0[0]:.0f} MB after warm-up, {rss1[0]:.0f} MB after (peak {rss1[1]:.0f}); "
         f"load average {load0[0]:.2f} before, {load1[0]:.2f} after"
     )
