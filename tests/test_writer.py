@@ -143,9 +143,11 @@ def test_the_wal_file_is_kept_ahead_of_its_frames_and_read_back_whole(
     home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A stream of commits finds the WAL file's blocks already there (zeros written ahead
-    in a lull, on the writer's turn), so its fsyncs overwrite instead of growing the file;
-    the database, copied as a crash would leave it mid-stream, reads every commit back."""
+    on the writer's turn once commits pause, not between them), so its fsyncs overwrite
+    instead of growing the file; the database, copied as a crash would leave it
+    mid-stream, reads every commit back."""
     monkeypatch.setattr("enyal_daemon.store.writer.CHECKPOINT_PAGES", 10**6)  # no restart
+    monkeypatch.setattr("enyal_daemon.store.writer.WAL_QUIET", 1.0)
     monkeypatch.setattr("enyal_daemon.store.writer.WAL_AHEAD_FROM", 64 << 10)
     monkeypatch.setattr("enyal_daemon.store.writer.WAL_AHEAD", 512 << 10)
     monkeypatch.setattr("enyal_daemon.store.writer.WAL_STEP", 128 << 10)
@@ -159,6 +161,7 @@ def test_the_wal_file_is_kept_ahead_of_its_frames_and_read_back_whole(
             w.run(lambda tx, i=i: tx.conn.execute("INSERT INTO log VALUES (?)", (f"{i}" * 3000,)))
         frames = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()[1]
         used = 32 + frames * (4096 + 24)
+        assert wal.stat().st_size < used + (128 << 10)  # not while the commits came
         for _ in range(500):  # the steps run in lulls, one after another
             if wal.stat().st_size >= used + (512 << 10) - (128 << 10):
                 break

@@ -60,13 +60,16 @@ T = TypeVar("T")
 MAX_BATCH = 128
 CHECKPOINT_PAGES = 1000  # WAL pages that call for a checkpoint (SQLite's own default)
 CHECKPOINT_PAUSE = 0.25  # seconds between checkpoints at most: a busy writer commits often
-# Once the WAL's frames reach WAL_AHEAD_FROM bytes (a stream of writes: a few hundred
-# remembers), its file is kept WAL_AHEAD bytes past them, WAL_STEP at a time, so that
-# commits overwrite blocks instead of adding them (db.reserve_wal). The WAL of a stream of
-# remembers beside recalls at 100k reached ~9 MB between checkpoints (the bench).
+# Once the WAL's frames reach WAL_AHEAD_FROM bytes (a stream of writes), its file is kept
+# WAL_AHEAD bytes past them, WAL_STEP at a time, so that commits overwrite blocks instead
+# of adding them (db.reserve_wal). A step holds the writer's turn for its fsync, so it is
+# taken only once no acknowledged write has committed for WAL_QUIET seconds: in the middle
+# of a stream of remembers a step made one of them wait 10-20 ms (docs/ARCHITECTURE.md,
+# "Round sixteen").
 WAL_AHEAD_FROM = 1 << 20
 WAL_AHEAD = 4 << 20
-WAL_STEP = 2 << 20
+WAL_STEP = 1 << 20
+WAL_QUIET = 0.02
 
 
 @dataclass
@@ -279,8 +282,8 @@ class Writer:
             self._checkpoint_wanted = True
             self._checkpoint_due.set()
         used = 32 + pages * self._frame  # the WAL's header, then its frames
-        if used >= WAL_AHEAD_FROM and used + WAL_AHEAD > self._wal_end and not self._extend_to:
-            self._extend_to = used + WAL_AHEAD
+        if used >= WAL_AHEAD_FROM and used + WAL_AHEAD > max(self._wal_end, self._extend_to):
+            self._extend_to = used + WAL_AHEAD  # further, if a step is pending
             self._checkpoint_due.set()
         return apsw.SQLITE_OK
 
@@ -291,10 +294,12 @@ class Writer:
         renice_this_thread(NICE)
         next_checkpoint = 0.0
         while True:
-            wanted = self._checkpoint_wanted
-            self._checkpoint_due.wait(
-                max(0.0, next_checkpoint - time.monotonic()) if wanted else None
-            )
+            waits = []
+            if self._checkpoint_wanted:
+                waits.append(next_checkpoint - time.monotonic())
+            if self._extend_to:
+                waits.append(self.last_write + WAL_QUIET - time.monotonic())
+            self._checkpoint_due.wait(max(0.0, min(waits)) if waits else None)
             if self._checkpoint_stop.is_set():
                 return
             self._checkpoint_due.clear()
@@ -303,7 +308,7 @@ class Writer:
                 continue
             if self._lull is not None:
                 self._lull()
-            if self._extend_to:
+            if self._extend_to and time.monotonic() - self.last_write >= WAL_QUIET:
                 try:  # on the writer's turn: no frame appended meanwhile
                     self.run(self._extend_wal, durable=False)
                 except ShuttingDown:
@@ -405,6 +410,8 @@ class Writer:
         finally:
             if not durable:
                 self.conn.execute("PRAGMA synchronous=FULL")
+            else:  # a quiet spell counts from the commit's end
+                self.last_write = time.monotonic()
         done = [tx for _, tx, _, error in outcomes if error is None]
         if any(tx.counted for tx in done):
             self.version.value += 1
