@@ -29,6 +29,11 @@ It still writes and fsyncs the database file beside the commits' fsyncs of the W
 it starts in a lull (`lull`: the engine's waits while an acknowledged write is coming,
 bounded), not in the middle of a remember's embedding and commit (issue 30).
 
+The same thread keeps the WAL file's blocks ahead of its frames once a stream of writes
+has filled a first MB of it (zeros past the file's end, made durable, on the writer's
+turn once no acknowledged write has committed for WAL_QUIET): a commit that grows the
+file also commits the file system's journal in its fsync, one that overwrites does not.
+
 A job submitted as `background` (a replica's catch-up: service/hub/converge.py) is
 committed alone, on a thread of low CPU priority (niced.py) while this one waits for it:
 the same connection, one transaction at a time as ever, but its statements and its commit
