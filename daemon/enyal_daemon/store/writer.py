@@ -280,7 +280,9 @@ class Writer:
         for readers of older snapshots; False if one still held it. Under the
         writer's turn (an after-commit hook): no write can add to the WAL meanwhile."""
         with self._checkpoint_lock:
-            return db.checkpoint(self.conn)
+            emptied = db.checkpoint(self.conn)
+        self._wal_end = self._extend_to = 0  # truncated: extended again as frames come
+        return emptied
 
     def _after_commit(self, conn: apsw.Connection, name: str, pages: int) -> int:
         if pages >= CHECKPOINT_PAGES:
