@@ -306,3 +306,40 @@ def test_concurrent_searches_and_writes(clustered: F32) -> None:
         t.join()
     assert not errors
     assert len(idx) == 8000 - 1000
+
+
+def test_a_new_row_is_added_without_waiting_for_a_search_under_way(clustered: F32) -> None:
+    """A memory just written (its rid above every other) is appended past the rows a
+    search reads and counted in while the search runs: the remember that adds it does not
+    wait for the recalls beside it. A row among the others (below the largest rid) still
+    waits for the search, and writers still exclude one another."""
+    idx = VectorIndex(clustered.shape[1], capacity=4096)
+    for rid in range(0, 2000, 2):
+        idx.add(rid, clustered[rid])
+    searching = threading.Event()
+    done = threading.Event()
+
+    def search_held() -> None:
+        with idx._lock.read():  # a search under way
+            searching.set()
+            done.wait(10)
+
+    t = threading.Thread(target=search_held)
+    t.start()
+    assert searching.wait(10)
+    added = threading.Thread(target=idx.add, args=(5000, clustered[2001]))
+    added.start()
+    added.join(2)
+    appended = not added.is_alive()
+    below = threading.Thread(target=idx.add, args=(1001, clustered[1001]))
+    below.start()
+    below.join(0.3)
+    waited = below.is_alive()
+    done.set()
+    t.join(10)
+    below.join(10)
+    assert appended  # did not wait for the search
+    assert waited  # a row below the largest did
+    assert idx.search(clustered[2001], 1)[0][0] == 5000
+    assert idx.search(clustered[1001], 1)[0][0] == 1001
+    assert len(idx) == 1002

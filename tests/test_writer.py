@@ -139,6 +139,49 @@ def test_checkpoints_run_off_the_writer_at_low_priority(
     assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == own
 
 
+def test_the_wal_file_is_kept_ahead_of_its_frames_and_read_back_whole(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stream of commits finds the WAL file's blocks already there (zeros written ahead
+    on the writer's turn once commits pause, not between them), so its fsyncs overwrite
+    instead of growing the file; the database, copied as a crash would leave it
+    mid-stream, reads every commit back."""
+    monkeypatch.setattr("enyal_daemon.store.writer.CHECKPOINT_PAGES", 10**6)  # no restart
+    monkeypatch.setattr("enyal_daemon.store.writer.WAL_QUIET", 1.0)
+    monkeypatch.setattr("enyal_daemon.store.writer.WAL_AHEAD_FROM", 64 << 10)
+    monkeypatch.setattr("enyal_daemon.store.writer.WAL_AHEAD", 512 << 10)
+    monkeypatch.setattr("enyal_daemon.store.writer.WAL_STEP", 128 << 10)
+    path = home / "w.db"
+    conn = db.connect(path, writer=True)
+    conn.execute("CREATE TABLE log (job TEXT)")
+    w = Writer(conn, db.connect(path, writer=False))
+    wal = Path(conn.filename_wal)
+    try:
+        for i in range(20):  # ~160 KB of frames: past WAL_AHEAD_FROM
+            w.run(lambda tx, i=i: tx.conn.execute("INSERT INTO log VALUES (?)", (f"{i}" * 3000,)))
+        frames = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()[1]
+        used = 32 + frames * (4096 + 24)
+        assert wal.stat().st_size < used + (128 << 10)  # not while the commits came
+        for _ in range(500):  # the steps run in lulls, one after another
+            if wal.stat().st_size >= used + (512 << 10) - (128 << 10):
+                break
+            threading.Event().wait(0.01)
+        ahead = wal.stat().st_size
+        assert ahead >= used + (512 << 10) - (128 << 10)
+        for i in range(20, 30):  # within what is ahead: the file does not grow
+            w.run(lambda tx, i=i: tx.conn.execute("INSERT INTO log VALUES (?)", (f"{i}" * 3000,)))
+        crashed = home / "crashed"
+        crashed.mkdir()
+        for f in (path, wal):
+            (crashed / f.name).write_bytes(f.read_bytes())
+    finally:
+        w.close()
+    assert ahead > used
+    back = db.connect(crashed / path.name, writer=False)
+    rows = [r[0] for r in back.execute("SELECT job FROM log ORDER BY rowid")]
+    assert rows == [f"{i}" * 3000 for i in range(30)]
+
+
 def test_bookkeeping_is_written_in_small_transactions(
     memory: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

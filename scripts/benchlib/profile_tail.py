@@ -28,6 +28,7 @@ import argparse
 import atexit
 import bisect
 import collections
+import functools
 import gc
 import json
 import os
@@ -36,6 +37,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -206,19 +208,22 @@ def _recording_daemon(out: str) -> int:
 
     writer_mod.Writer._commit_batch = waited_commit_batch  # type: ignore[method-assign]
 
-    handlers = daemon_mod.Daemon.handlers
     timed_verb = os.environ.get("ENYAL_TAIL_VERB", "recall")
+    if timed_verb == "remember":
+        _stage_remember(add, clock)
+    handlers = daemon_mod.Daemon.handlers
 
     def timed_handlers(self: Any, loop: Any) -> Any:
         got = handlers(self, loop)
         verb = got[timed_verb]
 
         def run(params: Any) -> Any:
-            t0, c0 = clock(), time.thread_time()
+            t0, c0, q0 = clock(), time.thread_time(), _run_queue()
             try:
                 return verb(params)
             finally:
-                add(("verb", t0, clock(), (time.thread_time() - c0, None)))
+                d = (time.thread_time() - c0, None, _run_queue() - q0, threading.get_ident())
+                add(("verb", t0, clock(), d))
 
         got[timed_verb] = run
         return got
@@ -233,6 +238,80 @@ def _recording_daemon(out: str) -> int:
     from enyal_daemon.__main__ import main
 
     return main([])
+
+
+def _run_queue() -> float:
+    """Seconds this thread has waited on a run queue for a core so far (schedstat's second
+    field): a part's wall beyond its CPU and this is time blocked (the interpreter's lock,
+    a lock of ours, the disk's fsync)."""
+    with open("/proc/thread-self/schedstat", "rb") as f:
+        return int(f.read().split()[1]) / 1e9
+
+
+def _stage_remember(add: Callable[[Event], None], clock: Callable[[], float]) -> None:
+    """Each stage of a remember recorded as ("stage", start, end, (name, CPU, run queue,
+    thread)): the verb's way in (secret scan, the same text looked up), the text's
+    embedding (run here, or queued for a worker), the injection judge, the write (the
+    writer's turn waited for, the job's statements, BEGIN and COMMIT with its fsync,
+    the hooks after commit) and the shared file after it. The stages of the writer are
+    those of durable writes only (a recall's bookkeeping is not)."""
+    from enyal_daemon.embedder import batcher
+    from enyal_daemon.hygiene import injection
+    from enyal_daemon.service.files import shared_files
+    from enyal_daemon.service.memory import memories
+    from enyal_daemon.service.rules import redaction
+    from enyal_daemon.store import entries, writer
+
+    def staged(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
+        def wrapper(*a: Any, **kw: Any) -> Any:
+            t0, c0, q0 = clock(), time.thread_time(), _run_queue()
+            try:
+                return fn(*a, **kw)
+            finally:
+                d = (name, time.thread_time() - c0, _run_queue() - q0, threading.get_ident())
+                add(("stage", t0, clock(), d))
+
+        return wrapper
+
+    from enyal_daemon.index import entry_index
+
+    entry_index.EntryIndex.add = staged(entry_index.EntryIndex.add, "write: index add")  # type: ignore[method-assign]
+    redaction.scrub = staged(redaction.scrub, "secret scan")  # type: ignore[assignment]
+    entries.find_by_hash = staged(entries.find_by_hash, "same text?")  # type: ignore[assignment]
+    memories.judge_memory = staged(injection.judge_memory, "injection judge")  # type: ignore[assignment]
+    shared_files.write_file = staged(shared_files.write_file, "shared file")  # type: ignore[assignment]
+    batcher.Batcher.here = staged(batcher.Batcher.here, "embed: inference here")  # type: ignore[method-assign]
+    batcher.Batcher.embed = staged(batcher.Batcher.embed, "embed")  # type: ignore[method-assign]
+    run = writer.Writer.run
+
+    def staged_run(self: Any, fn: Callable[[Any], Any], durable: bool = True) -> Any:
+        if not durable:
+            return run(self, fn, durable)
+        t0 = clock()
+
+        def job(tx: Any) -> Any:
+            add(("stage", t0, clock(), ("write: to the job", 0.0, 0.0, threading.get_ident())))
+            got = staged(fn, "write: job")(tx)
+            tx.after_commit[:] = [staged(h, "write: after commit") for h in tx.after_commit]
+            return got
+
+        return staged(run, "write")(self, job, durable)
+
+    writer.Writer.run = staged_run  # type: ignore[method-assign]
+    commit = writer.Writer._commit_batch
+
+    def staged_commit(self: Any, batch: Any) -> Any:
+        if not batch[0].durable:
+            return commit(self, batch)
+        wal = self.conn.filename_wal
+        size = os.path.getsize(wal) if os.path.exists(wal) else 0
+        try:
+            return staged(commit, "write: batch")(self, batch)
+        finally:  # whether its frames went past the WAL file's end (the file grew)
+            grew = os.path.getsize(wal) - size if os.path.exists(wal) else 0
+            add(("walgrew", clock(), clock(), grew))
+
+    writer.Writer._commit_batch = staged_commit  # type: ignore[method-assign]
 
 
 def _pct(xs: list[float], q: float) -> float:
@@ -338,6 +417,7 @@ def report(lat: list[tuple[float, float]], events: list[Event], slow_share: floa
         vtxt = f"verb {(v[0][2] - v[0][1]) * ms:.1f} cpu {v[0][3][0] * ms:.1f}" if v else ""
         print(f"  #{i:3d} {outside[i]:6.1f}  {vtxt}  {', '.join(parts)}")
     _embeds(by_kind)
+    _stages(lat, by_kind, slow_share)
     print("from outside, the calls a flush or a checkpoint overlapped and the rest:")
     for kind in ("flush", "checkpoint"):
         hit = [any(_overlap(t0, t1, e[1], e[2]) > 0 for e in by_kind[kind]) for t0, t1 in lat]
@@ -355,6 +435,144 @@ def report(lat: list[tuple[float, float]], events: list[Event], slow_share: floa
             for k2 in parts_of
         ]
         print(f"  verb {v[3][0] * ms:6.1f}: {', '.join(got)}")
+
+
+# The stages of a remember as printed, each with what it holds (the rest of the verb:
+# "other"); "write: commit" is the batch's end after its job, less the hooks after commit.
+STAGES = (
+    "secret scan",
+    "same text?",
+    "embed",
+    "embed: inference here",
+    "injection judge",
+    "write",
+    "write: to the job",
+    "write: batch",
+    "write: job",
+    "write: same text?",
+    "write: commit",
+    "write: after commit",
+    "write: index add",
+    "shared file",
+)
+
+
+# The stages that do no I/O of their own (SQLite's pages are in memory) nor wait for
+# another thread: what blocks them beyond a core is a lock.
+NO_IO = (
+    "secret scan",
+    "same text?",
+    "injection judge",
+    "write: job",
+    "write: after commit",
+    "shared file",
+)
+
+
+def _put(got: dict[str, list[float]], name: str, wall: float, cpu: float, runq: float) -> None:
+    got[name][0] += wall * 1e3
+    got[name][1] += cpu * 1e3
+    got[name][2] += runq * 1e3
+
+
+def _stages(lat: list[tuple[float, float]], by_kind: dict[str, list[Event]], share: float) -> None:
+    """Every remember taken apart by stage (--remember): each stage's wall, and of it the
+    thread's CPU and its wait on a run queue (the rest blocked: the interpreter's lock, a
+    lock, the disk); the stages of the slowest `share` one by one beside all's p50."""
+    verbs = sorted(by_kind["verb"], key=lambda e: e[1])
+    stages = sorted(by_kind.get("stage", []), key=lambda e: e[1])
+    if not stages:
+        return
+    ms = 1e3
+    starts = [e[1] for e in verbs]
+    rows: list[tuple[float, dict[str, list[float]]]] = []
+    verbs_of: list[Event] = []  # each row's verb
+    for t0, t1 in lat:
+        j = bisect.bisect_left(starts, t0)
+        if j >= len(verbs) or verbs[j][2] > t1:
+            continue
+        v = verbs[j]
+        got: dict[str, list[float]] = collections.defaultdict(lambda: [0.0, 0.0, 0.0])
+
+        put = functools.partial(_put, got)
+        put("from outside", t1 - t0, 0.0, 0.0)
+        put("way in", v[1] - t0, 0.0, 0.0)
+        put("verb", v[2] - v[1], v[3][0], v[3][2])
+        put("way out", t1 - v[2], 0.0, 0.0)
+        job_end = batch = None
+        for e in stages[bisect.bisect_left([x[1] for x in stages], v[1]) :]:
+            if e[1] > v[2]:
+                break
+            name, cpu, runq, ident = e[3]
+            if e[2] > v[2] or (ident != v[3][3] and not name.startswith("write")):
+                continue
+            if name == "same text?" and batch is not None:
+                name = "write: same text?"  # the job's own look-up again
+            put(name, e[2] - e[1], cpu, runq)
+            if name == "write: job":
+                job_end = e[2]
+            elif name == "write: batch":
+                batch = e
+        if batch is not None and job_end is not None:
+            hooks = got["write: after commit"]
+            put("write: commit", batch[2] - job_end - hooks[0] / ms, 0.0, 0.0)
+        top = sum(got[k][0] for k in ("secret scan", "same text?", "embed", "injection judge"))
+        top += got["write"][0] + got["shared file"][0]
+        other = got["verb"]
+        put("other", other[0] / ms - top / ms, 0.0, 0.0)
+        rows.append((t1 - t0, got))
+        verbs_of.append(v)
+    names = ["from outside", "way in", "verb", *STAGES, "other", "way out"]
+    print(f"each remember by stage ({len(rows)}): wall p50 / p99, and CPU and run queue p50 ms")
+    for name in names:
+        xs = [r[1][name] for r in rows if name in r[1]]
+        if not xs:
+            continue
+        print(
+            f"  {name:24s} {len(xs):4d}  {_pct([x[0] for x in xs], 50):6.2f} / "
+            f"{_pct([x[0] for x in xs], 99):6.2f}   cpu {_pct([x[1] for x in xs], 50):5.2f}"
+            f"  runq {_pct([x[2] for x in xs], 50):5.2f}"
+            f"  blocked p99 {_pct([x[0] - x[1] - x[2] for x in xs if x[1]], 99):6.2f}"
+        )
+    # Off a core yet not waiting for one, in stages that neither read the disk nor wait for
+    # another thread's work: the interpreter's lock (or a lock of ours, the index's).
+    held = [sum(r[1][n][0] - r[1][n][1] - r[1][n][2] for n in NO_IO if n in r[1]) for r in rows]
+    print(
+        f"  blocked in {', '.join(NO_IO)} (a remember's sum): p50 {_pct(held, 50):.2f} "
+        f"p90 {_pct(held, 90):.2f} p99 {_pct(held, 99):.2f} mean {sum(held) / len(held):.2f}"
+    )
+    grew = sorted(by_kind.get("walgrew", []), key=lambda e: e[1])
+    if grew:
+        ends = [e[1] for e in grew]
+        commits: dict[bool, list[float]] = {True: [], False: []}
+        for v, (_, got) in zip(verbs_of, rows, strict=True):
+            j = bisect.bisect_left(ends, v[1])
+            if j < len(grew) and grew[j][1] <= v[2] and "write: commit" in got:
+                commits[grew[j][3] > 0].append(got["write: commit"][0])
+        print(
+            f"  the commit (COMMIT, its fsync) when its frames grew the WAL file "
+            f"({len(commits[True])}): p50 {_pct(commits[True], 50):.2f} p90 "
+            f"{_pct(commits[True], 90):.2f} p99 {_pct(commits[True], 99):.2f}; when they "
+            f"overwrote it ({len(commits[False])}): p50 {_pct(commits[False], 50):.2f} p90 "
+            f"{_pct(commits[False], 90):.2f} p99 {_pct(commits[False], 99):.2f}"
+        )
+    k = max(1, round(len(rows) * share))
+    slow = sorted(rows, key=lambda r: -r[0])[:k]
+    print(f"the slowest {k} by stage: wall (cpu, run queue) ms; stages of 0.5 ms or more")
+    for _, got in slow:
+        parts = [
+            f"{name} {got[name][0]:.1f}"
+            + (f" ({got[name][1]:.1f}, {got[name][2]:.1f})" if got[name][1] else "")
+            for name in names
+            if name in got and (got[name][0] >= 0.5 or name == "from outside")
+        ]
+        print("  " + "; ".join(parts))
+    print(f"the slowest {k}, mean of each stage's wall against all's mean (ms)")
+    for name in names:
+        a = [r[1][name][0] for r in rows if name in r[1]]
+        b = [g[name][0] for _, g in slow if name in g]
+        if a:
+            print(f"  {name:24s} slow {sum(b) / k:7.2f}  all {sum(a) / len(rows):7.2f}")
 
 
 def _embeds(by_kind: dict[str, list[Event]]) -> None:

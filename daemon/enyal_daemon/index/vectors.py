@@ -38,7 +38,12 @@ Layout: rows sorted by rid (the database hands out rising rids, so an insert is
 an append), looked up by binary search: no per-entry Python objects. A removed
 row becomes a tombstone until a quarter of the rows are dead, then the arrays
 are compacted. Searches share a readers-writer lock, so two run in parallel on
-two cores while a write waits for them (and new searches wait for the write).
+two cores while a write waits for them (and new searches wait for the write). A new
+row whose rid is above every other, with room for it (a memory just written: rids rise),
+is appended past the rows searches read and then counted in, without waiting for them:
+a remember at 100k waited up to a whole search (3-16 ms) for the recalls beside it
+(docs/ARCHITECTURE.md, "Round sixteen"). Writers exclude one another with a lock of
+their own.
 """
 
 from __future__ import annotations
@@ -177,6 +182,7 @@ class VectorIndex:
         self.restricted_min = min(prefilter_min, RESTRICTED_PREFILTER_MIN)
         self.rerank_floor = rerank_floor
         self._lock = _RWLock()
+        self._writers = threading.Lock()  # every write holds it; searches never do
         self._scratch: list[_Scratch] = []
         self._scratch_lock = threading.Lock()
         self._scanners = threading.BoundedSemaphore(SCANNERS)
@@ -209,7 +215,7 @@ class VectorIndex:
     def load(self, rows: Iterable[Row]) -> None:
         """Add (rid, float32 vector bytes, is_deprecated, group, kind) rows in bulk; a rid given
         twice (or already present) keeps its last vector."""
-        with self._lock.write():
+        with self._writing():
             batch: list[Row] = []
             for row in rows:
                 batch.append(row)
@@ -226,33 +232,69 @@ class VectorIndex:
         v = np.asarray(vec, dtype=np.float32).reshape(1, self.dim)
         codes, scale = quantize(v)
         bits = signs(v)
-        with self._lock.write():
-            pos = self._find_one(rid)
-            if pos < 0:
-                pos = self._insertion_point(rid)  # a tombstone until filled below
-            if self._state[pos] == DEAD:
-                self._dead -= 1
-            self._codes[pos] = codes[0]
-            self._scale[pos] = scale[0]
-            self._bits[pos] = bits[0]
-            self._state[pos] = ACTIVE if active else INACTIVE
-            self._group[pos] = group
-            self._kind[pos] = kind
+        with self._writers:
+            if self._append(rid, codes[0], scale[0], bits[0], active, group, kind):
+                return
+            with self._lock.write():
+                pos = self._find_one(rid)
+                if pos < 0:
+                    pos = self._insertion_point(rid)  # a tombstone until filled below
+                if self._state[pos] == DEAD:
+                    self._dead -= 1
+                self._codes[pos] = codes[0]
+                self._scale[pos] = scale[0]
+                self._bits[pos] = bits[0]
+                self._state[pos] = ACTIVE if active else INACTIVE
+                self._group[pos] = group
+                self._kind[pos] = kind
+
+    def _append(
+        self,
+        rid: int,
+        codes: npt.NDArray[np.int8],
+        scale: np.float32,
+        bits: npt.NDArray[np.uint64],
+        active: bool,
+        group: int,
+        kind: int,
+    ) -> bool:
+        """`add` of a rid above every other, with room for it, without the write lock: the
+        row is written past `_n`, which no search reads, and then counted in. A search
+        under way reads the rows it counted, or this one too, whole (every lookup keeps
+        the rids sorted: this one is the largest). False: not such a row."""
+        n = self._n
+        if n >= len(self._rids) or (n and rid <= int(self._rids[n - 1])):
+            return False
+        self._codes[n] = codes
+        self._scale[n] = scale
+        self._bits[n] = bits
+        self._rids[n] = rid
+        self._state[n] = ACTIVE if active else INACTIVE
+        self._group[n] = group
+        self._kind[n] = kind
+        self._n = n + 1
+        return True
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """A write that may move or shift rows: the writers' lock, then the write lock."""
+        with self._writers, self._lock.write():
+            yield
 
     def set_kind(self, rid: int, kind: int) -> None:
-        with self._lock.write():
+        with self._writing():
             pos = self._find_one(rid)
             if pos >= 0:
                 self._kind[pos] = kind
 
     def set_active(self, rid: int, active: bool) -> None:
-        with self._lock.write():
+        with self._writing():
             pos = self._find_one(rid)
             if pos >= 0 and self._state[pos] != DEAD:
                 self._state[pos] = ACTIVE if active else INACTIVE
 
     def remove(self, rid: int) -> None:
-        with self._lock.write():
+        with self._writing():
             pos = self._find_one(rid)
             if pos < 0 or self._state[pos] == DEAD:
                 return

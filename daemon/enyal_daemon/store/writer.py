@@ -29,6 +29,11 @@ It still writes and fsyncs the database file beside the commits' fsyncs of the W
 it starts in a lull (`lull`: the engine's waits while an acknowledged write is coming,
 bounded), not in the middle of a remember's embedding and commit (issue 30).
 
+The same thread keeps the WAL file's blocks ahead of its frames once a stream of writes
+has filled a first MB of it (zeros past the file's end, made durable, on the writer's
+turn once no acknowledged write has committed for WAL_QUIET): a commit that grows the
+file also commits the file system's journal in its fsync, one that overwrites does not.
+
 A job submitted as `background` (a replica's catch-up: service/hub/converge.py) is
 committed alone, on a thread of low CPU priority (niced.py) while this one waits for it:
 the same connection, one transaction at a time as ever, but its statements and its commit
@@ -60,6 +65,16 @@ T = TypeVar("T")
 MAX_BATCH = 128
 CHECKPOINT_PAGES = 1000  # WAL pages that call for a checkpoint (SQLite's own default)
 CHECKPOINT_PAUSE = 0.25  # seconds between checkpoints at most: a busy writer commits often
+# Once the WAL's frames reach WAL_AHEAD_FROM bytes (a stream of writes), its file is kept
+# WAL_AHEAD bytes past them, WAL_STEP at a time, so that commits overwrite blocks instead
+# of adding them (db.reserve_wal). A step holds the writer's turn for its fsync, so it is
+# taken only once no acknowledged write has committed for WAL_QUIET seconds: in the middle
+# of a stream of remembers a step made one of them wait 10-20 ms (docs/ARCHITECTURE.md,
+# "Round sixteen").
+WAL_AHEAD_FROM = 1 << 20
+WAL_AHEAD = 4 << 20
+WAL_STEP = 1 << 20
+WAL_QUIET = 0.02
 
 
 @dataclass
@@ -145,6 +160,13 @@ class Writer:
         # once (SQLITE_BUSY, no busy handler), and empty_wal must not.
         self._checkpoint_lock = threading.Lock()
         self._lull = lull
+        # A WAL frame's bytes; the WAL file's size as last extended ahead, and the size
+        # it is to be extended to (0: none), by the checkpoint thread in a lull.
+        row = conn.execute("PRAGMA page_size").fetchone()
+        self._frame = 24 + (int(row[0]) if row else 4096)
+        self._wal_end = 0
+        self._extend_to = 0
+        self._checkpoint_wanted = False
         if checkpointer is not None:
             conn.set_wal_hook(self._after_commit)  # replaces the auto-checkpoint
             self._checkpoint_thread = threading.Thread(
@@ -258,29 +280,69 @@ class Writer:
         for readers of older snapshots; False if one still held it. Under the
         writer's turn (an after-commit hook): no write can add to the WAL meanwhile."""
         with self._checkpoint_lock:
-            return db.checkpoint(self.conn)
+            emptied = db.checkpoint(self.conn)
+        self._wal_end = self._extend_to = 0  # truncated: extended again as frames come
+        return emptied
 
     def _after_commit(self, conn: apsw.Connection, name: str, pages: int) -> int:
         if pages >= CHECKPOINT_PAGES:
+            self._checkpoint_wanted = True
+            self._checkpoint_due.set()
+        used = 32 + pages * self._frame  # the WAL's header, then its frames
+        if used >= WAL_AHEAD_FROM and used + WAL_AHEAD > max(self._wal_end, self._extend_to):
+            self._extend_to = used + WAL_AHEAD  # further, if a step is pending
             self._checkpoint_due.set()
         return apsw.SQLITE_OK
 
     def _checkpoint_forever(self) -> None:
+        """Checkpoints, CHECKPOINT_PAUSE apart at least, and the WAL file extended ahead of
+        its frames (not held up by that pause), each in a lull."""
         assert self._checkpointer is not None
         renice_this_thread(NICE)
+        next_checkpoint = 0.0
         while True:
-            self._checkpoint_due.wait()
+            waits = []
+            if self._checkpoint_wanted:
+                waits.append(next_checkpoint - time.monotonic())
+            if self._extend_to:
+                waits.append(self.last_write + WAL_QUIET - time.monotonic())
+            self._checkpoint_due.wait(max(0.0, min(waits)) if waits else None)
             if self._checkpoint_stop.is_set():
                 return
             self._checkpoint_due.clear()
+            now = self._checkpoint_wanted and time.monotonic() >= next_checkpoint
+            if not now and not self._extend_to:
+                continue
             if self._lull is not None:
                 self._lull()
+            if self._extend_to and time.monotonic() - self.last_write >= WAL_QUIET:
+                try:  # on the writer's turn: no frame appended meanwhile
+                    self.run(self._extend_wal, durable=False)
+                except ShuttingDown:
+                    return
+            if not now:
+                continue
+            self._checkpoint_wanted = False
             try:
                 with self._checkpoint_lock:
                     self._checkpointer.wal_checkpoint(mode=apsw.SQLITE_CHECKPOINT_PASSIVE)
             except apsw.Error as exc:  # the next commit asks again
                 log.warning("WAL checkpoint: %s", exc)
-            self._checkpoint_stop.wait(CHECKPOINT_PAUSE)
+            next_checkpoint = time.monotonic() + CHECKPOINT_PAUSE
+
+    def _extend_wal(self, tx: Tx) -> None:
+        """A step of the WAL file's extension ahead of its frames (db.reserve_wal); the next
+        after the next lull."""
+        tx.counted = tx.used = False  # no search's result changes
+        try:
+            short, self._wal_end = db.reserve_wal(self.conn, self._extend_to, WAL_STEP)
+        except OSError as exc:  # a full disk, say: commits append, as before
+            log.info("WAL not extended ahead: %s", exc)
+            short, self._wal_end = False, 1 << 62
+        if short:
+            self._checkpoint_due.set()
+        else:
+            self._extend_to = 0
 
     def _run(self) -> None:
         stopping = False
@@ -355,6 +417,8 @@ class Writer:
         finally:
             if not durable:
                 self.conn.execute("PRAGMA synchronous=FULL")
+            else:  # a quiet spell counts from the commit's end
+                self.last_write = time.monotonic()
         done = [tx for _, tx, _, error in outcomes if error is None]
         if any(tx.counted for tx in done):
             self.version.value += 1
