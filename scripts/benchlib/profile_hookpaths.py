@@ -3,6 +3,7 @@ p99 <= 2x p50 on the paths of section 3c).
 
     cd scripts && ../.venv/bin/python -m benchlib.profile_hookpaths [--size 10000]
         [--events "pre-tool-use (path only),subagent-start"] [--rounds 30] [--plain]
+        [--pause MS] [--gap MS] [--no-command] [--json FILE]
 
 Runs section 3c's loop as scripts/bench does (the same inputs, a round of one command
 hook, one `python -c pass`, 5 MCP calls and 5 HTTP POSTs, the clients from the bench's
@@ -12,7 +13,9 @@ receive, its thread's run-queue wait, its garbage collections and the last child
 For each event and path it prints each stage's median and the slowest 3 calls stage by
 stage, with what overlapped them: a collection in any of the three processes, a wait for
 a core, how soon after a child process exited. --plain starts both untraced (the
-figures the bench would see, for an A/B of the tracing's own cost).
+figures the bench would see, for an A/B of the tracing's own cost); --pause 0 times the
+calls back to back as the bench did before its PAUSE, --gap a sleep before each path's
+first call of a round only.
 """
 
 from __future__ import annotations
@@ -56,14 +59,19 @@ def main() -> None:
     ap.add_argument(
         "--gap", type=float, default=0.0, help="ms slept before each path's first call a round"
     )
-    ap.add_argument("--pause", type=float, default=0.0, help="ms slept before every call")
+    ap.add_argument(
+        "--pause",
+        type=float,
+        default=None,
+        help="ms slept before every MCP and HTTP call (default: the bench's PAUSE; 0: none)",
+    )
     args = ap.parse_args()
     os.environ.setdefault("ENYAL_CACHE_DIR", str(args.cache / "enyal-cache"))
 
     from benchlib import clients
     from benchlib.config import FULL
     from benchlib.procs import Daemon, env_for
-    from benchlib.s_hookpaths import EVENTS, PER_ROUND, _input, _substituted, enable_http
+    from benchlib.s_hookpaths import EVENTS, PAUSE, PER_ROUND, _input, _substituted, enable_http
     from benchlib.stdio_rpc import PROTOCOL, StdioClient
     from benchlib.store import Engine, cached_store, install, make_corpus
     from enyal_client.commands.hooks import mcp_input
@@ -155,8 +163,9 @@ def main() -> None:
                         data = _input(name, next(counter))
                         if args.gap and pos == 0:
                             time.sleep(args.gap / 1e3)
-                        if args.pause:
-                            time.sleep(args.pause / 1e3)
+                        pause = PAUSE if args.pause is None else args.pause / 1e3
+                        if pause and way in PER_ROUND:
+                            time.sleep(pause)
                         note: dict[str, Any] = {"event": name, "way": way, "round": rnd}
                         note |= {"pos": pos, "key": data["session_id"], "since_exit": 0}
                         w0 = _wait_ns()
