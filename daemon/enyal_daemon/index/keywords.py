@@ -128,6 +128,7 @@ Remember = Callable[[Searched, Callable[[], Hits]], Hits]
 
 
 def _run(searched: Searched, compute: Callable[[], Hits]) -> Hits:
+    """The searches run, nothing remembered (`search`'s own)."""
     return compute()
 
 
@@ -192,11 +193,11 @@ class Remembered:
     of such a recall (14 of 24 ms for a failed command's, issue 29). Kept by the
     searches, not by the query's words: a word no entry holds (a test's number, a run's
     timing, "0.31s") searches nothing and only scales the scores, so an error that comes
-    back with such a word changed runs no search again; at 100k that search was 4.8 of a
-    failed command's 9 ms of request-thread CPU, the longer of the two branches beside
-    the query's embedding. A write that changes anything a search reads moves the
-    version, which drops them all; access counts do not (the results do not read
-    them)."""
+    back with such a word changed runs no search again; at 100k that search was 4.98 of
+    a failed command's 9.3 ms of request-thread CPU, level with the query's embedding
+    running beside it (6.2), so the call waited on it. A write that changes anything a
+    search reads moves the version, which drops them all; access counts do not (the
+    results do not read them)."""
 
     SIZE = 256
 
