@@ -22,10 +22,11 @@ Each MCP and HTTP call is timed after a pause (PAUSE, outside the timer), as a s
 hook comes: one per tool call, seconds apart, the machine having done other work in
 between. Without it 4 calls in 5 came back to back within a millisecond, a warm client,
 shim, daemon and CPU, and the fifth after 20-50 ms of the command hook and `python -c
-pass`: that first call of each round was 2.5-3.5x the others in every stage, the
-bench's own argument building included (10 -> 49 us), and so was one after a 30 ms
-sleep with no process started (513 against 195 us, the path alone over MCP;
-benchlib/profile_hookpaths.py). So p50 was the back-to-back call no session makes and
+pass`: that first call of each round was 2.5-3.5x the others (510 against 182 us, the
+path alone over MCP, 30 of 30 over 2x p50), and so was one after a 30 ms sleep with no
+process started (513 against 195 us), in every stage of the three processes, the
+bench's own argument building included (10 -> 49 us; benchlib/profile_hookpaths.py):
+the idle machine's state, not our code. So p50 was the back-to-back call no session makes and
 p99 the one every hook is; with the pause the first call of a round and the others
 time alike (514 against 493 us) and p99 <= 2x p50 reads one kind of call. Every call
 is kept."""
