@@ -25,6 +25,7 @@ import gc
 import http.client
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -56,6 +57,7 @@ def main() -> None:
     ap.add_argument("--plain", action="store_true", help="daemon and shim untraced")
     ap.add_argument("--no-command", action="store_true", help="no command hook, no bare start")
     ap.add_argument("--json", type=Path, help="write every call's stages here")
+    ap.add_argument("--keep", action="store_true", help="keep the work dir (store, traces)")
     ap.add_argument(
         "--gap", type=float, default=0.0, help="ms slept before each path's first call a round"
     )
@@ -181,6 +183,8 @@ def main() -> None:
         daemon.stop()
         gc.callbacks.remove(_gc)
     report(calls, traces, args.json)
+    if not args.keep:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def _load(traces: Path) -> tuple[dict[str, dict[str, int]], list[tuple[str, int, int, int]]]:
