@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import re
+import select
+import signal
 import socket
 import subprocess
 import sys
@@ -25,7 +28,7 @@ from daemon_support import RunningDaemon, isolated_env, launch_env
 from enyal_client.commands.hooks import mcp_input
 from enyal_client.hook_rpc import HookConnection
 from enyal_protocol import config
-from enyal_protocol.hooks.answer import FIELDS, answer
+from enyal_protocol.hooks.answer import FIELDS, answer, answered_alone
 from enyal_protocol.hooks.token import hook_token
 from enyal_protocol.paths import places, resolve
 from test_session_hooks import FAILURE, fixture
@@ -430,6 +433,68 @@ def test_the_shim_refuses_bad_hook_arguments(served: Served) -> None:
     assert result["isError"] and "no prompt" in result["content"][0]["text"]
     listed = served.shim.ask("tools/list", {})["result"]["tools"]
     assert "enyal_hook" not in {t["name"] for t in listed}, "not offered to the agent"
+
+
+class NoDaemon:
+    """A Caller for input answered alone: any call is a failure of the test."""
+
+    def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        raise AssertionError(f"{method} was called for an event answered alone")
+
+
+def test_what_is_answered_alone_needs_no_daemon(tmp_path: Path, monkeypatch: Any) -> None:
+    """answered_alone (what the shim and the endpoint answer where they read it) holds
+    for the tools that touch no file before and the tools other than Bash after, each
+    then `{}` with no call; never for a file's PreToolUse or a command's failure."""
+    monkeypatch.setenv("ENYAL_HOME", str(tmp_path / "home"))
+    alone = [
+        ("pre-tool-use", {"tool_name": "Glob"}),
+        ("pre-tool-use", {"tool_name": "mcp__x__y"}),
+        ("pre-tool-use", {"tool_input": {"command": "ls"}}),  # a Read of no file_path
+        ("post-tool-use", {"tool_name": "Read"}),
+        (FAILURE, {"tool_name": "Edit"}),
+    ]
+    for name, over in alone:
+        data = fixture(name, tmp_path, **over)
+        verb = CASES[name]
+        assert answered_alone(verb, data), (name, over)
+        assert answer(NoDaemon(), verb, data) == {}, (name, over)
+    for name in CASES:  # the recorded inputs: a file read, a failed command, a prompt...
+        assert not answered_alone(CASES[name], fixture(name, tmp_path)), name
+
+
+def test_a_hook_answered_alone_waits_for_no_call(served: Served) -> None:
+    """The shim answers a PreToolUse of a tool touching no file where it reads it: while
+    every call worker waits on a daemon that does not answer (stopped here), it is still
+    answered at once (it queued behind them before)."""
+    from enyal_client.mcp.server import CALL_WORKERS
+
+    shim = served.shim
+    assert shim.proc.stdout is not None
+    pid = served.d.proc.proc.pid
+    waiting = []
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        for n in range(CALL_WORKERS):
+            data = fixture("prompt-submit", served.project, session_id=f"waiting-{n}")
+            args = substituted(mcp_input("prompt-submit"), data)
+            shim.ids += 1
+            waiting.append(shim.ids)
+            params = {"name": "enyal_hook", "arguments": args}
+            shim.send({"jsonrpc": "2.0", "id": shim.ids, "method": "tools/call", "params": params})
+        data = fixture("pre-tool-use", served.project, tool_name="Glob", session_id="alone")
+        args = substituted(mcp_input("pre-tool-use"), data)
+        shim.ids += 1
+        params = {"name": "enyal_hook", "arguments": args}
+        shim.send({"jsonrpc": "2.0", "id": shim.ids, "method": "tools/call", "params": params})
+        ready, _, _ = select.select([shim.proc.stdout], [], [], 10)
+        assert ready, "the hook answered alone waited behind the calls to the daemon"
+        reply = json.loads(shim.proc.stdout.readline())
+        assert reply["id"] == shim.ids and reply["result"]["content"][0]["text"] == "{}"
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    answered = {json.loads(shim.proc.stdout.readline())["id"] for _ in waiting}
+    assert answered == set(waiting)
 
 
 def test_the_endpoint_is_off_by_default(tmp_path: Path) -> None:

@@ -585,6 +585,23 @@ def test_the_shim_stays_thin() -> None:
     assert out.strip() == ""
 
 
+def test_the_server_freezes_what_start_up_built() -> None:
+    """Once the server is loaded, what start-up built is out of the cyclic GC's sight
+    (gc.freeze), so a full collection during a call walks only what calls kept."""
+    import gc
+    import io
+
+    from enyal_client.mcp import stdio
+
+    gc.unfreeze()
+    try:
+        assert gc.get_freeze_count() == 0
+        assert stdio.run([], io.BytesIO(b""), io.BytesIO(), None) == 0
+        assert gc.get_freeze_count() > 1000
+    finally:
+        gc.unfreeze()
+
+
 def test_deep_oversize_and_non_utf8_frames_are_answered_and_the_shim_serves_on(
     project: Path, stderr_log: TextIO
 ) -> None:

@@ -113,6 +113,32 @@ def test_keyword_results_hold_until_a_write(memory: Any) -> None:
     assert len(found("zyxquux restarts")) == 1
 
 
+def test_a_word_no_entry_holds_runs_no_search_again(memory: Any) -> None:
+    """The keyword searches are remembered by what they read, not by the query's words:
+    an error asked again with a word no entry holds changed (a test's number, a timing)
+    runs no BM25 search, and its scores are still its own (scaled by all its words)."""
+    from enyal_daemon.index import keywords
+    from enyal_daemon.service import verbs
+    from enyal_protocol import wire as p
+
+    run = verbs.bind(memory)
+    for text in ("The zyxquux service restarts nightly.", "zyxquux logs rotate daily."):
+        run["remember"](p.RememberParams(content=text, scope="global"))
+    conn = memory.reader()
+    first = memory.keyword_results.search(conn, memory.doc_counts, "zyxquux restarts 0.31s", 10)
+    statements: list[str] = []
+    conn.exec_trace = lambda _cur, sql, _args: statements.append(sql) or True
+    try:
+        again = memory.keyword_results.search(conn, memory.doc_counts, "zyxquux restarts 0.47s", 10)
+    finally:
+        conn.exec_trace = None
+    assert not [s for s in statements if "bm25(" in s], statements
+    assert again == keywords.search(conn, memory.doc_counts, "zyxquux restarts 0.47s", 10)
+    assert [rid for rid, _ in again] == [rid for rid, _ in first]
+    alone = keywords.search(conn, memory.doc_counts, "zyxquux restarts", 10)
+    assert again[0][1] < alone[0][1]  # the absent word still counts in the scale
+
+
 def test_brief_rows_hold_until_memories_or_their_use_change(memory: Any, project: Any) -> None:
     """The brief's remembered rows (engine.brief_rows) are read again once a memory or
     its use changed, and not for the brief's own record of when it ran."""

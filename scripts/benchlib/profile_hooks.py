@@ -35,15 +35,22 @@ def main() -> None:
     ap.add_argument("--top", type=int, default=0, help="print the top N functions per event")
     ap.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "enyal-bench")
     ap.add_argument("--only", default="", help="comma-separated events")
+    ap.add_argument("--size", type=int, default=0, help="the full bench's store of this size")
     args = ap.parse_args()
     os.environ.setdefault("ENYAL_CACHE_DIR", str(args.cache / "enyal-cache"))
 
     from benchlib.s_hookpaths import EVENTS, _input
     from benchlib.store import Engine as BenchEngine
-    from benchlib.store import install, quick_store
+    from benchlib.store import cached_store, install, make_corpus, quick_store
 
-    store = quick_store(10_000, args.cache, print)
     bench = BenchEngine.load()
+    if args.size:
+        from benchlib.config import FULL
+
+        full = make_corpus(bench, FULL.base_texts, args.cache, print)
+        store, _ = cached_store(bench, full, args.size, args.cache, print)
+    else:
+        store = quick_store(10_000, args.cache, print)
 
     from benchlib import in_process
     from enyal_daemon.server.dispatch import Dispatcher

@@ -16,7 +16,20 @@ p99 <= 2x p50 on every path. A bare `python -c pass` is timed in the same loop a
 command hook, and each event's command p50 is also given as a multiple of it: on a
 loaded machine both move together, so the ratio is what compares across runs. main.py
 turns the endpoint on in the home's config.toml before the daemon starts when this
-section runs."""
+section runs.
+
+Each MCP and HTTP call is timed after a pause (PAUSE, outside the timer), as a session's
+hook comes: one per tool call, seconds apart, the machine having done other work in
+between. Without it 4 calls in 5 came back to back within a millisecond, a warm client,
+shim, daemon and CPU, and the fifth after 20-50 ms of the command hook and `python -c
+pass`: that first call of each round was 2.5-3.5x the others (510 against 182 us, the
+path alone over MCP, 30 of 30 over 2x p50), and so was one after a 30 ms sleep with no
+process started (513 against 195 us), in every stage of the three processes, the
+bench's own argument building included (10 -> 49 us; benchlib/profile_hookpaths.py):
+the idle machine's state, not our code. So p50 was the back-to-back call no session makes and
+p99 the one every hook is; with the pause the first call of a round and the others
+time alike (514 against 493 us) and p99 <= 2x p50 reads one kind of call. Every call
+is kept."""
 
 from __future__ import annotations
 
@@ -47,6 +60,7 @@ GOAL_MS = {"command": 50.0, "mcp": 15.0, "http": 15.0}
 # for a p99 that is one (150 at --quick); a command hook's start costs 15-30 ms and the
 # floor's 8, so those two keep one a round.
 PER_ROUND = {"mcp": 5, "http": 5}
+PAUSE = 0.010  # seconds before each MCP and HTTP call: the gap a session's hooks have
 BARE = "python -c pass"
 # Fixture -> `enyal hook` verb; session-start is command only (see commands/hooks.py).
 # "path only" is a PreToolUse of a tool that touches no file: answered `{}` before any
@@ -167,6 +181,8 @@ def run(ctx: Ctx, daemon: Daemon, n: int, port: int) -> None:
                 for way in ways:
                     for _ in range(PER_ROUND.get(way, 1)):
                         data = _input(name, next(calls))
+                        if way in PER_ROUND:
+                            time.sleep(PAUSE)
                         t0 = time.perf_counter()
                         paths[way](verb, data)
                         walls[way].append((time.perf_counter() - t0) * 1e3)

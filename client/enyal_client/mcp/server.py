@@ -2,10 +2,11 @@
 resources and their change notifications.
 
 Every line the client sends goes through handle() on the reading thread.
-What needs no daemon is answered there at once; tool calls and the resource
-requests that reach the daemon run on a small pool, so a ping, a cancellation
-or server/discover is answered while a call waits on the daemon (which may be
-starting).
+What needs no daemon is answered there at once (a hook event whose input says it is
+answered `{}`, as a PreToolUse of Glob, included: no hand-off to a worker and back);
+tool calls and the resource requests that reach the daemon run on a small pool, so a
+ping, a cancellation or server/discover is answered while a call waits on the daemon
+(which may be starting).
 
 Resources change under the client: the shim listens to the daemon (live.py) once
 a client cares, and forwards what it hears. Each era asks in its own way: the
@@ -31,6 +32,7 @@ from msgspec import UnsetType
 
 from enyal_protocol import __version__
 from enyal_protocol import wire as p
+from enyal_protocol.hooks.answer import answered_alone
 
 from ..pool import Pool
 from ..transport import ClientError, RpcError
@@ -290,6 +292,8 @@ class Server:
                 event, data = hook_tool.hook_input(arguments)
             except hook_tool.InvalidArguments as exc:
                 return _refused(era, name, exc)
+            if answered_alone(event, data):  # `{}` with no daemon call: here, at once
+                return hook_tool.run(self._link, event, data)
             self._submit(req_id, era, name, lambda _: hook_tool.run(self._link, event, data))
             return None
         try:

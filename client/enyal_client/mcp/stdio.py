@@ -5,6 +5,7 @@ messages are not lean_start.py's)."""
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import sys
 from typing import IO
@@ -41,6 +42,14 @@ def run(argv: list[str], stdin: LineReader, out: IO[bytes], negotiated: str | No
     )
     writer = Writer(out)
     server = Server(writer, Pool(), negotiated=negotiated)
+    # What start-up built (the modules, the server) lives as long as the process: out of
+    # the cyclic GC's sight from here on, as the daemon's (heap.freeze). A full collection
+    # walked all of it (~18,000 objects: 2.8-18 ms at load 12, on whichever call's
+    # allocation set it off, where a hook answered alone takes 0.15 ms); after the freeze
+    # it walks what calls have kept since (under 0.1 ms). Not collected first: that would
+    # cost the first call that loads the server those milliseconds, and import leaves
+    # next to no garbage to freeze.
+    gc.freeze()
     try:
         for line in lines(stdin):
             if isinstance(line, Oversized):  # answered under its id, so the client stops waiting

@@ -136,6 +136,25 @@ RUN: dict[str, Run] = {
 }
 
 
+# The events whose input can tell from a field or two that the answer is `{}` with no
+# daemon call (inject.py's own tests, read here, not repeated): the hosts that stay
+# running (the MCP shim, the daemon's HTTP endpoint) answer those where they read the
+# request, without handing it to a thread that may wait on the daemon. A PreToolUse of
+# a tool that touches no file and a PostToolUse of a tool other than Bash are most of a
+# session's hook events (one before and one after every tool call).
+ALONE: dict[str, Callable[[dict[str, Any]], bool]] = {
+    "pre-tool-use": lambda data: inject.touched_file(data) is None,
+    "post-tool-use": lambda data: not inject.ran_command(data),
+}
+
+
+def answered_alone(event: str, data: dict[str, Any]) -> bool:
+    """Whether `answer` gives this event `{}` without calling the daemon, as told from the
+    input alone (an event turned off is too, but that reads config.toml: not here)."""
+    test = ALONE.get(event)
+    return test is not None and test(data)
+
+
 def answer(
     c: Caller, event: str, data: dict[str, Any], budget: int | None = None
 ) -> dict[str, Any]:

@@ -113,6 +113,22 @@ def prompt_submit(
     return render("memories related to this prompt", c.call("recall", params)["results"])
 
 
+def touched_file(data: dict[str, Any]) -> str | None:
+    """The file a PreToolUse's tool is about to read or change; None for a tool that
+    touches none (Glob, Grep, Bash, an MCP tool...), which is answered `{}`."""
+    args = data.get("tool_input")
+    path = args.get("file_path") if isinstance(args, dict) else None
+    if data.get("tool_name") not in FILE_TOOLS or not isinstance(path, str) or not path:
+        return None
+    return path
+
+
+def ran_command(data: dict[str, Any]) -> bool:
+    """Whether a PostToolUse (or PostToolUseFailure) is a command's, the only tool whose
+    failure is looked up; any other tool's is answered `{}`."""
+    return data.get("tool_name") == "Bash"
+
+
 def pre_tool_use(
     c: Caller,
     data: dict[str, Any],
@@ -121,9 +137,8 @@ def pre_tool_use(
     budget: int | None,
     settings: config.Config,
 ) -> str:
-    args = data.get("tool_input")
-    path = args.get("file_path") if isinstance(args, dict) else None
-    if data.get("tool_name") not in FILE_TOOLS or not isinstance(path, str) or not path:
+    path = touched_file(data)
+    if path is None:
         return ""
     full = str_paths.join(cwd, path)  # an absolute file_path stays as it is
     if session:  # once per file per session
@@ -157,7 +172,7 @@ def failure_text(data: dict[str, Any]) -> str:
     Claude Code reports a command that exits non-zero as PostToolUseFailure, with its
     `error`; a PostToolUse can still hold a failure: a non-zero exit code or is_error in
     `tool_response`, or a test/build failure in its output (`pytest … || true`)."""
-    if data.get("tool_name") != "Bash":
+    if not ran_command(data):
         return ""
     error = data.get("error")
     response = data.get("tool_response")

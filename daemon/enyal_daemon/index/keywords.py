@@ -118,14 +118,30 @@ def search(
     return search_words(conn, counts, split_cjk(terms(text)), k, f)
 
 
+# What the BM25 searches of a query read, so the same searches give the same raw scores
+# while the store's version holds (Remembered): the words that pull candidates, those
+# that only score, each CJK word with the counts its scale comes from, k and the filter.
+Searched = tuple[tuple[Term, ...], tuple[Term, ...], tuple[tuple[Term, int, int], ...], int, Any]
+Hits = tuple[tuple[int, float], ...]
+Remember = Callable[[Searched, Callable[[], Hits]], Hits]
+
+
+def _run(searched: Searched, compute: Callable[[], Hits]) -> Hits:
+    """The searches run, nothing remembered (`search`'s own)."""
+    return compute()
+
+
 def search_words(
     conn: apsw.Connection,
     counts: DocCounts,
     words: list[Term],
     k: int,
     f: EntryFilter | None = None,
+    remember: Remember | None = None,
 ) -> list[tuple[int, float]]:
-    """`search` of a query already split into its words (split_cjk(terms(text)))."""
+    """`search` of a query already split into its words (split_cjk(terms(text))).
+    `remember`: where the raw BM25 hits of the searches it runs are kept, by what those
+    searches read (`Searched`): only the scaling to [0, 1] reads the query's other words."""
     if not words:
         return []
     n = _store_size(conn)
@@ -149,8 +165,14 @@ def search_words(
     totals: dict[int, float] = {}
     plain = [w for w in wanted if not w[1]]
     pulling = _pulling(plain, dfs, n) if n >= PRUNE_FROM else len(plain)
-    hits = _pulled_bm25(conn, plain[:pulling], plain[pulling:], k, f) if plain else []
-    hits += _cjk_bm25(conn, [w for w in wanted if w[1]], dfs, n, k, f)
+    pull, add, side = plain[:pulling], plain[pulling:], [w for w in wanted if w[1]]
+
+    def searched() -> Hits:
+        hits = _pulled_bm25(conn, pull, add, k, f) if plain else []
+        return (*hits, *_cjk_bm25(conn, side, dfs, n, k, f))
+
+    read = (tuple(pull), tuple(add), tuple((w, dfs[w], n) for w in side), k)
+    hits = (remember or _run)((*read, f if f is not None and f.restricts else None), searched)
     for rid, score in hits:
         totals[rid] = totals.get(rid, 0.0) + score
     scored = sorted(totals.items(), key=lambda item: item[1], reverse=True)[:k]
@@ -163,11 +185,16 @@ def search_words(
 
 
 class Remembered:
-    """The last keyword results, by the query's words, k and filter, while the store's
-    Version (store/writer.py) stays put: hooks search the same words again (a failing
-    test's error run after run, a file's path in every session), and once the query's
-    vector was remembered too (embedder/memo.py) this search was most of such a recall
-    (14 of 24 ms for a failed command's, issue 29). A write that changes anything a
+    """The last keyword searches' raw BM25 hits, by what the searches read (`Searched`),
+    while the store's Version (store/writer.py) stays put: hooks search the same words
+    again (a failing test's error run after run, a file's path in every session), and
+    once the query's vector was remembered too (embedder/memo.py) this search was most
+    of such a recall (14 of 24 ms for a failed command's, issue 29). Kept by the
+    searches, not by the query's words: a word no entry holds (a test's number, a run's
+    timing, "0.31s") searches nothing and only scales the scores, so an error that comes
+    back with such a word changed runs no search again; at 100k that search was 4.98 of
+    a failed command's 9.3 ms of request-thread CPU, level with the query's embedding
+    running beside it (6.2), so the call waited on it. A write that changes anything a
     search reads moves the version, which drops them all; access counts do not (the
     results do not read them). `count` is that version as its owner reads it (the engine's
     `_unwritten`: a new count each time on a store another process may write)."""
@@ -175,7 +202,7 @@ class Remembered:
     SIZE = 256
 
     def __init__(self, count: Callable[[], int]) -> None:
-        self._known: remembered.Remembered[tuple[tuple[int, float], ...]]
+        self._known: remembered.Remembered[Hits]
         self._known = remembered.Remembered(count, self.SIZE)
 
     def search(
@@ -186,10 +213,8 @@ class Remembered:
         k: int,
         f: EntryFilter | None = None,
     ) -> list[tuple[int, float]]:
-        """`search`'s answer, remembered."""
-        words = split_cjk(terms(text))  # once: the key, and the search on a miss
-        key = (tuple(words), k, f if f is not None and f.restricts else None)
-        return list(self._known.get(key, lambda: tuple(search_words(conn, counts, words, k, f))))
+        """`search`'s answer, its searches remembered."""
+        return search_words(conn, counts, split_cjk(terms(text)), k, f, self._known.get)
 
 
 def _pulling(words: list[Term], dfs: dict[Term, int], n: int) -> int:

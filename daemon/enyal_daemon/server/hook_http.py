@@ -39,7 +39,7 @@ import msgspec
 
 from enyal_protocol import config
 from enyal_protocol import wire as p
-from enyal_protocol.hooks.answer import FIELDS, answer
+from enyal_protocol.hooks.answer import FIELDS, answer, answered_alone
 from enyal_protocol.hooks.caller import HookInputError
 
 from ..errors import HttpRefused
@@ -184,5 +184,8 @@ class HookEndpoint:
             except (HookInputError, config.ConfigError) as exc:
                 raise HttpRefused(400, str(exc)) from None
 
-        out = await asyncio.get_running_loop().run_in_executor(self._pool, run)
+        if answered_alone(verb, data):  # `{}` with no daemon call: on the loop, no hop
+            out = run()
+        else:
+            out = await asyncio.get_running_loop().run_in_executor(self._pool, run)
         return json.dumps(out, ensure_ascii=False).encode()
