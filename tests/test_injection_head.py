@@ -126,3 +126,36 @@ def test_the_fresh_batch_is_held_out_whole() -> None:
     assert len(attacks) >= 150 and len(fresh) - len(attacks) >= 150
     kinds = {r["kind"] for r in rows if r["label"] == "attack"} - {"composed"}
     assert kinds <= {r["kind"] for r in attacks}
+
+
+def test_with_a_head_shipped_a_write_hands_it_each_runs_states(
+    memory: Any, embedder: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Were a head shipped, Engine.embed_memory would make the runs' token states with
+    the vectors (a text of one passage: one run; a longer one: a run a passage), the
+    vectors the same as without it, and judge would read the head."""
+    plain_short, plain_long = memory.embed_memory(BENIGN), memory.embed_memory(LONG)
+    assert plain_short.states == () and plain_long.states == ()
+    monkeypatch.setattr(head, "shipped", lambda: _random_head())
+    short, long = memory.embed_memory(BENIGN), memory.embed_memory(LONG)
+    assert len(short.states) == 1
+    assert short.states[0].shape == (embedder.window_tokens(BENIGN), embedder.dim)
+    assert np.allclose(short.whole, plain_short.whole, atol=1e-6)
+    assert len(long.parts) > 1 and len(long.states) == len(long.parts)
+    assert [len(s) for s in long.states] == [embedder.window_tokens(t) for t in long.parts]
+    assert np.allclose(long.passages, plain_long.passages, atol=1e-6)
+    # judge reads the head: one that flags everything quarantines a plain convention
+    some = _random_head()
+    eager = head.Head(some.filters, some.filter_bias, np.zeros(3, np.float32), 50.0, 1.0, 0.5)
+    monkeypatch.setattr(head, "shipped", lambda: eager)
+    assert injection.judge_memory(
+        BENIGN, [], None, short.whole, short.passages, states=short.states
+    ) == [injection.CLASSIFIER]
+    assert injection.judge_memory(BENIGN, [], None, short.whole, short.passages) == []
+
+
+LONG = " ".join(
+    f"Step {i}: run the migration for shard {i}, check the row counts, then record the "
+    "result in the release notes before moving on to the next shard."
+    for i in range(6)
+)
