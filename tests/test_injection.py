@@ -106,7 +106,8 @@ def test_the_classifier_lifts_the_held_out_half_far_above_the_rules(
 ) -> None:
     """What judge (classifier and rules) does on the set's held-out half, through the real
     model, against the rules alone (measured in round four: 73.4% of 507 attacks caught,
-    the rules alone 13.8%; 1.7% of 576 benign texts flagged). The benign bound is the
+    the rules alone 13.8%; 1.7% of 576 benign texts flagged; with round nine's fresh
+    batch, 464 of 667 caught and 20 of 730 benign texts flagged). The benign bound is the
     issue's 3% plus one point, about one standard error of a rate near 3% on 576 texts."""
     judged = held_out
     caught, conventions, benign = _rates(judged)
@@ -119,7 +120,8 @@ def test_the_classifier_lifts_the_held_out_half_far_above_the_rules(
 @pytest.mark.xfail(
     strict=True,
     reason="issue 24's goal is not met yet: held out 73.4% caught (of 90%), 2.9% of conventions "
-    "flagged (docs/ARCHITECTURE.md, 'Poisoned text', round four)",
+    "flagged (docs/ARCHITECTURE.md, 'Poisoned text', round four); on round nine's fresh batch, "
+    "58.1% and 7.7% ('Round nine')",
 )
 def test_the_held_out_half_meets_the_goal(
     held_out: list[tuple[dict[str, Any], list[str]]],
@@ -544,4 +546,7 @@ def test_a_dev_only_batch_stays_out_of_the_held_out_half() -> None:
     make_set.split(hashed)
     assert {r["split"] for r in hashed} == {"dev", "heldout"}  # the hash alone would split it
     held = [r for r in rows if r["split"] == "heldout"]
-    assert len(held) == 1083 and not any(r.get("batch") in make_set.DEV_ONLY for r in held)
+    assert not any(r.get("batch") in make_set.DEV_ONLY for r in held)
+    # the rows earlier rounds measured, and round nine's fresh batch (FRESH_HELDOUT) beside
+    older = [r for r in held if r.get("batch") not in make_set.FRESH_HELDOUT]
+    assert len(older) == 1083 and len(held) > len(older)

@@ -129,6 +129,17 @@ class Embedder:
 
     def embed_many(self, texts: list[str]) -> Vectors:
         """Many texts -> (n, 384), in input order; batched with dynamic padding."""
+        return self._embed_many(texts, None)
+
+    def embed_many_states(self, texts: list[str]) -> tuple[Vectors, list[Vectors]]:
+        """`embed_many`, and each text's token states from the same runs: the model's
+        last_hidden_state over the text's own tokens ([CLS] and [SEP] included, padding
+        not), (tokens, 384) each, which the vector mean-pools. Read by the injection
+        head (hygiene/head.py), which needs the word order the pooling loses."""
+        states: list[Vectors] = [np.empty((0, DIM), dtype=np.float32)] * len(texts)
+        return self._embed_many(texts, states), states
+
+    def _embed_many(self, texts: list[str], states: list[Vectors] | None) -> Vectors:
         out = np.empty((len(texts), DIM), dtype=np.float32)
         if not texts:
             return out
@@ -145,7 +156,13 @@ class Embedder:
                 n = lengths[i]
                 ids[row, :n] = windows[i]
                 mask[row, :n] = 1
-            out[chunk] = self._run(ids, mask)
+            if states is None:
+                out[chunk] = self._run(ids, mask)
+                continue
+            hidden = self._hidden(ids, mask)
+            out[chunk] = _pooled(hidden, mask)
+            for row, i in enumerate(chunk):
+                states[i] = hidden[row, : lengths[i]].copy()
         return out
 
     def count_tokens(self, texts: list[str]) -> list[int]:
@@ -173,17 +190,27 @@ class Embedder:
         return [end for _, end in self._tokenizer.encode(text, add_special_tokens=False).offsets]
 
     def _run(self, ids: npt.NDArray[np.int64], mask: npt.NDArray[np.int64]) -> Vectors:
+        return _pooled(self._hidden(ids, mask), mask)
+
+    def _hidden(self, ids: npt.NDArray[np.int64], mask: npt.NDArray[np.int64]) -> Vectors:
+        """The run's last_hidden_state, (texts, width, 384)."""
         feeds = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self._input_names:
             feeds["token_type_ids"] = np.zeros_like(ids)
         # A run's width is its longest text's length (padding is to the longest).
         session = self._short if ids.shape[1] <= SHORT_TOKENS else self._long
         (hidden,) = session.run(["last_hidden_state"], feeds)
-        m = mask[:, :, None].astype(np.float32)
-        pooled = (hidden * m).sum(axis=1) / np.clip(m.sum(axis=1), 1e-9, None)
-        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        result: Vectors = (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+        result: Vectors = hidden
         return result
+
+
+def _pooled(hidden: Vectors, mask: npt.NDArray[np.int64]) -> Vectors:
+    """Mean of the unmasked tokens' states, as a unit vector: each text's vector."""
+    m = mask[:, :, None].astype(np.float32)
+    pooled = (hidden * m).sum(axis=1) / np.clip(m.sum(axis=1), 1e-9, None)
+    norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+    result: Vectors = (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+    return result
 
 
 def _window(ids: list[int]) -> list[int]:

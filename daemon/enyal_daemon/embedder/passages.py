@@ -47,11 +47,14 @@ class Embedding:
     """What a memory's text is stored as: its whole vector, and (for a text longer than
     one passage) one vector a passage, in text order; shape (0, dim) when it has none.
     `parts`: the passages' texts, when it was just cut (the quarantine judge reads each
-    passage's words with its vector); empty when read back from the store."""
+    passage's words with its vector); empty when read back from the store. `states`:
+    each run's token states (the text's, or each passage's), when the write made them
+    for an injection head (Engine.embed_memory; hygiene/head.py); else empty."""
 
     whole: Vector
     passages: Vectors
     parts: tuple[str, ...] = ()
+    states: tuple[Vectors, ...] = ()
 
     @classmethod
     def of(cls, whole: Vector) -> Embedding:

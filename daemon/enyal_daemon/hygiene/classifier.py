@@ -189,12 +189,19 @@ class Classifier:
             z += chars * self.chars_logit(text)
         return z
 
+    def logit(
+        self, text: str, whole: Vector, passages: Vectors, parts: Sequence[str] = ()
+    ) -> float:
+        """A text's mixed log-odds: the vector model's share and the word and character
+        models' (a head on the token states adds its own to it: hygiene/head.py)."""
+        z = self.mix * self.vector_logit(text, whole, passages, parts)
+        return z + self._text_logit(text, len(passages) > 0)
+
     def score(
         self, text: str, whole: Vector, passages: Vectors, parts: Sequence[str] = ()
     ) -> float:
-        """A text's score: the probability of the mixed log-odds of the two models."""
-        z = self.mix * self.vector_logit(text, whole, passages, parts)
-        z += self._text_logit(text, len(passages) > 0)
+        """A text's score: the probability of the mixed log-odds of the models."""
+        z = self.logit(text, whole, passages, parts)
         return float(1.0 / (1.0 + np.exp(-z)))
 
     def flags(self, text: str, whole: Vector, passages: Vectors, parts: Sequence[str] = ()) -> bool:

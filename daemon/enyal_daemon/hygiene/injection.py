@@ -21,11 +21,12 @@ on the labelled set in tests/data/injection/.
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from collections.abc import Sequence
 
-from . import classifier
+from . import classifier, head
 
 CLASSIFIER = "classifier"  # the reason recorded when the classifier flagged a text
 
@@ -134,10 +135,12 @@ def judge(
     content_type: str | None = None,
     turn: bool = False,
     parts: Sequence[str] = (),
+    states: Sequence[head.States] = (),
 ) -> list[str]:
     """Why `text`, embedded as `whole` and `passages` (its passages' vectors, no rows for
     a text of one passage; `parts` their texts, whose cues the classifier reads with
-    each passage), reads as an instruction to the agent (empty: it
+    each passage; `states` its runs' token states, read by a head when one is shipped:
+    classified()), reads as an instruction to the agent (empty: it
     reads as data): the rules it trips, which name what they saw; else [CLASSIFIER] if
     the classifier flags it (not for a `content_type` in RULES_ONLY; for a `turn` of a
     conversation, only with its vector model's agreement: TURN_TAGS). A write
@@ -149,11 +152,31 @@ def judge(
     if reasons or content_type in RULES_ONLY:
         return reasons
     model = classifier.shipped()
-    if model.flags(text, whole, passages, parts) and (
+    if classified(model, head.shipped(), text, whole, passages, parts, states) and (
         not turn or model.vector_agrees(text, whole, passages, parts)
     ):
         return [CLASSIFIER]
     return reasons
+
+
+def classified(
+    model: classifier.Classifier,
+    reader: head.Head | None,
+    text: str,
+    whole: classifier.Vector,
+    passages: classifier.Vectors,
+    parts: Sequence[str] = (),
+    states: Sequence[head.States] = (),
+) -> bool:
+    """Whether the classifier flags the text: alone (`model.flags`), or with a head on
+    its token states (`reader`, when the write has them): the classifier's log-odds plus
+    the head's share of its own, at the head's threshold. No head is shipped (round
+    nine's did not beat the classifier alone: docs/ARCHITECTURE.md, "Round nine"), so a
+    write reads the classifier alone."""
+    if reader is None or not states:
+        return model.flags(text, whole, passages, parts)
+    z = model.logit(text, whole, passages, parts) + reader.mix * reader.logit(states)
+    return z >= math.log(reader.threshold / (1 - reader.threshold))
 
 
 def judge_memory(
@@ -164,14 +187,16 @@ def judge_memory(
     passages: classifier.Vectors,
     turn: bool = False,
     parts: Sequence[str] = (),
+    states: Sequence[head.States] = (),
 ) -> list[str]:
     """judge() of a memory as it is stored, the same for every write (remember, update,
     an import, a hub's pull, the repository's files; an imported conversation turn
     apart, `turn`): its text with its tags, which an
     agent reads back beside it, by its type; `whole` and `passages` are its text's.
     `turn`: an imported turn of a conversation (is_turn), judged as judge() says;
-    `parts`: the passages' texts (of `content`: the tags are read with the whole)."""
-    return judge(" ".join([content, *tags]), whole, passages, content_type, turn, parts)
+    `parts`: the passages' texts (of `content`: the tags are read with the whole);
+    `states`: its runs' token states (of `content`), when the write made them."""
+    return judge(" ".join([content, *tags]), whole, passages, content_type, turn, parts, states)
 
 
 def is_turn(tags: Sequence[str]) -> bool:

@@ -35,6 +35,7 @@ from ...embedder.model_files import ModelFiles
 from ...embedder.onnx import Embedder, Vectors
 from ...embedder.passages import Embedding
 from ...errors import InvalidValue, ModelUnavailable, NotFound, ShuttingDown, StorageError
+from ...hygiene import head
 from ...hygiene.secrets import BUILT_IN, Redactor
 from ...index import keywords
 from ...index.entry_index import EntryIndex
@@ -448,10 +449,24 @@ class Engine:
         it, and under steady recall it would wait behind every query queued (issue 30). A
         long text's whole vector is made from its passages' (passages.whole_of)."""
         (parts,) = passages.counted([text], self.embedder.count_tokens)
+        if head.shipped() is not None:
+            return self._embed_with_states(text, parts)
         if not parts.texts:
             return Embedding.of(self._batcher.embed(text, first=True))
         vecs = self.embed_many(parts.texts)
         return Embedding(passages.whole_of(vecs, parts.tokens), vecs, tuple(parts.texts))
+
+    def _embed_with_states(self, text: str, parts: passages.Passages) -> Embedding:
+        """`embed_memory`'s Embedding with its runs' token states, for the injection head
+        (hygiene/head.py): the same runs, on this thread under an embedding slot. Only
+        when a head is shipped; none is (docs/ARCHITECTURE.md, "Round nine")."""
+        runs = parts.texts or [text]
+        with self._embed_slots:
+            vecs, states = self.embedder.embed_many_states(runs)
+        if not parts.texts:
+            return Embedding(vecs[0], vecs[:0], (), tuple(states))
+        whole = passages.whole_of(vecs, parts.tokens)
+        return Embedding(whole, vecs, tuple(parts.texts), tuple(states))
 
     def stored_embedding(
         self, rid: int, conn: apsw.Connection | None = None, *, text: str | None = None

@@ -108,7 +108,13 @@ def remember(
     expires = expiry.expires_at(params.ttl, at) if params.ttl is not None else None
     kind = content_type or params.content_type
     flags = judge_memory(
-        params.content, params.tags, kind, emb.whole, emb.passages, parts=emb.parts
+        params.content,
+        params.tags,
+        kind,
+        emb.whole,
+        emb.passages,
+        parts=emb.parts,
+        states=emb.states,
     )
     entry = p.Entry(
         id=str(uuid.uuid4()),
@@ -390,7 +396,15 @@ def _judged(
         vectors = engine.embed_memory(content)
     tags = params.tags if params.tags is not None else row.entry().tags
     kind = params.content_type or row.content_type
-    return judge_memory(content, tags, kind, vectors.whole, vectors.passages, parts=vectors.parts)
+    return judge_memory(
+        content,
+        tags,
+        kind,
+        vectors.whole,
+        vectors.passages,
+        parts=vectors.parts,
+        states=vectors.states,
+    )
 
 
 def forget(engine: Engine, params: p.ForgetParams) -> p.ForgetResult:
