@@ -37,9 +37,14 @@ class CachedEmbedder(Embedder):
         super().__init__(files)
         # The model and what runs it: the 8-bit build's vectors are not the source model's,
         # and texts past SHORT_TOKENS may run on the fp32 build (embedder/onnx.py).
-        runs = files.runtime.name if files.runtime is not None else "source"
+        # (A build is named by the vectors it computes: build8.vectors_name.)
+        runs = build8.vectors_name(files.runtime) if files.runtime is not None else "source"
         if files.long_runtime != files.runtime:
-            long = files.long_runtime.name if files.long_runtime is not None else "source"
+            long = (
+                build8.vectors_name(files.long_runtime)
+                if files.long_runtime is not None
+                else "source"
+            )
             runs += f" {long} past {SHORT_TOKENS}"
         # How onnxruntime runs them: a fusion left out changes the 8-bit build's vectors
         # (onnx.UNFUSED; none named: the vectors cached before it).
