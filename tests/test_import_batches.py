@@ -146,8 +146,9 @@ def test_the_next_chunk_is_embedding_before_this_one_is_waited_for(
     # Each chunk is split between the two embedding threads; were the next chunk handed
     # over only once this one is done, the thread done first with its half would wait for
     # the other's and for the next chunk's counting (docs/ARCHITECTURE.md). The first is
-    # handed over before the rest of the request is read, and the last chunk, judged and
-    # written once every embedding is done, is a small one.
+    # handed over before the rest of the request is read, and is a small one (the cores
+    # wait while it is read), as is the last chunk, judged and written once every
+    # embedding is done.
     events: list[tuple[str, int]] = []
     sizes: list[int] = []
     real = memory.embed_memories_soon
@@ -183,7 +184,8 @@ def test_the_next_chunk_is_embedding_before_this_one_is_waited_for(
     for k in range(chunks - 1):
         assert events.index(("handed", k + 1)) < events.index(("waited", k)), events
     assert max(sizes) <= transfer.CHUNK
-    assert 0 < sizes[-1] <= transfer.LAST_CHUNK < min(sizes[:-1]), sizes
+    assert 0 < sizes[0] <= transfer.FIRST_CHUNK and 0 < sizes[-1] <= transfer.LAST_CHUNK, sizes
+    assert max(transfer.FIRST_CHUNK, transfer.LAST_CHUNK) < min(sizes[1:-1]), sizes
 
 
 def test_a_line_held_when_checked_but_gone_when_written_is_embedded_then(

@@ -145,9 +145,7 @@ def _sentences(text: str) -> list[str]:
     return [s for s in sentences if s]
 
 
-def _pack(
-    sentences: list[str], counts: list[int], ids: list[list[int]] | None = None
-) -> Passages:
+def _pack(sentences: list[str], counts: list[int], ids: list[list[int]] | None = None) -> Passages:
     out = Passages([], [])
     run: list[int] = []  # the sentences of the passage being packed
     size = 0
