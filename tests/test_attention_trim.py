@@ -13,7 +13,7 @@ import numpy as np
 import onnxruntime as ort
 import pytest
 
-from enyal_daemon.embedder import attention_trim, matmul8, passages
+from enyal_daemon.embedder import attention_trim, build8, matmul8, passages
 from enyal_daemon.embedder import protowire as pw
 from enyal_daemon.embedder.build8 import ACCURACY_LEVEL, BLOCK_SIZE
 from enyal_daemon.embedder.model_files import ModelFiles, locate
@@ -108,3 +108,6 @@ def test_the_daemon_runs_trimmed_builds(embedder: Any) -> None:
     for path in {embedder.files.runtime, embedder.files.long_runtime}:
         ops = _ops(path.read_bytes())
         assert "IsNaN" not in ops, f"{path.name} is not trimmed"
+        # Its vectors are the untrimmed recipe's, bit for bit: a cache of vectors says so.
+        name = build8.vectors_name(path)
+        assert name != path.name and name.endswith(("-mmnb8-b64-x.onnx", "-fp32-x.onnx"))
