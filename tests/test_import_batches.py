@@ -39,13 +39,15 @@ class Counting:
     def __init__(self, real: Any) -> None:
         self.real = real
         self.texts: list[str] = []
+        self.ids: list[list[int] | None] = []  # each text's token ids, when it came with them
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.real, name)
 
-    def embed_many(self, texts: list[str]) -> Any:
+    def embed_many(self, texts: list[str], ids: Any = None) -> Any:
         self.texts.extend(texts)
-        return self.real.embed_many(texts)
+        self.ids.extend(ids if ids is not None else [None] * len(texts))
+        return self.real.embed_many(texts, ids)
 
 
 def _lines(contents: list[str]) -> list[str]:
@@ -120,14 +122,33 @@ def test_a_text_is_embedded_once_and_lines_held_already_not_at_all(memory: Any) 
     assert counting.texts == []  # nothing the store held was embedded again
 
 
+def test_a_passage_is_tokenized_once(memory: Any, embedder: Any) -> None:
+    # Its sentences are tokenized to pack them; its ids are theirs, handed to the model
+    # with its text rather than made again (issue 30), and they are the ids its text has.
+    counting = Counting(memory.embedder)
+    memory.embedder = counting
+    transfer.import_lines(memory, p.ImportParams(lines=_lines(CONTENTS)))
+    passages = {x for t in LONG for x in split(t, embedder.count_tokens)}
+    given = dict(zip(counting.texts, counting.ids, strict=True))
+    assert passages <= set(given)
+    for text in passages:
+        assert given[text] == embedder.token_ids([text])[0], text
+    assert all(given[t] is None for t in SHORT)  # a text run whole is tokenized there
+    # The same vectors, bit for bit, as the texts tokenized again.
+    texts = sorted(given)
+    made = embedder.embed_many(texts, [given[t] for t in texts])
+    assert np.array_equal(made, embedder.embed_many(texts))
+
+
 def test_the_next_chunk_is_embedding_before_this_one_is_waited_for(
     memory: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Each chunk is split between the two embedding threads; were the next chunk handed
     # over only once this one is done, the thread done first with its half would wait for
     # the other's and for the next chunk's counting (docs/ARCHITECTURE.md). The first is
-    # handed over before the rest of the request is read, and the last chunk, judged and
-    # written once every embedding is done, is a small one.
+    # handed over before the rest of the request is read, and is a small one (the cores
+    # wait while it is read), as is the last chunk, judged and written once every
+    # embedding is done.
     events: list[tuple[str, int]] = []
     sizes: list[int] = []
     real = memory.embed_memories_soon
@@ -163,7 +184,8 @@ def test_the_next_chunk_is_embedding_before_this_one_is_waited_for(
     for k in range(chunks - 1):
         assert events.index(("handed", k + 1)) < events.index(("waited", k)), events
     assert max(sizes) <= transfer.CHUNK
-    assert 0 < sizes[-1] <= transfer.LAST_CHUNK < min(sizes[:-1]), sizes
+    assert 0 < sizes[0] <= transfer.FIRST_CHUNK and 0 < sizes[-1] <= transfer.LAST_CHUNK, sizes
+    assert max(transfer.FIRST_CHUNK, transfer.LAST_CHUNK) < min(sizes[1:-1]), sizes
 
 
 def test_a_line_held_when_checked_but_gone_when_written_is_embedded_then(

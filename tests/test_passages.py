@@ -295,9 +295,9 @@ def test_a_long_texts_whole_vector_is_made_of_its_passages_by_every_write(
     given: list[str] = []
     real = memory.embedder.embed_many
 
-    def seen(texts: list[str]) -> Any:
+    def seen(texts: list[str], ids: Any = None) -> Any:
         given.extend(texts)
-        return real(texts)
+        return real(texts, ids)
 
     memory.embedder.embed_many = seen
     remembered = memories.remember(memory, p.RememberParams(content=LONG, scope="global"))

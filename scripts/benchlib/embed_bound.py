@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 import threading
 import time
+from collections.abc import Sequence
 
 from benchlib import corpus
 from benchlib.agent_worker import RECALL_SHARE
@@ -49,13 +50,17 @@ def measure(engine: Engine, seconds: float, sample: list[str]) -> float:
     return sum(done) / (time.perf_counter() - t0)
 
 
-def batched(engine: Engine, sample: list[str]) -> float:
+def batched(
+    engine: Engine, sample: list[str], ids: Sequence[list[int] | None] | None = None
+) -> float:
     """Texts embedded per second by THREADS threads, each embedding its share of `sample` in
-    batches, as the daemon embeds an import: the most an import can store per second."""
+    batches, as the daemon embeds an import: the most an import can store per second.
+    `ids`: each text's token ids where the daemon has them already (Embedder.embed_many)."""
     engine.embedder.embed_many(sample[:32])  # first runs at these widths allocate: not timed
-    parts = [sample[k::THREADS] for k in range(THREADS)]
+    given = list(ids) if ids is not None else [None] * len(sample)
+    parts = [(sample[k::THREADS], given[k::THREADS]) for k in range(THREADS)]
     t0 = time.perf_counter()
-    threads = [threading.Thread(target=engine.embedder.embed_many, args=(part,)) for part in parts]
+    threads = [threading.Thread(target=engine.embedder.embed_many, args=part) for part in parts]
     for t in threads:
         t.start()
     for t in threads:
@@ -69,5 +74,5 @@ def stored(engine: Engine, sample: list[str]) -> float:
     THREADS threads in batches: the most an import of these texts can store per second."""
     from enyal_daemon.embedder import passages
 
-    unique, _ = passages.plan(sample, engine.embedder.count_tokens)
-    return batched(engine, unique) * len(sample) / len(unique)
+    unique, ids, _ = passages.plan_tokenized(sample, engine.embedder.token_ids)
+    return batched(engine, unique, ids) * len(sample) / len(unique)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -37,9 +38,14 @@ class CachedEmbedder(Embedder):
         super().__init__(files)
         # The model and what runs it: the 8-bit build's vectors are not the source model's,
         # and texts past SHORT_TOKENS may run on the fp32 build (embedder/onnx.py).
-        runs = files.runtime.name if files.runtime is not None else "source"
+        # (A build is named by the vectors it computes: build8.vectors_name.)
+        runs = build8.vectors_name(files.runtime) if files.runtime is not None else "source"
         if files.long_runtime != files.runtime:
-            long = files.long_runtime.name if files.long_runtime is not None else "source"
+            long = (
+                build8.vectors_name(files.long_runtime)
+                if files.long_runtime is not None
+                else "source"
+            )
             runs += f" {long} past {SHORT_TOKENS}"
         # How onnxruntime runs them: a fusion left out changes the 8-bit build's vectors
         # (onnx.UNFUSED; none named: the vectors cached before it).
@@ -57,12 +63,15 @@ class CachedEmbedder(Embedder):
         self._lock = threading.Lock()
         self.embedded = 0  # texts this process had to embed (not found in the cache)
 
-    def embed_many(self, texts: list[str]) -> Vectors:
+    def embed_many(
+        self, texts: list[str], ids: Sequence[list[int] | None] | None = None
+    ) -> Vectors:
         keys = [_key(t) for t in texts]
         found = self._lookup(keys)
         missing = list(dict.fromkeys(t for t, k in zip(texts, keys, strict=True) if k not in found))
         if missing:
-            vecs = super().embed_many(missing)
+            known = dict(zip(texts, ids, strict=True)) if ids is not None else {}
+            vecs = super().embed_many(missing, [known.get(t) for t in missing])
             rows = [(_key(t), v.tobytes()) for t, v in zip(missing, vecs, strict=True)]
             with self._lock, self._db:
                 self._db.executemany("INSERT OR IGNORE INTO v VALUES (?, ?)", rows)

@@ -18,6 +18,7 @@ Choices (measured, see docs/ARCHITECTURE.md):
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -94,6 +95,9 @@ class Embedder:
         self._tokenizer = Tokenizer.from_file(str(files.tokenizer))
         self._tokenizer.no_padding()
         self._tokenizer.no_truncation()
+        # What the tokenizer puts around a text's own ids ([CLS] before, [SEP] after): a
+        # text whose ids are known (embed_many's `ids`) is run as the tokenizer would run it.
+        self._bracket = self._tokenizer.encode("").ids
         short = files.runtime or files.model
         long = files.long_runtime or files.model
         # Both builds come from one folded graph: their embedding tables are one copy. One
@@ -127,23 +131,40 @@ class Embedder:
         vec: Vectors = self._run(ids, np.ones_like(ids))[0]
         return vec
 
-    def embed_many(self, texts: list[str]) -> Vectors:
-        """Many texts -> (n, 384), in input order; batched with dynamic padding."""
-        return self._embed_many(texts, None)
+    def embed_many(
+        self, texts: list[str], given: Sequence[list[int] | None] | None = None
+    ) -> Vectors:
+        """Many texts -> (n, 384), in input order; batched with dynamic padding. `given`:
+        each text's token ids when they are known (`token_ids`' of it: a passage's are its
+        sentences', passages.tokenized), so it is not tokenized again; None where not."""
+        return self._embed_many(texts, given, None)
 
-    def embed_many_states(self, texts: list[str]) -> tuple[Vectors, list[Vectors]]:
+    def embed_many_states(
+        self, texts: list[str], given: Sequence[list[int] | None] | None = None
+    ) -> tuple[Vectors, list[Vectors]]:
         """`embed_many`, and each text's token states from the same runs: the model's
         last_hidden_state over the text's own tokens ([CLS] and [SEP] included, padding
         not), (tokens, 384) each, which the vector mean-pools. Read by the injection
         head (hygiene/head.py), which needs the word order the pooling loses."""
         states: list[Vectors] = [np.empty((0, DIM), dtype=np.float32)] * len(texts)
-        return self._embed_many(texts, states), states
+        return self._embed_many(texts, given, states), states
 
-    def _embed_many(self, texts: list[str], states: list[Vectors] | None) -> Vectors:
+    def _embed_many(
+        self,
+        texts: list[str],
+        given: Sequence[list[int] | None] | None,
+        states: list[Vectors] | None,
+    ) -> Vectors:
         out = np.empty((len(texts), DIM), dtype=np.float32)
         if not texts:
             return out
-        windows = [_window(e.ids) for e in self._tokenizer.encode_batch(texts)]
+        known = given if given is not None else [None] * len(texts)
+        todo = [t for t, have in zip(texts, known, strict=True) if have is None]
+        made = iter(self._tokenizer.encode_batch(todo) if todo else [])
+        first, last = self._bracket[:1], self._bracket[1:]
+        windows = [
+            _window(next(made).ids if have is None else first + have + last) for have in known
+        ]
         lengths = [len(w) for w in windows]
         order = sorted(range(len(texts)), key=lambda i: lengths[i])
         # Short and long texts never share a run: each goes to its own length's build.
@@ -167,12 +188,15 @@ class Embedder:
 
     def count_tokens(self, texts: list[str]) -> list[int]:
         """How many of the model's tokens each text is, whole (not cut at MAX_TOKENS)."""
+        return [len(ids) for ids in self.token_ids(texts)]
+
+    def token_ids(self, texts: list[str]) -> list[list[int]]:
+        """Each text's token ids, whole (not cut at MAX_TOKENS), without [CLS] and [SEP]."""
         if not texts:
             return []
         if len(texts) <= SERIAL_COUNT:
-            return [len(self._tokenizer.encode(t, add_special_tokens=False).ids) for t in texts]
-        encodings = self._tokenizer.encode_batch(texts, add_special_tokens=False)
-        return [len(e.ids) for e in encodings]
+            return [self._tokenizer.encode(t, add_special_tokens=False).ids for t in texts]
+        return [e.ids for e in self._tokenizer.encode_batch(texts, add_special_tokens=False)]
 
     def query_window(self, text: str) -> str:
         """`text` cut to what the model reads of it as a query: its first QUERY_TOKENS

@@ -448,12 +448,12 @@ class Engine:
         text goes ahead of the queries waiting to be embedded: a write's client waits on
         it, and under steady recall it would wait behind every query queued (issue 30). A
         long text's whole vector is made from its passages' (passages.whole_of)."""
-        (parts,) = passages.counted([text], self.embedder.count_tokens)
+        (parts,) = passages.tokenized([text], self.embedder.token_ids)
         if head.shipped() is not None:
             return self._embed_with_states(text, parts)
         if not parts.texts:
             return Embedding.of(self._batcher.embed(text, first=True))
-        vecs = self.embed_many(parts.texts)
+        vecs = self.embed_many(parts.texts, parts.ids)
         return Embedding(passages.whole_of(vecs, parts.tokens), vecs, tuple(parts.texts))
 
     def _embed_with_states(self, text: str, parts: passages.Passages) -> Embedding:
@@ -462,7 +462,7 @@ class Engine:
         when a head is shipped; none is (docs/ARCHITECTURE.md, "Round nine")."""
         runs = parts.texts or [text]
         with self._embed_slots:
-            vecs, states = self.embedder.embed_many_states(runs)
+            vecs, states = self.embedder.embed_many_states(runs, parts.ids or None)
         if not parts.texts:
             return Embedding(vecs[0], vecs[:0], (), tuple(states))
         whole = passages.whole_of(vecs, parts.tokens)
@@ -492,24 +492,34 @@ class Engine:
     def embed_memories_soon(self, texts: list[str]) -> Callable[[], list[Embedding]]:
         """`embed_memories` without waiting: returns the wait for the vectors, so the caller
         can check and write the previous batch while the embedding pool makes these."""
-        unique, embeddings = passages.plan(texts, self.embedder.count_tokens)
-        wait = self.embed_many_soon(unique)
+        # Each passage's ids are its sentences', counted to cut them: not tokenized again.
+        unique, ids, embeddings = passages.plan_tokenized(texts, self.embedder.token_ids)
+        wait = self.embed_many_soon(unique, ids)
         return lambda: embeddings(wait())
 
-    def embed_many(self, texts: list[str]) -> Vectors:
+    def embed_many(
+        self, texts: list[str], ids: Sequence[list[int] | None] | None = None
+    ) -> Vectors:
         """Many texts on both cores: an import is one request, but its batch is split in two
-        (alternating by length, so both halves pad alike) and embedded in parallel."""
+        (alternating by length, so both halves pad alike) and embedded in parallel. `ids`:
+        each text's token ids where known (Embedder.embed_many)."""
         if len(texts) < PARALLEL_EMBED_FROM:
             with self._embed_slots:
-                return self.embedder.embed_many(texts)
-        return self.embed_many_soon(texts)()
+                return self.embedder.embed_many(texts, ids)
+        return self.embed_many_soon(texts, ids)()
 
-    def embed_many_soon(self, texts: list[str]) -> Callable[[], Vectors]:
+    def embed_many_soon(
+        self, texts: list[str], ids: Sequence[list[int] | None] | None = None
+    ) -> Callable[[], Vectors]:
         """`embed_many` on the embedding pool, without waiting: returns the wait."""
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         halves = [order[0::2], order[1::2]] if len(texts) >= PARALLEL_EMBED_FROM else [order]
         futures = [
-            self._embed_pool.submit(self._embed_slotted, [texts[i] for i in half])
+            self._embed_pool.submit(
+                self._embed_slotted,
+                [texts[i] for i in half],
+                None if ids is None else [ids[i] for i in half],
+            )
             for half in halves
         ]
 
@@ -521,9 +531,9 @@ class Engine:
 
         return wait
 
-    def _embed_slotted(self, texts: list[str]) -> Vectors:
+    def _embed_slotted(self, texts: list[str], ids: list[list[int] | None] | None) -> Vectors:
         with self._embed_slots:
-            return self.embedder.embed_many(texts)
+            return self.embedder.embed_many(texts, ids)
 
     # --- bookkeeping ---------------------------------------------------------------------
 

@@ -215,6 +215,10 @@ CHUNK = 50
 # The lines of a request's last chunk, at most: it is judged and written after every
 # embedding of the request is done, while the cores wait for the next request.
 LAST_CHUNK = 10
+# The lines of a request's first chunk, at most: it is read (parsed, its secrets redacted,
+# its sentences counted: ~1 ms a SciFact abstract) while the cores wait for it, and the
+# next chunk is read while they embed it.
+FIRST_CHUNK = 10
 
 T = TypeVar("T")
 Item = tuple[int, p.Entry, list[p.Version] | None, dict[str, int], bool]
@@ -319,13 +323,14 @@ def _store_all(
 
 
 def _chunks(lines: list[T]) -> list[list[T]]:
-    """`lines` in chunks of at most CHUNK, alike in size, the last of at most LAST_CHUNK."""
-    if len(lines) <= 2 * LAST_CHUNK:
+    """`lines` in chunks of at most CHUNK, alike in size, the first of at most FIRST_CHUNK
+    and the last of at most LAST_CHUNK."""
+    if len(lines) <= FIRST_CHUNK + LAST_CHUNK:
         return [lines] if lines else []
-    body, last = lines[:-LAST_CHUNK], lines[-LAST_CHUNK:]
+    first, body, last = lines[:FIRST_CHUNK], lines[FIRST_CHUNK:-LAST_CHUNK], lines[-LAST_CHUNK:]
     count = -(-len(body) // CHUNK)
     size = -(-len(body) // count)
-    return [body[at : at + size] for at in range(0, len(body), size)] + [last]
+    return [first, *(body[at : at + size] for at in range(0, len(body), size)), last]
 
 
 def _held(conn: apsw.Connection, entry: p.Entry) -> bool:
