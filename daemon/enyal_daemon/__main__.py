@@ -63,7 +63,6 @@ def run_daemon(argv: list[str], clock: Clock | None = None) -> int:
     )
     args = parser.parse_args(argv)
     heap.limit_arenas()  # before any thread starts
-    heap.keep_freed_top()
     # Everything the daemon creates (database, WAL, logs) holds the user's memories.
     os.umask(0o077)
     paths = enyal_paths.resolve()

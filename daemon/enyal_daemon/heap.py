@@ -32,11 +32,6 @@ import sys
 import weakref
 
 M_ARENA_MAX = -8
-M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
-# Where glibc's dynamic thresholds end (DEFAULT_MMAP_THRESHOLD_MAX on 64-bit, and twice
-# that for the trim), set from the start (`keep_freed_top`).
-MMAP_THRESHOLD = 32 << 20
-TRIM_THRESHOLD = 64 << 20
 
 _clean_maps: weakref.WeakSet[mmap.mmap] = weakref.WeakSet()
 
@@ -57,20 +52,6 @@ def limit_arenas(n: int = 1) -> None:
     with contextlib.suppress(AttributeError):  # not glibc (musl): nothing to tune
         if libc is not None:
             libc.mallopt(M_ARENA_MAX, n)
-
-
-def keep_freed_top() -> None:
-    """Before any thread starts: a buffer of up to MMAP_THRESHOLD comes from the heap, and
-    a free gives the heap's top back to the OS only past TRIM_THRESHOLD (trim() still gives
-    back all it can). glibc's own thresholds start at 128 KB and rise with the largest
-    buffer freed (~3 MB for a run of passages), so every model run gave back the top its
-    tensors had left and faulted it in again on the next: 290-370 minor faults a SciFact
-    abstract, ~2% of an import's CPU (docs/ARCHITECTURE.md, "Where an import's time goes")."""
-    libc = _libc()
-    with contextlib.suppress(AttributeError):  # not glibc (musl): nothing to tune
-        if libc is not None:
-            libc.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)
-            libc.mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD)
 
 
 def drop_pages_on_trim(m: mmap.mmap) -> None:
