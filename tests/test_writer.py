@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from enyal_daemon import niced
 from enyal_daemon.niced import NICE, Niced
 from enyal_daemon.service.core import bookkeeping as bookkeeping_module
 from enyal_daemon.service.hub.replica import replica_of
@@ -97,6 +98,40 @@ def test_a_background_job_commits_alone_on_the_niced_thread_and_the_jobs_behind_
     assert seen["before"][1] == seen["after"][1] == own
     if sys.platform.startswith("linux"):
         assert seen["catch-up"][1] == min(19, own + NICE)
+
+
+def test_a_background_jobs_after_commit_work_runs_at_the_daemons_priority(
+    writer: Any, home: Path
+) -> None:
+    """What follows a catch-up's commit takes locks a request waits for (the vector index's
+    write lock, as a slice's vectors load): held by the niced thread while other work
+    kept it off a core, a recall waited up to ~0.3 s (issue 28). So the hooks run on the
+    writer's thread, after the niced commit, in order, before the job is answered."""
+    ran: list[tuple[str, int, bool]] = []
+    committed: list[int] = []
+    other = db.connect(home / "w.db", writer=False)  # sees the row once committed
+
+    def job(tx: Tx) -> str:
+        tx.conn.execute("INSERT INTO log VALUES ('catch-up', 0)")
+
+        def hook() -> None:
+            committed.append(other.execute("SELECT count(*) FROM log").fetchone()[0])
+            tid = threading.get_native_id()
+            ran.append(
+                (
+                    threading.current_thread().name,
+                    os.getpriority(os.PRIO_PROCESS, tid),
+                    niced.here(),
+                )
+            )
+
+        tx.after_commit.append(hook)
+        return "done"
+
+    assert writer.submit(job, background=True).result(10) == "done"
+    assert ran == [("enyal-writer", os.getpriority(os.PRIO_PROCESS, 0), False)]
+    assert committed == [1]  # after the commit, the answer after the hook
+    other.close()
 
 
 def test_checkpoints_run_off_the_writer_at_low_priority(

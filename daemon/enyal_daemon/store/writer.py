@@ -37,7 +37,10 @@ file also commits the file system's journal in its fsync, one that overwrites do
 A job submitted as `background` (a replica's catch-up: service/hub/converge.py) is
 committed alone, on a thread of low CPU priority (niced.py) while this one waits for it:
 the same connection, one transaction at a time as ever, but its statements and its commit
-give a core up to a request's threads, which a piece under way could not (issue 28).
+give a core up to a request's threads, which a piece under way could not (issue 28). What
+follows its commit (the after-commit hooks: the index's load of its vectors, under the
+index's write lock) runs back on this thread, at the daemon's priority: a lock a request
+waits for is never held by a thread that the machine's other work keeps off a core.
 """
 
 from __future__ import annotations
@@ -113,13 +116,14 @@ class Version:
             (`used = False`): a brief's own time."""
 
     def __init__(self) -> None:
-        # Moved by the writer's turn only (its thread, the niced one while it waits for
-        # it, or a write's caller's); read anywhere (an int: atomic).
+        # Moved by the writer's turn only (its thread or a write's caller's); read
+        # anywhere (an int: atomic).
         self.value = 0
         self.used = 0
 
 
 _STOP = object()
+_Outcome = tuple[_Job, Tx, Any, BaseException | None]  # a job, its Tx, result or error
 
 
 class Writer:
@@ -230,7 +234,13 @@ class Writer:
         self._running = len(batch)
         try:
             if batch[0].background:
-                self._low.run(functools.partial(self._commit_batch, batch))
+                # Committed at low priority; its after-commit work here, at the daemon's:
+                # that work takes locks a request waits for (the index's, as it loads a
+                # slice's vectors), and held by a niced thread that the machine's other
+                # work keeps off a core, a recall waited up to ~0.3 s for it (issue 28).
+                done = self._low.run(functools.partial(self._transact, batch))
+                if done is not None:
+                    self._settle(done)
                 return
             durable = [job for job in batch if job.durable]
             if durable:
@@ -376,8 +386,15 @@ class Writer:
                     self._done(len(batch))
 
     def _commit_batch(self, batch: list[_Job]) -> None:
-        """One transaction for these jobs, all durable or none."""
-        outcomes: list[tuple[_Job, Tx, Any, BaseException | None]] = []
+        """One transaction for these jobs, all durable or none, and what follows it."""
+        done = self._transact(batch)
+        if done is not None:
+            self._settle(done)
+
+    def _transact(self, batch: list[_Job]) -> list[_Outcome] | None:
+        """The jobs' transaction: each job's outcome once committed; None if it failed
+        (every job's future then holds the exception)."""
+        outcomes: list[_Outcome] = []
         durable = batch[0].durable
         if durable:
             self.last_write = time.monotonic()
@@ -413,12 +430,17 @@ class Writer:
             for job in batch:
                 if not job.future.done():
                     job.future.set_exception(exc)
-            return
+            return None
         finally:
             if not durable:
                 self.conn.execute("PRAGMA synchronous=FULL")
             else:  # a quiet spell counts from the commit's end
                 self.last_write = time.monotonic()
+        return outcomes
+
+    def _settle(self, outcomes: list[_Outcome]) -> None:
+        """After a commit: the version moved, each job's after-commit hooks run, its
+        future answered."""
         done = [tx for _, tx, _, error in outcomes if error is None]
         if any(tx.counted for tx in done):
             self.version.value += 1
