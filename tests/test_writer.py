@@ -10,6 +10,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import apsw
 import pytest
 
 from enyal_daemon import niced
@@ -215,6 +216,49 @@ def test_the_wal_file_is_kept_ahead_of_its_frames_and_read_back_whole(
     back = db.connect(crashed / path.name, writer=False)
     rows = [r[0] for r in back.execute("SELECT job FROM log ORDER BY rowid")]
     assert rows == [f"{i}" * 3000 for i in range(30)]
+
+
+def test_a_wal_extension_refused_leaves_the_checkpoints_running(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process holding the database's write lock when the WAL is to be extended
+    ahead: the step is refused (its job cannot begin) and the checkpoint thread goes on,
+    checkpointing once the lock is free (the step's BusyError ended the thread, and every
+    checkpoint after it, in the torture's "outside write lock" case)."""
+    monkeypatch.setattr("enyal_daemon.store.writer.WAL_QUIET", 0.2)
+    monkeypatch.setattr("enyal_daemon.store.writer.WAL_AHEAD_FROM", 64 << 10)
+    monkeypatch.setattr("enyal_daemon.store.writer.CHECKPOINT_PAUSE", 0.0)
+    path = home / "w.db"
+    conn = db.connect(path, writer=True)
+    conn.set_busy_timeout(100)
+    conn.execute("CREATE TABLE log (job TEXT)")
+    checkpointed = threading.Event()
+
+    class Checkpointer:
+        real = db.connect(path, writer=False)
+
+        def wal_checkpoint(self, **kw: Any) -> Any:
+            checkpointed.set()
+            return self.real.wal_checkpoint(**kw)
+
+        def close(self) -> None:
+            self.real.close()
+
+    w = Writer(conn, Checkpointer())  # type: ignore[arg-type]
+    outside = apsw.Connection(str(path))
+    try:
+        for i in range(20):  # ~160 KB of frames: an extension is due once they pause
+            w.run(lambda tx, i=i: tx.conn.execute("INSERT INTO log VALUES (?)", (f"{i}" * 3000,)))
+        outside.execute("BEGIN IMMEDIATE")  # before the quiet spell ends
+        threading.Event().wait(0.6)  # the step tried and refused
+        outside.execute("ROLLBACK")
+        assert w._checkpoint_thread is not None and w._checkpoint_thread.is_alive()
+        monkeypatch.setattr("enyal_daemon.store.writer.CHECKPOINT_PAGES", 1)
+        w.run(lambda tx: tx.conn.execute("INSERT INTO log VALUES ('after')"))
+        assert checkpointed.wait(10), "no checkpoint after the refused step"
+    finally:
+        outside.close()
+        w.close()
 
 
 def test_bookkeeping_is_written_in_small_transactions(
