@@ -218,6 +218,45 @@ def test_the_wal_file_is_kept_ahead_of_its_frames_and_read_back_whole(
     assert rows == [f"{i}" * 3000 for i in range(30)]
 
 
+def test_the_wal_is_extended_a_step_at_a_time_not_after_every_commit(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once the WAL file is ahead of its frames, a few small commits, each followed by a
+    lull, use what is ahead: no extension step (a write and an fdatasync) for each."""
+    monkeypatch.setattr("enyal_daemon.store.writer.CHECKPOINT_PAGES", 10**6)
+    monkeypatch.setattr("enyal_daemon.store.writer.WAL_QUIET", 0.05)
+    monkeypatch.setattr("enyal_daemon.store.writer.WAL_AHEAD_FROM", 64 << 10)
+    monkeypatch.setattr("enyal_daemon.store.writer.WAL_AHEAD", 512 << 10)
+    monkeypatch.setattr("enyal_daemon.store.writer.WAL_STEP", 512 << 10)
+    steps: list[int] = []
+    real = db.reserve_wal
+
+    def counted(conn: Any, size: int, most: int) -> tuple[bool, int]:
+        steps.append(size)
+        return real(conn, size, most)
+
+    monkeypatch.setattr(db, "reserve_wal", counted)
+    path = home / "w.db"
+    conn = db.connect(path, writer=True)
+    conn.execute("CREATE TABLE log (job TEXT)")
+    w = Writer(conn, db.connect(path, writer=False))
+    wal = Path(conn.filename_wal)
+    try:
+        for i in range(20):  # ~160 KB of frames: past WAL_AHEAD_FROM
+            w.run(lambda tx, i=i: tx.conn.execute("INSERT INTO log VALUES (?)", (f"{i}" * 3000,)))
+        for _ in range(300):
+            if steps and wal.stat().st_size > 500 << 10:
+                break
+            threading.Event().wait(0.01)
+        assert len(steps) == 1, "the first extension, in the lull after the stream"
+        for i in range(5):  # each a lull of its own, within what is ahead
+            w.run(lambda tx, i=i: tx.conn.execute("INSERT INTO log VALUES (?)", (f"{i}" * 900,)))
+            threading.Event().wait(0.15)
+        assert len(steps) == 1, steps
+    finally:
+        w.close()
+
+
 def test_a_wal_extension_refused_leaves_the_checkpoints_running(
     home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -302,7 +302,11 @@ class Writer:
             self._checkpoint_wanted = True
             self._checkpoint_due.set()
         used = 32 + pages * self._frame  # the WAL's header, then its frames
-        if used >= WAL_AHEAD_FROM and used + WAL_AHEAD > max(self._wal_end, self._extend_to):
+        # Extended again once less than WAL_AHEAD - WAL_STEP is left ahead, not after every
+        # commit: each step is a write and an fdatasync, and a step of one commit's few
+        # KB would double a stream's fsyncs.
+        ahead = max(self._wal_end, self._extend_to) - used
+        if used >= WAL_AHEAD_FROM and ahead < WAL_AHEAD - WAL_STEP:
             self._extend_to = used + WAL_AHEAD  # further, if a step is pending
             self._checkpoint_due.set()
         return apsw.SQLITE_OK
