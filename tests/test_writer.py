@@ -175,6 +175,19 @@ def test_checkpoints_run_off_the_writer_at_low_priority(
     assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == own
 
 
+def _log_writer(path: Path) -> tuple[Any, Writer]:
+    """A writer on a new database of one table, with a checkpointer of its own."""
+    conn = db.connect(path, writer=True)
+    conn.execute("CREATE TABLE log (job TEXT)")
+    return conn, Writer(conn, db.connect(path, writer=False))
+
+
+def _stream(w: Writer, rows: range) -> None:
+    """A commit a row, ~8 KB of frames each."""
+    for i in rows:
+        w.run(lambda tx, i=i: tx.conn.execute("INSERT INTO log VALUES (?)", (f"{i}" * 3000,)))
+
+
 def test_the_wal_file_is_kept_ahead_of_its_frames_and_read_back_whole(
     home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -188,13 +201,10 @@ def test_the_wal_file_is_kept_ahead_of_its_frames_and_read_back_whole(
     monkeypatch.setattr("enyal_daemon.store.writer.WAL_AHEAD", 512 << 10)
     monkeypatch.setattr("enyal_daemon.store.writer.WAL_STEP", 128 << 10)
     path = home / "w.db"
-    conn = db.connect(path, writer=True)
-    conn.execute("CREATE TABLE log (job TEXT)")
-    w = Writer(conn, db.connect(path, writer=False))
+    conn, w = _log_writer(path)
     wal = Path(conn.filename_wal)
     try:
-        for i in range(20):  # ~160 KB of frames: past WAL_AHEAD_FROM
-            w.run(lambda tx, i=i: tx.conn.execute("INSERT INTO log VALUES (?)", (f"{i}" * 3000,)))
+        _stream(w, range(20))  # ~160 KB of frames: past WAL_AHEAD_FROM
         frames = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()[1]
         used = 32 + frames * (4096 + 24)
         assert wal.stat().st_size < used + (128 << 10)  # not while the commits came
@@ -204,8 +214,7 @@ def test_the_wal_file_is_kept_ahead_of_its_frames_and_read_back_whole(
             threading.Event().wait(0.01)
         ahead = wal.stat().st_size
         assert ahead >= used + (512 << 10) - (128 << 10)
-        for i in range(20, 30):  # within what is ahead: the file does not grow
-            w.run(lambda tx, i=i: tx.conn.execute("INSERT INTO log VALUES (?)", (f"{i}" * 3000,)))
+        _stream(w, range(20, 30))  # within what is ahead: the file does not grow
         crashed = home / "crashed"
         crashed.mkdir()
         for f in (path, wal):
@@ -237,13 +246,10 @@ def test_the_wal_is_extended_a_step_at_a_time_not_after_every_commit(
 
     monkeypatch.setattr(db, "reserve_wal", counted)
     path = home / "w.db"
-    conn = db.connect(path, writer=True)
-    conn.execute("CREATE TABLE log (job TEXT)")
-    w = Writer(conn, db.connect(path, writer=False))
+    conn, w = _log_writer(path)
     wal = Path(conn.filename_wal)
     try:
-        for i in range(20):  # ~160 KB of frames: past WAL_AHEAD_FROM
-            w.run(lambda tx, i=i: tx.conn.execute("INSERT INTO log VALUES (?)", (f"{i}" * 3000,)))
+        _stream(w, range(20))  # ~160 KB of frames: past WAL_AHEAD_FROM
         for _ in range(300):
             if steps and wal.stat().st_size > 500 << 10:
                 break
