@@ -35,19 +35,23 @@ from enyal_client.transport import RpcError
 from enyal_protocol import wire as p
 
 # A client streaming writes on three connections until the daemon goes away. Prints one
-# JSON line per event, flushed at once: "try" before a request is sent, "ack" once its
-# answer is read. A write with a "try" but no "ack" may or may not have landed.
+# JSON line per event, numbered in the order written: "try" before a request is sent,
+# "ack" once its answer is read. A write with a "try" but no "ack" may or may not have
+# landed. Each line is one os.write: print() writes the text and its newline in two
+# when stdout is unbuffered (PYTHONUNBUFFERED=1, as in CI), and a reader that misses the
+# newline reads two events as one line.
 STREAMER = r"""
-import json, sys, threading
+import itertools, json, os, sys, threading
 from enyal_client import transport
 from enyal_protocol import paths
 
 round_no = int(sys.argv[1])
 lock = threading.Lock()
+seq = itertools.count()
 
 def emit(**event):
     with lock:
-        print(json.dumps(event), flush=True)
+        os.write(1, (json.dumps({"seq": next(seq), **event}) + "\n").encode())
 
 def stream(t):
     conn = transport.connect(paths.resolve(), autostart=False)
@@ -133,9 +137,10 @@ def stream_until_killed(env: dict[str, str], kill: Any, round_no: int, acks: int
         assert client.stdout is not None
         decoder = json.JSONDecoder()
         for line in client.stdout:
-            # Each event is one print under a lock, yet CI once read two on one line (the
-            # first's newline missing; cause not found, 2 of ~30 runs this session): read
-            # every object a line holds, so a lost newline is not a lost event.
+            # Every object a line holds: CI read two events on one line while
+            # communicate() below read this pipe too and took the first's newline (a
+            # lone write when stdout was unbuffered). It no longer does, and each event
+            # is one write of a whole line; a lost newline still costs no event.
             at, line = 0, line.strip()
             while at < len(line):
                 event, at = decoder.raw_decode(line, at)
@@ -149,13 +154,17 @@ def stream_until_killed(env: dict[str, str], kill: Any, round_no: int, acks: int
             what=f"{acks} acknowledged writes",
         )
         kill()
+        # The reader alone reads stdout, to its end (the streamer's exit): communicate()
+        # would read it too, and what it read was lost to the ledger.
+        reader.join(60)
+        assert not reader.is_alive(), "the streamer did not stop once the daemon was gone"
         _, err = client.communicate(timeout=60)
     finally:
         if client.poll() is None:
             client.kill()
             client.communicate()
-    reader.join(10)
     assert client.returncode == 0, err
+    assert [e["seq"] for e in events] == list(range(len(events))), "events were lost"
     return events
 
 
