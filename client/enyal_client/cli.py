@@ -7,7 +7,9 @@ was left for a person to look at (`share --sync` with items to review; on stderr
 Every verb takes --json and then prints exactly one JSON document on stdout, errors
 included ({"error": {code, message}}; code null for a usage error), usage errors
 argparse finds too (export without a file prints JSONL, one entry a line, which is its
-format; `watch`, a stream, prints one document a line).
+format; `watch`, a stream, prints one document a line). Ctrl-C: exit 130, a line on
+stderr and nothing more on stdout (entry.py), but for the streams `watch` and `logs -f`,
+which it ends (exit 0) once they stream.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from enyal_protocol import __version__
 
 from .commands.base import Context, LeftForReview, Registry, UsageError
 from .commands.daemon import DaemonExit
-from .entry import reader_gone
+from .entry import reader_gone, requested_verb
+from .interrupts import go
 from .transport import ClientError, RpcError
 
 # The module of each verb. A run imports only its verb's module (the others cost tens of
@@ -57,11 +60,6 @@ VERB_MODULES: dict[str, tuple[str, ...]] = {
     "hub": ("hub",),
 }
 MODULE_OF = {verb: module for module, verbs in VERB_MODULES.items() for verb in verbs}
-
-
-def requested_verb(argv: list[str]) -> str | None:
-    """The verb of a command line: its first word that is not an option."""
-    return next((a for a in argv if not a.startswith("-")), None)
 
 
 class ArgsError(Exception):
@@ -155,6 +153,7 @@ def run(argv: list[str]) -> int:
 def _main(argv: list[str] | None) -> int:
     args_in = sys.argv[1:] if argv is None else argv
     parser, reg = build_parser(requested_verb(args_in))
+    go()  # every import this verb needs is done: Ctrl-C raises again (interrupts.py)
     try:
         args = parser.parse_args(args_in)
     except VersionAsked:

@@ -6,7 +6,7 @@ The connection is made with `_socket`, the C module under socket.py: importing
 socket.py turns hundreds of constants into enums and loads selectors, 13.6 M
 instructions, a tenth of a command hook's start (docs/ARCHITECTURE.md, "Client
 start-up"); hook_rpc.py needs none of what it adds. try_connect hands the other
-clients socket.py's socket, which transport.py reads with (makefile)."""
+clients socket.py's socket, which transport.py reads through a buffered reader."""
 
 from __future__ import annotations
 

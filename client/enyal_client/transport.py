@@ -36,6 +36,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import functools
+import io
 import itertools
 import os
 import socket
@@ -54,6 +55,8 @@ from enyal_protocol.framing import DELIMITER, JSONRPC, MAX_LINE
 from enyal_protocol.paths import Paths, ensure_private_dir, resolve
 from enyal_protocol.private import make_private_dirs
 
+from . import interrupts
+
 # Re-exported: every client imports them from here.
 from .reach import ClientError as ClientError
 from .reach import DaemonUnavailable as DaemonUnavailable
@@ -62,6 +65,8 @@ from .reach import try_connect as try_connect
 
 if TYPE_CHECKING:
     import subprocess
+
+    from _typeshed import WriteableBuffer
 
 SPAWN_WAIT_SECONDS = 60.0
 
@@ -148,6 +153,26 @@ def error_of(error: p.ErrorObject, expect: p.Expect | None) -> ClientError:
 Opener = Callable[[], socket.socket]
 
 
+class _SocketReader(io.RawIOBase):
+    """The socket under a connection's buffered reader (socket.makefile's SocketIO, less
+    what a connection never does): a read that would block waits for Ctrl-C as well as
+    for the daemon (interrupts.wait_readable)."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self._sock = sock
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: WriteableBuffer, /) -> int:
+        interrupts.wait_readable(self._sock)
+        return self._sock.recv_into(buffer)
+
+
+def _reader(sock: socket.socket) -> io.BufferedReader:
+    return io.BufferedReader(_SocketReader(sock))
+
+
 class Connection:
     """One connection to the daemon: requests one at a time, answered in order, and the
     notifications its subscriptions bring in between.
@@ -170,7 +195,7 @@ class Connection:
         if sock is None and reopen is None:
             raise ValueError("a Connection needs a socket or a way to open one")
         self._sock = sock
-        self._file = sock.makefile("rb") if sock is not None else None
+        self._file = _reader(sock) if sock is not None else None
         self._ids = itertools.count(1)
         self._expect = check
         self._expectation = _EXPECT if db is None else msgspec.structs.replace(_EXPECT, db=db)
@@ -187,7 +212,7 @@ class Connection:
         if self._sock is None:
             assert self._reopen is not None
             self._sock = self._reopen()
-            self._file = self._sock.makefile("rb")
+            self._file = _reader(self._sock)
 
     def close(self) -> None:
         """Also from another thread: a reader blocked on this connection sees it end."""

@@ -15,11 +15,12 @@ from typing import Literal
 
 from msgspec import Struct
 
+from .exits import EXIT_INTERRUPTED as EXIT_INTERRUPTED  # the tools' too
+
 # The first word of a `python -m enyal_daemon` command line that runs a tool, not the daemon.
 TOOLS = ("model", "reindex", "doctor")
 
 EXIT_FAILED = 1
-EXIT_INTERRUPTED = 130  # what a shell reports for a command stopped by SIGINT
 
 # The spawner holds the tool's stdin open and never writes to it: the tool ends when it
 # reads EOF, so killing `enyal` (even with SIGKILL) stops a reindex or download it ran.
