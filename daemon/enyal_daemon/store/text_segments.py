@@ -24,7 +24,10 @@ TEXT_INDEXES = ("context_fts", "context_cjk")
 # the writes themselves wrote to it.
 SPLIT_SHARE = 0.1
 # Leaf pages one merge step writes, about (FTS5 writes about twice the number given):
-# a step holds the writer's turn while it runs, ~5 ms at 10k on this machine.
+# a step holds the writer's turn while it runs, ~3 ms at the median at 10k and 100k; the
+# longest, 17-19 ms at 100k and 46 at 1M, is one in the middle of a merge (presumably a
+# common word's long list of entries, which FTS5 merges whole), and 32 pages a step left
+# it as long (docs/ARCHITECTURE.md, "Where a recall's CPU goes", round seventeen).
 STEP_PAGES = 64
 
 
