@@ -44,6 +44,7 @@ from ..service.memory import consolidation
 from ..service.rules import redaction
 from ..service.rules.clock import SYSTEM, Clock
 from ..service.upkeep import backfill
+from ..service.upkeep.text_merge import TextMerge
 from ..service.verbs import bind
 from ..store import db
 from .activation import inherited_socket, notify
@@ -65,6 +66,9 @@ QUIET_SECONDS = 30.0
 # so requests keep most of the machine while it runs.
 BACKFILL_PAUSE_SECONDS = 0.5
 BACKFILL_RETRY_SECONDS = 60.0
+# How often the keyword indexes are looked at for a merge once the store was written
+# (service/upkeep/text_merge.py): at start, then this long after a write at most.
+TEXT_MERGE_SECONDS = 10.0
 MAX_IN_FLIGHT_PER_CONNECTION = 64
 # A new connection's first frame is due within this long, or it is closed (a client sends
 # its first request as it connects; one that sends nothing holds a slot for nothing).
@@ -352,6 +356,21 @@ class Daemon:
             return BACKFILL_RETRY_SECONDS
         return None if more else DONE
 
+    async def merge_text_forever(self) -> None:
+        """The keyword indexes merged into one segment each when a store's writes (or its
+        bulk load) left them split (service/upkeep/text_merge.py): at start, then after
+        writes, in quiet spells."""
+        merge = TextMerge(self.engine)
+
+        def step() -> float | None:
+            try:
+                return merge.step()
+            except EnyalError as exc:  # a full disk, say: the index stays as it is for now
+                log.warning("could not merge the keyword index: %s", exc.message)
+                return None
+
+        await every(TEXT_MERGE_SECONDS, step, self.stop, first=0)
+
     async def consolidate_forever(self, handlers: dict[str, Handler]) -> None:
         """Every `consolidate_every` seconds, once acknowledged writes have been quiet for
         QUIET_SECONDS (or half the interval, if shorter), a real consolidation through the
@@ -403,6 +422,7 @@ class Daemon:
             flusher = asyncio.create_task(self.flush_bookkeeping_forever())
             consolidator = asyncio.create_task(self.consolidate_forever(handlers))
             backfiller = asyncio.create_task(self.backfill_passages())
+            merger = asyncio.create_task(self.merge_text_forever())
             idler = asyncio.create_task(self.idle.run(self.stop))
             watcher = Watcher(self.engine, self.watch_debounce) if self.watch_debounce else None
             if watcher is not None:
@@ -434,6 +454,7 @@ class Daemon:
             await flusher
             await consolidator
             await backfiller
+            await merger
             await idler
         self.engine.close()
         log.info("stopped cleanly")

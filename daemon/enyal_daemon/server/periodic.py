@@ -1,5 +1,5 @@
 """`every`: the one loop behind the daemon's background jobs (flushing bookkeeping,
-giving older memories passages, scheduled consolidation).
+giving older memories passages, merging the keyword index, scheduled consolidation).
 
 Each job's step runs in the loop's default executor, so a step's database work never
 holds up the event loop; between steps the loop waits on the daemon's stop, so a
