@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from conftest import DaemonProc, raw_db, wait_for
+from conftest import DaemonProc, an_entry, raw_db, wait_for
 from enyal_daemon.index import keywords
 from enyal_daemon.service.memory import memories
 from enyal_daemon.service.upkeep import text_merge
@@ -80,5 +80,27 @@ def test_the_daemon_merges_what_its_writes_split(daemon: DaemonProc) -> None:
             what="the daemon to merge its keyword index",
         )
         assert len(text_segments.segments(conn, "context_fts")) == 1
+    finally:
+        conn.close()
+
+
+def test_a_bulk_load_leaves_its_keyword_index_merged(tmp_path: Any, embedder: Any) -> None:
+    """tools/bulk.py commits a batch at a time (a segment each); it merges them as the
+    daemon would once writes go quiet, so a daemon started on the store (the bench's)
+    does not spend its first seconds merging. Real vectors: the texts' own."""
+    from enyal_daemon.tools import bulk
+
+    vecs = embedder.embed_many(TEXTS)
+    items = [(an_entry(text, id=f"e{i}"), vecs[i]) for i, text in enumerate(TEXTS)]
+    db_path = tmp_path / "enyal.db"
+    assert bulk.load(db_path, items, embedder.files, batch=5) == len(TEXTS)
+    conn = raw_db(db_path)
+    try:
+        for table in text_segments.TEXT_INDEXES:
+            assert len(text_segments.segments(conn, table)) <= 1
+        hits = conn.execute(
+            "SELECT count(*) FROM context_fts WHERE context_fts MATCH 'billing'"
+        ).fetchone()
+        assert hits == (5,)
     finally:
         conn.close()

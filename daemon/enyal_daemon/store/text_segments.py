@@ -51,3 +51,9 @@ def merge_step(conn: apsw.Connection, table: str) -> bool:
     STEP_PAGES at a time); whether one segment is left."""
     conn.execute(f"INSERT INTO {table}({table}, rank) VALUES ('merge', ?)", (-STEP_PAGES,))
     return len(segments(conn, table)) <= 1
+
+
+def merge_whole(conn: apsw.Connection, table: str) -> None:
+    """The index merged into one segment at once (FTS5's 'optimize'): for an offline
+    writer with the store to itself (tools/bulk.py), where no request waits on a step."""
+    conn.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")

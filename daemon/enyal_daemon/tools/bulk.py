@@ -36,7 +36,7 @@ from ..embedder.model_files import DIM, ModelFiles
 from ..errors import AlreadyRunning, Conflict, InvalidValue
 from ..locks import lock_pidfile, release_pidfile
 from ..service.core.engine import bind_model
-from ..store import db, entries
+from ..store import db, entries, text_segments
 
 Item = tuple[p.Entry, npt.NDArray[np.float32]]
 BATCH = 5000
@@ -109,6 +109,12 @@ def load(
                     flush()
             if pending:
                 flush()
+            # As the daemon leaves a store once writes go quiet (service/upkeep/
+            # text_merge.py): a daemon started on a loaded store then measures or serves
+            # that state, not its own merge in its first seconds.
+            with conn:
+                for table in text_segments.TEXT_INDEXES:
+                    text_segments.merge_whole(conn, table)
             conn.execute("PRAGMA synchronous=FULL")
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         finally:
