@@ -57,6 +57,21 @@ def import_all(daemon: Daemon, name: str, lines: list[str]) -> int:
         return sum(pool.map(send, batches))
 
 
+def _merged(db_path: Path) -> None:
+    """The keyword indexes merged, as the daemon leaves a store in its first quiet spell
+    (service/upkeep/text_merge.py), which the import's daemon, stopped right after, never
+    had: a daemon started on the copy would otherwise merge it while it is measured."""
+    from enyal_daemon.store import db, text_segments
+
+    conn = db.connect(db_path, writer=True)
+    try:
+        with conn:
+            text_segments.merge_whole(conn)
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        conn.close()
+
+
 def imported(name: str, lines: list[str], fresh: bool, cache: Path) -> tuple[Path, float | None]:
     """A database holding the set, imported through a daemon; cached. (path, import s)."""
     cached = cache / f"eval-{name}-{cache_key(lines)}.db"
@@ -72,6 +87,7 @@ def imported(name: str, lines: list[str], fresh: bool, cache: Path) -> tuple[Pat
             seconds = time.perf_counter() - t0
         finally:
             daemon.stop()  # checkpoints the WAL: enyal.db alone is the whole store
+        _merged(home / "enyal.db")
         print(f"{name}: imported {stored} memories in {seconds:.0f} s", file=sys.stderr)
         cached.parent.mkdir(parents=True, exist_ok=True)
         tmp = cached.with_suffix(".tmp")

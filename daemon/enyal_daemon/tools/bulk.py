@@ -113,8 +113,7 @@ def load(
             # text_merge.py): a daemon started on a loaded store then measures or serves
             # that state, not its own merge in its first seconds.
             with conn:
-                for table in text_segments.TEXT_INDEXES:
-                    text_segments.merge_whole(conn, table)
+                text_segments.merge_whole(conn)
             conn.execute("PRAGMA synchronous=FULL")
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         finally:
