@@ -5,7 +5,6 @@ Real model, real SQLite, the engine in this process (as test_passages.py imports
 from __future__ import annotations
 
 import json
-import threading
 from typing import Any
 
 import numpy as np
@@ -14,7 +13,6 @@ import pytest
 from conftest import raw_db
 from enyal_daemon.embedder import onnx
 from enyal_daemon.embedder.passages import counted, embed_all, split, whole_of
-from enyal_daemon.service.core import engine
 from enyal_daemon.service.upkeep import transfer
 from enyal_protocol import wire as p
 
@@ -47,16 +45,9 @@ class Counting:
         return getattr(self.real, name)
 
     def embed_many(self, texts: list[str], ids: Any = None) -> Any:
-        self._asked(texts, ids)
-        return self.real.embed_many(texts, ids)
-
-    def runs(self, texts: list[str], ids: Any = None) -> Any:  # Engine.embed_many_soon's way
-        self._asked(texts, ids)
-        return self.real.runs(texts, ids)
-
-    def _asked(self, texts: list[str], ids: Any) -> None:
         self.texts.extend(texts)
         self.ids.extend(ids if ids is not None else [None] * len(texts))
+        return self.real.embed_many(texts, ids)
 
 
 def _lines(contents: list[str]) -> list[str]:
@@ -229,41 +220,6 @@ def test_a_line_held_when_checked_but_gone_when_written_is_embedded_then(
     for text, (whole, parts) in _stored(memory, home).items():
         assert float(np.dot(whole, _alone(embedder, text))) > 0.99999
         assert len(parts) == len(split(text, embedder.count_tokens))
-
-
-def test_a_batch_s_runs_are_packed_from_all_its_texts_and_shared_by_the_workers(
-    memory: Any, embedder: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # An import's chunk was split in two halves, one a worker, each packed into runs of its
-    # own: texts that fit one run took two. Its runs are now made from all its texts and
-    # each handed to the pool alone (docs/ARCHITECTURE.md, import34), taken by whichever
-    # worker is free; the vectors are the same, bit for bit.
-    texts = SHORT[: engine.PARALLEL_EMBED_FROM]
-    planned = embedder.runs(texts)
-    assert len(planned) == 1  # 16 texts of ~14 tokens: one run
-    ran: list[tuple[int, int]] = []
-    real = type(memory.embedder).run
-    both: list[threading.Barrier] = []  # set: the first runs wait until each worker has one
-
-    def run(self: Any, r: Any) -> Any:
-        ran.append((threading.get_ident(), len(r.rows)))
-        if both and len(ran) <= engine.EMBED_CONCURRENCY:
-            both[0].wait()  # a worker taking a second run first would break it (timeout)
-        return real(self, r)
-
-    monkeypatch.setattr(type(memory.embedder), "run", run)
-    made = memory.embed_many_soon(texts)()
-    assert [n for _, n in ran] == [len(texts)]
-    assert np.array_equal(made, embedder.embed_many(texts))
-    # Many runs: each is taken by whichever worker is free, so both take some.
-    ran.clear()
-    both.append(threading.Barrier(engine.EMBED_CONCURRENCY, timeout=30))
-    many = [f"{t} {'and more words ' * (i % 9)}" for i, t in enumerate(SHORT)]
-    assert len(embedder.runs(many)) > engine.EMBED_CONCURRENCY
-    made = memory.embed_many_soon(many)()
-    assert sum(n for _, n in ran) == len(many)
-    assert len({thread for thread, _ in ran}) == engine.EMBED_CONCURRENCY
-    assert np.array_equal(made, embedder.embed_many(many))
 
 
 def test_a_run_of_texts_is_padded_by_at_most_max_pad_of_its_width() -> None:

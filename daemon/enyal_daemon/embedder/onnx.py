@@ -19,7 +19,6 @@ Choices (measured, see docs/ARCHITECTURE.md):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -83,16 +82,6 @@ SERIAL_COUNT = 16
 UNFUSED = ("SkipLayerNormFusion",)
 
 Vectors = npt.NDArray[np.float32]
-
-
-@dataclass(frozen=True, slots=True)
-class Run:
-    """One inference of a batch (`Embedder.runs`): the places of its texts in the batch,
-    and their ids and attention mask, padded to its longest."""
-
-    rows: list[int]
-    ids: npt.NDArray[np.int64]
-    mask: npt.NDArray[np.int64]
 
 
 class Embedder:
@@ -167,23 +156,8 @@ class Embedder:
         states: list[Vectors] | None,
     ) -> Vectors:
         out = np.empty((len(texts), DIM), dtype=np.float32)
-        for run in self.runs(texts, given):
-            if states is None:
-                out[run.rows] = self.run(run)
-                continue
-            hidden = self._hidden(run.ids, run.mask)
-            out[run.rows] = _pooled(hidden, run.mask)
-            for row, i in enumerate(run.rows):
-                states[i] = hidden[row, : int(run.mask[row].sum())].copy()
-        return out
-
-    def runs(self, texts: list[str], given: Sequence[list[int] | None] | None = None) -> list[Run]:
-        """The model runs that embed `texts` (`embed_many`'s; `given` as there): sorted by
-        length, batched with dynamic padding, each run's rows its texts' places in `texts`.
-        Made once, they can be run on any thread in any order (`run`), so two workers can
-        share one batch's runs rather than each take half of its texts."""
         if not texts:
-            return []
+            return out
         known = given if given is not None else [None] * len(texts)
         todo = [t for t, have in zip(texts, known, strict=True) if have is None]
         made = iter(self._tokenizer.encode_batch_fast(todo) if todo else [])
@@ -195,21 +169,22 @@ class Embedder:
         order = sorted(range(len(texts)), key=lambda i: lengths[i])
         # Short and long texts never share a run: each goes to its own length's build.
         cut = sum(1 for i in order if lengths[i] <= SHORT_TOKENS)
-        out = []
-        for rows in _batches(order[:cut], lengths) + _batches(order[cut:], lengths):
-            width = max(lengths[i] for i in rows)
-            ids = np.zeros((len(rows), width), dtype=np.int64)
-            mask = np.zeros((len(rows), width), dtype=np.int64)
-            for row, i in enumerate(rows):
+        for chunk in _batches(order[:cut], lengths) + _batches(order[cut:], lengths):
+            width = max(lengths[i] for i in chunk)
+            ids = np.zeros((len(chunk), width), dtype=np.int64)
+            mask = np.zeros((len(chunk), width), dtype=np.int64)
+            for row, i in enumerate(chunk):
                 n = lengths[i]
                 ids[row, :n] = windows[i]
                 mask[row, :n] = 1
-            out.append(Run(rows, ids, mask))
+            if states is None:
+                out[chunk] = self._run(ids, mask)
+                continue
+            hidden = self._hidden(ids, mask)
+            out[chunk] = _pooled(hidden, mask)
+            for row, i in enumerate(chunk):
+                states[i] = hidden[row, : lengths[i]].copy()
         return out
-
-    def run(self, run: Run) -> Vectors:
-        """One of `runs`' runs: its texts' vectors, in its rows' order."""
-        return self._run(run.ids, run.mask)
 
     def count_tokens(self, texts: list[str]) -> list[int]:
         """How many of the model's tokens each text is, whole (not cut at MAX_TOKENS)."""

@@ -32,7 +32,7 @@ from ...embedder import passages
 from ...embedder.batcher import Batcher
 from ...embedder.memo import QueryVectors, TokenCounts
 from ...embedder.model_files import ModelFiles
-from ...embedder.onnx import Embedder, Run, Vectors
+from ...embedder.onnx import Embedder, Vectors
 from ...embedder.passages import Embedding
 from ...errors import InvalidValue, ModelUnavailable, NotFound, ShuttingDown, StorageError
 from ...hygiene import head
@@ -502,9 +502,9 @@ class Engine:
     def embed_many(
         self, texts: list[str], ids: Sequence[list[int] | None] | None = None
     ) -> Vectors:
-        """Many texts on both cores: an import is one request, but its batch's runs are
-        shared by the two embedding workers (`embed_many_soon`). `ids`: each text's token
-        ids where known (Embedder.embed_many)."""
+        """Many texts on both cores: an import is one request, but its batch is split in two
+        (alternating by length, so both halves pad alike) and embedded in parallel. `ids`:
+        each text's token ids where known (Embedder.embed_many)."""
         if len(texts) < PARALLEL_EMBED_FROM:
             with self._embed_slots:
                 return self.embedder.embed_many(texts, ids)
@@ -513,26 +513,29 @@ class Engine:
     def embed_many_soon(
         self, texts: list[str], ids: Sequence[list[int] | None] | None = None
     ) -> Callable[[], Vectors]:
-        """`embed_many` on the embedding pool, without waiting: returns the wait. The batch's
-        runs are made here (Embedder.runs) and each handed to the pool alone, so a worker
-        done with one takes the next: the runs are packed from all the batch's texts, not
-        from each half's (a third fewer runs of one or two texts), and the two workers end
-        a batch within one run of each other, not each at the end of its half
-        (docs/ARCHITECTURE.md, "Where an import's time goes", import34)."""
-        runs = self.embedder.runs(texts, ids)
-        futures = [self._embed_pool.submit(self._run_slotted, run) for run in runs]
+        """`embed_many` on the embedding pool, without waiting: returns the wait."""
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        halves = [order[0::2], order[1::2]] if len(texts) >= PARALLEL_EMBED_FROM else [order]
+        futures = [
+            self._embed_pool.submit(
+                self._embed_slotted,
+                [texts[i] for i in half],
+                None if ids is None else [ids[i] for i in half],
+            )
+            for half in halves
+        ]
 
         def wait() -> Vectors:
             out = np.empty((len(texts), self.embedder.dim), dtype=np.float32)
-            for run, fut in zip(runs, futures, strict=True):
-                out[run.rows] = fut.result()
+            for half, fut in zip(halves, futures, strict=True):
+                out[half] = fut.result()
             return out
 
         return wait
 
-    def _run_slotted(self, run: Run) -> Vectors:
+    def _embed_slotted(self, texts: list[str], ids: list[list[int] | None] | None) -> Vectors:
         with self._embed_slots:
-            return self.embedder.run(run)
+            return self.embedder.embed_many(texts, ids)
 
     # --- bookkeeping ---------------------------------------------------------------------
 
