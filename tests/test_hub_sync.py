@@ -356,6 +356,11 @@ def test_a_catch_up_counts_its_sentences_on_its_own_thread_never_on_the_tokenize
                 pooled.append(len(texts))
             return real.encode_batch(texts, **kw)
 
+        def encode_batch_fast(self, texts: list[str], **kw: Any) -> Any:  # the same pool
+            if getattr(counting, "on", False):
+                pooled.append(len(texts))
+            return real.encode_batch_fast(texts, **kw)
+
     def watched_count(texts: list[str]) -> list[int]:
         counting.on = True
         counted.append(len(texts))

@@ -12,7 +12,7 @@ import pytest
 
 from conftest import raw_db
 from enyal_daemon.embedder import onnx
-from enyal_daemon.embedder.passages import counted, split, whole_of
+from enyal_daemon.embedder.passages import counted, embed_all, split, whole_of
 from enyal_daemon.service.upkeep import transfer
 from enyal_protocol import wire as p
 
@@ -138,6 +138,26 @@ def test_a_passage_is_tokenized_once(memory: Any, embedder: Any) -> None:
     texts = sorted(given)
     made = embedder.embed_many(texts, [given[t] for t in texts])
     assert np.array_equal(made, embedder.embed_many(texts))
+
+
+def test_memories_embedded_outside_an_import_are_tokenized_once_too(
+    memory: Any, embedder: Any
+) -> None:
+    # Engine.embed_memories (a file's sections, a scan's fix, a hub's pull of texts not
+    # embedded by our model, a line deleted during its import) hands the model each
+    # passage's ids, its sentences' as counted to cut them, as the import does.
+    counting = Counting(memory.embedder)
+    memory.embedder = counting
+    made = memory.embed_memories([*LONG, *SHORT[:3]])
+    given = dict(zip(counting.texts, counting.ids, strict=True))
+    passages = {x for t in LONG for x in split(t, embedder.count_tokens)}
+    assert passages <= set(given)
+    for text in passages:
+        assert given[text] == embedder.token_ids([text])[0], text
+    again = embed_all([*LONG, *SHORT[:3]], embedder.embed_many, embedder.count_tokens)
+    for one, other in zip(made, again, strict=True):  # the same vectors, bit for bit
+        assert np.array_equal(one.whole, other.whole)
+        assert np.array_equal(one.passages, other.passages)
 
 
 def test_the_next_chunk_is_embedding_before_this_one_is_waited_for(

@@ -235,7 +235,7 @@ def test_the_briefs_stale_listing_is_kept_and_exact_at_every_moment(
 
 def test_a_few_texts_are_counted_as_a_batch_counts_them(embedder: Any, tok: Any) -> None:
     """Up to SERIAL_COUNT texts are counted one by one on the calling thread (no hand-off
-    to the tokenizer's pool); more in one encode_batch. Either way each count is the
+    to the tokenizer's pool); more in one encode_batch_fast. Either way each count is the
     text's whole tokens without [CLS]/[SEP], as the tokenizer loaded afresh says."""
     from enyal_daemon.embedder import onnx
 

@@ -486,8 +486,10 @@ class Engine:
         return Embedding(emb.whole, emb.passages, parts)
 
     def embed_memories(self, texts: list[str]) -> list[Embedding]:
-        """Many memories' texts as stored, on both cores (embed_many)."""
-        return passages.embed_all(texts, self.embed_many, self.embedder.count_tokens)
+        """Many memories' texts as stored, on both cores (embed_many). Each passage's ids
+        are its sentences', counted to cut them: not tokenized again."""
+        unique, ids, embeddings = passages.plan_tokenized(texts, self.embedder.token_ids)
+        return embeddings(self.embed_many(unique, ids))
 
     def embed_memories_soon(self, texts: list[str]) -> Callable[[], list[Embedding]]:
         """`embed_memories` without waiting: returns the wait for the vectors, so the caller
