@@ -7,6 +7,7 @@ import gc
 import os
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -304,6 +305,98 @@ def test_a_wal_extension_refused_leaves_the_checkpoints_running(
     finally:
         outside.close()
         w.close()
+
+
+class _Timed:
+    """A checkpointer that notes when each checkpoint starts."""
+
+    def __init__(self, path: Path) -> None:
+        self.real = db.connect(path, writer=False)
+        self.starts: list[float] = []
+
+    def wal_checkpoint(self, **kw: Any) -> Any:
+        self.starts.append(time.monotonic())
+        return self.real.wal_checkpoint(**kw)
+
+    def close(self) -> None:
+        self.real.close()
+
+
+def _until(done: Any) -> None:
+    for _ in range(500):
+        if done():
+            return
+        threading.Event().wait(0.01)
+    raise AssertionError("not within 5 s")
+
+
+def test_a_few_commits_are_checkpointed_once_the_writer_is_idle_not_while_a_job_waits(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A checkpoint copies a few commits' frames (CHECKPOINT_STEP) right after a commit,
+    long before the WAL holds CHECKPOINT_PAGES, but only once the writer is idle: not
+    while a job queued behind that commit waits or runs (its commit's fsync would share
+    the disk with the checkpoint's)."""
+    monkeypatch.setattr("enyal_daemon.store.writer.CHECKPOINT_PAGES", 10**6)
+    monkeypatch.setattr("enyal_daemon.store.writer.CHECKPOINT_STEP", 8)
+    monkeypatch.setattr("enyal_daemon.store.writer.IDLE_WAIT", 0.05)
+    path = home / "w.db"
+    conn = db.connect(path, writer=True)
+    conn.execute("CREATE TABLE log (job TEXT)")
+    timed = _Timed(path)
+    w = Writer(conn, timed)  # type: ignore[arg-type]
+    release = threading.Event()
+    held: list[float] = []
+
+    def queued_behind(tx: Tx) -> None:
+        release.wait(10)
+        tx.conn.execute("INSERT INTO log VALUES ('behind')")
+        held.append(time.monotonic())  # the job's end: its commit and answer follow
+
+    def many(tx: Tx) -> None:
+        for i in range(12):
+            tx.conn.execute("INSERT INTO log VALUES (?)", (f"{i}" * 3000,))
+        behind.append(w.submit(queued_behind))
+
+    behind: list[Any] = []
+    try:
+        _stream(w, range(12))  # ~12 frames: more than a step
+        _until(lambda: timed.starts and w._uncopied() < 8)
+        before = len(timed.starts)
+        w.run(many)  # a step's frames again, and a job queued behind them
+        threading.Event().wait(0.3)
+        assert len(timed.starts) == before, "a checkpoint beside the job queued"
+        release.set()
+        behind[0].result(10)
+        _until(lambda: len(timed.starts) > before)
+        assert timed.starts[before] >= held[0]
+    finally:
+        release.set()
+        w.close()
+
+
+def test_the_database_file_grows_in_chunks_and_reads_back_whole(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Checkpoints that add pages to the database file find its blocks already written
+    (a chunk at a time), so their fsync seldom commits the file system's journal; the
+    file, a chunk's multiple, reads back every row."""
+    monkeypatch.setattr(db, "DB_CHUNK", 1 << 20)
+    path = home / "w.db"
+    conn, w = _log_writer(path)
+    try:
+        _stream(w, range(40))
+        assert w.empty_wal()  # every page copied into the file
+        grown = path.stat().st_size
+        pages = conn.execute("PRAGMA page_count").fetchone()[0] * 4096
+    finally:
+        w.close()
+    assert grown % (1 << 20) == 0 and grown >= pages, (grown, pages)
+    assert path.stat().st_size == grown
+    back = db.connect(path, writer=False)
+    assert back.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    rows = [r[0] for r in back.execute("SELECT job FROM log ORDER BY rowid")]
+    assert rows == [f"{i}" * 3000 for i in range(40)]
 
 
 def test_bookkeeping_is_written_in_small_transactions(
