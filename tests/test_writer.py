@@ -340,6 +340,7 @@ def test_a_few_commits_are_checkpointed_once_the_writer_is_idle_not_while_a_job_
     monkeypatch.setattr("enyal_daemon.store.writer.CHECKPOINT_PAGES", 10**6)
     monkeypatch.setattr("enyal_daemon.store.writer.CHECKPOINT_STEP", 8)
     monkeypatch.setattr("enyal_daemon.store.writer.IDLE_WAIT", 0.05)
+    monkeypatch.setattr("enyal_daemon.store.writer.CHECKPOINT_PAUSE", 0.0)
     path = home / "w.db"
     conn = db.connect(path, writer=True)
     conn.execute("CREATE TABLE log (job TEXT)")

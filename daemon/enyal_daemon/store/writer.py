@@ -26,14 +26,14 @@ a thread and connection of their own, not inside whichever commit happened to cr
 SQLite's auto-checkpoint threshold: that commit, often a remember, used to wait 20-120
 ms for it (scripts/bench). A PASSIVE checkpoint never blocks the writer or a reader.
 It still writes and fsyncs the database file beside the commits' fsyncs of the WAL, so
-it copies a few commits' frames at a time (CHECKPOINT_STEP), right after a commit once
-the writer is idle: a stream of remembers' next commit is then an embedding away, and
-the checkpoint's fsync ends before it (issue 30). One copying SQLite's 1,000 frames at
-once took 50-120 ms and held up the commit it overlapped as long. A writer never idle
-still has its WAL copied once it holds CHECKPOINT_PAGES frames, in a lull (`lull`: the
-engine's waits while an acknowledged write is coming, bounded). The database file grows
-a chunk at a time (db.DB_CHUNK), so that a checkpoint's fsync seldom commits the file
-system's journal.
+it copies a few commits' frames at a time (CHECKPOINT_STEP, CHECKPOINT_PAUSE apart at
+least), right after a commit once the writer is idle: a stream of remembers' next commit
+is then an embedding away, and the checkpoint's fsync ends before it (issue 30). One
+copying SQLite's 1,000 frames at once took 50-120 ms and held up the commit it overlapped
+as long. A writer never idle still has its WAL copied once it holds CHECKPOINT_PAGES
+frames, in a lull (`lull`: the engine's waits while an acknowledged write is coming,
+bounded). The database file grows a chunk at a time (db.DB_CHUNK), so that a
+checkpoint's fsync seldom commits the file system's journal.
 
 The same thread keeps the WAL file's blocks ahead of its frames once a stream of writes
 has filled a first MB of it (zeros past the file's end, made durable, on the writer's
@@ -87,10 +87,11 @@ WAL_AHEAD_FROM = 1 << 20
 WAL_AHEAD = 4 << 20
 WAL_STEP = 1 << 20
 WAL_QUIET = 0.02
-# A checkpoint of what the last commits added, once CHECKPOINT_STEP frames are left to copy:
-# run right after a commit, once the writer is idle (IDLE_WAIT at most), it is done before
-# the next acknowledged write's commit, an embedding away (docs/ARCHITECTURE.md, "Round
-# seventeen (writes)").
+# A checkpoint of what the last commits added, once CHECKPOINT_STEP frames are left to copy
+# (and CHECKPOINT_PAUSE has passed since the last: an import's chunks commit every ~0.1 s,
+# and a checkpoint after each cost it ~6% of its rate): run right after a commit, once the
+# writer is idle (IDLE_WAIT at most), it is done before the next acknowledged write's
+# commit, an embedding away (docs/ARCHITECTURE.md, "Round seventeen (writes)").
 CHECKPOINT_STEP = 200
 IDLE_WAIT = 0.005
 # What a refused write logs: not SQLite's "database is locked", which the torture reads as
@@ -338,9 +339,9 @@ class Writer:
         return apsw.SQLITE_OK
 
     def _checkpoint_forever(self) -> None:
-        """Checkpoints: of CHECKPOINT_STEP frames or more right after a commit, once the
-        writer is idle; otherwise, once the WAL holds CHECKPOINT_PAGES, CHECKPOINT_PAUSE
-        apart at least, in a lull. And the WAL file extended ahead of its frames (not held
+        """Checkpoints, CHECKPOINT_PAUSE apart at least: of CHECKPOINT_STEP frames or more
+        right after a commit, once the writer is idle; otherwise, once the WAL holds
+        CHECKPOINT_PAGES, in a lull. And the WAL file extended ahead of its frames (not held
         up by that pause), in a lull."""
         assert self._checkpointer is not None
         renice_this_thread(NICE)
@@ -355,7 +356,11 @@ class Writer:
             if self._checkpoint_stop.is_set():
                 return
             self._checkpoint_due.clear()
-            if self._uncopied() >= CHECKPOINT_STEP and self._idle():
+            if (
+                self._uncopied() >= CHECKPOINT_STEP
+                and time.monotonic() >= next_checkpoint
+                and self._idle()
+            ):
                 # Not the lull: right after a commit, a write already announced is still
                 # embedding its text, and this checkpoint's fsync ends before its commit's.
                 self._checkpoint()
