@@ -400,6 +400,41 @@ def test_the_database_file_grows_in_chunks_and_reads_back_whole(
     assert rows == [f"{i}" * 3000 for i in range(40)]
 
 
+def test_a_vacuum_leaves_no_old_page_past_the_database_files_pages(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A VACUUM moves live rows to lower pages and its checkpoint truncates the file, in
+    chunks to a chunk's multiple: the old pages' bytes past the new end are what `cut`
+    takes off. Rows moved there and then deleted for good leave no byte behind."""
+    monkeypatch.setattr(db, "DB_CHUNK", 1 << 20)
+    path = home / "w.db"
+    _, w = _log_writer(path)
+
+    def fill(tx: Tx) -> None:
+        for _ in range(250):
+            tx.conn.execute("INSERT INTO log VALUES (?)", ("f" * 3000,))
+        for i in range(250):
+            tx.conn.execute("INSERT INTO log VALUES (?)", (f"MARKER{i:04d}" * 300,))
+        tx.after_commit.append(w.empty_wal)  # the rows in the file's pages
+
+    def purge(tx: Tx) -> None:
+        tx.conn.execute("DELETE FROM log WHERE job LIKE 'f%'")
+        tx.after_commit.append(lambda: db.vacuum(tx.conn))
+        tx.after_commit.append(lambda: w.empty_wal(cut=True))
+
+    def forget(tx: Tx) -> None:
+        tx.conn.execute("DELETE FROM log")
+        tx.after_commit.append(w.empty_wal)
+
+    try:
+        w.run(fill)
+        w.run(purge)
+        w.run(forget)
+    finally:
+        w.close()
+    assert b"MARKER" not in path.read_bytes()
+
+
 def test_bookkeeping_is_written_in_small_transactions(
     memory: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -161,6 +161,25 @@ def grow_in_chunks(conn: apsw.Connection) -> None:
     conn.file_control("main", apsw.SQLITE_FCNTL_CHUNK_SIZE, ctypes.addressof(value))
 
 
+def cut_to_pages(conn: apsw.Connection) -> None:
+    """The database file cut to its pages, made durable. A checkpoint that shrinks it
+    (after a VACUUM) truncates to a multiple of DB_CHUNK, and what lies past the pages is
+    then old pages' bytes: text the vacuum was to remove among them. Only with no frame
+    left in the WAL past the pages (emptied), or a checkpoint could copy one there."""
+    pages = conn.execute("PRAGMA page_count").fetchone()
+    page = conn.execute("PRAGMA page_size").fetchone()
+    if pages is None or page is None:
+        return
+    size = int(pages[0]) * int(page[0])
+    fd = os.open(conn.filename, os.O_WRONLY)
+    try:
+        if os.fstat(fd).st_size > size:
+            os.ftruncate(fd, size)
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 IN_LIST = 500  # values per IN (...) list, well under SQLite's variable limit
 
 

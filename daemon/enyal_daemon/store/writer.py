@@ -193,6 +193,7 @@ class Writer:
         # The WAL's frames after the last commit, and those the last checkpoint copied.
         self._frames = 0
         self._copied = 0
+        self._cut = False  # the database file to be cut to its pages (empty_wal's `cut`)
         if checkpointer is not None:
             conn.set_wal_hook(self._after_commit)  # replaces the auto-checkpoint
             self._checkpoint_thread = threading.Thread(
@@ -307,14 +308,20 @@ class Writer:
             log.warning("WAL checkpoint at close: %s", exc)
         self.conn.close()
 
-    def empty_wal(self) -> bool:
+    def empty_wal(self, cut: bool = False) -> bool:
         """Checkpoint the WAL into the database file and truncate it, waiting (busy timeout)
         for readers of older snapshots; False if one still held it. Under the
-        writer's turn (an after-commit hook): no write can add to the WAL meanwhile."""
+        writer's turn (an after-commit hook): no write can add to the WAL meanwhile.
+        `cut`: the database file cut to its pages too (after a VACUUM: db.cut_to_pages),
+        now, or if a reader held part of the WAL, after the first checkpoint that empties
+        it."""
         with self._checkpoint_lock:
             emptied = db.checkpoint(self.conn)
+            if cut and emptied:
+                db.cut_to_pages(self.conn)
+            self._cut = self._cut or (cut and not emptied)
         self._wal_end = self._extend_to = 0  # truncated: extended again as frames come
-        self._copied = 0
+        self._frames = self._copied = 0
         return emptied
 
     def _uncopied(self) -> int:
@@ -401,10 +408,13 @@ class Writer:
         self._checkpoint_wanted = False
         try:
             with self._checkpoint_lock:
-                _, self._copied = self._checkpointer.wal_checkpoint(
+                frames, self._copied = self._checkpointer.wal_checkpoint(
                     mode=apsw.SQLITE_CHECKPOINT_PASSIVE
                 )
-        except apsw.Error as exc:  # the next commit asks again
+                if self._cut and frames == self._copied:
+                    db.cut_to_pages(self._checkpointer)
+                    self._cut = False
+        except (apsw.Error, OSError) as exc:  # the next commit asks again
             log.warning("WAL checkpoint: %s", exc)
 
     def _extend_wal(self, tx: Tx) -> None:
