@@ -197,6 +197,7 @@ def test_the_wal_file_is_kept_ahead_of_its_frames_and_read_back_whole(
     instead of growing the file; the database, copied as a crash would leave it
     mid-stream, reads every commit back."""
     monkeypatch.setattr("enyal_daemon.store.writer.CHECKPOINT_PAGES", 10**6)  # no restart
+    monkeypatch.setattr("enyal_daemon.store.writer.CHECKPOINT_STEP", 10**6)
     monkeypatch.setattr("enyal_daemon.store.writer.WAL_QUIET", 1.0)
     monkeypatch.setattr("enyal_daemon.store.writer.WAL_AHEAD_FROM", 64 << 10)
     monkeypatch.setattr("enyal_daemon.store.writer.WAL_AHEAD", 512 << 10)
@@ -234,6 +235,7 @@ def test_the_wal_is_extended_a_step_at_a_time_not_after_every_commit(
     """Once the WAL file is ahead of its frames, a few small commits, each followed by a
     lull, use what is ahead: no extension step (a write and an fdatasync) for each."""
     monkeypatch.setattr("enyal_daemon.store.writer.CHECKPOINT_PAGES", 10**6)
+    monkeypatch.setattr("enyal_daemon.store.writer.CHECKPOINT_STEP", 10**6)
     monkeypatch.setattr("enyal_daemon.store.writer.WAL_QUIET", 0.05)
     monkeypatch.setattr("enyal_daemon.store.writer.WAL_AHEAD_FROM", 64 << 10)
     monkeypatch.setattr("enyal_daemon.store.writer.WAL_AHEAD", 512 << 10)
