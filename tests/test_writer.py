@@ -7,6 +7,7 @@ import gc
 import os
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -196,6 +197,7 @@ def test_the_wal_file_is_kept_ahead_of_its_frames_and_read_back_whole(
     instead of growing the file; the database, copied as a crash would leave it
     mid-stream, reads every commit back."""
     monkeypatch.setattr("enyal_daemon.store.writer.CHECKPOINT_PAGES", 10**6)  # no restart
+    monkeypatch.setattr("enyal_daemon.store.writer.CHECKPOINT_STEP", 10**6)
     monkeypatch.setattr("enyal_daemon.store.writer.WAL_QUIET", 1.0)
     monkeypatch.setattr("enyal_daemon.store.writer.WAL_AHEAD_FROM", 64 << 10)
     monkeypatch.setattr("enyal_daemon.store.writer.WAL_AHEAD", 512 << 10)
@@ -233,6 +235,7 @@ def test_the_wal_is_extended_a_step_at_a_time_not_after_every_commit(
     """Once the WAL file is ahead of its frames, a few small commits, each followed by a
     lull, use what is ahead: no extension step (a write and an fdatasync) for each."""
     monkeypatch.setattr("enyal_daemon.store.writer.CHECKPOINT_PAGES", 10**6)
+    monkeypatch.setattr("enyal_daemon.store.writer.CHECKPOINT_STEP", 10**6)
     monkeypatch.setattr("enyal_daemon.store.writer.WAL_QUIET", 0.05)
     monkeypatch.setattr("enyal_daemon.store.writer.WAL_AHEAD_FROM", 64 << 10)
     monkeypatch.setattr("enyal_daemon.store.writer.WAL_AHEAD", 512 << 10)
@@ -304,6 +307,134 @@ def test_a_wal_extension_refused_leaves_the_checkpoints_running(
     finally:
         outside.close()
         w.close()
+
+
+class _Timed:
+    """A checkpointer that notes when each checkpoint starts."""
+
+    def __init__(self, path: Path) -> None:
+        self.real = db.connect(path, writer=False)
+        self.starts: list[float] = []
+
+    def wal_checkpoint(self, **kw: Any) -> Any:
+        self.starts.append(time.monotonic())
+        return self.real.wal_checkpoint(**kw)
+
+    def close(self) -> None:
+        self.real.close()
+
+
+def _until(done: Any) -> None:
+    for _ in range(500):
+        if done():
+            return
+        threading.Event().wait(0.01)
+    raise AssertionError("not within 5 s")
+
+
+def test_a_few_commits_are_checkpointed_once_the_writer_is_idle_not_while_a_job_waits(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A checkpoint copies a few commits' frames (CHECKPOINT_STEP) right after a commit,
+    long before the WAL holds CHECKPOINT_PAGES, but only once the writer is idle: not
+    while a job queued behind that commit waits or runs (its commit's fsync would share
+    the disk with the checkpoint's)."""
+    monkeypatch.setattr("enyal_daemon.store.writer.CHECKPOINT_PAGES", 10**6)
+    monkeypatch.setattr("enyal_daemon.store.writer.CHECKPOINT_STEP", 8)
+    monkeypatch.setattr("enyal_daemon.store.writer.IDLE_WAIT", 0.05)
+    monkeypatch.setattr("enyal_daemon.store.writer.CHECKPOINT_PAUSE", 0.0)
+    path = home / "w.db"
+    conn = db.connect(path, writer=True)
+    conn.execute("CREATE TABLE log (job TEXT)")
+    timed = _Timed(path)
+    w = Writer(conn, timed)  # type: ignore[arg-type]
+    release = threading.Event()
+    held: list[float] = []
+
+    def queued_behind(tx: Tx) -> None:
+        release.wait(10)
+        tx.conn.execute("INSERT INTO log VALUES ('behind')")
+        held.append(time.monotonic())  # the job's end: its commit and answer follow
+
+    def many(tx: Tx) -> None:
+        for i in range(12):
+            tx.conn.execute("INSERT INTO log VALUES (?)", (f"{i}" * 3000,))
+        behind.append(w.submit(queued_behind))
+
+    behind: list[Any] = []
+    try:
+        _stream(w, range(12))  # ~12 frames: more than a step
+        _until(lambda: timed.starts and w._uncopied() < 8)
+        before = len(timed.starts)
+        w.run(many)  # a step's frames again, and a job queued behind them
+        threading.Event().wait(0.3)
+        assert len(timed.starts) == before, "a checkpoint beside the job queued"
+        release.set()
+        behind[0].result(10)
+        _until(lambda: len(timed.starts) > before)
+        assert timed.starts[before] >= held[0]
+    finally:
+        release.set()
+        w.close()
+
+
+def test_the_database_file_grows_in_chunks_and_reads_back_whole(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Checkpoints that add pages to the database file find its blocks already written
+    (a chunk at a time), so their fsync seldom commits the file system's journal; the
+    file, a chunk's multiple, reads back every row."""
+    monkeypatch.setattr(db, "DB_CHUNK", 1 << 20)
+    path = home / "w.db"
+    conn, w = _log_writer(path)
+    try:
+        _stream(w, range(40))
+        assert w.empty_wal()  # every page copied into the file
+        grown = path.stat().st_size
+        pages = conn.execute("PRAGMA page_count").fetchone()[0] * 4096
+    finally:
+        w.close()
+    assert grown % (1 << 20) == 0 and grown >= pages, (grown, pages)
+    assert path.stat().st_size == grown
+    back = db.connect(path, writer=False)
+    assert back.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    rows = [r[0] for r in back.execute("SELECT job FROM log ORDER BY rowid")]
+    assert rows == [f"{i}" * 3000 for i in range(40)]
+
+
+def test_a_vacuum_leaves_no_old_page_past_the_database_files_pages(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A VACUUM moves live rows to lower pages and its checkpoint truncates the file, in
+    chunks to a chunk's multiple: the old pages' bytes past the new end are what `cut`
+    takes off. Rows moved there and then deleted for good leave no byte behind."""
+    monkeypatch.setattr(db, "DB_CHUNK", 1 << 20)
+    path = home / "w.db"
+    _, w = _log_writer(path)
+
+    def fill(tx: Tx) -> None:
+        for _ in range(250):
+            tx.conn.execute("INSERT INTO log VALUES (?)", ("f" * 3000,))
+        for i in range(250):
+            tx.conn.execute("INSERT INTO log VALUES (?)", (f"MARKER{i:04d}" * 300,))
+        tx.after_commit.append(w.empty_wal)  # the rows in the file's pages
+
+    def purge(tx: Tx) -> None:
+        tx.conn.execute("DELETE FROM log WHERE job LIKE 'f%'")
+        tx.after_commit.append(lambda: db.vacuum(tx.conn))
+        tx.after_commit.append(lambda: w.empty_wal(cut=True))
+
+    def forget(tx: Tx) -> None:
+        tx.conn.execute("DELETE FROM log")
+        tx.after_commit.append(w.empty_wal)
+
+    try:
+        w.run(fill)
+        w.run(purge)
+        w.run(forget)
+    finally:
+        w.close()
+    assert b"MARKER" not in path.read_bytes()
 
 
 def test_bookkeeping_is_written_in_small_transactions(

@@ -314,6 +314,31 @@ def _stage_remember(add: Callable[[Event], None], clock: Callable[[], float]) ->
     writer.Writer._commit_batch = staged_commit  # type: ignore[method-assign]
 
 
+def _commits_beside_checkpoints(
+    rows: list[tuple[float, dict[str, list[float]]]],
+    spans: list[tuple[float, float] | None],
+    checkpoints: list[Event],
+) -> None:
+    """The remembers' COMMITs (their fsync) that a WAL checkpoint (its copy and its fsync
+    of the database file) overlapped, against the rest; and the checkpoints' length."""
+    ms = 1e3
+    beside: dict[bool, list[float]] = {True: [], False: []}
+    for (_, got), span in zip(rows, spans, strict=True):
+        if span is None:
+            continue
+        hit = any(_overlap(span[0], span[1], c[1], c[2]) > 0 for c in checkpoints)
+        beside[hit].append(got["write: commit"][0])
+    took = [(c[2] - c[1]) * ms for c in checkpoints]
+    print(
+        f"  the commit when a checkpoint overlapped it ({len(beside[True])}): p50 "
+        f"{_pct(beside[True], 50):.2f} p90 {_pct(beside[True], 90):.2f} p99 "
+        f"{_pct(beside[True], 99):.2f}; the rest ({len(beside[False])}): p50 "
+        f"{_pct(beside[False], 50):.2f} p90 {_pct(beside[False], 90):.2f} p99 "
+        f"{_pct(beside[False], 99):.2f}; the checkpoints ({len(took)}) p50 "
+        f"{_pct(took, 50):.2f} p99 {_pct(took, 99):.2f} max {max(took, default=0.0):.2f} ms"
+    )
+
+
 def _pct(xs: list[float], q: float) -> float:
     xs = sorted(xs)
     return xs[min(len(xs) - 1, round(q / 100 * (len(xs) - 1)))] if xs else float("nan")
@@ -487,6 +512,7 @@ def _stages(lat: list[tuple[float, float]], by_kind: dict[str, list[Event]], sha
     starts = [e[1] for e in verbs]
     rows: list[tuple[float, dict[str, list[float]]]] = []
     verbs_of: list[Event] = []  # each row's verb
+    spans: list[tuple[float, float] | None] = []  # each row's COMMIT (job's end, batch's)
     for t0, t1 in lat:
         j = bisect.bisect_left(starts, t0)
         if j >= len(verbs) or verbs[j][2] > t1:
@@ -513,9 +539,12 @@ def _stages(lat: list[tuple[float, float]], by_kind: dict[str, list[Event]], sha
                 job_end = e[2]
             elif name == "write: batch":
                 batch = e
+        span = None
         if batch is not None and job_end is not None:
             hooks = got["write: after commit"]
             put("write: commit", batch[2] - job_end - hooks[0] / ms, 0.0, 0.0)
+            span = (job_end, batch[2] - hooks[0] / ms)
+        spans.append(span)
         top = sum(got[k][0] for k in ("secret scan", "same text?", "embed", "injection judge"))
         top += got["write"][0] + got["shared file"][0]
         other = got["verb"]
@@ -556,6 +585,7 @@ def _stages(lat: list[tuple[float, float]], by_kind: dict[str, list[Event]], sha
             f"overwrote it ({len(commits[False])}): p50 {_pct(commits[False], 50):.2f} p90 "
             f"{_pct(commits[False], 90):.2f} p99 {_pct(commits[False], 99):.2f}"
         )
+    _commits_beside_checkpoints(rows, spans, by_kind.get("checkpoint", []))
     k = max(1, round(len(rows) * share))
     slow = sorted(rows, key=lambda r: -r[0])[:k]
     print(f"the slowest {k} by stage: wall (cpu, run queue) ms; stages of 0.5 ms or more")

@@ -67,9 +67,10 @@ def seed(row: Row, d: Daemon, acked: dict[str, str], tag: str) -> list[str]:
     return ids
 
 
-def writes(ids: list[str], n: int) -> list[tuple[str, dict[str, Any]]]:
-    """One of every kind of write, each of which would change the store."""
-    return [
+def writes(ids: list[str], n: int, done: set[str]) -> list[tuple[str, dict[str, Any]]]:
+    """One of every kind of write, each of which would change the store; not a forget or a
+    link that an earlier round's write already made (`done`: it fit)."""
+    every: list[tuple[str, dict[str, Any]]] = [
         ("remember", {"content": f"Written while storage fails, #{n}", "scope": "global"}),
         ("update", {"id": ids[2], "content": f"Rewritten while storage fails, #{n}"}),
         ("update", {"id": ids[3], "confidence": 0.5, "tags": ["changed"]}),
@@ -87,15 +88,35 @@ def writes(ids: list[str], n: int) -> list[tuple[str, dict[str, Any]]]:
             },
         ),
     ]
+    return [(method, params) for method, params in every if _once(method, params) not in done]
+
+
+def _once(method: str, params: dict[str, Any]) -> str:
+    """What a write that cannot be made twice is known by ("" for one that can): a forget
+    of an entry, a link of two."""
+    if method == "forget":
+        return f"forget {params['id']}"
+    if method == "link":
+        return f"link {params['source_id']} {params['target_id']} {params['edge_type']}"
+    return ""
 
 
 def expect_refused(
-    row: Row, d: Daemon, reason: str, ids: list[str], acked: dict[str, str], n: int
+    row: Row,
+    d: Daemon,
+    reason: str,
+    ids: list[str],
+    acked: dict[str, str],
+    n: int,
+    done: set[str] | None = None,
 ) -> int:
     """Every kind of write must be refused with -32009 and this reason. A write that
-    still fits (a page SQLite had free) is fine, if it is then kept."""
+    still fits (a page SQLite had free, or the WAL's blocks after a checkpoint let it
+    start again from its beginning) is fine, if it is then kept: `done` collects the
+    forgets and links that fit, and `acked` loses what a hard forget deleted."""
     refused = 0
-    for method, params in writes(ids, n):
+    done = set() if done is None else done
+    for method, params in writes(ids, n, done):
         row.runs += 1
         try:
             res = d.call(method, params)
@@ -121,11 +142,33 @@ def expect_refused(
             continue
         row.acked += 1
         row.note("some writes still fit on the full disk (and were kept)")
+        if _once(method, params):
+            done.add(_once(method, params))
+        if method == "forget" and params.get("hard"):
+            acked.pop(params["id"], None)
         if method == "remember":
             acked[res["id"]] = params["content"]
         elif method == "update" and "content" in params:
             acked[params["id"]] = params["content"]
     return refused
+
+
+def use_up(row: Row, d: Daemon, acked: dict[str, str]) -> None:
+    """Remember long texts until one is refused -32009: what the database's files already
+    hold room for (a WAL started again from its beginning after a checkpoint, the free
+    part of the database file's last chunk: store/db.py, DB_CHUNK) is used up, so that
+    the writes after it find no room."""
+    for i in range(2000):
+        text = f"Filler {i}: " + " ".join(f"word{i}x{j}" for j in range(1500))
+        try:
+            res = d.call("remember", {"content": text, "scope": "global"})
+        except transport.RpcError as exc:
+            if exc.code != p.STORAGE_UNAVAILABLE:
+                row.problem("errors", f"remember while filling: {exc.code} {exc.message}")
+            return
+        acked[res["id"]] = text
+        row.acked += 1
+    row.problem("errors", "2,000 long remembers on a full disk, none refused")
 
 
 def expect_reads(row: Row, d: Daemon, acked: dict[str, str], when: str) -> None:
@@ -162,7 +205,9 @@ def disk_full(row: Row, root: Path) -> None:
         try:
             ids = seed(row, d, acked, "full")
             filler = fill(disk)
-            refused = expect_refused(row, d, "full", ids, acked, 1)
+            use_up(row, d, acked)
+            done: set[str] = set()
+            refused = expect_refused(row, d, "full", ids, acked, 1, done)
             expect_reads(row, d, acked, "on a full disk")
             stop(row, d, "on a full disk")
             try:
@@ -171,7 +216,7 @@ def disk_full(row: Row, root: Path) -> None:
                 row.problem("crashes", f"the daemon does not restart on a full disk: {exc}")
                 return
             expect_reads(row, d, acked, "after a restart on a full disk")
-            refused += expect_refused(row, d, "full", ids, acked, 2)
+            refused += expect_refused(row, d, "full", ids, acked, 2, done)
             filler.unlink()
             deadline = time.monotonic() + 10
             while True:  # writes resume without a restart

@@ -26,8 +26,14 @@ a thread and connection of their own, not inside whichever commit happened to cr
 SQLite's auto-checkpoint threshold: that commit, often a remember, used to wait 20-120
 ms for it (scripts/bench). A PASSIVE checkpoint never blocks the writer or a reader.
 It still writes and fsyncs the database file beside the commits' fsyncs of the WAL, so
-it starts in a lull (`lull`: the engine's waits while an acknowledged write is coming,
-bounded), not in the middle of a remember's embedding and commit (issue 30).
+it copies a few commits' frames at a time (CHECKPOINT_STEP, CHECKPOINT_PAUSE apart at
+least), right after a commit once the writer is idle: a stream of remembers' next commit
+is then an embedding away, and the checkpoint's fsync ends before it (issue 30). One
+copying SQLite's 1,000 frames at once took 50-120 ms and held up the commit it overlapped
+as long. A writer never idle still has its WAL copied once it holds CHECKPOINT_PAGES
+frames, in a lull (`lull`: the engine's waits while an acknowledged write is coming,
+bounded). The database file grows a chunk at a time (db.DB_CHUNK), so that a
+checkpoint's fsync seldom commits the file system's journal.
 
 The same thread keeps the WAL file's blocks ahead of its frames once a stream of writes
 has filled a first MB of it (zeros past the file's end, made durable, on the writer's
@@ -66,8 +72,11 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 MAX_BATCH = 128
-CHECKPOINT_PAGES = 1000  # WAL pages that call for a checkpoint (SQLite's own default)
-CHECKPOINT_PAUSE = 0.25  # seconds between checkpoints at most: a busy writer commits often
+# WAL frames that call for a checkpoint whatever the writer is doing (SQLite's own default):
+# a writer never idle (an import's batches) still has its WAL copied, CHECKPOINT_PAUSE
+# seconds apart at most (a busy writer commits often), in a lull.
+CHECKPOINT_PAGES = 1000
+CHECKPOINT_PAUSE = 0.25
 # Once the WAL's frames reach WAL_AHEAD_FROM bytes (a stream of writes), its file is kept
 # WAL_AHEAD bytes past them, WAL_STEP at a time, so that commits overwrite blocks instead
 # of adding them (db.reserve_wal). A step holds the writer's turn for its fsync, so it is
@@ -78,6 +87,13 @@ WAL_AHEAD_FROM = 1 << 20
 WAL_AHEAD = 4 << 20
 WAL_STEP = 1 << 20
 WAL_QUIET = 0.02
+# A checkpoint of what the last commits added, once CHECKPOINT_STEP frames are left to copy
+# (and CHECKPOINT_PAUSE has passed since the last: an import's chunks commit every ~0.1 s,
+# and a checkpoint after each cost it ~6% of its rate): run right after a commit, once the
+# writer is idle (IDLE_WAIT at most), it is done before the next acknowledged write's
+# commit, an embedding away (docs/ARCHITECTURE.md, "Round seventeen (writes)").
+CHECKPOINT_STEP = 200
+IDLE_WAIT = 0.005
 # What a refused write logs: not SQLite's "database is locked", which the torture reads as
 # a bug's sign (scripts/torturelib/harness.py, logged_faults).
 LOCK_HELD = "another process holds the database's write lock"
@@ -174,6 +190,10 @@ class Writer:
         self._wal_end = 0
         self._extend_to = 0
         self._checkpoint_wanted = False
+        # The WAL's frames after the last commit, and those the last checkpoint copied.
+        self._frames = 0
+        self._copied = 0
+        self._cut = False  # the database file to be cut to its pages (empty_wal's `cut`)
         if checkpointer is not None:
             conn.set_wal_hook(self._after_commit)  # replaces the auto-checkpoint
             self._checkpoint_thread = threading.Thread(
@@ -288,18 +308,32 @@ class Writer:
             log.warning("WAL checkpoint at close: %s", exc)
         self.conn.close()
 
-    def empty_wal(self) -> bool:
+    def empty_wal(self, cut: bool = False) -> bool:
         """Checkpoint the WAL into the database file and truncate it, waiting (busy timeout)
         for readers of older snapshots; False if one still held it. Under the
-        writer's turn (an after-commit hook): no write can add to the WAL meanwhile."""
+        writer's turn (an after-commit hook): no write can add to the WAL meanwhile.
+        `cut`: the database file cut to its pages too (after a VACUUM: db.cut_to_pages),
+        now, or if a reader held part of the WAL, after the first checkpoint that empties
+        it."""
         with self._checkpoint_lock:
             emptied = db.checkpoint(self.conn)
+            if cut and emptied:
+                db.cut_to_pages(self.conn)
+            self._cut = self._cut or (cut and not emptied)
         self._wal_end = self._extend_to = 0  # truncated: extended again as frames come
+        self._frames = self._copied = 0
         return emptied
 
+    def _uncopied(self) -> int:
+        """The WAL's frames no checkpoint has copied (after a restart, every frame)."""
+        frames, copied = self._frames, self._copied
+        return frames - copied if frames >= copied else frames
+
     def _after_commit(self, conn: apsw.Connection, name: str, pages: int) -> int:
+        self._frames = pages
         if pages >= CHECKPOINT_PAGES:
             self._checkpoint_wanted = True
+        if pages >= CHECKPOINT_PAGES or self._uncopied() >= CHECKPOINT_STEP:
             self._checkpoint_due.set()
         used = 32 + pages * self._frame  # the WAL's header, then its frames
         # Extended again once less than WAL_AHEAD - WAL_STEP is left ahead, not after every
@@ -312,8 +346,10 @@ class Writer:
         return apsw.SQLITE_OK
 
     def _checkpoint_forever(self) -> None:
-        """Checkpoints, CHECKPOINT_PAUSE apart at least, and the WAL file extended ahead of
-        its frames (not held up by that pause), each in a lull."""
+        """Checkpoints, CHECKPOINT_PAUSE apart at least: of CHECKPOINT_STEP frames or more
+        right after a commit, once the writer is idle; otherwise, once the WAL holds
+        CHECKPOINT_PAGES, in a lull. And the WAL file extended ahead of its frames (not held
+        up by that pause), in a lull."""
         assert self._checkpointer is not None
         renice_this_thread(NICE)
         next_checkpoint = 0.0
@@ -327,6 +363,16 @@ class Writer:
             if self._checkpoint_stop.is_set():
                 return
             self._checkpoint_due.clear()
+            if (
+                self._uncopied() >= CHECKPOINT_STEP
+                and time.monotonic() >= next_checkpoint
+                and self._idle()
+            ):
+                # Not the lull: right after a commit, a write already announced is still
+                # embedding its text, and this checkpoint's fsync ends before its commit's.
+                self._checkpoint()
+                next_checkpoint = time.monotonic() + CHECKPOINT_PAUSE
+                continue
             now = self._checkpoint_wanted and time.monotonic() >= next_checkpoint
             if not now and not self._extend_to:
                 continue
@@ -347,13 +393,29 @@ class Writer:
                     self._extend_to = 0
             if not now:
                 continue
-            self._checkpoint_wanted = False
-            try:
-                with self._checkpoint_lock:
-                    self._checkpointer.wal_checkpoint(mode=apsw.SQLITE_CHECKPOINT_PASSIVE)
-            except apsw.Error as exc:  # the next commit asks again
-                log.warning("WAL checkpoint: %s", exc)
+            self._checkpoint()
             next_checkpoint = time.monotonic() + CHECKPOINT_PAUSE
+
+    def _idle(self) -> bool:
+        """Whether the writer is idle (no job queued or under way), waiting IDLE_WAIT at most
+        for the job whose commit woke this thread to be done."""
+        with self._state:
+            return self._state.wait_for(lambda: not self._pending, timeout=IDLE_WAIT)
+
+    def _checkpoint(self) -> None:
+        """A PASSIVE checkpoint: what no reader still needs from the WAL, copied."""
+        assert self._checkpointer is not None
+        self._checkpoint_wanted = False
+        try:
+            with self._checkpoint_lock:
+                frames, self._copied = self._checkpointer.wal_checkpoint(
+                    mode=apsw.SQLITE_CHECKPOINT_PASSIVE
+                )
+                if self._cut and frames == self._copied:
+                    db.cut_to_pages(self._checkpointer)
+                    self._cut = False
+        except (apsw.Error, OSError) as exc:  # the next commit asks again
+            log.warning("WAL checkpoint: %s", exc)
 
     def _extend_wal(self, tx: Tx) -> None:
         """A step of the WAL file's extension ahead of its frames (db.reserve_wal); the next

@@ -174,7 +174,7 @@ def _finish(engine: Engine, queries: list[tuple[int, str, int]], tx: Tx) -> None
         """After the commit, outside any transaction, on the writer's turn: rebuild the
         file, then empty the WAL, which still holds the old pages."""
         db.vacuum(conn)
-        if not engine.writer.empty_wal():
+        if not engine.writer.empty_wal(cut=True):
             log.warning("a reader kept part of the WAL after the scan; the next checkpoint ends it")
 
     tx.after_commit.append(purge)
