@@ -51,9 +51,10 @@ MAX_ID = 128  # a memory id is a uuid; anything far longer is not one
 # new memories go in one statement per table.
 SLICE = 64
 # New memories per statement within a catch-up's job, which steps aside between them for
-# a request being served (unless a write waits for the writer): a slice's writing, ~13 ms
-# of CPU that a recall otherwise shared, in pieces of ~3 ms. (FTS5 makes an index segment
-# a statement: four a slice, where a live slice makes one.)
+# a request being served (unless a write waits for the writer), and between a part's own
+# statements: a slice's writing, ~13 ms of CPU that a recall otherwise shared, in pieces
+# of ~1 ms at most (the entries' insert), the commit's ~3 ms apart. (FTS5 makes an index
+# segment a statement: four a slice, where a live slice makes one.)
 PART = 16
 # A catch-up applied while requests come rests between its pieces (service/core/traffic.py,
 # DUTY) only while it is ahead of PACED_RATE memories/s (`_Schedule`): what it gives the
