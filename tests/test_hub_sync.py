@@ -280,9 +280,9 @@ def test_a_catch_ups_job_steps_aside_before_each_part_and_before_its_commit(
     events: list[str] = []
     write_part = converge._put_new
 
-    def part(engine: Engine, tx: Tx, batch: list[converge.Ready]) -> None:
+    def part(engine: Engine, tx: Tx, batch: list[converge.Ready], within: Any) -> None:
         events.append(f"part of {len(batch)}")
-        write_part(engine, tx, batch)
+        write_part(engine, tx, batch)  # (the pauses between its statements: the next test)
 
     def pause(unless: Any = None) -> None:
         events.append("pause")
@@ -294,6 +294,45 @@ def test_a_catch_ups_job_steps_aside_before_each_part_and_before_its_commit(
         "pause",  # then the commit
     ]
     assert e.reader().execute("SELECT count(*) FROM context_entries").fetchone()[0] == 5
+
+
+def test_a_catch_ups_part_steps_aside_between_its_statements(
+    engines: list[Engine],
+) -> None:
+    """Within a part, a catch-up's pause comes between the statements that write it (the
+    entries with their FTS rows, the first versions, the applied ids, the hub's versions),
+    so that no piece of a part a recall can find under way is the whole part (~2 ms of
+    CPU); each pause is told to let a waiting write through."""
+    e = engines[0]
+    texts = [f"Service {i} ships its traces to the shared collector." for i in range(4)]
+    pulled = numbered([put(e, str(uuid.uuid4()), i + 1, t) for i, t in enumerate(texts)])
+    ready = converge.prepare(e, pulled)
+    events: list[str] = []
+    tables = ("context_entries", "context_versions", "hub_applied", "hub_memories")
+
+    def trace(_cur: Any, sql: str, _args: Any) -> bool:
+        head = sql.split("(")[0].split()
+        if head[:2] == ["INSERT", "INTO"] and head[2] in tables and events[-1:] != head[2:3]:
+            events.append(head[2])  # (an executemany's rows: once)
+        return True
+
+    def pause(unless: Any = None) -> None:
+        assert unless == e.writer.queued
+        events.append("pause")
+
+    def job(tx: Tx) -> None:
+        tx.conn.exec_trace = trace
+        try:
+            converge._put_new(e, tx, ready, pause)
+        finally:
+            tx.conn.exec_trace = None
+
+    e.write(job)
+    assert events == [
+        *("context_entries", "pause", "context_versions", "pause"),
+        *("hub_applied", "hub_memories", "pause"),  # then the index's rows, in Python
+    ]
+    assert e.reader().execute("SELECT count(*) FROM context_entries").fetchone()[0] == 4
 
 
 def test_a_catch_up_counts_its_sentences_in_pieces_and_none_while_a_request_is_served(

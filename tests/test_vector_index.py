@@ -343,3 +343,50 @@ def test_a_new_row_is_added_without_waiting_for_a_search_under_way(clustered: F3
     assert idx.search(clustered[2001], 1)[0][0] == 5000
     assert idx.search(clustered[1001], 1)[0][0] == 1001
     assert len(idx) == 1002
+
+
+def test_a_slice_of_new_rows_loads_and_grows_without_waiting_for_a_search(
+    clustered: F32,
+) -> None:
+    """A replica's slice (a list of rows, each rid above every other) is loaded while a
+    search is under way, the arrays doubled for it included: the copy is made beside the
+    search and the arrays swapped, the rows appended past those it reads (the sync's
+    loads held the write lock ~19 times a second, and each doubling copied the whole
+    index under it). A load with a rid among the others still waits for the search."""
+    idx = VectorIndex(clustered.shape[1], capacity=1024)
+
+    def rows(rids: range) -> list[tuple[int, bytes, bool, int, int]]:
+        return [(rid, clustered[rid].tobytes(), False, 0, 0) for rid in rids]
+
+    idx.load(rows(range(0, 1000)))
+    searching = threading.Event()
+    done = threading.Event()
+
+    def search_held() -> None:
+        with idx._lock.read():  # a search under way
+            searching.set()
+            done.wait(10)
+
+    t = threading.Thread(target=search_held)
+    t.start()
+    assert searching.wait(10)
+    capacity = len(idx._rids)
+    loaded = threading.Thread(target=idx.load, args=(rows(range(1000, 5000)),))
+    loaded.start()
+    loaded.join(5)
+    appended = not loaded.is_alive()
+    grown = len(idx._rids) > capacity
+    among = threading.Thread(target=idx.load, args=(rows(range(6000, 6010)) + rows([5500]),))
+    among.start()
+    among.join(0.3)
+    waited = among.is_alive()
+    done.set()
+    t.join(10)
+    loaded.join(10)
+    among.join(10)
+    assert appended  # did not wait for the search
+    assert grown
+    assert waited  # a rid out of order takes the write lock
+    assert len(idx) == 5011
+    for rid in (0, 999, 1000, 4999, 5500, 6009):
+        assert idx.search(clustered[rid], 1)[0][0] == rid

@@ -16,7 +16,7 @@ from collections.abc import Collection, Iterable
 import numpy as np
 import numpy.typing as npt
 
-from .vectors import Int64s, VectorIndex
+from .vectors import Int64s, Row, VectorIndex
 
 SLOTS = 64  # room for embedder/passages.py's MAX_PASSAGES under one rid
 # A search asks for this many passages per entry wanted: a long memory near the query
@@ -58,10 +58,18 @@ class PassageIndex:
         return self._rows.nbytes
 
     def load(self, rows: Iterable[PassageRow]) -> None:
-        self._rows.load(
+        """A list (a replica's slice) is keyed as a list, which the index can append
+        without its write lock (VectorIndex.load); anything else (the whole store, as the
+        daemon opens) is streamed."""
+        keyed: Iterable[Row] = (
             (rid * SLOTS + ord_, blob, deprecated, group, kind)
             for rid, ord_, blob, deprecated, group, kind in rows
         )
+        if isinstance(rows, list):
+            if not rows:
+                return  # (a slice of texts without passages: nothing to count again)
+            keyed = list(keyed)
+        self._rows.load(keyed)
         every = self._rows.keys_between(np.zeros(1, np.int64), np.full(1, np.iinfo(np.int64).max))
         self._count = np.bincount(every // SLOTS).astype(np.uint8)
 

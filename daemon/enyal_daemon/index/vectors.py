@@ -42,8 +42,9 @@ two cores while a write waits for them (and new searches wait for the write). A 
 row whose rid is above every other, with room for it (a memory just written: rids rise),
 is appended past the rows searches read and then counted in, without waiting for them:
 a remember at 100k waited up to a whole search (3-16 ms) for the recalls beside it
-(docs/ARCHITECTURE.md, "Round sixteen"). Writers exclude one another with a lock of
-their own.
+(docs/ARCHITECTURE.md, "Round sixteen"); so is a bulk load of such rows (a replica's
+slice), and arrays that must grow for them are copied before they are swapped in, not
+under the write lock. Writers exclude one another with a lock of their own.
 """
 
 from __future__ import annotations
@@ -214,7 +215,16 @@ class VectorIndex:
 
     def load(self, rows: Iterable[Row]) -> None:
         """Add (rid, float32 vector bytes, is_deprecated, group, kind) rows in bulk; a rid given
-        twice (or already present) keeps its last vector."""
+        twice (or already present) keeps its last vector. A list of rows each above every
+        rid before it (a replica's slice of new memories) is appended as `add` appends one,
+        the arrays grown first if need be: without waiting for a search under way, nor
+        making one wait (a sync loads a slice ~19 times a second while recalls read)."""
+        with self._writers:
+            if isinstance(rows, list) and self._rising(rows):
+                self._room(len(rows))
+                for at in range(0, len(rows), LOAD_BATCH):
+                    self._append_batch(rows[at : at + LOAD_BATCH])
+                return
         with self._writing():
             batch: list[Row] = []
             for row in rows:
@@ -233,6 +243,7 @@ class VectorIndex:
         codes, scale = quantize(v)
         bits = signs(v)
         with self._writers:
+            self._room(1)
             if self._append(rid, codes[0], scale[0], bits[0], active, group, kind):
                 return
             with self._lock.write():
@@ -274,6 +285,24 @@ class VectorIndex:
         self._kind[n] = kind
         self._n = n + 1
         return True
+
+    def _rising(self, rows: list[Row]) -> bool:
+        """Whether each row's rid is above every rid before it, in the index and in `rows`:
+        rows `_append_batch` can add past `_n` as they are."""
+        rids = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
+        n = self._n
+        return bool(np.all(rids[1:] > rids[:-1])) and (
+            not n or not len(rids) or int(rids[0]) > int(self._rids[n - 1])
+        )
+
+    def _room(self, extra: int) -> None:
+        """Room for `extra` more rows (`_reserve`), under the writers' lock alone: the rows
+        in use are copied into the larger arrays while searches go on reading the old
+        ones, then the arrays are swapped. Rows [0, _n) are the same in both (every write
+        holds the writers' lock), so a search reads the same rows from either. Under the
+        write lock a copy of 100k rows (~45 MB) held every recall up for its length, each
+        time the arrays doubled (issue 28)."""
+        self._reserve(extra)
 
     @contextmanager
     def _writing(self) -> Iterator[None]:
@@ -524,18 +553,24 @@ class VectorIndex:
                 np.add(d, c[:, j], out=d)
         return dist
 
-    # --- internals: layout (callers hold the write lock) --------------------------------
+    # --- internals: layout (callers hold the write lock; or the writers' lock alone to
+    # grow the arrays or append past _n, which no search reads: `_room`, `_append`) ------
 
     def _reserve(self, extra: int) -> None:
+        """Room for `extra` more rows past `_n`: the arrays doubled (at least) when short,
+        each made whole before it replaces the old (see `_room`)."""
         need = self._n + extra
         cap = len(self._rids)
         if need <= cap:
             return
         new_cap = max(need, cap * 2, 1024)
+        grown = []
         for name in ARRAYS:
             old = getattr(self, name)
             new = np.zeros((new_cap, *old.shape[1:]), dtype=old.dtype)
             new[: self._n] = old[: self._n]
+            grown.append((name, new))
+        for name, new in grown:
             setattr(self, name, new)
 
     def _insertion_point(self, rid: int) -> int:

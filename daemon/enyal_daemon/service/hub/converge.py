@@ -51,9 +51,10 @@ MAX_ID = 128  # a memory id is a uuid; anything far longer is not one
 # new memories go in one statement per table.
 SLICE = 64
 # New memories per statement within a catch-up's job, which steps aside between them for
-# a request being served (unless a write waits for the writer): a slice's writing, ~13 ms
-# of CPU that a recall otherwise shared, in pieces of ~3 ms. (FTS5 makes an index segment
-# a statement: four a slice, where a live slice makes one.)
+# a request being served (unless a write waits for the writer), and between a part's own
+# statements: a slice's writing, ~13 ms of CPU that a recall otherwise shared, in pieces
+# of ~1 ms at most (the entries' insert), the commit's ~3 ms apart. (FTS5 makes an index
+# segment a statement: four a slice, where a live slice makes one.)
 PART = 16
 # A catch-up applied while requests come rests between its pieces (service/core/traffic.py,
 # DUTY) only while it is ahead of PACED_RATE memories/s (`_Schedule`): what it gives the
@@ -364,7 +365,7 @@ def _applying(
                     for at in range(0, len(batch), step):
                         # (the first too: the job may start well after it was queued)
                         pause(engine.writer.queued)
-                        _put_new(engine, tx, batch[at : at + step])
+                        _put_new(engine, tx, batch[at : at + step], pause)
             except (EnyalError, apsw.Error, ValueError):
                 del tx.after_commit[hooks:]  # what they would have shown: rolled back
                 new = set()
@@ -433,11 +434,17 @@ def _new_puts(conn: apsw.Connection, ready: Sequence[Ready]) -> set[int]:
     }
 
 
-def _put_new(engine: Engine, tx: Tx, batch: Sequence[Ready]) -> None:
+def _put_new(
+    engine: Engine, tx: Tx, batch: Sequence[Ready], pause: traffic.Pause = traffic.never
+) -> None:
     """What `_apply_one` does for a put of a memory new here, for many: the entries,
     vectors, passages, FTS rows (by trigger), first versions and hub rows in one statement
-    per table, nothing read back, the index loaded once after commit."""
+    per table, nothing read back, the index loaded once after commit. A catch-up's
+    `pause` comes between the statements (not while a write waits): a part's ~2 ms of CPU
+    in pieces of ~1 ms at most (the entries' insert), so that a recall arriving meanwhile
+    finds less of it under way."""
     conn = tx.conn
+    unless = engine.writer.queued
     now = engine.clock.now_iso()
     made: list[tuple[Ready, Change, body.Put, Embedding, p.Entry]] = []
     for r in batch:
@@ -445,7 +452,9 @@ def _put_new(engine: Engine, tx: Tx, batch: Sequence[Ready]) -> None:
         assert r.entry is not None
         made.append((r, r.change, r.put, r.emb, r.entry))
     rids = entries.insert_many(conn, [(e, *emb.blobs()) for _, _, _, emb, e in made])
+    pause(unless)
     versions.record_many(conn, [e.id for *_, e in made], "created", now)
+    pause(unless)
     rows.mark_applied_many(conn, [(c.change_id, r.seq, c.space) for r, c, *_ in made])
     rows.observe(conn, max(c.clock for _, c, *_ in made))
     rows.set_versions(
@@ -455,6 +464,7 @@ def _put_new(engine: Engine, tx: Tx, batch: Sequence[Ready]) -> None:
             for r, c, put, _, e in made
         ],
     )
+    pause(unless)
     engine.index_new_after_commit(
         tx,
         [
