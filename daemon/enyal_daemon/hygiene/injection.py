@@ -25,6 +25,7 @@ import math
 import re
 import unicodedata
 from collections.abc import Sequence
+from typing import Protocol
 
 from . import classifier, head
 
@@ -159,19 +160,34 @@ def judge(
     return reasons
 
 
+class StatesReader(Protocol):
+    """What reads a text's token states beside the classifier: round nine's head on the
+    last layer's (head.Head), round ten's tuned top layers on an earlier one's
+    (tuned.Tuned). Neither is shipped."""
+
+    @property
+    def mix(self) -> float: ...
+
+    @property
+    def threshold(self) -> float: ...
+
+    def logit(self, runs: Sequence[head.States]) -> float: ...
+
+
 def classified(
     model: classifier.Classifier,
-    reader: head.Head | None,
+    reader: StatesReader | None,
     text: str,
     whole: classifier.Vector,
     passages: classifier.Vectors,
     parts: Sequence[str] = (),
     states: Sequence[head.States] = (),
 ) -> bool:
-    """Whether the classifier flags the text: alone (`model.flags`), or with a head on
-    its token states (`reader`, when the write has them): the classifier's log-odds plus
-    the head's share of its own, at the head's threshold. No head is shipped (round
-    nine's did not beat the classifier alone: docs/ARCHITECTURE.md, "Round nine"), so a
+    """Whether the classifier flags the text: alone (`model.flags`), or with a reader of
+    its token states (`reader`, when the write has them: a head, or tuned top layers):
+    the classifier's log-odds plus the reader's share of its own, at the reader's
+    threshold. None is shipped (round nine's head and round ten's tuned layers did not
+    beat the classifier alone: docs/ARCHITECTURE.md, "Round nine", "Round ten"), so a
     write reads the classifier alone."""
     if reader is None or not states:
         return model.flags(text, whole, passages, parts)
