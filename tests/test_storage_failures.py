@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -62,14 +63,26 @@ def remember(d: Any, text: str) -> str:
 
 
 def use_up(d: Any) -> list[str]:
-    """Long remembers until one is refused: what the database's files still hold room for
-    (the WAL started again from its beginning after a checkpoint, the free part of the
-    file's last chunk: store/db.py, DB_CHUNK) is used up. The ids of those that fit."""
+    """Remembers until a short one is refused: what the database's files still hold room
+    for (the WAL started again from its beginning after a checkpoint, the free part of the
+    file's last chunk: store/db.py, DB_CHUNK) is used up. Long ones first; after each
+    refusal, once a checkpoint had its chance (it runs CHECKPOINT_PAUSE after a commit at
+    most, and may restart the WAL), a short one: room for it means more to use up (CI once
+    found a short remember fitting where a long one had just been refused). The ids of
+    those that fit."""
+    from enyal_daemon.store.writer import CHECKPOINT_PAUSE
+
     fit: list[str] = []
     for i in range(2000):
         text = f"Filler {i}: " + " ".join(f"word{i}x{j}" for j in range(1500))
         try:
             fit.append(remember(d, text))
+            continue
+        except RpcError as exc:
+            assert exc.code == p.STORAGE_UNAVAILABLE, exc
+        time.sleep(2 * CHECKPOINT_PAUSE)
+        try:
+            fit.append(remember(d, f"Short filler {i}."))
         except RpcError as exc:
             assert exc.code == p.STORAGE_UNAVAILABLE, exc
             return fit
