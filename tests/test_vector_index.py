@@ -16,7 +16,9 @@ The index keeps int8 codes, so scores are approximate. Bounds used here, and why
 
 from __future__ import annotations
 
+import contextlib
 import threading
+from collections.abc import Iterator
 
 import numpy as np
 import numpy.typing as npt
@@ -60,6 +62,27 @@ def queries(mat: F32, n: int, seed: int = 7) -> F32:
     rng = np.random.default_rng(seed)
     picks = mat[rng.integers(0, len(mat), n)]
     return unit(picks + rng.standard_normal(picks.shape).astype(np.float32) * (0.6 / np.sqrt(DIM)))
+
+
+@contextlib.contextmanager
+def search_under_way(idx: VectorIndex) -> Iterator[None]:
+    """A search holding the index's read lock (on a thread of its own) until the block ends."""
+    searching = threading.Event()
+    done = threading.Event()
+
+    def search_held() -> None:
+        with idx._lock.read():
+            searching.set()
+            done.wait(10)
+
+    t = threading.Thread(target=search_held)
+    t.start()
+    assert searching.wait(10)
+    try:
+        yield
+    finally:
+        done.set()
+        t.join(10)
 
 
 @pytest.mark.parametrize("prefilter", [False, True], ids=["int8 scan", "sign prefilter"])
@@ -316,27 +339,15 @@ def test_a_new_row_is_added_without_waiting_for_a_search_under_way(clustered: F3
     idx = VectorIndex(clustered.shape[1], capacity=4096)
     for rid in range(0, 2000, 2):
         idx.add(rid, clustered[rid])
-    searching = threading.Event()
-    done = threading.Event()
-
-    def search_held() -> None:
-        with idx._lock.read():  # a search under way
-            searching.set()
-            done.wait(10)
-
-    t = threading.Thread(target=search_held)
-    t.start()
-    assert searching.wait(10)
-    added = threading.Thread(target=idx.add, args=(5000, clustered[2001]))
-    added.start()
-    added.join(2)
-    appended = not added.is_alive()
-    below = threading.Thread(target=idx.add, args=(1001, clustered[1001]))
-    below.start()
-    below.join(0.3)
-    waited = below.is_alive()
-    done.set()
-    t.join(10)
+    with search_under_way(idx):
+        added = threading.Thread(target=idx.add, args=(5000, clustered[2001]))
+        added.start()
+        added.join(2)
+        appended = not added.is_alive()
+        below = threading.Thread(target=idx.add, args=(1001, clustered[1001]))
+        below.start()
+        below.join(0.3)
+        waited = below.is_alive()
     below.join(10)
     assert appended  # did not wait for the search
     assert waited  # a row below the largest did
@@ -359,29 +370,17 @@ def test_a_slice_of_new_rows_loads_and_grows_without_waiting_for_a_search(
         return [(rid, clustered[rid].tobytes(), False, 0, 0) for rid in rids]
 
     idx.load(rows(range(0, 1000)))
-    searching = threading.Event()
-    done = threading.Event()
-
-    def search_held() -> None:
-        with idx._lock.read():  # a search under way
-            searching.set()
-            done.wait(10)
-
-    t = threading.Thread(target=search_held)
-    t.start()
-    assert searching.wait(10)
-    capacity = len(idx._rids)
-    loaded = threading.Thread(target=idx.load, args=(rows(range(1000, 5000)),))
-    loaded.start()
-    loaded.join(5)
-    appended = not loaded.is_alive()
-    grown = len(idx._rids) > capacity
-    among = threading.Thread(target=idx.load, args=(rows(range(6000, 6010)) + rows([5500]),))
-    among.start()
-    among.join(0.3)
-    waited = among.is_alive()
-    done.set()
-    t.join(10)
+    with search_under_way(idx):
+        capacity = len(idx._rids)
+        loaded = threading.Thread(target=idx.load, args=(rows(range(1000, 5000)),))
+        loaded.start()
+        loaded.join(5)
+        appended = not loaded.is_alive()
+        grown = len(idx._rids) > capacity
+        among = threading.Thread(target=idx.load, args=(rows(range(6000, 6010)) + rows([5500]),))
+        among.start()
+        among.join(0.3)
+        waited = among.is_alive()
     loaded.join(10)
     among.join(10)
     assert appended  # did not wait for the search

@@ -39,6 +39,22 @@ def _threads(pid: int) -> dict[str, float]:
     return out
 
 
+def enyal_import(path: Path, home: Path) -> tuple[int, float, float]:
+    """`enyal import PATH --json` into the daemon of `home`: how many it stored, and when
+    the command started and ended (perf_counter's clock)."""
+    from benchlib.procs import BIN, env_for
+
+    t0 = time.perf_counter()
+    proc = subprocess.run(
+        [str(BIN / "enyal"), "import", str(path), "--json"],
+        env=env_for(home),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return int(json.loads(proc.stdout)["stored"]), t0, time.perf_counter()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--lines", type=int, default=200)
@@ -47,7 +63,7 @@ def main() -> None:
     args = ap.parse_args()
 
     from benchlib import corpus
-    from benchlib.procs import BIN, Daemon, env_for
+    from benchlib.procs import Daemon
     from benchlib.s_import import _scifact, _write
 
     home = Path(tempfile.mkdtemp(prefix="enyal-profi-"))
@@ -66,21 +82,13 @@ def main() -> None:
     daemon = Daemon.start(home)
     try:
         before, cpu0 = _threads(daemon.pid), daemon.cpu()
-        t0 = time.perf_counter()
-        proc = subprocess.run(
-            [str(BIN / "enyal"), "import", str(path), "--json"],
-            env=env_for(home),
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        wall = time.perf_counter() - t0
+        stored, t0, t1 = enyal_import(path, home)
+        wall = t1 - t0
         cpu, after = daemon.cpu() - cpu0, _threads(daemon.pid)
         rss, hwm = daemon.rss()
     finally:
         daemon.stop()
         shutil.rmtree(home, ignore_errors=True)
-    stored = json.loads(proc.stdout)["stored"]
     print(
         f"{stored} stored in {wall:.2f} s: {stored / wall:.1f}/s; daemon CPU {cpu:.2f} s "
         f"({cpu / max(stored, 1) * 1e3:.1f} ms a memory); RSS {rss:.0f} MB, peak {hwm:.0f}"

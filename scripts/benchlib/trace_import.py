@@ -22,7 +22,6 @@ import itertools
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import threading
@@ -129,8 +128,9 @@ def main() -> None:
     ap.add_argument("--dump", type=Path, help="the trace's JSON kept here")
     args = ap.parse_args()
 
-    from benchlib.procs import BIN, Daemon, env_for
+    from benchlib.procs import Daemon
     from benchlib.profile_daemon import _threads
+    from benchlib.profile_import import enyal_import
     from benchlib.s_import import _scifact, _write
 
     home = Path(tempfile.mkdtemp(prefix="enyal-trace-"))
@@ -143,15 +143,7 @@ def main() -> None:
     daemon = Daemon.start(home)
     try:
         before, cpu0 = _threads(daemon.pid), daemon.cpu()
-        t0 = time.perf_counter()
-        proc = subprocess.run(
-            [str(BIN / "enyal"), "import", str(path), "--json"],
-            env=env_for(home),
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        t1 = time.perf_counter()
+        stored, t0, t1 = enyal_import(path, home)
         cpu, after = daemon.cpu() - cpu0, _threads(daemon.pid)
         rss, hwm = daemon.rss()
     finally:
@@ -160,7 +152,6 @@ def main() -> None:
     if args.dump:
         shutil.copyfile(trace, args.dump)
     shutil.rmtree(home, ignore_errors=True)
-    stored = json.loads(proc.stdout)["stored"]
     print(
         f"{stored} stored in {t1 - t0:.2f} s: {stored / (t1 - t0):.1f}/s; daemon CPU "
         f"{cpu / stored * 1e3:.1f} ms an abstract; RSS {rss:.0f} MB, peak {hwm:.0f}"
