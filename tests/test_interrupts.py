@@ -19,12 +19,14 @@ from conftest import DaemonProc
 WAIT = 20  # seconds: a guard against a hang, never a measure
 RUNS = 12  # the random moments: ~5 s in all, start-up and watching alike
 LATEST = 0.5  # seconds: past a watch's start-up on a loaded machine
+SHIM = "enyal_client.mcp.shim"  # enyal-mcp's console script
 
 
-def launch(setup: str, *args: str) -> subprocess.Popen[str]:
-    """`enyal ARGS` in a fresh interpreter that first runs `setup`."""
+def launch(setup: str, *args: str, entry: str = "enyal_client.entry") -> subprocess.Popen[str]:
+    """`enyal ARGS` (or the console script whose main is in `entry`) in a fresh
+    interpreter that first runs `setup`."""
     code = f"import os, signal, sys, threading\n{setup}\n" + (
-        "from enyal_client.entry import main\nsys.exit(main(sys.argv[1:]))\n"
+        f"from {entry} import main\nsys.exit(main(sys.argv[1:]))\n"
     )
     return subprocess.Popen(
         [sys.executable, "-c", code, *args],
@@ -62,6 +64,14 @@ def test_sigint_while_msgspec_loads_exits_130_not_sigsegv() -> None:
     code, out, err = finish(launch(AT_DATETIME, "--version"))
     assert err.startswith("sent\n"), "datetime was loaded before msgspec: nothing tested"
     assert (code, out, err) == (130, "", "sent\nenyal: interrupted\n")
+
+
+def test_sigint_while_the_mcp_shim_loads_msgspec_ends_it_without_sigsegv() -> None:
+    """`enyal-mcp` with an option goes straight to its server's imports (msgspec): a
+    SIGINT there ends it quietly (its host stops it so too), never a SIGSEGV."""
+    code, out, err = finish(launch(AT_DATETIME, "--log-level", "error", entry=SHIM))
+    assert err.startswith("sent\n"), "datetime was loaded before msgspec: nothing tested"
+    assert (code, out, err) == (0, "", "sent\n")
 
 
 # The main thread blocks SIGINT and a thread of its own takes it: Python has the signal,

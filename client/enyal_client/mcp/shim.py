@@ -31,8 +31,16 @@ def main(argv: list[str] | None = None) -> int:
         if handover is None:  # stdin closed, or stdout did
             return 0
         negotiated, reader = handover.negotiated, handover.stream
-    from .stdio import run
+    try:
+        # msgspec's _core imports datetime's C API without checking that import: a SIGINT
+        # landing inside it (a terminal's Ctrl-C reaches the host's whole process group)
+        # leaves msgspec importable but broken, its first Decoder reading through NULL
+        # (SIGSEGV; enyal_client/interrupts.py). Imported first, it is a plain interrupt.
+        import datetime  # noqa: F401
 
+        from .stdio import run
+    except KeyboardInterrupt:
+        return 0
     return run(args, reader, out, negotiated)
 
 
