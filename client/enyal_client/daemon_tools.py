@@ -17,8 +17,8 @@ from typing import TypeVar
 
 import msgspec
 
-from enyal_protocol.exits import EXIT_ALREADY_RUNNING
-from enyal_protocol.tools import EXIT_FAILED, EXIT_INTERRUPTED, LIFELINE_FLAG, ToolError
+from enyal_protocol.exits import EXIT_ALREADY_RUNNING, EXIT_INTERRUPTED
+from enyal_protocol.tools import EXIT_FAILED, LIFELINE_FLAG, ToolError
 
 from .transport import ClientError
 

@@ -5,7 +5,7 @@ database checks), run by the CLI as a subprocess so that the client never import
 A tool writes exactly one JSON document on stdout: on exit 0 its result (the Structs
 below), on EXIT_FAILED or exits.EXIT_ALREADY_RUNNING (`reindex` while a daemon serves
 the database) a ToolError. Its stderr is the user's: progress, and a traceback if it
-crashes. EXIT_INTERRUPTED means Ctrl-C stopped it and it has said so on stderr.
+crashes. exits.EXIT_INTERRUPTED means Ctrl-C stopped it and it has said so on stderr.
 """
 
 from __future__ import annotations
@@ -14,8 +14,6 @@ import argparse
 from typing import Literal
 
 from msgspec import Struct
-
-from .exits import EXIT_INTERRUPTED as EXIT_INTERRUPTED  # the tools' too
 
 # The first word of a `python -m enyal_daemon` command line that runs a tool, not the daemon.
 TOOLS = ("model", "reindex", "doctor")

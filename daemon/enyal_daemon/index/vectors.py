@@ -221,7 +221,7 @@ class VectorIndex:
         making one wait (a sync loads a slice ~19 times a second while recalls read)."""
         with self._writers:
             if isinstance(rows, list) and self._rising(rows):
-                self._room(len(rows))
+                self._reserve(len(rows))
                 for at in range(0, len(rows), LOAD_BATCH):
                     self._append_batch(rows[at : at + LOAD_BATCH])
                 return
@@ -243,7 +243,7 @@ class VectorIndex:
         codes, scale = quantize(v)
         bits = signs(v)
         with self._writers:
-            self._room(1)
+            self._reserve(1)
             if self._append(rid, codes[0], scale[0], bits[0], active, group, kind):
                 return
             with self._lock.write():
@@ -294,15 +294,6 @@ class VectorIndex:
         return bool(np.all(rids[1:] > rids[:-1])) and (
             not n or not len(rids) or int(rids[0]) > int(self._rids[n - 1])
         )
-
-    def _room(self, extra: int) -> None:
-        """Room for `extra` more rows (`_reserve`), under the writers' lock alone: the rows
-        in use are copied into the larger arrays while searches go on reading the old
-        ones, then the arrays are swapped. Rows [0, _n) are the same in both (every write
-        holds the writers' lock), so a search reads the same rows from either. Under the
-        write lock a copy of 100k rows (~45 MB) held every recall up for its length, each
-        time the arrays doubled (issue 28)."""
-        self._reserve(extra)
 
     @contextmanager
     def _writing(self) -> Iterator[None]:
@@ -554,11 +545,15 @@ class VectorIndex:
         return dist
 
     # --- internals: layout (callers hold the write lock; or the writers' lock alone to
-    # grow the arrays or append past _n, which no search reads: `_room`, `_append`) ------
+    # grow the arrays or append past _n, which no search reads: `_reserve`, `_append`) ---
 
     def _reserve(self, extra: int) -> None:
         """Room for `extra` more rows past `_n`: the arrays doubled (at least) when short,
-        each made whole before it replaces the old (see `_room`)."""
+        each made whole before it replaces the old. So the writers' lock alone suffices:
+        searches go on reading the old arrays while the rows in use are copied, and rows
+        [0, _n) are the same in both (every write holds the writers' lock). Under the write
+        lock a copy of 100k rows (~45 MB) held every recall up for its length, each time
+        the arrays doubled (issue 28)."""
         need = self._n + extra
         cap = len(self._rids)
         if need <= cap:

@@ -12,8 +12,8 @@ import sys
 import msgspec
 
 from enyal_protocol.config import ConfigError
-from enyal_protocol.exits import EXIT_ALREADY_RUNNING
-from enyal_protocol.tools import EXIT_FAILED, EXIT_INTERRUPTED, LIFELINE_FLAG, ToolError
+from enyal_protocol.exits import EXIT_ALREADY_RUNNING, EXIT_INTERRUPTED
+from enyal_protocol.tools import EXIT_FAILED, LIFELINE_FLAG, ToolError
 
 from ..errors import AlreadyRunning, EnyalError
 from . import doctor, lifeline, model, reindex
