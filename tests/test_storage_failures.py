@@ -62,14 +62,16 @@ def remember(d: Any, text: str) -> str:
     return str(d.call("remember", {"content": text, "scope": "global"})["id"])
 
 
-def use_up(d: Any) -> list[str]:
-    """Remembers until a short one is refused: what the database's files still hold room
-    for (the WAL started again from its beginning after a checkpoint, the free part of the
-    file's last chunk: store/db.py, DB_CHUNK) is used up. Long ones first; after each
-    refusal, once a checkpoint had its chance (it runs CHECKPOINT_PAUSE after a commit at
-    most, and may restart the WAL), a short one: room for it means more to use up (CI once
-    found a short remember fitting where a long one had just been refused). The ids of
-    those that fit."""
+def use_up(d: Any, twins: list[str]) -> list[str]:
+    """Writes until the smallest the test asks for are refused: what the database's files
+    still hold room for (the WAL started again from its beginning after a checkpoint, the
+    free part of the file's last chunk: store/db.py, DB_CHUNK) is used up. Long remembers
+    first; after each refusal, once a checkpoint had its chance (it runs CHECKPOINT_PAUSE
+    after a commit at most, and may restart the WAL), a short remember, then a hard forget
+    of one of `twins` (short memories stored before the disk filled, as the test's own
+    is): room for either means more to use up (CI found each fitting where a larger write
+    had just been refused). The ids of those that fit and are still there; `twins` loses
+    those forgotten."""
     from enyal_daemon.store.writer import CHECKPOINT_PAUSE
 
     fit: list[str] = []
@@ -83,9 +85,17 @@ def use_up(d: Any) -> list[str]:
         time.sleep(2 * CHECKPOINT_PAUSE)
         try:
             fit.append(remember(d, f"Short filler {i}."))
+            continue
+        except RpcError as exc:
+            assert exc.code == p.STORAGE_UNAVAILABLE, exc
+        if not twins:
+            return fit
+        try:
+            d.call("forget", {"id": twins[-1], "hard": True})
         except RpcError as exc:
             assert exc.code == p.STORAGE_UNAVAILABLE, exc
             return fit
+        twins.pop()
     raise AssertionError("2,000 long remembers on a full disk, none refused")
 
 
@@ -96,8 +106,9 @@ def test_a_full_disk_fails_writes_clearly_and_recovers_by_itself(tmp_path: Path)
         d = start_daemon(env=env)
         try:
             kept = remember(d, "The staging database is stage-db-2.")
+            twins = [remember(d, f"Lint note {n}: ruff runs in CI.") for n in range(4)]
             filler = fill(disk)
-            fit = use_up(d)
+            fit = use_up(d, twins)
             err = storage_error(lambda: remember(d, "Deploys happen on Tuesdays."))
             assert err["message"].startswith("disk full:") and str(home) in err["message"]
             assert err["data"]["reason"] == "full"
@@ -111,7 +122,7 @@ def test_a_full_disk_fails_writes_clearly_and_recovers_by_itself(tmp_path: Path)
             assert d.call("get", {"id": kept})["content"] == "The staging database is stage-db-2."
             filler.unlink()  # room again: no restart needed
             later = remember(d, "Deploys happen on Tuesdays.")
-            for gone in [kept, *fit]:
+            for gone in [kept, *twins, *fit]:
                 d.call("forget", {"id": gone, "hard": True})
             assert d.call("stats")["total"] == 1 and d.call("get", {"id": later})
         finally:
