@@ -253,6 +253,19 @@ def test_hook_commands_answer_hook_json(d: RunningDaemon, project: Path, tmp_pat
     ):
         r = hook(env, event, bad)
         assert r.returncode == 1 and r.stderr, (bad, r.stdout)
+    # So is a hook command line this version does not read (written by another version,
+    # or edited by hand): argparse's usage error is exit 2 for every other verb.
+    for line in (["notification"], ["prompt-submit", "--budget-tokens", "5"], ["--bogus"], []):
+        r = subprocess.run(
+            [str(BIN / "enyal"), "hook", *line],
+            input=json.dumps(prompt),
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
+        assert r.returncode == 1 and "usage: enyal hook" in r.stderr, (line, r.stderr)
+    assert run_cli("recall", "--limit", "0", env=env).code == 2  # the rule for the others
 
 
 def test_the_installed_command_runs(d: RunningDaemon, project: Path, tmp_path: Path) -> None:

@@ -97,7 +97,8 @@ AVOIDED_BY_HOOK = (
 def test_command_hook_fails_as_before_on_its_own_path(tmp_path: Path) -> None:
     """The hook's own path answers a bad input as cli.py did: the message on stderr,
     nothing on stdout, exit 1 (never 2, which would block the prompt); with an option
-    the parser takes the command line, and its usage error is still exit 2."""
+    the parser takes the command line, and its usage error is exit 1 too (on pre-tool-use,
+    2 would refuse every tool call)."""
     env = {**os.environ, "ENYAL_HOME": str(tmp_path)}
     bad = run_cli("hook", "prompt-submit", input="nope", env=env)
     assert (bad.code, bad.out) == (1, "")
@@ -108,7 +109,7 @@ def test_command_hook_fails_as_before_on_its_own_path(tmp_path: Path) -> None:
         "enyal hook: the hook input on stdin is not a JSON object\n",
     )
     parsed = run_cli("hook", "pre-tool-use", "--budget-tokens", "1", input="{}", env=env)
-    assert parsed.code == 2 and "--budget-tokens: must be" in parsed.err
+    assert parsed.code == 1 and "--budget-tokens: must be" in parsed.err
 
 
 def test_records_are_what_typing_makes() -> None:

@@ -22,6 +22,7 @@ from typing import Any, NoReturn
 import msgspec
 
 from enyal_protocol import __version__
+from enyal_protocol.exits import EXIT_HOOK_FAILED, EXIT_USAGE
 
 from .commands.base import Context, LeftForReview, Registry, UsageError
 from .commands.daemon import DaemonExit
@@ -129,6 +130,11 @@ def _fail(args: argparse.Namespace, code: int | None, message: str) -> None:
     print(f"enyal {args.verb}: {message}", file=sys.stderr)
 
 
+def _usage_exit(argv: list[str]) -> int:
+    """The exit of a command line refused as asked: never 2 for `enyal hook` (exits.py)."""
+    return EXIT_HOOK_FAILED if requested_verb(argv) == "hook" else EXIT_USAGE
+
+
 def _wants_json(argv: list[str]) -> bool:
     """--json on a command line argparse could not read (the options before `--`)."""
     return "--json" in argv[: argv.index("--")] if "--" in argv else "--json" in argv
@@ -173,7 +179,7 @@ def _main(argv: list[str] | None) -> int:
             _print_json({"error": {"code": None, "message": exc.message}})
         exc.parser.print_usage(sys.stderr)
         print(f"{exc.parser.prog}: error: {exc.message}", file=sys.stderr)
-        return 2
+        return _usage_exit(args_in)
     ctx = Context()
     left: LeftForReview | None = None
     try:
@@ -184,10 +190,10 @@ def _main(argv: list[str] | None) -> int:
         return exc.code
     except UsageError as exc:
         _fail(args, None, str(exc))
-        return 2
+        return _usage_exit(args_in)
     except RpcError as exc:
         _fail(args, exc.code, exc.message)
-        return 2 if exc.usage else 1  # "you asked for what cannot be": exit 2
+        return _usage_exit(args_in) if exc.usage else 1  # "you asked for what cannot be"
     except BrokenPipeError:
         raise
     except (ClientError, OSError) as exc:

@@ -14,7 +14,8 @@ It runs before every prompt, so `enyal hook EVENT` as Claude Code writes it has 
 its own (run()): the console script (enyal_client/entry.py) comes here before argparse,
 cli.py, the contract module or any other verb's module is imported (docs/ARCHITECTURE.md,
 "Client start-up"). Everything else (--client, --budget-tokens, --json, -h, a wrong
-event) takes cli.py's argparse path, so it reads and fails as every other verb does.
+event) takes cli.py's argparse path, so it reads and fails as every other verb does, but
+with exit 1 (enyal_protocol/exits.py: a hook line another version wrote must not block).
 """
 
 from __future__ import annotations
