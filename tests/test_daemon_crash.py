@@ -309,3 +309,32 @@ def test_restart_takes_over_what_a_killed_daemon_left(tmp_path: Path) -> None:
             d.call("get", {"id": "nope"})
         assert info.value.code == p.NOT_FOUND
         check_database(d.paths.db)
+
+
+def test_sigkill_with_the_wal_grown_ahead_loses_no_acknowledged_write(tmp_path: Path) -> None:
+    """The daemon grows its WAL file with zeros to a working size before writes come
+    (store/writer.py, WAL_KEPT); killed after acknowledged remembers whose frames lie
+    before those zeros, it loses none: recovery reads the WAL up to its last valid frame."""
+    from enyal_daemon.store.writer import WAL_KEPT
+
+    home = tmp_path / "home"
+    with running(home) as d:
+        db, wal = d.paths.db, Path(f"{d.paths.db}-wal")
+        kept = min(WAL_KEPT, db.stat().st_size)
+        wait_for(lambda: wal.exists() and wal.stat().st_size >= kept, 10, "the WAL grown")
+        grown = wal.stat().st_size
+        ids = {
+            d.call("remember", {"content": f"Grown WAL note {i}: keep it", "scope": "global"})[
+                "id"
+            ]: f"Grown WAL note {i}: keep it"
+            for i in range(8)  # ~150 KB of frames each in a new store: within what was grown
+        }
+        # Zeros past the frames as it is killed (a quiet spell may have grown it further).
+        assert wal.stat().st_size >= grown
+        assert wal.read_bytes()[-(1 << 20) :] == bytes(1 << 20)
+        d.proc.proc.send_signal(signal.SIGKILL)
+        assert d.proc.proc.wait(30) == -signal.SIGKILL
+    with running(home) as d:
+        check_database(d.paths.db)
+        stored = {e["id"]: e["content"] for e in export_all(d.call)}
+        assert {i: stored.get(i) for i in ids} == ids

@@ -20,12 +20,15 @@ from enyal_daemon.service.core import bookkeeping as bookkeeping_module
 from enyal_daemon.service.hub.replica import replica_of
 from enyal_daemon.service.memory import memories
 from enyal_daemon.store import analytics, db
+from enyal_daemon.store import writer as writer_module
 from enyal_daemon.store.writer import Tx, Writer
 from enyal_protocol import wire as p
 
 
 @pytest.fixture
-def writer(home: Path) -> Any:
+def writer(home: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    # No WAL grown at open: a step of it would take the turn the tests' writes look at.
+    monkeypatch.setattr("enyal_daemon.store.writer.WAL_KEPT", 0)
     path = home / "w.db"
     conn = db.connect(path, writer=True)
     conn.execute("CREATE TABLE log (job TEXT, txn INTEGER)")
@@ -200,6 +203,7 @@ def test_the_wal_file_is_kept_ahead_of_its_frames_and_read_back_whole(
     monkeypatch.setattr("enyal_daemon.store.writer.CHECKPOINT_STEP", 10**6)
     monkeypatch.setattr("enyal_daemon.store.writer.WAL_QUIET", 1.0)
     monkeypatch.setattr("enyal_daemon.store.writer.WAL_AHEAD_FROM", 64 << 10)
+    monkeypatch.setattr("enyal_daemon.store.writer.WAL_KEPT", 0)  # none grown at open
     monkeypatch.setattr("enyal_daemon.store.writer.WAL_AHEAD", 512 << 10)
     monkeypatch.setattr("enyal_daemon.store.writer.WAL_STEP", 128 << 10)
     path = home / "w.db"
@@ -238,6 +242,7 @@ def test_the_wal_is_extended_a_step_at_a_time_not_after_every_commit(
     monkeypatch.setattr("enyal_daemon.store.writer.CHECKPOINT_STEP", 10**6)
     monkeypatch.setattr("enyal_daemon.store.writer.WAL_QUIET", 0.05)
     monkeypatch.setattr("enyal_daemon.store.writer.WAL_AHEAD_FROM", 64 << 10)
+    monkeypatch.setattr("enyal_daemon.store.writer.WAL_KEPT", 0)  # none grown at open
     monkeypatch.setattr("enyal_daemon.store.writer.WAL_AHEAD", 512 << 10)
     monkeypatch.setattr("enyal_daemon.store.writer.WAL_STEP", 512 << 10)
     steps: list[int] = []
@@ -266,6 +271,51 @@ def test_the_wal_is_extended_a_step_at_a_time_not_after_every_commit(
         w.close()
 
 
+def _wal_size(path: Path) -> int:
+    """The WAL file's size, read off the file system: the writer's connection may be busy."""
+    return os.path.getsize(f"{path}-wal")
+
+
+def test_the_wal_file_is_grown_to_its_working_size_at_open_and_after_it_is_emptied(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before any stream of writes (which leaves no quiet spell for it), the WAL file is
+    grown with zeros to its working size, so the stream's commits overwrite blocks instead
+    of adding them; a copy taken as a crash would leave it reads every commit back. Emptied
+    (a hard delete's purge truncates it), it is grown again with zeros only: not a byte of
+    the old frames comes back."""
+    monkeypatch.setattr("enyal_daemon.store.writer.CHECKPOINT_PAGES", 10**6)  # a copy whole
+    monkeypatch.setattr("enyal_daemon.store.writer.CHECKPOINT_STEP", 10**6)
+    path = home / "w.db"
+    _, w = _log_writer(path)
+    kept = min(writer_module.WAL_KEPT, path.stat().st_size)
+    try:
+        assert kept >= 1 << 20  # the database file is a chunk at least (db.DB_CHUNK)
+        _until(lambda: _wal_size(path) >= kept)  # not grown at open: times out
+        grown = _wal_size(path)
+        _stream(w, range(20))  # ~160 KB of frames, inside what was grown
+        assert _wal_size(path) == grown, "a commit grew the file"
+        crashed = home / "crashed"
+        crashed.mkdir()
+        for f in (path, Path(f"{path}-wal")):
+            (crashed / f.name).write_bytes(f.read_bytes())
+        assert (crashed / f"{path.name}-wal").read_bytes()[-(512 << 10) :] == bytes(512 << 10)
+        emptied: list[bool] = []
+        w.run(lambda tx: tx.after_commit.append(lambda: emptied.append(w.empty_wal(cut=True))))
+        assert emptied == [True]
+        kept = min(writer_module.WAL_KEPT, path.stat().st_size)  # the file cut to its pages
+        _until(lambda: _wal_size(path) >= kept)
+        wal = Path(f"{path}-wal").read_bytes()
+        assert len(wal) >= kept, "not grown again after it was emptied"
+        assert wal == bytes(len(wal)), "old frames' bytes in the WAL file"
+    finally:
+        w.close()
+    back = db.connect(crashed / path.name, writer=False)
+    rows = [r[0] for r in back.execute("SELECT job FROM log ORDER BY rowid")]
+    assert rows == [f"{i}" * 3000 for i in range(20)]
+    assert back.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
 def test_a_wal_extension_refused_leaves_the_checkpoints_running(
     home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -275,6 +325,7 @@ def test_a_wal_extension_refused_leaves_the_checkpoints_running(
     checkpoint after it, in the torture's "outside write lock" case)."""
     monkeypatch.setattr("enyal_daemon.store.writer.WAL_QUIET", 0.2)
     monkeypatch.setattr("enyal_daemon.store.writer.WAL_AHEAD_FROM", 64 << 10)
+    monkeypatch.setattr("enyal_daemon.store.writer.WAL_KEPT", 0)  # none grown at open
     monkeypatch.setattr("enyal_daemon.store.writer.CHECKPOINT_PAUSE", 0.0)
     path = home / "w.db"
     conn = db.connect(path, writer=True)

@@ -149,10 +149,12 @@ def _recording_daemon(out: str) -> int:
 
         def wal_checkpoint(self, *a: Any, **kw: Any) -> Any:
             t0 = clock()
+            got = None
             try:
-                return self._conn.wal_checkpoint(*a, **kw)
-            finally:
-                add(("checkpoint", t0, clock(), None))
+                got = self._conn.wal_checkpoint(*a, **kw)
+                return got
+            finally:  # the WAL's frames and how many are copied (None: it failed)
+                add(("checkpoint", t0, clock(), got))
 
         def __getattr__(self, name: str) -> Any:
             return getattr(self._conn, name)

@@ -35,10 +35,13 @@ frames, in a lull (`lull`: the engine's waits while an acknowledged write is com
 bounded). The database file grows a chunk at a time (db.DB_CHUNK), so that a
 checkpoint's fsync seldom commits the file system's journal.
 
-The same thread keeps the WAL file's blocks ahead of its frames once a stream of writes
-has filled a first MB of it (zeros past the file's end, made durable, on the writer's
-turn once no acknowledged write has committed for WAL_QUIET): a commit that grows the
-file also commits the file system's journal in its fsync, one that overwrites does not.
+The same thread keeps the WAL file's blocks ahead of its frames (zeros past the file's
+end, made durable, on the writer's turn once no acknowledged write has committed for
+WAL_QUIET): a commit that grows the file also commits the file system's journal in its
+fsync, one that overwrites does not. The file is grown to its working size (WAL_KEPT) as
+the writer opens and after each truncation, before a stream of writes comes (which leaves
+no quiet spell), and further ahead of its frames once a stream has filled a first MB past
+what it holds.
 
 A job submitted as `background` (a replica's catch-up: service/hub/converge.py) is
 committed alone, on a thread of low CPU priority (niced.py) while this one waits for it:
@@ -53,6 +56,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 import queue
 import threading
 import time
@@ -87,6 +91,14 @@ WAL_AHEAD_FROM = 1 << 20
 WAL_AHEAD = 4 << 20
 WAL_STEP = 1 << 20
 WAL_QUIET = 0.02
+# The WAL file's working size, reached as the writer opens (and after a truncation),
+# before any stream: a stream of remembers beside back-to-back recalls took it from empty
+# to 3.5-19 MB in 520 remembers at 100k, in ~100 KB appends, 70-160 of the remembers'
+# commits each growing the file (a checkpoint copies every frame, but the WAL starts again
+# from its beginning only if no reader is still on an older snapshot as the next write
+# begins; docs/ARCHITECTURE.md, "Round eighteen (writes)"). At most the database file's
+# size: a new store (a new user's, a test's) is not given 16 MB of WAL.
+WAL_KEPT = 16 << 20
 # A checkpoint of what the last commits added, once CHECKPOINT_STEP frames are left to copy
 # (and CHECKPOINT_PAUSE has passed since the last: an import's chunks commit every ~0.1 s,
 # and a checkpoint after each cost it ~6% of its rate): run right after a commit, once the
@@ -196,6 +208,7 @@ class Writer:
         self._cut = False  # the database file to be cut to its pages (empty_wal's `cut`)
         if checkpointer is not None:
             conn.set_wal_hook(self._after_commit)  # replaces the auto-checkpoint
+            self._extend_to = self._kept()
             self._checkpoint_thread = threading.Thread(
                 target=self._checkpoint_forever, name="enyal-checkpoint", daemon=True
             )
@@ -320,9 +333,19 @@ class Writer:
             if cut and emptied:
                 db.cut_to_pages(self.conn)
             self._cut = self._cut or (cut and not emptied)
-        self._wal_end = self._extend_to = 0  # truncated: extended again as frames come
+        self._wal_end = 0  # truncated: zeros written again, none of the old frames' bytes
         self._frames = self._copied = 0
+        if self._checkpointer is not None:
+            self._extend_to = self._kept()
+            self._checkpoint_due.set()
         return emptied
+
+    def _kept(self) -> int:
+        """The WAL file's working size for this store (WAL_KEPT, or less for a small one)."""
+        try:
+            return min(WAL_KEPT, os.path.getsize(self.conn.filename))
+        except OSError:
+            return 0
 
     def _uncopied(self) -> int:
         """The WAL's frames no checkpoint has copied (after a restart, every frame)."""
