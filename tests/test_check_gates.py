@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from enyal_daemon.hygiene import classifier, cues, literals, ngrams
+from enyal_daemon.hygiene import classifier, cues, injection, literals, ngrams
 from enyal_daemon.hygiene.secrets import BUILT_IN, PLACEHOLDER, Redaction, placeholder
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -214,3 +214,42 @@ def test_the_literals_found_at_once_are_those_each_in_test_finds() -> None:
         for i, gate in enumerate(cues._GATES):
             by_in = bool(gate) and not any(lit in fresh for lit in gate)
             assert cues.ruled_out(i, text, fresh) is by_in, (cues.NAMES[i], text)
+
+
+def _rules_ungated(text: str) -> list[str]:
+    """injection.suspicious as it read before its gates: every rule's expression."""
+    found = [name for name, rule in injection._RULES if rule.search(text)]
+    plain = injection._undisguised(text)
+    if plain != text:
+        found += [n for n, rule in injection._RULES if n not in found and rule.search(plain)]
+    if injection._HIDDEN.search(text):
+        found.append("hidden-characters")
+    return found
+
+
+def test_the_injection_rules_gated_trip_what_every_rule_trips() -> None:
+    # each text as written and in other cases (the rules fold case; the gates lower ASCII)
+    gated = sum(1 for g in injection._GATES if g)
+    assert gated == len(injection._RULES), "every rule has a gate"
+    tripped = 0
+    for text in TEXTS:
+        for variant in (text, text.upper(), text.swapcase(), text.title()):
+            want = _rules_ungated(variant)
+            assert injection.suspicious(variant) == want, variant
+            tripped += bool(want)
+    assert tripped > 500  # the corpora's attacks trip them: not a test of nothing
+
+
+@pytest.mark.parametrize(
+    ("pattern", "want"),
+    [
+        (r"\b(ignore|Bypass)\b[^.]{0,9}\bAll\b", ("bypass", "ignore")),
+        (r"(curl|WGET)\s+x", ("curl", "wget")),
+        (r"[^a]+", ()),  # nothing needed
+        ("(caf\u00e9|tea)", ()),  # a string not ASCII: no gate
+    ],
+)
+def test_a_case_insensitive_expression_gets_its_literals_lowered(
+    pattern: str, want: tuple[str, ...]
+) -> None:
+    assert literals.folded(re.compile(pattern, re.IGNORECASE)) == want

@@ -42,6 +42,18 @@ def gate(pattern: re.Pattern[str]) -> tuple[str, ...]:
     return tuple(sorted(found)) if found else ()
 
 
+def folded(pattern: re.Pattern[str]) -> tuple[str, ...]:
+    """For a case-insensitive `pattern`, a gate to test on an ASCII text lowered (empty: no
+    gate): `needed` read as written, each string lowered. On ASCII, re folds case as
+    str.lower() does (the long s and the Kelvin sign, which it folds beyond, are not
+    ASCII), so a match in an ASCII text holds one of the strings lowered, as long as
+    every string is ASCII. Not for a text that is not ASCII."""
+    found = _sequence(_parser.parse(pattern.pattern, pattern.flags & ~re.IGNORECASE))
+    if not found or not all(s.isascii() for s in found):
+        return ()
+    return tuple(sorted({s.lower() for s in found}))
+
+
 def passes(literals: tuple[str, ...], text: str) -> bool:
     """Could `text` match the pattern these literals were read from?"""
     return not literals or any(map(text.__contains__, literals))
