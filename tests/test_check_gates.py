@@ -24,7 +24,14 @@ import numpy as np
 import pytest
 
 from enyal_daemon.hygiene import classifier, cues, injection, literals, ngrams
-from enyal_daemon.hygiene.secrets import BUILT_IN, PLACEHOLDER, Redaction, placeholder
+from enyal_daemon.hygiene.secrets import (
+    BUILT_IN,
+    PLACEHOLDER,
+    Redaction,
+    Redactor,
+    custom_rule,
+    placeholder,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPORA = {
@@ -214,6 +221,20 @@ def test_the_literals_found_at_once_are_those_each_in_test_finds() -> None:
         for i, gate in enumerate(cues._GATES):
             by_in = bool(gate) and not any(lit in fresh for lit in gate)
             assert cues.ruled_out(i, text, fresh) is by_in, (cues.NAMES[i], text)
+
+
+def test_the_secret_keywords_found_at_once_are_those_each_in_test_finds() -> None:
+    """The Redactor finds its keywords in a text at once (literals.Finder), exactly those
+    an `in` test of each finds (what it ran before), on the corpora and edge texts; with
+    a configured rule whose keywords are short, not ASCII, or begin as others do."""
+    extra = custom_rule("x", r"zz\d+", ("é", "zz", "passé", "pas", "pass"))
+    for redactor in (Redactor(), Redactor([extra])):
+        keywords = redactor._keywords
+        edges = ["", ":", "a=b", "sk", "xsk", "passé", "PASSÉ", "ÉTÉ", "ac", "a", "é", "pa"]
+        for text in [*TEXTS, *edges, *(t.upper() for t in TEXTS[:500])]:
+            lowered = text.lower()
+            want = {k for k in keywords if k in lowered}
+            assert redactor._finder.found(text, lowered) == want, text
 
 
 def _rules_ungated(text: str) -> list[str]:
