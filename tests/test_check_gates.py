@@ -23,8 +23,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from enyal_daemon.hygiene import classifier, cues, literals, ngrams
-from enyal_daemon.hygiene.secrets import BUILT_IN, PLACEHOLDER, Redaction, placeholder
+from enyal_daemon.hygiene import classifier, cues, injection, literals, ngrams
+from enyal_daemon.hygiene.secrets import (
+    BUILT_IN,
+    PLACEHOLDER,
+    Redaction,
+    Redactor,
+    custom_rule,
+    placeholder,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPORA = {
@@ -214,3 +221,56 @@ def test_the_literals_found_at_once_are_those_each_in_test_finds() -> None:
         for i, gate in enumerate(cues._GATES):
             by_in = bool(gate) and not any(lit in fresh for lit in gate)
             assert cues.ruled_out(i, text, fresh) is by_in, (cues.NAMES[i], text)
+
+
+def test_the_secret_keywords_found_at_once_are_those_each_in_test_finds() -> None:
+    """The Redactor finds its keywords in a text at once (literals.Finder), exactly those
+    an `in` test of each finds (what it ran before), on the corpora and edge texts; with
+    a configured rule whose keywords are short, not ASCII, or begin as others do."""
+    extra = custom_rule("x", r"zz\d+", ("é", "zz", "passé", "pas", "pass"))
+    for redactor in (Redactor(), Redactor([extra])):
+        keywords = redactor._keywords
+        edges = ["", ":", "a=b", "sk", "xsk", "passé", "PASSÉ", "ÉTÉ", "ac", "a", "é", "pa"]
+        for text in [*TEXTS, *edges, *(t.upper() for t in TEXTS[:500])]:
+            lowered = text.lower()
+            want = {k for k in keywords if k in lowered}
+            assert redactor._finder.found(text, lowered) == want, text
+
+
+def _rules_ungated(text: str) -> list[str]:
+    """injection.suspicious as it read before its gates: every rule's expression."""
+    found = [name for name, rule in injection._RULES if rule.search(text)]
+    plain = injection._undisguised(text)
+    if plain != text:
+        found += [n for n, rule in injection._RULES if n not in found and rule.search(plain)]
+    if injection._HIDDEN.search(text):
+        found.append("hidden-characters")
+    return found
+
+
+def test_the_injection_rules_gated_trip_what_every_rule_trips() -> None:
+    # each text as written and in other cases (the rules fold case; the gates lower ASCII)
+    gated = sum(1 for g in injection._GATES if g)
+    assert gated == len(injection._RULES), "every rule has a gate"
+    tripped = 0
+    for text in TEXTS:
+        for variant in (text, text.upper(), text.swapcase(), text.title()):
+            want = _rules_ungated(variant)
+            assert injection.suspicious(variant) == want, variant
+            tripped += bool(want)
+    assert tripped > 500  # the corpora's attacks trip them: not a test of nothing
+
+
+@pytest.mark.parametrize(
+    ("pattern", "want"),
+    [
+        (r"\b(ignore|Bypass)\b[^.]{0,9}\bAll\b", ("bypass", "ignore")),
+        (r"(curl|WGET)\s+x", ("curl", "wget")),
+        (r"[^a]+", ()),  # nothing needed
+        ("(caf\u00e9|tea)", ()),  # a string not ASCII: no gate
+    ],
+)
+def test_a_case_insensitive_expression_gets_its_literals_lowered(
+    pattern: str, want: tuple[str, ...]
+) -> None:
+    assert literals.folded(re.compile(pattern, re.IGNORECASE)) == want

@@ -26,7 +26,7 @@ import numpy.typing as npt
 import onnxruntime as ort
 from tokenizers import Tokenizer
 
-from . import shared_weights
+from . import shared_weights, token_count
 from .model_files import DIM, ModelFiles
 
 MAX_TOKENS = 256
@@ -98,6 +98,8 @@ class Embedder:
         # What the tokenizer puts around a text's own ids ([CLS] before, [SEP] after): a
         # text whose ids are known (embed_many's `ids`) is run as the tokenizer would run it.
         self._bracket = self._tokenizer.encode("").ids
+        # Counts of plain ASCII texts from their words' kept counts (token_count.py)
+        self._count = token_count.TokenCounter(self._tokenizer, self._tokenized_counts)
         short = files.runtime or files.model
         long = files.long_runtime or files.model
         # Both builds come from one folded graph: their embedding tables are one copy. One
@@ -188,6 +190,10 @@ class Embedder:
 
     def count_tokens(self, texts: list[str]) -> list[int]:
         """How many of the model's tokens each text is, whole (not cut at MAX_TOKENS)."""
+        return self._count(texts)
+
+    def _tokenized_counts(self, texts: list[str]) -> list[int]:
+        """`count_tokens` by the tokenizer itself."""
         return [len(ids) for ids in self.token_ids(texts)]
 
     def token_ids(self, texts: list[str]) -> list[list[int]]:

@@ -292,21 +292,10 @@ def _mixed(text: str) -> bool:
 _TESTS = (_non_latin, _odd, _mixed)  # the cues NAMES ends with, in its order
 
 
-# Every gate's literals, found in a text at once rather than gate by gate: 575 `in` tests
-# of a text cost 3 times what listing its three-character pieces, keeping those that
-# begin a literal (a set intersection, in C) and confirming those few literals with
-# `in` does (tests/test_check_gates.py; the sync runs this on every pulled row). The
-# literals shorter than three characters (a space, a digit, two CJK characters) are
-# tested each, the ASCII ones only on an ASCII text.
-_GRAM = 3
+# Every gate's literals, found in a text at once rather than gate by gate
+# (literals.Finder; tests/test_check_gates.py; the sync runs this on every pulled row).
 _LITERALS = frozenset(lit for gate in _GATES for lit in gate)
-_SHORT = tuple(sorted(lit for lit in _LITERALS if len(lit) < _GRAM))
-_SHORT_ASCII = tuple(lit for lit in _SHORT if lit.isascii())
-_BY_GRAM: dict[str, tuple[str, ...]] = {}
-for _lit in sorted(_LITERALS):
-    if len(_lit) >= _GRAM:
-        _BY_GRAM[_lit[:_GRAM]] = (*_BY_GRAM.get(_lit[:_GRAM], ()), _lit)
-_GRAMS = frozenset(_BY_GRAM)
+_FINDER = literals.Finder(_LITERALS)
 # The last text's literals: the classifier asks of one text's cues in turn (`lowered`
 # is the same object throughout); a tuple, replaced whole, so threads never see half.
 _last: tuple[str, frozenset[str]] = ("", frozenset())
@@ -319,12 +308,7 @@ def _found(text: str, lowered: str) -> frozenset[str]:
     last = _last
     if last[0] is lowered:
         return last[1]
-    short = _SHORT_ASCII if text.isascii() else _SHORT
-    found = {lit for lit in short if lit in lowered}
-    pieces = {lowered[i : i + _GRAM] for i in range(len(lowered) - _GRAM + 1)}
-    for piece in _GRAMS.intersection(pieces):
-        found.update(lit for lit in _BY_GRAM[piece] if lit in lowered)
-    held = frozenset(found)
+    held = frozenset(_FINDER.found(text, lowered))
     _last = (lowered, held)
     return held
 

@@ -49,6 +49,7 @@ from typing import Any
 
 from enyal_protocol.config import SECRET_KIND
 
+from .literals import Finder
 from .secret_rules import RULES, Rule, assignment_kind, custom_rule, value_is_secret
 
 __all__ = [
@@ -132,6 +133,8 @@ class Redactor:
             for k in rule.keywords:
                 by_keyword.setdefault(k, []).append(i)
         self._keywords = tuple(sorted(by_keyword))
+        # Found at once (literals.Finder): 158 `in` tests were ~14 us of a memory's ~21
+        self._finder = Finder(self._keywords)
         self._by_keyword = {k: tuple(rules) for k, rules in by_keyword.items()}
         self._always = frozenset(i for i, rule in enumerate(self.rules) if not rule.keywords)
         # Tags redacted so far (redact is a function of the text alone): the same few tags
@@ -150,7 +153,7 @@ class Redactor:
             taken.extend(allowed_lines(text))
         spans: list[tuple[int, int, str]] = []
         chosen = set(self._always)
-        for k in filter(lowered.__contains__, self._keywords):
+        for k in self._finder.found(text, lowered):
             chosen.update(self._by_keyword[k])
         for i in sorted(chosen):
             for start, end, kind in self.rules[i].find(text):
