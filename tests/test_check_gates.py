@@ -15,14 +15,13 @@ and injection corpora of scripts/data and tests/data (and the memory-shaped set)
 
 from __future__ import annotations
 
-import json
 import re
 import zlib
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+import corpora
 from enyal_daemon.hygiene import classifier, cues, injection, literals, ngrams
 from enyal_daemon.hygiene.secrets import (
     BUILT_IN,
@@ -33,27 +32,7 @@ from enyal_daemon.hygiene.secrets import (
     placeholder,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
-CORPORA = {
-    "scripts/data/injection/labelled.jsonl": "text",
-    "scripts/data/secrets_heldout/samples.jsonl": "text",
-    "scripts/data/agent_memories.jsonl": "content",
-    "tests/data/injection/labelled.jsonl": "text",
-    "tests/data/secrets/positives.jsonl": "text",
-    "tests/data/secrets/benign.jsonl": "text",
-}
-
-
-def corpus() -> list[str]:
-    texts = []
-    for path, key in CORPORA.items():
-        for line in (ROOT / path).read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                texts.append(json.loads(line)[key])
-    return texts
-
-
-TEXTS = corpus()
+TEXTS = corpora.read()
 
 
 def ungated(text: str) -> np.ndarray:  # type: ignore[type-arg]

@@ -4,24 +4,15 @@ a text it cannot count so is counted by the tokenizer."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+import corpora
 from enyal_daemon.embedder import passages, token_count
 
-ROOT = Path(__file__).resolve().parent.parent
-CORPORA = {
-    "scripts/data/injection/labelled.jsonl": "text",
-    "scripts/data/secrets_heldout/samples.jsonl": "text",
-    "scripts/data/agent_memories.jsonl": "content",
-    "scripts/data/agent_queries.jsonl": "query",
-    "tests/data/injection/labelled.jsonl": "text",
-    "tests/data/secrets/positives.jsonl": "text",
-    "tests/data/secrets/benign.jsonl": "text",
-}
+# The checks' corpora, and the questions agents ask
+TEXTS = {**corpora.CORPORA, "scripts/data/agent_queries.jsonl": "query"}
 
 EDGES = [
     "",
@@ -48,22 +39,13 @@ EDGES = [
 ]
 
 
-def corpus() -> list[str]:
-    texts = []
-    for path, key in CORPORA.items():
-        for line in (ROOT / path).read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                texts.append(json.loads(line)[key])
-    return texts
-
-
 def _tokenizer_counts(embedder: Any, texts: list[str]) -> list[int]:
     return [len(embedder._tokenizer.encode(t, add_special_tokens=False).ids) for t in texts]
 
 
 @pytest.fixture(scope="module")
 def texts() -> list[str]:
-    found = corpus()
+    found = corpora.read(TEXTS)
     sentences = [s for t in found for s in passages._sentences(t)]
     return EDGES + found + sentences
 
@@ -89,7 +71,7 @@ def test_the_words_kept_count_as_the_tokenizer_does(embedder: Any, texts: list[s
 
 
 def test_the_embedder_counts_through_it(embedder: Any) -> None:
-    sample = [*EDGES, *corpus()[:500]]
+    sample = [*EDGES, *corpora.read(TEXTS)[:500]]
     assert embedder.count_tokens(sample) == _tokenizer_counts(embedder, sample)
     assert embedder.count_tokens([]) == []
 
