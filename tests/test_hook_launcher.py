@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from conftest import BIN
+from enyal_protocol.exits import EXIT_HOOK_FAILED
 from test_session_hooks import fixture
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -126,7 +127,8 @@ def test_with_no_interpreter_beside_it_the_console_script_answers(tmp_path: Path
 
 
 def test_a_wrong_event_is_refused_as_enyal_hook_refuses_it(venv: Path, tmp_path: Path) -> None:
-    """Everything but the plain form is cli.py's (entry.py): the same message, exit 2.
+    """Everything but the plain form is cli.py's (entry.py): the same message, exit 1
+    (a hook's refusal never blocks: enyal_protocol/exits.py).
     Enyal is found without site (PYTHONPATH) but msgspec only through a .pth, which
     only site reads: entry.py runs site before cli.py when the launcher skipped it."""
     import msgspec
@@ -150,6 +152,6 @@ def test_a_wrong_event_is_refused_as_enyal_hook_refuses_it(venv: Path, tmp_path:
         env=env,
         timeout=60,
     )
-    assert ours.returncode == theirs.returncode == 2, ours.stderr
+    assert ours.returncode == theirs.returncode == EXIT_HOOK_FAILED == 1, ours.stderr
     assert ours.stderr.replace("enyal-hook", "enyal") == theirs.stderr.replace("entry.py", "enyal")
     assert "no-such-event" in ours.stderr
