@@ -187,11 +187,12 @@ def test_install_refuses_a_file_it_cannot_parse(d: RunningDaemon, tmp_path: Path
 
 
 def hook(
-    env: dict[str, str], event: str, data: Any, *extra: str
+    env: dict[str, str], event: str | None, data: Any, *extra: str
 ) -> subprocess.CompletedProcess[str]:
+    """`enyal hook EVENT EXTRA…` (no EVENT: None) with `data` on stdin."""
     stdin = data if isinstance(data, str) else json.dumps(data)
     return subprocess.run(
-        [str(BIN / "enyal"), "hook", event, *extra],
+        [str(BIN / "enyal"), "hook", *([event] if event is not None else []), *extra],
         input=stdin,
         capture_output=True,
         text=True,
@@ -255,16 +256,14 @@ def test_hook_commands_answer_hook_json(d: RunningDaemon, project: Path, tmp_pat
         assert r.returncode == 1 and r.stderr, (bad, r.stdout)
     # So is a hook command line this version does not read (written by another version,
     # or edited by hand): argparse's usage error is exit 2 for every other verb.
-    for line in (["notification"], ["prompt-submit", "--budget-tokens", "5"], ["--bogus"], []):
-        r = subprocess.run(
-            [str(BIN / "enyal"), "hook", *line],
-            input=json.dumps(prompt),
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=120,
-        )
-        assert r.returncode == 1 and "usage: enyal hook" in r.stderr, (line, r.stderr)
+    for event, extra in (
+        ("notification", ()),
+        ("prompt-submit", ("--budget-tokens", "5")),
+        ("--bogus", ()),
+        (None, ()),
+    ):
+        r = hook(env, event, prompt, *extra)
+        assert r.returncode == 1 and "usage: enyal hook" in r.stderr, (event, extra, r.stderr)
     assert run_cli("recall", "--limit", "0", env=env).code == 2  # the rule for the others
 
 

@@ -1,5 +1,5 @@
-"""Exit codes a spawned daemon and the client that spawned it agree on, and the one
-Ctrl-C gives every command."""
+"""Exit codes said once: the one a spawned daemon and the client that spawned it agree on,
+the one Ctrl-C gives every command, and a refused command line's (never 2 for a hook)."""
 
 # EX_TEMPFAIL: another daemon already serves this database; the spawner then just connects.
 EXIT_ALREADY_RUNNING = 75

@@ -23,6 +23,7 @@ from __future__ import annotations
 import sys
 
 from enyal_protocol import config, lean_json
+from enyal_protocol.exits import EXIT_HOOK_FAILED
 from enyal_protocol.hooks.answer import EVENT, answer, is_instructions
 from enyal_protocol.hooks.caller import HookInputError
 
@@ -102,7 +103,7 @@ def run(argv: list[str]) -> int | None:
         raise  # cli.main's: the reader went away, not a failure
     except (ClientError, OSError) as exc:
         print(f"enyal hook: {exc}", file=sys.stderr)
-        return 1
+        return EXIT_HOOK_FAILED
     print(text)
     return 0
 
