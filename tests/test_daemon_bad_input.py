@@ -85,6 +85,7 @@ def nested_metadata(depth: int) -> bytes:
 
 
 DEEP_METADATA = nested_metadata(900)
+TOO_MANY = p.MAX_BATCH_REQUESTS + 1  # remembers in one batch: refused whole, none run
 
 
 # (name, frame, expected code, expected response id)
@@ -115,13 +116,20 @@ ENVELOPE_CASES: list[tuple[str, bytes, int, Any]] = [
         p.PARSE_ERROR,
         None,
     ),
+    # A batch array is served (tests/test_batch.py); these are refused whole, one error.
+    ("empty-batch", b"[]\n", p.INVALID_REQUEST, None),
+    ("empty-batch-spaced", b"  [ ]\n", p.INVALID_REQUEST, None),
+    ("truncated-batch", b"[" + raw("status", {}).strip() + b",\n", p.PARSE_ERROR, None),
     (
-        "batch",
-        b"[" + raw("status", {}).strip() + b"," + raw("stats", {}, 2).strip() + b"]\n",
+        "batch-too-long",
+        b"["
+        + b",".join([raw("remember", {"content": "x", "scope": "global"}).strip()] * TOO_MANY)
+        + b"]\n",
         p.INVALID_REQUEST,
         None,
     ),
-    ("empty-batch", b"[]\n", p.INVALID_REQUEST, None),
+    ("batch-not-utf8", b'[{"jsonrpc":"2.0","id":1,"method":"st\xffatus"}]\n', p.PARSE_ERROR, None),
+    ("deep-batch", b"[" * 5000 + b"]" * 5000 + b"\n", p.INVALID_REQUEST, None),
     ("number", b"42\n", p.INVALID_REQUEST, None),
     ("string", b'"status"\n', p.INVALID_REQUEST, None),
     ("null", b"null\n", p.INVALID_REQUEST, None),

@@ -10,4 +10,5 @@ PROTOCOL_VERSION = 1
 JSONRPC = "2.0"
 DELIMITER = b"\n"  # one JSON object a line, each way
 MAX_FRAME_BYTES = 1024 * 1024  # a request (or a notification) the daemon reads
+MAX_BATCH_REQUESTS = 100  # requests in one batch array (a frame holding an array), at most
 MAX_LINE = MAX_FRAME_BYTES * 64  # a response a client reads: it may hold a whole export page

@@ -13,6 +13,7 @@ import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 # Said in modules that import nothing (the command hook reads them without msgspec).
+from .framing import MAX_BATCH_REQUESTS as MAX_BATCH_REQUESTS
 from .framing import MAX_FRAME_BYTES as MAX_FRAME_BYTES
 from .framing import PROTOCOL_VERSION as PROTOCOL_VERSION
 from .kinds import CONTENT_TYPES as CONTENT_TYPES

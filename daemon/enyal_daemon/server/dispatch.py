@@ -1,5 +1,12 @@
 """JSON-RPC 2.0: bytes of one frame in, bytes of one response out (or none).
 
+A frame holding an array is a batch: its requests run one after another, in order (a
+later one sees what an earlier one wrote), and their answers go back as one array in the
+same order, notifications left out; nothing at all when every request was one. At most
+MAX_BATCH_REQUESTS (enyal_protocol/framing.py). The spec lets a server run them at once;
+one after another, a batch holds one of its connection's slots and one request thread at
+a time, however long it is.
+
 Decoding is typed end to end: the envelope with one reused Decoder, the params
 with the Struct the method table names. Every failure becomes an error object
 here, in one place; nothing a client sends can raise out of this module.
@@ -44,6 +51,7 @@ SESSION_HANDLERS: dict[str, SessionHandler] = {
 _request_decoder = msgspec.json.Decoder(p.Request)
 _encoder = msgspec.json.Encoder()
 _params_decoders = {name: msgspec.json.Decoder(m.params) for name, m in p.METHODS.items()}
+_batch_decoder = msgspec.json.Decoder(list[msgspec.Raw])
 _TOO_DEEP = "JSON nested too deeply"
 
 
@@ -99,8 +107,18 @@ class Dispatcher:
             )
 
     async def handle(self, frame: bytes, session: Session | None = None) -> bytes | None:
-        """One frame -> one response frame, or None for a notification. `session`: the
-        connection it came on (without one, the connection's own methods are unknown)."""
+        """One frame -> one response frame, or None when nothing is answered (a
+        notification, or a batch of them). `session`: the connection it came on (without
+        one, the connection's own methods are unknown)."""
+        batch = _batch(frame)
+        if batch is None:
+            return await self._handle_one(frame, session)
+        if isinstance(batch, bytes):
+            return batch
+        answers = [await self._handle_one(item, session) for item in batch]
+        return _joined([a for a in answers if a is not None])
+
+    async def _handle_one(self, frame: bytes, session: Session | None) -> bytes | None:
         call = self._parse(frame, session)
         if not isinstance(call, _Call):
             return call
@@ -139,12 +157,8 @@ class Dispatcher:
     def _parse(self, frame: bytes, session: Session | None) -> bytes | _Call | None:
         """The call a frame asks for, or the frame answering it at once (an error, or
         None for a notification that gets none)."""
-        try:
-            frame.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            return error_frame(
-                None, p.PARSE_ERROR, f"frame is not valid UTF-8: {exc.reason} at byte {exc.start}"
-            )
+        if (not_utf8 := _not_utf8(frame)) is not None:
+            return not_utf8
         try:
             req = _request_decoder.decode(frame)
         except msgspec.ValidationError as exc:
@@ -200,6 +214,52 @@ class Dispatcher:
         keyed = not p.METHODS[req.method].idempotent and not notification
         key = None if isinstance(req.enyal_key, msgspec.UnsetType) or not keyed else req.enyal_key
         return _Call(req_id, notification, req.method, handler, on_session, params, key)
+
+
+def _not_utf8(frame: bytes) -> bytes | None:
+    """The parse error answering a frame that is not UTF-8, or None."""
+    try:
+        frame.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return error_frame(
+            None, p.PARSE_ERROR, f"frame is not valid UTF-8: {exc.reason} at byte {exc.start}"
+        )
+    return None
+
+
+def _batch(frame: bytes) -> list[bytes] | bytes | None:
+    """A batch's requests, each as its own frame; or the one error answering the whole
+    frame (not JSON, an empty array, too many requests); None when the frame is not an
+    array (one request, or something `_parse` refuses on its own)."""
+    if frame.lstrip()[:1] != b"[":
+        return None
+    if (not_utf8 := _not_utf8(frame)) is not None:
+        return not_utf8
+    try:
+        items = _batch_decoder.decode(frame)
+    except msgspec.DecodeError as exc:  # (ValidationError is one: an array is always a list)
+        return error_frame(None, p.PARSE_ERROR, f"malformed JSON: {exc}")
+    except RecursionError:
+        return error_frame(None, p.INVALID_REQUEST, _TOO_DEEP)
+    if not items:
+        return error_frame(None, p.INVALID_REQUEST, "an empty batch: send at least one request")
+    if len(items) > p.MAX_BATCH_REQUESTS:
+        return error_frame(
+            None,
+            p.INVALID_REQUEST,
+            f"a batch of {len(items)} requests; at most {p.MAX_BATCH_REQUESTS}: nothing was run",
+        )
+    # Each item is parsed as a single request: an array within the batch is refused
+    # there (-32600), as the spec asks, not taken as a batch of its own.
+    return [bytes(item) for item in items]
+
+
+def _joined(answers: list[bytes]) -> bytes | None:
+    """A batch's answers (each a frame with its newline) as one array frame; None when
+    there are none to send."""
+    if not answers:
+        return None
+    return b"[" + b",".join(a.rstrip(b"\n") for a in answers) + b"]\n"
 
 
 class _Call(NamedTuple):
