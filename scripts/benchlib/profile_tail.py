@@ -98,6 +98,12 @@ def _recording_daemon(out: str) -> int:
     from enyal_daemon.index import keywords as keywords_mod
 
     timed(keywords_mod.Remembered, "search", "keywords")
+    from enyal_daemon.service.hub import converge as converge_mod
+
+    # A replica's catch-up (profile_hubtail.py): the checks of each slice it pulled, and its
+    # writer's statements of new memories (each part's wall includes its steps aside).
+    timed(converge_mod, "prepare", "sync:prepare")
+    timed(converge_mod, "_put_new", "sync:put")
     from enyal_daemon.service.core import bookkeeping as bookkeeping_mod
 
     # The flush's first step, on its own thread: the recalls' queries redacted.

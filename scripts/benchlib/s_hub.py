@@ -16,10 +16,10 @@ log the push left (its backlog), then again once B's lag is 0; the initial sync 
 SYNC rows (put changes, vectors carried under the daemon's model id, seeded straight
 into the hub) into an empty daemon C, from `hub.join` to `hub.status` showing every
 memory, in memories/s; and C's recall p99 while that sync runs against its p99 idle
-afterwards (the same questions, same count, each asked with its own number: the daemon
-remembers a query's vector, embedder/memo.py, so a question asked again in the idle
-phase would skip its embedding there; `hub.status` polled beside both alike, on a
-connection of its own every STATUS_POLL s).
+afterwards: the same questions in the same order, as many, none asked twice within a
+phase (`questions`), each with a number of its own, so that no recall of either phase
+is answered from what the daemon remembers of an earlier one (`asked`); `hub.status`
+polled beside both alike, on a connection of its own every STATUS_POLL s.
 
 Runs alone, without the rest of the bench:
 
@@ -38,7 +38,7 @@ import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 if __package__ in (None, ""):  # run as a script: benchlib is its folder's package
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -64,6 +64,9 @@ PULL_PAGE = 1_000
 WAKES = {"full": 200, "quick": 40}
 PROPAGATIONS = {"full": 100, "quick": 20}
 SYNC = {"full": 100_000, "quick": 3_000}
+# Questions each phase asks at most before asking them again: more than a 100k sync's
+# recalls (~2,900 at 1,200 memories/s), below what the templates give (corpus.questions).
+QUESTIONS = 5_000
 RECALL_GAP = 0.02  # seconds between recalls on the syncing daemon: an agent's pace, not a flood
 # Seconds between the hub.status polls that see the sync's end, on a connection and thread
 # of their own, during the sync and idle alike: the recalls timed share the daemon with
@@ -326,9 +329,20 @@ def _propagation(
     return samples
 
 
-def asked(questions: list[str], k: int) -> str:
-    """Question k % len, numbered k: never the text of an earlier recall."""
-    return f"{questions[k % len(questions)]} (ask {k})"
+def asked(questions: list[str], k: int, number: int | None = None) -> str:
+    """Question k % len, numbered `number` (k by default): never the text of an earlier
+    recall, whose query vector the daemon remembers (embedder/memo.py)."""
+    return f"{questions[k % len(questions)]} (ask {k if number is None else number})"
+
+
+def questions() -> list[str]:
+    """QUESTIONS distinct questions, for a phase's recalls to ask one each, from the first.
+    Distinct words, not only numbers: the daemon keeps its last keyword searches while the
+    store does not change (index/keywords.py `Remembered`), by the words entries hold, so a
+    number no entry holds searches as its question did. The idle phase used to ask 400
+    questions ~7 times each: 54% of its keyword searches came from that memory, against
+    10% during the sync, whose commits drop it (docs/ARCHITECTURE.md, "Initial sync")."""
+    return corpus.questions(QUESTIONS, seed=28)
 
 
 def _seed(cluster: PgCluster, texts: list[str], vecs: np.ndarray[Any, Any], space: str) -> None:
@@ -400,6 +414,56 @@ class _Poller(threading.Thread):
             raise self.error
 
 
+class Phases(NamedTuple):
+    """An initial sync's recalls, each as (start, end) on perf_counter's clock."""
+
+    during: list[tuple[float, float]]
+    idle: list[tuple[float, float]]
+    sync_s: float  # from hub.join to hub.status counting every memory
+    polls: int  # hub.status polls during the sync
+
+
+def sync_and_recall(c: Daemon, url: str, space: str, n: int) -> Phases:
+    """Daemon `c` (empty) inits the hub as `url`'s role and joins `space` (n memories),
+    recalling every RECALL_GAP s until hub.status counts them all, then as many times
+    idle: the same questions in the same order (`questions`, `asked`)."""
+    cc, status = c.connect(), c.connect()
+    cc.call("hub.init", {"url": url})
+    queries = questions()
+    during: list[tuple[float, float]] = []
+    poller = _Poller(status, space, n)
+    t0 = time.perf_counter()
+    cc.call("hub.join", {"space": space})
+    poller.start()
+    try:
+        while poller.synced_at is None and poller.is_alive():
+            q0 = time.perf_counter()
+            cc.call("recall", {"query": asked(queries, len(during)), "limit": 10})
+            during.append((q0, time.perf_counter()))
+            time.sleep(RECALL_GAP)
+            assert time.perf_counter() - t0 < 3600, (
+                f"initial sync stuck at {poller.synced:,} of {n:,}"
+            )
+    finally:
+        poller.stop()
+    assert poller.synced_at is not None
+    sync_s, polls = poller.synced_at - t0, poller.polls
+    idle: list[tuple[float, float]] = []
+    poller = _Poller(status, space, n)  # the same polling beside the idle recalls
+    poller.start()
+    try:
+        for j in range(len(during)):
+            q0 = time.perf_counter()
+            cc.call("recall", {"query": asked(queries, j, len(during) + j), "limit": 10})
+            idle.append((q0, time.perf_counter()))
+            time.sleep(RECALL_GAP)
+    finally:
+        poller.stop()
+    cc.close()
+    status.close()
+    return Phases(during, idle, sync_s, polls)
+
+
 def _initial_sync(
     cluster: PgCluster,
     work: Path,
@@ -413,41 +477,10 @@ def _initial_sync(
     _seed(cluster, texts, vecs, "big")
     c = Daemon.start(work / "c")
     started.append(c)
-    cc, status = c.connect(), c.connect()
-    cc.call("hub.init", {"url": url("carol")})
-    queries = [f"where is {t.split()[-1]} configured" for t in texts[:: max(1, n // 400)]]
-    during: list[float] = []
-    poller = _Poller(status, "big", n)
-    t0 = time.perf_counter()
-    cc.call("hub.join", {"space": "big"})
-    poller.start()
-    i = 0
-    try:
-        while poller.synced_at is None and poller.is_alive():
-            q0 = time.perf_counter()
-            cc.call("recall", {"query": asked(queries, i), "limit": 10})
-            during.append((time.perf_counter() - q0) * 1000)
-            i += 1
-            time.sleep(RECALL_GAP)
-            assert time.perf_counter() - t0 < 3600, (
-                f"initial sync stuck at {poller.synced:,} of {n:,}"
-            )
-    finally:
-        poller.stop()
-    assert poller.synced_at is not None
-    sync_s = poller.synced_at - t0
-    polls = poller.polls
-    idle: list[float] = []
-    poller = _Poller(status, "big", n)  # the same polling beside the idle recalls
-    poller.start()
-    try:
-        for j in range(len(during)):
-            q0 = time.perf_counter()
-            cc.call("recall", {"query": asked(queries, len(during) + j), "limit": 10})
-            idle.append((time.perf_counter() - q0) * 1000)
-            time.sleep(RECALL_GAP)
-    finally:
-        poller.stop()
+    got = sync_and_recall(c, url("carol"), "big", n)
+    sync_s, polls = got.sync_s, got.polls
+    during = [(b - a) * 1000 for a, b in got.during]
+    idle = [(b - a) * 1000 for a, b in got.idle]
     rep.add(
         Row(
             "12",
