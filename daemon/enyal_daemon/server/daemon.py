@@ -35,6 +35,7 @@ from ..embedder import build8
 from ..embedder.model_files import locate
 from ..errors import AlreadyRunning, EnyalError, StartupError, TooLarge
 from ..locks import acquire_pidfile, lock_database, release_pidfile
+from ..service.core import traffic
 from ..service.core.engine import Engine
 from ..service.files import sharing
 from ..service.files.sharer import Sharer
@@ -240,9 +241,10 @@ class Daemon:
 
         async def answer(frame: bytes) -> None:
             try:
-                out = await dispatcher.handle(frame, session)
-                if out is not None:
-                    await session.send(out)
+                with traffic.answering():  # background work steps aside until it is written
+                    out = await dispatcher.handle(frame, session)
+                    if out is not None:
+                        await session.send(out)
             except ConnectionError:
                 pass  # the client went away; its write (if any) is committed regardless
             except Exception:

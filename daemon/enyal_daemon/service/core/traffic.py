@@ -4,7 +4,8 @@ A replica's initial sync is CPU-bound Python (the secret rules, the injection ch
 beside SQLite: run alongside a recall it takes the interpreter's lock for its 5 ms
 switch interval each time the recall gives it up (for the model, for SQLite), and the
 recall's p99 went to 3-6 times idle. The server counts each request from its arrival to
-its answer (server/dispatch.py); the sync, between the changes it checks, waits while
+its answer (server/dispatch.py), and on a connection until the answer is written
+(server/daemon.py, `answering`); the sync, between the changes it checks, waits while
 one is in flight, up to MOST seconds for each run of changes, so a stream of requests
 (or a long one: an import) slows it and never stops it. While it runs, the interpreter
 switches threads sooner (`quick_switches`), so a request arriving is read sooner. The
@@ -52,6 +53,7 @@ SWITCH = 0.0005
 
 _quiet = threading.Condition()
 _serving = 0
+_answering = 0  # requests on a connection until their answer is written (`answering`)
 _answered = -1e9  # time.monotonic() when the last request in flight was answered
 _piece = threading.local()  # a pacing thread's CPU clock as its piece began (`budget`)
 _writes = threading.Condition()
@@ -64,7 +66,7 @@ _quick: list[float] = []  # the interval to put back, once per holder
 @contextmanager
 def serving() -> Iterator[None]:
     """Around one request: counted from its arrival to its answer."""
-    global _serving, _answered
+    global _serving
     with _quiet:
         _serving += 1
     try:
@@ -72,26 +74,58 @@ def serving() -> Iterator[None]:
     finally:
         with _quiet:
             _serving -= 1
-            if _serving == 0:
-                _answered = time.monotonic()
-                _quiet.notify_all()
+            _went_quiet()
+
+
+@contextmanager
+def answering() -> Iterator[None]:
+    """Around a request on a connection, from its arrival to its answer written (the
+    socket server's, server/daemon.py): background work steps aside until then, not only
+    until the verb returns. The loop thread still encodes and writes the answer after
+    that, and needs the interpreter's lock for it: a catch-up resuming at the verb's
+    return took it, and a recall's way out went from p99 0.53 ms idle to 2.18 during a
+    sync (scripts/benchlib/profile_hubtail.py). Not counted by `in_flight`: that asks how
+    many requests want a core for their verbs."""
+    global _answering
+    with _quiet:
+        _answering += 1
+    try:
+        yield
+    finally:
+        with _quiet:
+            _answering -= 1
+            _went_quiet()
+
+
+def _went_quiet() -> None:
+    """(Under `_quiet`.) When nothing is served or written any more: the time, and the
+    waiters woken."""
+    global _answered
+    if _busy() == 0:
+        _answered = time.monotonic()
+        _quiet.notify_all()
 
 
 def in_flight() -> int:
     return _serving
 
 
+def _busy() -> int:
+    """Requests served or answering (see `answering`): what background work steps aside for."""
+    return _serving + _answering
+
+
 def step_aside(most: float, unless: Callable[[], bool] | None = None) -> float:
     """Return once no request is being served, or `unless()` holds, or after `most`
     seconds; how long it waited."""
-    if _serving == 0:  # the common case: one read of an int, no lock
+    if _busy() == 0:  # the common case: two reads of an int, no lock
         return 0.0
     start = time.monotonic()
     with _quiet:
         if unless is None:
-            _quiet.wait_for(lambda: _serving == 0, timeout=most)
+            _quiet.wait_for(lambda: _busy() == 0, timeout=most)
         else:
-            while _serving and not unless() and (left := start + most - time.monotonic()) > 0:
+            while _busy() and not unless() and (left := start + most - time.monotonic()) > 0:
                 _quiet.wait(min(left, LOOK))
     return time.monotonic() - start
 
@@ -155,7 +189,7 @@ def budget(per: int, until: Callable[[], float] | None = None) -> Pause:
         began = getattr(_piece, "began", None)
         if (
             left[0] > 0
-            and (_serving or time.monotonic() - _answered < RECENT)
+            and (_busy() or time.monotonic() - _answered < RECENT)
             and (unless is None or not unless())
         ):
             if began is not None and until is not None:  # CPU, not wall: see DUTY
@@ -164,7 +198,7 @@ def budget(per: int, until: Callable[[], float] | None = None) -> Pause:
                 if rest > 0:
                     time.sleep(rest)
                     left[0] -= rest
-            if _serving and left[0] > 0:
+            if _busy() and left[0] > 0:
                 left[0] -= step_aside(left[0], unless)
         _piece.began = time.thread_time()
 
