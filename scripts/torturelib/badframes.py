@@ -35,12 +35,13 @@ ANY = object()  # a Frame.rid: the answer may carry any id (a huge number read o
 class Frame:
     kind: str
     data: bytes  # without the newline
-    # "error"; "tool-error" (enyal-mcp: an isError result, SEP-1303, or an error of `codes`
-    # where the frame may fail before its arguments are read); "drop" (no answer);
-    # "oversize"
+    # "error"; "errors" (a batch: an array of `items` errors of `codes`); "tool-error"
+    # (enyal-mcp: an isError result, SEP-1303, or an error of `codes` where the frame may
+    # fail before its arguments are read); "drop" (no answer); "oversize"
     expect: str
     codes: frozenset[int] = frozenset()
     rid: Any = None  # the id the error must carry (or null); None: null only
+    items: int = 0  # "errors" (a batch): how many answers its array holds, each an error
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "codes", frozenset(self.codes))
@@ -456,19 +457,21 @@ class DaemonFrames:
                 return f(kind, data, "error", frozenset({MNF}), rid)
             data = req("remember", {"content": "before\u0000after", "scope": "global"}, rid)
             return f(kind, data, "error", frozenset({IV}), rid)
-        if kind == "batch":
-            one = self.sample(rid)
-            data = rng.choice(
-                [
-                    b"[" + one + b"," + self.sample(rid) + b"]",
-                    b"[]",
-                    b"[" + one + b"]",
-                    b"[[" + one + b"]]",
-                    b"[1,2,3]",
-                    b"[" + req("stats", {}, notify=True) + b"]",
-                ]
-            )
-            return f(kind, data, "error", frozenset({IR}))
+        if kind == "batch":  # batches are served (PROTOCOL.md): malformed ones, then
+            r = rng.random()
+            if r < 0.15:
+                return f(kind, b"[]", "error", frozenset({IR}))
+            if r < 0.3:  # never closed
+                return f(kind, b"[" + self.sample(rid), "error", frozenset({PE}))
+            if r < 0.45:
+                return f(kind, b"[1,2,3]", "errors", frozenset({IR}), ANY, 3)
+            if r < 0.6:  # an array within the batch is an item refused, not a batch
+                return f(kind, b"[[" + self.sample(rid) + b"]]", "errors", {IR}, ANY, 1)
+            if r < 0.7:  # a notification alone (read-only): runs, and nothing comes back
+                return f(kind, b"[" + req("stats", {}, notify=True) + b"]", "drop")
+            items = [self.bad_item() for _ in range(rng.randint(1, 4))]
+            data = b"[" + b",".join(items) + b"]"
+            return f(kind, data, "errors", frozenset({MNF, IP}), ANY, len(items))
         if kind == "unknown-method":
             name = unknown_method(rng, self.known)
             if rng.random() < 0.3:  # a notification: never answered, not even with an error
@@ -482,6 +485,14 @@ class DaemonFrames:
         if kind == "bad-envelope":
             return self.envelope(rid)
         raise ValueError(kind)
+
+    def bad_item(self) -> bytes:
+        """A request a batch may hold that must not run: an unknown method, or params of
+        the wrong type."""
+        if self.rng.random() < 0.5:
+            return req(unknown_method(self.rng, self.known), {}, self.ids())
+        method, base, field, values = self.rng.choice(WRONG_TYPES)
+        return req(method, {**base, field: self.rng.choice(values)}, self.ids())
 
     def envelope(self, rid: Any) -> Frame:
         rng, f = self.rng, Frame

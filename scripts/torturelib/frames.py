@@ -2,9 +2,10 @@
 
 The daemon: frames go one at a time (and now and then a burst of them pipelined in
 one write); each must be answered with an error object of an allowed code, carrying
-its id or null; a notification must get no answer (a valid request sent after it is
-answered next); a line over 1 MiB gets -32003 and the connection is closed. The
-daemon must stay up, log no traceback, and the store must be exactly as before.
+its id or null (a malformed batch: an array of them, one an item); a notification must
+get no answer (a valid request sent after it is answered next); a line over 1 MiB gets
+-32003 and the connection is closed. The daemon must stay up, log no traceback, and the
+store must be exactly as before.
 
 The shim: after initialize, each malformed line is followed by a `ping`; what comes
 back before the ping's answer is the line's answer: one error object (or, for a tool
@@ -67,6 +68,8 @@ def judge(line: bytes, f: Frame) -> tuple[str | None, int | None]:
         msg = json.loads(line)
     except ValueError:
         return f"answer is not JSON: {show(line)}", None
+    if f.expect == "errors":
+        return _errors(msg, line, f)
     if not isinstance(msg, dict) or msg.get("jsonrpc") != "2.0" or "id" not in msg:
         return f"answer is not a JSON-RPC 2.0 response: {show(line)}", None
     if "result" in msg:
@@ -89,6 +92,16 @@ def judge(line: bytes, f: Frame) -> tuple[str | None, int | None]:
         got = CODE_NAMES.get(code, str(code))
         return f"code {got} ({err['message'][:120]!r}), expected {want}", code
     return None, code
+
+
+def _errors(msg: Any, line: bytes, f: Frame) -> tuple[str | None, int | None]:
+    """A batch's answer: an array of `f.items` error responses, each of `f.codes`."""
+    if not isinstance(msg, list) or len(msg) != f.items:
+        return f"answer is not an array of {f.items} responses: {show(line)}", None
+    each = Frame(f.kind, f.data, "error", f.codes, ANY)
+    codes = [judge(json.dumps(item).encode(), each) for item in msg]
+    problem = next((why for why, _ in codes if why is not None), None)
+    return problem, codes[0][1]
 
 
 def _tool_error(msg: dict[str, Any], line: bytes, f: Frame) -> tuple[str | None, int | None]:
