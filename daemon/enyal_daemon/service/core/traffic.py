@@ -65,7 +65,8 @@ _quick: list[float] = []  # the interval to put back, once per holder
 
 @contextmanager
 def serving() -> Iterator[None]:
-    """Around one request: counted from its arrival to its answer."""
+    """Around one request's verb (server/dispatch.py): counted from its arrival until its
+    answer is made; on a connection, `answering` goes on to its write."""
     global _serving
     with _quiet:
         _serving += 1
@@ -116,8 +117,8 @@ def _busy() -> int:
 
 
 def step_aside(most: float, unless: Callable[[], bool] | None = None) -> float:
-    """Return once no request is being served, or `unless()` holds, or after `most`
-    seconds; how long it waited."""
+    """Return once no request is being served or answered (`_busy`), or `unless()`
+    holds, or after `most` seconds; how long it waited."""
     if _busy() == 0:  # the common case: two reads of an int, no lock
         return 0.0
     start = time.monotonic()
