@@ -1,7 +1,8 @@
-"""A request on a connection counts, for the background work that steps aside for
-requests (service/core/traffic.py: a replica's catch-up, the text merges), until its
-answer is written, not only until its verb returns: the loop thread still encodes and
-writes the answer, and needs the interpreter's lock for it.
+"""A request on a connection (the socket's, or the hook endpoint's) counts, for the
+background work that steps aside for requests (service/core/traffic.py: a replica's
+catch-up, the text merges), until its answer is written, not only until its verb
+returns: the loop thread still encodes and writes the answer, and needs the
+interpreter's lock for it.
 
 The daemon's own connection handling (Daemon.serve_connection) on the real engine, in
 this process so that the count can be read; the client end of a socket pair that does
@@ -18,6 +19,7 @@ from typing import Any
 from daemon_support import frame, isolated_env
 from enyal_daemon.server.daemon import Daemon
 from enyal_daemon.server.dispatch import Dispatcher
+from enyal_daemon.server.hook_http import HookEndpoint
 from enyal_daemon.service.core import traffic
 from enyal_daemon.service.memory import memories
 from enyal_protocol import paths as enyal_paths
@@ -79,3 +81,44 @@ def _waiting(sock: socket.socket) -> int:
         return len(sock.recv(1 << 20, socket.MSG_PEEK | socket.MSG_DONTWAIT))
     except BlockingIOError:
         return 0
+
+
+def test_a_hook_request_counts_from_its_connection_to_its_answer(tmp_path: Path) -> None:
+    """The hook endpoint's connection is its one request: background work steps aside
+    from its accept (here, a head half sent) until its answer is written, not only
+    during each call the hook makes. No verb runs (the request never completes), so the
+    dispatcher's handlers are never called: they are stand-ins."""
+
+    def unused(_: Any) -> Any:
+        raise AssertionError("no verb should run")
+
+    async def scenario() -> None:
+        loop = asyncio.get_running_loop()
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        pool = ThreadPoolExecutor(1)
+        endpoint = HookEndpoint(port, "token", Dispatcher(dict.fromkeys(p.METHODS, unused), pool))
+
+        async def track(served: Any) -> None:
+            await served
+
+        server = await endpoint.start(track)
+        try:
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(b"POST /hook/prompt-submit HTTP/1.1\r\nHost: 127.0.0.1")
+            await writer.drain()
+            await asyncio.sleep(0.1)
+            waited = await loop.run_in_executor(None, traffic.step_aside, 0.2)
+            assert waited >= 0.2, "background work went on while a hook's request was open"
+            writer.close()  # the request ends unfinished: refused (400), and answered
+            await reader.read()
+            waited = await loop.run_in_executor(None, traffic.step_aside, 5.0)
+            assert waited < 1.0, "still counted once its answer was written"
+        finally:
+            server.close()
+            await server.wait_closed()
+            endpoint.close()
+            pool.shutdown()
+
+    asyncio.run(scenario())

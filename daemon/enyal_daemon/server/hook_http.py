@@ -43,6 +43,7 @@ from enyal_protocol.hooks.answer import FIELDS, answer, answered_alone
 from enyal_protocol.hooks.caller import HookInputError
 
 from ..errors import HttpRefused
+from ..service.core import traffic
 from .dispatch import Dispatcher
 
 log = logging.getLogger(__name__)
@@ -106,7 +107,14 @@ class HookEndpoint:
 
     async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
         """One request, one answer; True when it was a request (activity for the idle
-        watch)."""
+        watch). A connection is its one request: counted from its accept until its answer
+        is written (traffic.answering, as the socket's requests are), across the hook's
+        calls and the answer's write, which background work would otherwise resume
+        between."""
+        with traffic.answering():
+            return await self._serve(reader, writer)
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
         status, body = 200, b""
         try:
             try:

@@ -81,12 +81,12 @@ def serving() -> Iterator[None]:
 @contextmanager
 def answering() -> Iterator[None]:
     """Around a request on a connection, from its arrival to its answer written (the
-    socket server's, server/daemon.py): background work steps aside until then, not only
-    until the verb returns. The loop thread still encodes and writes the answer after
-    that, and needs the interpreter's lock for it: a catch-up resuming at the verb's
-    return took it, and a recall's way out went from p99 0.53 ms idle to 2.18 during a
-    sync (scripts/benchlib/profile_hubtail.py). Not counted by `in_flight`: that asks how
-    many requests want a core for their verbs."""
+    socket server's, server/daemon.py; the hook endpoint's whole connection, hook_http.py):
+    background work steps aside until then, not only until the verb returns. The loop
+    thread still encodes and writes the answer after that, and needs the interpreter's
+    lock for it: a catch-up resuming at the verb's return took it, and a recall's way out
+    went from p99 0.53 ms idle to 2.18 during a sync (scripts/benchlib/profile_hubtail.py).
+    Not counted by `in_flight`: that asks how many requests want a core for their verbs."""
     global _answering
     with _quiet:
         _answering += 1
