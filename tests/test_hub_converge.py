@@ -139,15 +139,9 @@ def test_a_mixed_workload_converges_and_any_order_of_arrival_gives_the_same_stat
         random.Random(seed).sample(range(n), n) for seed in range(3)
     ]
     for k, order in enumerate(orders):
-        d = reps.make(f"d{k}", join=False)
+        d = reps.make(f"d{k}")
         assert sync(reps.hub, d, link=Reordered(reps.hub, order)) == []
-        assert state_of_all(d, final) == final, f"order {order}"
-
-
-def state_of_all(e: Engine, like: dict[str, Any]) -> dict[str, Any]:
-    """`state` of a replica that joined nothing by hand: the memories the hub sent it."""
-    e.write(lambda tx: rows.join(tx.conn, SPACE, NOW.isoformat()))
-    return state(e)
+        assert state(d) == final, f"order {order}"
 
 
 def test_concurrent_edits_keep_both_versions_and_flag_the_memory_for_review(
@@ -194,7 +188,7 @@ def test_a_hard_delete_wins_over_a_concurrent_later_edit_and_keeps_winning(
         assert rows.tombstone(e.reader(), x) is not None
     # The edits arriving after the delete do not bring it back either.
     n = len(reps.hub.log)
-    d = reps.make("d", join=False)
+    d = reps.make("d")
     delete_first = sorted(range(n), key=lambda i: reps.hub.log[i].change.kind != body.DELETE)  # type: ignore[union-attr]
     sync(reps.hub, d, link=Reordered(reps.hub, delete_first))
     assert entries.get(d.reader(), x) is None

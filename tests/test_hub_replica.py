@@ -507,3 +507,34 @@ def test_hub_status_counts_what_a_recount_of_each_store_finds(trio: Trio) -> Non
     ids.add(remember(c, "Counted, written after the sync.", space))
     converge(trio, ids | {gone})
     assert [counted(m) for m in trio.members] == [(5, 5)] * 3
+
+
+def test_a_machine_keeps_the_spaces_joined_on_it_and_a_join_there_catches_one_up(
+    trio: Trio, tmp_path: Path
+) -> None:
+    """A second machine of alice's role reads every space the role is a member of; it
+    keeps only those joined on it (`hub status` lists what it holds), and its own join
+    brings a space's memories, the ones written before it included."""
+    space = trio.space()
+    a = trio.members[0]
+    before = remember(a, "Written on alice's desktop before her laptop joined.", space)
+    laptop = launch(tmp_path / "laptop", a.cache, a.role)
+    try:
+        laptop.ok("hub", "init", trio.hub.url(a.role))
+        other = trio.space()  # joined on the laptop: the role's rows are read all the same
+        laptop.ok("hub", "join", other)
+        mine = remember(laptop, "Written on alice's laptop, in a space joined there.", other)
+        after = remember(a, "Written on alice's desktop after her laptop's init.", space)
+        wait_for(lambda: laptop.status()["lag"] == 0 and laptop.status()["outbox"] == 0, 30)
+        wait_for(lambda: mine in {e["id"] for e in export_entries(a.call)}, 30)
+        held = {e["id"] for e in export_entries(laptop.call)}
+        assert mine in held and not held & {before, after}
+        assert [s["space"] for s in laptop.status()["spaces"]] == [other]
+
+        laptop.ok("hub", "join", space)
+        wait_for(lambda: {before, after} <= {e["id"] for e in export_entries(laptop.call)}, 30)
+        counts = {s["space"]: s["memories"] for s in laptop.status()["spaces"]}
+        assert counts == {space: 2, other: 1}
+        assert "Traceback" not in laptop.daemon.log.text(), laptop.daemon.log.text()
+    finally:
+        laptop.daemon.stop()

@@ -265,3 +265,29 @@ def test_m022_counts_the_outbox_an_older_release_left(tmp_path: Path, embedder: 
     migrations.migrate(conn)
     assert rows.depth(conn) == outbox_recount(conn) == 7
     conn.close()
+
+
+def test_m027_joins_the_spaces_a_store_holds_from_before(tmp_path: Path, embedder: Any) -> None:
+    """A release before m027 applied every space its role reads, joined here or not: a
+    store that holds such a space's memories (or only its tombstones) joins it, so its
+    later changes still reach them; a space joined already keeps its time of joining."""
+    e = Engine(tmp_path / "old.db", embedder, clock=SetClock(NOW))
+    for space in (SPACE, OTHER):
+        e.write(lambda tx, s=space: rows.join(tx.conn, s, NOW.isoformat()))
+    log = Log(e)
+    log.sync(3)
+    gone = log.sync(1, OTHER)
+    log.apply([log.change(gone[0], body.DELETE, b"{}", OTHER)])  # OTHER: a tombstone alone
+    replica_of(e).stop()
+    e.close()
+    conn = raw_db(tmp_path / "old.db")
+    cjk.register(conn)
+    conn.execute("DELETE FROM hub_spaces WHERE space = ?", (OTHER,))  # never joined here
+    conn.execute("INSERT INTO hub_spaces VALUES ('empty', 'then')")  # joined, nothing yet
+    at = migrations.MIGRATIONS.index(migrations.m027_hub_spaces_held)
+    conn.execute("DELETE FROM schema_version WHERE version > ?", (at,))
+    migrations.migrate(conn)
+    assert rows.spaces(conn) == sorted([SPACE, OTHER, "empty"])
+    joined = dict(conn.execute("SELECT space, joined_at FROM hub_spaces").fetchall())
+    assert joined[SPACE] == NOW.isoformat() and joined["empty"] == "then"
+    conn.close()

@@ -559,3 +559,25 @@ def test_a_catch_up_steps_aside_while_a_request_is_served_and_a_live_change_does
         assert t.is_alive() and count() == 1  # a catch-up waits while the request runs
     t.join(60)
     assert not t.is_alive() and count() == 3
+
+
+def test_rows_of_a_space_not_joined_here_are_passed_over_and_the_cursor_goes_past_them(
+    engines: list[Engine],
+) -> None:
+    """The role reads every space it is a member of; a home keeps those joined on it. A
+    catch-up of two slices, every other row of another space: those are not stored, not
+    counted as applied (a join here catches their space up from the start), and the
+    cursor moves past all of them."""
+    e = engines[0]
+    ids = [str(uuid.uuid4()) for _ in range(2 * converge.SLICE)]
+    changes = [
+        put(e, m, i + 1, f"note {i}: staging listens on {5400 + i}.") for i, m in enumerate(ids)
+    ]
+    changes = [
+        c if i % 2 else msgspec.structs.replace(c, space="other") for i, c in enumerate(changes)
+    ]
+    assert converge.apply_pulled(e, replica_of(e).capture, numbered(list(changes))) == []
+    conn = e.reader()
+    assert {r[0] for r in conn.execute("SELECT id FROM context_entries")} == set(ids[1::2])
+    assert not rows.applied_of(conn, [c.change_id for c in changes[::2]])
+    assert rows.get(conn, "cursor") == str(len(changes))

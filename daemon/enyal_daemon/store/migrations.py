@@ -876,6 +876,20 @@ def m026_entries_view(conn: apsw.Connection) -> None:
     )
 
 
+def m027_hub_spaces_held(conn: apsw.Connection) -> None:
+    """A replica applied every space its hub role reads, joined here or not (one joined
+    on the role's other machine); now it keeps those joined here and passes over the
+    rest (service/hub/converge.py, `prepare`). A space whose memories or tombstones a
+    store holds from before is joined here, so that its later changes (an edit, a hard
+    delete) still reach them; `hub status` lists it."""
+    conn.execute(
+        "INSERT INTO hub_spaces (space, joined_at) "
+        "SELECT DISTINCT space, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM ("
+        "SELECT space FROM hub_memories UNION SELECT space FROM hub_tombstones) "
+        "WHERE true ON CONFLICT (space) DO NOTHING"
+    )
+
+
 Migration = Callable[[apsw.Connection], None]
 MIGRATIONS: list[Migration] = [
     m001_entries,
@@ -904,6 +918,7 @@ MIGRATIONS: list[Migration] = [
     m024_access,
     m025_recall_events,
     m026_entries_view,
+    m027_hub_spaces_held,
 ]
 
 

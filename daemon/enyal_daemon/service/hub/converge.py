@@ -73,7 +73,8 @@ SENTENCES = SERIAL_COUNT
 
 @dataclass
 class Ready:
-    """One pulled row, checked: a change to apply, or why it is refused."""
+    """One pulled row, checked: a change to apply, why it is refused, or neither (a
+    space not joined here: passed over)."""
 
     seq: int
     change: Change | None = None
@@ -100,7 +101,13 @@ def prepare(
     service/core/traffic.py) is called before each text's checks, the work a request
     would wait behind (a malformed or known change costs next to nothing)."""
     conn = engine.reader()
-    changes = [item.change for item in pulled if isinstance(item, Pulled)]
+    # The role reads every space it is a member of; this home keeps those joined here
+    # (`hub join` on this machine). A row of another is passed over: a later join
+    # here catches its space up from the start (worker.fix_catch_ups).
+    joined = set(rows.spaces(conn))
+    changes = [
+        item.change for item in pulled if isinstance(item, Pulled) and item.change.space in joined
+    ]
     done = rows.applied_of(conn, [c.change_id for c in changes])
     # At or below a space's pruned position, a change was applied and its id forgotten
     # (worker.prune): known too.
@@ -108,11 +115,16 @@ def prepare(
     done |= {
         item.change.change_id
         for item in pulled
-        if isinstance(item, Pulled) and item.seq <= pruned[item.change.space]
+        if isinstance(item, Pulled)
+        and item.change.space in joined
+        and item.seq <= pruned[item.change.space]
     }
     stored = entries.by_ids(conn, [c.memory_id for c in changes if c.kind == body.PUT])
     ready = []
     for item in pulled:
+        if isinstance(item, Pulled) and item.change.space not in joined:
+            ready.append(Ready(item.seq))  # no change, no refusal: the cursor passes it
+            continue
         r = _prepare(engine, item, done, stored, pause)
         if isinstance(item, Pulled):
             r.author = item.author
@@ -374,7 +386,8 @@ def _applying(
             if r.refused is not None:
                 problems.append(r.refused)
                 continue
-            assert r.change is not None
+            if r.change is None:
+                continue  # a space not joined here (`prepare`)
             if i not in new:
                 hooks = len(tx.after_commit)
                 try:

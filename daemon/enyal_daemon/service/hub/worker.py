@@ -242,11 +242,11 @@ def prune(engine: Engine) -> int:
     settled conflicts; how many rows went. A pull brings rows after the cursor, the
     backlog rows after its position, a space's catch-up that space's rows up to the
     cursor; so the ids of a space joined and caught up, applied from positions at or
-    below both the cursor and the backlog's, can never come again by those. A space not
-    joined here (its rows pulled all the same: the role reads it) may be joined later and
-    caught up from 0: kept. The position pruned to is kept per space, and a row at or
-    below it is skipped as applied (converge.py), whatever brings it (a cursor put
-    back by hand, a bug): pruning never applies a change twice."""
+    below both the cursor and the backlog's, can never come again by those. (A space not
+    joined here has its rows pulled, the role reads it, and passed over: converge.prepare;
+    ids of one applied before m027 are kept.) The position pruned to is kept per space,
+    and a row at or below it is skipped as applied (converge.py), whatever brings it (a
+    cursor put back by hand, a bug): pruning never applies a change twice."""
 
     def job(tx: Tx) -> int:
         conn = tx.conn
