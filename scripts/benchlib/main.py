@@ -185,14 +185,18 @@ def main(argv: list[str] | None = None) -> int:
                     sections += [("writes", s_writes.run), ("import", s_import.run)]
                 if i == 0:
                     sections.append(("share", s_share.run))  # last: it adds 2,080 memories
-                    # on a PostgreSQL of its own, at its own size: no daemon, no store
-                    sections.append(("hub", lambda c, _d, _n: s_hub.run(c)))
                 for name, section in sections:
                     if name in only:
                         section(ctx, daemon, n)
                         ctx.log(f"{name} at {n:,} done")
             finally:
                 daemon.stop()
+        if "hub" in only:
+            # On a PostgreSQL of its own, at its own size: no store of the sizes'. After
+            # their daemons stop, as SciFact: it times one daemon's recalls beside its
+            # own sync, not beside another daemon's upkeep.
+            s_hub.run(ctx)
+            ctx.log("hub done")
         if "scifact" in only and cfg.scifact_claims:
             s_scifact.run(ctx)  # a store of its own: once, not per size
             ctx.log("recall on the SciFact store done")
