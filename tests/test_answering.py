@@ -2,7 +2,8 @@
 background work that steps aside for requests (service/core/traffic.py: a replica's
 catch-up, the text merges), until its answer is written, not only until its verb
 returns: the loop thread still encodes and writes the answer, and needs the
-interpreter's lock for it.
+interpreter's lock for it. Not for ever: an answer its client leaves unread stops
+counting after UNREAD_SECONDS.
 
 The daemon's own connection handling (Daemon.serve_connection) on the real engine, in
 this process so that the count can be read; the client end of a socket pair that does
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from daemon_support import frame, isolated_env
+from enyal_daemon.server import daemon as daemon_module
 from enyal_daemon.server.daemon import Daemon
 from enyal_daemon.server.dispatch import Dispatcher
 from enyal_daemon.server.hook_http import HookEndpoint
@@ -57,6 +59,12 @@ def test_background_work_steps_aside_until_the_answer_is_written(
             assert traffic.in_flight() == 0  # no verb runs: what is left is the write
             waited = await loop.run_in_executor(None, traffic.step_aside, 0.2)
             assert waited >= 0.2, "background work went on while an answer was being written"
+            # A client that leaves its answer unread past UNREAD_SECONDS holds nothing back
+            await asyncio.sleep(daemon_module.UNREAD_SECONDS)
+            unread = _waiting(theirs)
+            waited = await loop.run_in_executor(None, traffic.step_aside, 5.0)
+            assert waited < 0.5, "an answer left unread held background work back"
+            assert _waiting(theirs) == unread and not served.done()  # still unread, open
             theirs.setblocking(False)
             got = b""
             while got.count(b"\n") < 2:  # the client reads both answers now

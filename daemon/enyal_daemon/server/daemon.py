@@ -18,6 +18,7 @@ import socket
 import stat
 import sys
 import time
+from collections.abc import Awaitable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -74,6 +75,9 @@ MAX_IN_FLIGHT_PER_CONNECTION = 64
 # A new connection's first frame is due within this long, or it is closed (a client sends
 # its first request as it connects; one that sends nothing holds a slot for nothing).
 HANDSHAKE_SECONDS = 10.0
+# An answer not taken by its client within this stops counting as a request being
+# answered (`_sent`): waiting on a client's reading costs the daemon nothing.
+UNREAD_SECONDS = 1.0
 # A connection over daemon.max_connections gets its refusal, and this long to read it.
 REFUSE_SECONDS = 2.0
 
@@ -133,6 +137,22 @@ def _remove_stale_socket(path: Path) -> None:
         )
     with contextlib.suppress(FileNotFoundError):
         path.unlink()
+
+
+async def _sent(send: Awaitable[None], answered: traffic.Answer) -> None:
+    """The answer's write, counted as the request's (`traffic.answering`) for
+    UNREAD_SECONDS at most: background work steps aside while a request is answered, and
+    a client that never reads a large answer would hold every catch-up and text merge to
+    its stepped-aside pace for as long as its connection stays open."""
+    writing = asyncio.ensure_future(send)
+    try:
+        done, _ = await asyncio.wait({writing}, timeout=UNREAD_SECONDS)
+        if not done:
+            answered.end()
+        await writing
+    except asyncio.CancelledError:
+        writing.cancel()
+        raise
 
 
 @dataclass
@@ -241,10 +261,10 @@ class Daemon:
 
         async def answer(frame: bytes) -> None:
             try:
-                with traffic.answering():  # background work steps aside until it is written
+                with traffic.answering() as answered:  # background work steps aside
                     out = await dispatcher.handle(frame, session)
                     if out is not None:
-                        await session.send(out)
+                        await _sent(session.send(out), answered)
             except ConnectionError:
                 pass  # the client went away; its write (if any) is committed regardless
             except Exception:

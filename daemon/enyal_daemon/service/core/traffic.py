@@ -78,8 +78,27 @@ def serving() -> Iterator[None]:
             _went_quiet()
 
 
+class Answer:
+    """One request counted by `answering`; `end` stops counting it before the block ends
+    (once; the block's end then does nothing)."""
+
+    def __init__(self) -> None:
+        global _answering
+        self._open = True
+        with _quiet:
+            _answering += 1
+
+    def end(self) -> None:
+        global _answering
+        with _quiet:
+            if self._open:
+                self._open = False
+                _answering -= 1
+                _went_quiet()
+
+
 @contextmanager
-def answering() -> Iterator[None]:
+def answering() -> Iterator[Answer]:
     """Around a request on a connection, from its arrival to its answer written (the
     socket server's, server/daemon.py; the hook endpoint's whole connection, hook_http.py):
     background work steps aside until then, not only until the verb returns. The loop
@@ -87,15 +106,11 @@ def answering() -> Iterator[None]:
     lock for it: a catch-up resuming at the verb's return took it, and a recall's way out
     went from p99 0.53 ms idle to 2.18 during a sync (scripts/benchlib/profile_hubtail.py).
     Not counted by `in_flight`: that asks how many requests want a core for their verbs."""
-    global _answering
-    with _quiet:
-        _answering += 1
+    answer = Answer()
     try:
-        yield
+        yield answer
     finally:
-        with _quiet:
-            _answering -= 1
-            _went_quiet()
+        answer.end()
 
 
 def _went_quiet() -> None:
