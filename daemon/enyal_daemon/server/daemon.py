@@ -143,16 +143,13 @@ async def _sent(send: Awaitable[None], answered: traffic.Answer) -> None:
     """The answer's write, counted as the request's (`traffic.answering`) for
     UNREAD_SECONDS at most: background work steps aside while a request is answered, and
     a client that never reads a large answer would hold every catch-up and text merge to
-    its stepped-aside pace for as long as its connection stays open."""
-    writing = asyncio.ensure_future(send)
+    its stepped-aside pace for as long as its connection stays open. A timer, not a task
+    raced against one: this is every answer's way out."""
+    timer = asyncio.get_running_loop().call_later(UNREAD_SECONDS, answered.end)
     try:
-        done, _ = await asyncio.wait({writing}, timeout=UNREAD_SECONDS)
-        if not done:
-            answered.end()
-        await writing
-    except asyncio.CancelledError:
-        writing.cancel()
-        raise
+        await send
+    finally:
+        timer.cancel()
 
 
 @dataclass
