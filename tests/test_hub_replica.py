@@ -521,7 +521,7 @@ def test_a_machine_keeps_the_spaces_joined_on_it_and_a_join_there_catches_one_up
     laptop = launch(tmp_path / "laptop", a.cache, a.role)
     try:
         laptop.ok("hub", "init", trio.hub.url(a.role))
-        other = trio.space()  # joined on the laptop: the role's rows are read all the same
+        other = trio.space()  # made from alice's desktop, and joined on her laptop too
         laptop.ok("hub", "join", other)
         mine = remember(laptop, "Written on alice's laptop, in a space joined there.", other)
         after = remember(a, "Written on alice's desktop after her laptop's init.", space)
