@@ -521,7 +521,8 @@ def _initial_sync(
             Target(">=", SYNC_GOAL),
             note=f"{n:,} memories each, from hub.join to hub.status counting them all "
             f"({', '.join(f'{r.sync_s:.1f}' for r in runs)} s; polled every "
-            f"{STATUS_POLL * 1000:.0f} ms); nothing re-embedded (same model id)",
+            f"{STATUS_POLL * 1000:.0f} ms: {', '.join(str(r.polls) for r in runs)} polls); "
+            "nothing re-embedded (same model id)",
         )
     )
     rep.add(
